@@ -1,1 +1,41 @@
-fn main() {}
+//! The `parquetry` command-line tool.
+
+mod inspect;
+mod values;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+parquetry: fast Apache Parquet tools
+
+USAGE:
+    parquetry inspect [--pages] [--json] FILE
+
+COMMANDS:
+    inspect     Show a file's schema, file facts and every column chunk
+
+Run `parquetry COMMAND --help` for the options of a command.
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("inspect") => inspect::run(&args[1..]),
+        Some("-h" | "--help" | "help") | None => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        Some("-V" | "--version") => {
+            println!("parquetry {}", env!("CARGO_PKG_VERSION"));
+            Ok(())
+        }
+        Some(other) => Err(format!("unknown command '{other}'\n\n{USAGE}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -11,5 +11,7 @@
 
 pub mod error;
 pub mod format;
+pub mod page;
+pub mod schema;
 
 pub use error::{Error, ErrorKind, Result};

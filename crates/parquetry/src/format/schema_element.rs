@@ -370,3 +370,60 @@ impl ThriftStruct for SchemaElement {
         w.struct_end();
     }
 }
+
+impl std::fmt::Display for TimeUnit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TimeUnit::Millis => "MILLIS",
+            TimeUnit::Micros => "MICROS",
+            TimeUnit::Nanos => "NANOS",
+        })
+    }
+}
+
+/// Prints the annotation as the Parquet specification writes it, e.g. `DECIMAL(10,2)` or
+/// `TIMESTAMP(MICROS,true)` (the flag is isAdjustedToUTC).
+impl std::fmt::Display for LogicalType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LogicalType::String => f.write_str("STRING"),
+            LogicalType::Map => f.write_str("MAP"),
+            LogicalType::List => f.write_str("LIST"),
+            LogicalType::Enum => f.write_str("ENUM"),
+            LogicalType::Decimal { scale, precision } => write!(f, "DECIMAL({precision},{scale})"),
+            LogicalType::Date => f.write_str("DATE"),
+            LogicalType::Time { is_adjusted_to_utc, unit } => {
+                write!(f, "TIME({unit},{is_adjusted_to_utc})")
+            }
+            LogicalType::Timestamp { is_adjusted_to_utc, unit } => {
+                write!(f, "TIMESTAMP({unit},{is_adjusted_to_utc})")
+            }
+            LogicalType::Integer { bit_width, is_signed } => {
+                write!(f, "INTEGER({bit_width},{is_signed})")
+            }
+            LogicalType::Null => f.write_str("UNKNOWN"),
+            LogicalType::Json => f.write_str("JSON"),
+            LogicalType::Bson => f.write_str("BSON"),
+            LogicalType::Uuid => f.write_str("UUID"),
+            LogicalType::Float16 => f.write_str("FLOAT16"),
+            LogicalType::Variant { specification_version: Some(v) } => write!(f, "VARIANT({v})"),
+            LogicalType::Variant { specification_version: None } => f.write_str("VARIANT"),
+            LogicalType::Geometry { crs: Some(c) } => write!(f, "GEOMETRY({c})"),
+            LogicalType::Geometry { crs: None } => f.write_str("GEOMETRY"),
+            LogicalType::Geography { crs, algorithm } => {
+                f.write_str("GEOGRAPHY")?;
+                match (crs, algorithm) {
+                    (None, None) => Ok(()),
+                    (c, a) => write!(
+                        f,
+                        "({},{})",
+                        c.as_deref().unwrap_or("OGC:CRS84"),
+                        a.map_or("SPHERICAL".to_owned(), |a| a.to_string())
+                    ),
+                }
+            }
+            LogicalType::Vector => f.write_str("VECTOR"),
+            LogicalType::Unknown(id) => write!(f, "UNKNOWN_LOGICAL_TYPE({id})"),
+        }
+    }
+}

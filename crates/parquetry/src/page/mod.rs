@@ -1,0 +1,6 @@
+//! Pages: finding a column chunk's bytes in the file and splitting them into pages (header +
+//! body). Decompression and decoding happen in later layers; here a page is still raw bytes.
+
+mod chunk;
+
+pub use chunk::{chunk_byte_range, ChunkPages, RawPage};
