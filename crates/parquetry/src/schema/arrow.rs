@@ -70,7 +70,12 @@ fn inner_type(desc: &SchemaDescriptor, node: &SchemaNode) -> DataType {
     if let Some(leaf) = node.leaf {
         return leaf_arrow_type(&desc.columns[leaf]);
     }
-    if is_list(desc, node) && node.children.len() == 1 {
+    // A MAP whose key/value group lost its value column reads as a list of keys, as pyarrow
+    // and arrow-rs read it.
+    let keys_only = is_map(desc, node)
+        && node.children.len() == 1
+        && node.children[0].children.len() == 1;
+    if (is_list(desc, node) || keys_only) && node.children.len() == 1 {
         let repeated = &node.children[0];
         let element = list_element(desc, node, repeated);
         return DataType::List(Arc::new(element));

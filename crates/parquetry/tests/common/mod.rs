@@ -68,3 +68,8 @@ pub fn manifest() -> Vec<ManifestRow> {
         })
         .collect()
 }
+
+/// The Python interpreter for interop tests: `$PYTHON`, else `python3`.
+pub fn python() -> String {
+    std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned())
+}
