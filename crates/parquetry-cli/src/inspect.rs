@@ -181,7 +181,7 @@ fn column_chunk(desc: &SchemaDescriptor, leaf: usize, chunk: &ColumnChunk) -> Ma
     m.insert("min".into(), json!(stats.and_then(|s| s.min_bytes()).map(|b| stat_value(c, b))));
     m.insert("max".into(), json!(stats.and_then(|s| s.max_bytes()).map(|b| stat_value(c, b))));
     let has_dict = md.dictionary_page_offset.is_some_and(|o| o > 0)
-        || md.encoding_stats.iter().flatten().any(|s| s.page_type == format::PageType::DICTIONARY_PAGE);
+        || md.encoding_stats.iter().flat_map(|s| s.iter()).any(|s| s.page_type == format::PageType::DICTIONARY_PAGE);
     m.insert("dictionary_page".into(), json!(has_dict));
     if let Some(u) = md.size_statistics.as_ref().and_then(|s| s.unencoded_byte_array_data_bytes) {
         m.insert("unencoded_byte_array_data_bytes".into(), json!(u));

@@ -1,14 +1,16 @@
 //! `ColumnChunk` and `ColumnMetaData`: where one column's pages of one row group are, and what
 //! they hold.
 
+use std::sync::Arc;
+
 use super::enums::{CompressionCodec, Encoding, PageType, PhysicalType};
 use super::file_metadata::KeyValue;
 use super::statistics::{GeospatialStatistics, SizeStatistics, Statistics};
-use super::thrift::{required, ttype, ThriftReader, ThriftStruct, ThriftWriter};
+use super::thrift::{check_required, required, ttype, ThriftReader, ThriftStruct, ThriftWriter};
 use crate::error::Result;
 
 /// How many pages of one type used one encoding in a column chunk.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct PageEncodingStats {
     /// The page type.
     pub page_type: PageType,
@@ -47,14 +49,16 @@ impl ThriftStruct for PageEncodingStats {
 }
 
 /// The metadata of one column chunk: type, codec, sizes, page offsets and statistics.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ColumnMetaData {
     /// Physical type (must match the schema leaf).
     pub physical_type: PhysicalType,
-    /// Every encoding used by the chunk's pages (data and levels).
-    pub encodings: Vec<Encoding>,
-    /// The leaf's path from the root, one name per level.
-    pub path_in_schema: Vec<String>,
+    /// Every encoding used by the chunk's pages (data and levels). Shared (`Arc`) because
+    /// most chunks of a file list the same encodings; see [`ThriftReader::shared_list`].
+    pub encodings: Arc<[Encoding]>,
+    /// The leaf's path from the root, one name per level; shared with the schema's path when
+    /// equal (see [`ThriftReader::expect_string_list`]).
+    pub path_in_schema: Arc<[String]>,
     /// Compression codec of all pages.
     pub codec: CompressionCodec,
     /// Number of values, including nulls (and repeated entries).
@@ -74,7 +78,7 @@ pub struct ColumnMetaData {
     /// Statistics of the whole chunk.
     pub statistics: Option<Statistics>,
     /// Page counts per page type and encoding.
-    pub encoding_stats: Option<Vec<PageEncodingStats>>,
+    pub encoding_stats: Option<Arc<[PageEncodingStats]>>,
     /// File offset of the bloom filter.
     pub bloom_filter_offset: Option<i64>,
     /// Length of the bloom filter, header included.
@@ -82,76 +86,62 @@ pub struct ColumnMetaData {
     /// Unencoded sizes and level histograms.
     pub size_statistics: Option<SizeStatistics>,
     /// Geospatial bounding box and types.
-    pub geospatial_statistics: Option<GeospatialStatistics>,
+    pub geospatial_statistics: Option<Box<GeospatialStatistics>>,
 }
 
 impl ThriftStruct for ColumnMetaData {
     fn read(r: &mut ThriftReader<'_>) -> Result<Self> {
-        let mut physical_type = None;
-        let mut encodings = None;
-        let mut path_in_schema = None;
-        let mut codec = None;
-        let mut num_values = None;
-        let mut total_uncompressed_size = None;
-        let mut total_compressed_size = None;
-        let mut key_value_metadata = None;
-        let mut data_page_offset = None;
-        let mut index_page_offset = None;
-        let mut dictionary_page_offset = None;
-        let mut statistics = None;
-        let mut encoding_stats = None;
-        let mut bloom_filter_offset = None;
-        let mut bloom_filter_length = None;
-        let mut size_statistics = None;
-        let mut geospatial_statistics = None;
+        let mut m = ColumnMetaData::default();
+        Self::read_into(&mut m, r)?;
+        Ok(m)
+    }
+
+    fn read_into(m: &mut Self, r: &mut ThriftReader<'_>) -> Result<()> {
+        let mut seen = 0u32;
         r.read_struct("ColumnMetaData", |r, id, ty| {
             match id {
-                1 => physical_type = Some(PhysicalType(r.i32(ty)?)),
-                2 => encodings = Some(r.list(ty, ttype::I32, |r| Ok(Encoding(r.i32(ttype::I32)?)))?),
-                3 => path_in_schema = Some(r.string_list(ty)?),
-                4 => codec = Some(CompressionCodec(r.i32(ty)?)),
-                5 => num_values = Some(r.i64(ty)?),
-                6 => total_uncompressed_size = Some(r.i64(ty)?),
-                7 => total_compressed_size = Some(r.i64(ty)?),
-                8 => key_value_metadata = Some(r.struct_list(ty)?),
-                9 => data_page_offset = Some(r.i64(ty)?),
-                10 => index_page_offset = Some(r.i64(ty)?),
-                11 => dictionary_page_offset = Some(r.i64(ty)?),
-                12 => statistics = Some(r.read_struct_field(ty)?),
-                13 => encoding_stats = Some(r.struct_list(ty)?),
-                14 => bloom_filter_offset = Some(r.i64(ty)?),
-                15 => bloom_filter_length = Some(r.i32(ty)?),
-                16 => size_statistics = Some(r.read_struct_field(ty)?),
-                17 => geospatial_statistics = Some(r.read_struct_field(ty)?),
-                _ => r.skip(ty)?,
+                1 => m.physical_type = PhysicalType(r.i32(ty)?),
+                2 => {
+                    m.encodings =
+                        r.shared_list(ty, ttype::I32, |r| Ok(Encoding(r.i32(ttype::I32)?)))?
+                }
+                3 => m.path_in_schema = r.expect_string_list(ty)?,
+                4 => m.codec = CompressionCodec(r.i32(ty)?),
+                5 => m.num_values = r.i64(ty)?,
+                6 => m.total_uncompressed_size = r.i64(ty)?,
+                7 => m.total_compressed_size = r.i64(ty)?,
+                8 => m.key_value_metadata = Some(r.struct_list(ty)?),
+                9 => m.data_page_offset = r.i64(ty)?,
+                10 => m.index_page_offset = Some(r.i64(ty)?),
+                11 => m.dictionary_page_offset = Some(r.i64(ty)?),
+                12 => r.struct_field_into(ty, &mut m.statistics)?,
+                13 => {
+                    m.encoding_stats =
+                        Some(r.shared_list(ty, ttype::STRUCT, PageEncodingStats::read)?)
+                }
+                14 => m.bloom_filter_offset = Some(r.i64(ty)?),
+                15 => m.bloom_filter_length = Some(r.i32(ty)?),
+                16 => m.size_statistics = Some(r.read_struct_field(ty)?),
+                17 => m.geospatial_statistics = Some(Box::new(r.read_struct_field(ty)?)),
+                _ => return r.skip(ty),
             }
+            seen |= 1 << id;
             Ok(())
         })?;
-        Ok(ColumnMetaData {
-            physical_type: required(physical_type, "ColumnMetaData.type")?,
-            encodings: required(encodings, "ColumnMetaData.encodings")?,
-            path_in_schema: required(path_in_schema, "ColumnMetaData.path_in_schema")?,
-            codec: required(codec, "ColumnMetaData.codec")?,
-            num_values: required(num_values, "ColumnMetaData.num_values")?,
-            total_uncompressed_size: required(
-                total_uncompressed_size,
-                "ColumnMetaData.total_uncompressed_size",
-            )?,
-            total_compressed_size: required(
-                total_compressed_size,
-                "ColumnMetaData.total_compressed_size",
-            )?,
-            key_value_metadata,
-            data_page_offset: required(data_page_offset, "ColumnMetaData.data_page_offset")?,
-            index_page_offset,
-            dictionary_page_offset,
-            statistics,
-            encoding_stats,
-            bloom_filter_offset,
-            bloom_filter_length,
-            size_statistics,
-            geospatial_statistics,
-        })
+        check_required(
+            seen,
+            &[
+                (1, "type"),
+                (2, "encodings"),
+                (3, "path_in_schema"),
+                (4, "codec"),
+                (5, "num_values"),
+                (6, "total_uncompressed_size"),
+                (7, "total_compressed_size"),
+                (9, "data_page_offset"),
+            ],
+            "ColumnMetaData",
+        )
     }
 
     fn write(&self, w: &mut ThriftWriter) {
@@ -182,7 +172,7 @@ impl ThriftStruct for ColumnMetaData {
             w.struct_field(16, s);
         }
         if let Some(s) = &self.geospatial_statistics {
-            w.struct_field(17, s);
+            w.struct_field(17, s.as_ref());
         }
         w.struct_end();
     }
@@ -267,7 +257,7 @@ pub struct ColumnChunk {
     /// Length of the chunk's ColumnIndex.
     pub column_index_length: Option<i32>,
     /// Encryption of this column, if any.
-    pub crypto_metadata: Option<ColumnCryptoMetaData>,
+    pub crypto_metadata: Option<Box<ColumnCryptoMetaData>>,
     /// The encrypted ColumnMetaData, if any.
     pub encrypted_column_metadata: Option<Vec<u8>>,
 }
@@ -275,22 +265,26 @@ pub struct ColumnChunk {
 impl ThriftStruct for ColumnChunk {
     fn read(r: &mut ThriftReader<'_>) -> Result<Self> {
         let mut c = ColumnChunk::default();
+        Self::read_into(&mut c, r)?;
+        Ok(c)
+    }
+
+    fn read_into(c: &mut Self, r: &mut ThriftReader<'_>) -> Result<()> {
         r.read_struct("ColumnChunk", |r, id, ty| {
             match id {
                 1 => c.file_path = Some(r.string(ty)?),
                 2 => c.file_offset = r.i64(ty)?,
-                3 => c.meta_data = Some(r.read_struct_field(ty)?),
+                3 => r.struct_field_into(ty, &mut c.meta_data)?,
                 4 => c.offset_index_offset = Some(r.i64(ty)?),
                 5 => c.offset_index_length = Some(r.i32(ty)?),
                 6 => c.column_index_offset = Some(r.i64(ty)?),
                 7 => c.column_index_length = Some(r.i32(ty)?),
-                8 => c.crypto_metadata = Some(r.read_struct_field(ty)?),
+                8 => c.crypto_metadata = Some(Box::new(r.read_struct_field(ty)?)),
                 9 => c.encrypted_column_metadata = Some(r.bytes(ty)?),
                 _ => r.skip(ty)?,
             }
             Ok(())
-        })?;
-        Ok(c)
+        })
     }
 
     fn write(&self, w: &mut ThriftWriter) {
@@ -307,7 +301,7 @@ impl ThriftStruct for ColumnChunk {
         w.opt_i64(6, self.column_index_offset);
         w.opt_i32(7, self.column_index_length);
         if let Some(c) = &self.crypto_metadata {
-            w.struct_field(8, c);
+            w.struct_field(8, c.as_ref());
         }
         w.opt_binary(9, self.encrypted_column_metadata.as_deref());
         w.struct_end();

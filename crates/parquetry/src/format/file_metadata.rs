@@ -1,9 +1,48 @@
 //! `FileMetaData` and `RowGroup`: the root of the footer.
 
+use std::sync::Arc;
+
 use super::column_chunk::ColumnChunk;
 use super::schema_element::SchemaElement;
-use super::thrift::{required, ThriftReader, ThriftStruct, ThriftWriter};
+use super::thrift::{check_required, required, ttype, ThriftReader, ThriftStruct, ThriftWriter};
 use crate::error::Result;
+
+/// The path of every leaf of a flattened schema, or none if the child counts do not add up
+/// (the schema layer reports that; here the paths are only a decoding shortcut).
+fn leaf_paths(schema: &[SchemaElement]) -> Vec<Arc<[String]>> {
+    let mut paths = Vec::new();
+    // (children left to visit, whether the group was pushed onto `path`) per open group.
+    let mut open: Vec<(i32, bool)> = Vec::new();
+    let mut path: Vec<String> = Vec::new();
+    for (i, e) in schema.iter().enumerate() {
+        while let Some((0, pushed)) = open.last().copied() {
+            open.pop();
+            if pushed {
+                path.pop();
+            }
+        }
+        if let Some(top) = open.last_mut() {
+            top.0 -= 1;
+        } else if i > 0 {
+            return Vec::new();
+        }
+        let children = e.num_children.unwrap_or(0);
+        if children > 0 || i == 0 {
+            if children < 0 || open.len() > 128 {
+                return Vec::new();
+            }
+            if i > 0 {
+                path.push(e.name.clone());
+            }
+            open.push((children, i > 0));
+        } else {
+            let mut p = path.clone();
+            p.push(e.name.clone());
+            paths.push(p.into());
+        }
+    }
+    paths
+}
 
 /// A key/value pair of application metadata (e.g. `ARROW:schema`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,24 +138,39 @@ pub struct RowGroup {
 impl ThriftStruct for RowGroup {
     fn read(r: &mut ThriftReader<'_>) -> Result<Self> {
         let mut g = RowGroup::default();
-        let (mut columns, mut total_byte_size, mut num_rows) = (None, None, None);
+        Self::read_into(&mut g, r)?;
+        Ok(g)
+    }
+
+    fn read_into(g: &mut Self, r: &mut ThriftReader<'_>) -> Result<()> {
+        let mut seen = 0u32;
         r.read_struct("RowGroup", |r, id, ty| {
             match id {
-                1 => columns = Some(r.struct_list(ty)?),
-                2 => total_byte_size = Some(r.i64(ty)?),
-                3 => num_rows = Some(r.i64(ty)?),
+                1 => {
+                    // Decoded element by element so each chunk's path can be checked against
+                    // the schema's path of the same leaf (see `expect_string_list`).
+                    let len = r.list_header(ty, ttype::STRUCT)?;
+                    g.columns.clear();
+                    g.columns.reserve(len);
+                    for i in 0..len {
+                        r.set_expected_index(i);
+                        g.columns.push(ColumnChunk::default());
+                        ColumnChunk::read_into(&mut g.columns[i], r)
+                            .map_err(|e| e.context(format_args!("element {i}")))?;
+                    }
+                }
+                2 => g.total_byte_size = r.i64(ty)?,
+                3 => g.num_rows = r.i64(ty)?,
                 4 => g.sorting_columns = Some(r.struct_list(ty)?),
                 5 => g.file_offset = Some(r.i64(ty)?),
                 6 => g.total_compressed_size = Some(r.i64(ty)?),
                 7 => g.ordinal = Some(r.i16(ty)?),
-                _ => r.skip(ty)?,
+                _ => return r.skip(ty),
             }
+            seen |= 1 << id;
             Ok(())
         })?;
-        g.columns = required(columns, "RowGroup.columns")?;
-        g.total_byte_size = required(total_byte_size, "RowGroup.total_byte_size")?;
-        g.num_rows = required(num_rows, "RowGroup.num_rows")?;
-        Ok(g)
+        check_required(seen, &[(1, "columns"), (2, "total_byte_size"), (3, "num_rows")], "RowGroup")
     }
 
     fn write(&self, w: &mut ThriftWriter) {
@@ -259,27 +313,36 @@ impl FileMetaData {
 impl ThriftStruct for FileMetaData {
     fn read(r: &mut ThriftReader<'_>) -> Result<Self> {
         let mut m = FileMetaData::default();
-        let (mut version, mut schema, mut num_rows, mut row_groups) = (None, None, None, None);
+        Self::read_into(&mut m, r)?;
+        Ok(m)
+    }
+
+    fn read_into(m: &mut Self, r: &mut ThriftReader<'_>) -> Result<()> {
+        let mut seen = 0u32;
         r.read_struct("FileMetaData", |r, id, ty| {
             match id {
-                1 => version = Some(r.i32(ty)?),
-                2 => schema = Some(r.struct_list(ty)?),
-                3 => num_rows = Some(r.i64(ty)?),
-                4 => row_groups = Some(r.struct_list(ty)?),
+                1 => m.version = r.i32(ty)?,
+                2 => {
+                    r.struct_list_into(ty, &mut m.schema)?;
+                    r.set_expected_string_lists(leaf_paths(&m.schema));
+                }
+                3 => m.num_rows = r.i64(ty)?,
+                4 => r.struct_list_into(ty, &mut m.row_groups)?,
                 5 => m.key_value_metadata = Some(r.struct_list(ty)?),
                 6 => m.created_by = Some(String::from_utf8_lossy(r.binary(ty)?).into_owned()),
                 7 => m.column_orders = Some(r.struct_list(ty)?),
                 8 => m.encryption_algorithm = Some(r.read_struct_field(ty)?),
                 9 => m.footer_signing_key_metadata = Some(r.bytes(ty)?),
-                _ => r.skip(ty)?,
+                _ => return r.skip(ty),
             }
+            seen |= 1 << id;
             Ok(())
         })?;
-        m.version = required(version, "FileMetaData.version")?;
-        m.schema = required(schema, "FileMetaData.schema")?;
-        m.num_rows = required(num_rows, "FileMetaData.num_rows")?;
-        m.row_groups = required(row_groups, "FileMetaData.row_groups")?;
-        Ok(m)
+        check_required(
+            seen,
+            &[(1, "version"), (2, "schema"), (3, "num_rows"), (4, "row_groups")],
+            "FileMetaData",
+        )
     }
 
     fn write(&self, w: &mut ThriftWriter) {

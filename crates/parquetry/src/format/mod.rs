@@ -8,6 +8,7 @@ pub mod footer;
 pub mod page_header;
 pub mod page_index;
 pub mod schema_element;
+pub mod stat_bytes;
 pub mod statistics;
 pub mod thrift;
 
@@ -25,4 +26,5 @@ pub use page_header::{
 };
 pub use page_index::{BloomFilterHeader, ColumnIndex, OffsetIndex, PageLocation};
 pub use schema_element::{LogicalType, SchemaElement, TimeUnit};
+pub use stat_bytes::StatBytes;
 pub use statistics::{BoundingBox, GeospatialStatistics, SizeStatistics, Statistics};

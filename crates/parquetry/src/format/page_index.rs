@@ -100,12 +100,6 @@ pub struct ColumnIndex {
     pub nan_counts: Option<Vec<i64>>,
 }
 
-impl Default for BoundaryOrder {
-    fn default() -> Self {
-        BoundaryOrder::UNORDERED
-    }
-}
-
 impl ThriftStruct for ColumnIndex {
     fn read(r: &mut ThriftReader<'_>) -> Result<Self> {
         let mut c = ColumnIndex::default();

@@ -324,6 +324,11 @@ pub struct SchemaElement {
 impl ThriftStruct for SchemaElement {
     fn read(r: &mut ThriftReader<'_>) -> Result<Self> {
         let mut e = SchemaElement::default();
+        Self::read_into(&mut e, r)?;
+        Ok(e)
+    }
+
+    fn read_into(e: &mut Self, r: &mut ThriftReader<'_>) -> Result<()> {
         let mut name = None;
         r.read_struct("SchemaElement", |r, id, ty| {
             match id {
@@ -343,7 +348,7 @@ impl ThriftStruct for SchemaElement {
             Ok(())
         })?;
         e.name = required(name, "SchemaElement.name")?;
-        Ok(e)
+        Ok(())
     }
 
     fn write(&self, w: &mut ThriftWriter) {

@@ -1,6 +1,7 @@
 //! Column statistics: `Statistics` (min/max/null count), `SizeStatistics` (unencoded sizes and
 //! level histograms) and `GeospatialStatistics`.
 
+use super::stat_bytes::StatBytes;
 use super::thrift::{required, ThriftReader, ThriftStruct, ThriftWriter};
 use crate::error::Result;
 
@@ -11,17 +12,17 @@ use crate::error::Result;
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Statistics {
     /// Deprecated maximum (signed order).
-    pub max: Option<Vec<u8>>,
+    pub max: Option<StatBytes>,
     /// Deprecated minimum (signed order).
-    pub min: Option<Vec<u8>>,
+    pub min: Option<StatBytes>,
     /// Number of nulls; absent means unknown, not zero.
     pub null_count: Option<i64>,
     /// Number of distinct values.
     pub distinct_count: Option<i64>,
     /// Upper bound under the column order.
-    pub max_value: Option<Vec<u8>>,
+    pub max_value: Option<StatBytes>,
     /// Lower bound under the column order.
-    pub min_value: Option<Vec<u8>>,
+    pub min_value: Option<StatBytes>,
     /// Whether `max_value` is the actual maximum (not a truncated bound).
     pub is_max_value_exact: Option<bool>,
     /// Whether `min_value` is the actual minimum.
@@ -45,22 +46,26 @@ impl Statistics {
 impl ThriftStruct for Statistics {
     fn read(r: &mut ThriftReader<'_>) -> Result<Self> {
         let mut s = Statistics::default();
+        Self::read_into(&mut s, r)?;
+        Ok(s)
+    }
+
+    fn read_into(s: &mut Self, r: &mut ThriftReader<'_>) -> Result<()> {
         r.read_struct("Statistics", |r, id, ty| {
             match id {
-                1 => s.max = Some(r.bytes(ty)?),
-                2 => s.min = Some(r.bytes(ty)?),
+                1 => s.max = Some(StatBytes::new(r.binary(ty)?)),
+                2 => s.min = Some(StatBytes::new(r.binary(ty)?)),
                 3 => s.null_count = Some(r.i64(ty)?),
                 4 => s.distinct_count = Some(r.i64(ty)?),
-                5 => s.max_value = Some(r.bytes(ty)?),
-                6 => s.min_value = Some(r.bytes(ty)?),
+                5 => s.max_value = Some(StatBytes::new(r.binary(ty)?)),
+                6 => s.min_value = Some(StatBytes::new(r.binary(ty)?)),
                 7 => s.is_max_value_exact = Some(r.bool(ty)?),
                 8 => s.is_min_value_exact = Some(r.bool(ty)?),
                 9 => s.nan_count = Some(r.i64(ty)?),
                 _ => r.skip(ty)?,
             }
             Ok(())
-        })?;
-        Ok(s)
+        })
     }
 
     fn write(&self, w: &mut ThriftWriter) {

@@ -7,6 +7,9 @@
 //! protocol allows. [`ThriftReader`] decodes, [`ThriftWriter`] encodes, and [`ThriftStruct`]
 //! ties a Rust struct to both.
 
+use std::any::{Any, TypeId};
+use std::sync::Arc;
+
 use crate::error::{Error, Result};
 
 /// Compact-protocol type codes, as they appear in field headers and list headers.
@@ -64,6 +67,13 @@ pub const MAX_DEPTH: u16 = 64;
 pub trait ThriftStruct: Sized {
     /// Decodes one struct (up to and including its stop byte).
     fn read(r: &mut ThriftReader<'_>) -> Result<Self>;
+    /// Decodes one struct into `slot`. The large structs of the footer override this to decode
+    /// in place: moving a several-hundred-byte struct through each `Result` and `Option` on the
+    /// way into its `Vec` was the largest cost of decoding a wide footer.
+    fn read_into(slot: &mut Self, r: &mut ThriftReader<'_>) -> Result<()> {
+        *slot = Self::read(r)?;
+        Ok(())
+    }
     /// Encodes the struct, including its stop byte.
     fn write(&self, w: &mut ThriftWriter);
 }
@@ -80,6 +90,17 @@ pub fn encode<T: ThriftStruct>(value: &T, out: &mut Vec<u8>) {
     let mut w = ThriftWriter { out: std::mem::take(out), last_field: 0, stack: Vec::new() };
     value.write(&mut w);
     *out = w.out;
+}
+
+/// Checks that every field of `required` (pairs of field id and name) was seen, where bit `id`
+/// of `seen` is set for each field decoded; used by structs decoded in place.
+pub fn check_required(seen: u32, required: &[(i16, &'static str)], name: &str) -> Result<()> {
+    for &(id, field) in required {
+        if seen & (1 << id) == 0 {
+            return Err(Error::corrupt(format!("required field {name}.{field} is missing")));
+        }
+    }
+    Ok(())
 }
 
 /// Returns the value of a required field, or an error naming it.
@@ -99,12 +120,28 @@ pub struct ThriftReader<'a> {
     ///
     /// [`read_struct`]: ThriftReader::read_struct
     type_mismatch: bool,
+    /// The last list of each element type decoded by [`shared_list`], with its wire bytes.
+    ///
+    /// [`shared_list`]: ThriftReader::shared_list
+    recent: Vec<(TypeId, &'a [u8], Box<dyn Any>)>,
+    /// String lists the caller expects, and which one is expected next; see
+    /// [`expect_string_list`](ThriftReader::expect_string_list).
+    expected_lists: Vec<Arc<[String]>>,
+    expected_index: usize,
 }
 
 impl<'a> ThriftReader<'a> {
     /// A reader positioned at the start of `data`.
     pub fn new(data: &'a [u8]) -> Self {
-        ThriftReader { data, pos: 0, depth: 0, type_mismatch: false }
+        ThriftReader {
+            data,
+            pos: 0,
+            depth: 0,
+            type_mismatch: false,
+            recent: Vec::new(),
+            expected_lists: Vec::new(),
+            expected_index: 0,
+        }
     }
 
     /// How many bytes have been consumed.
@@ -382,9 +419,115 @@ impl<'a> ThriftReader<'a> {
         Ok(out)
     }
 
+    /// Reads a list as a shared `Arc<[T]>`: when its wire bytes equal those of the previous
+    /// list of the same element type, it shares that list instead of decoding it again.
+    ///
+    /// Consecutive column chunks almost always carry the same encodings and encoding stats;
+    /// sharing them saves an allocation (and a free) per chunk of a wide footer.
+    pub fn shared_list<T: 'static>(
+        &mut self,
+        ty: u8,
+        elem_ty: u8,
+        elem: impl FnMut(&mut Self) -> Result<T>,
+    ) -> Result<Arc<[T]>> {
+        self.expect(ty, ttype::LIST)?;
+        let start = self.pos;
+        let id = TypeId::of::<T>();
+        let slot = self.recent.iter().position(|(t, _, _)| *t == id);
+        if let Some(i) = slot {
+            // A list's encoding is self-delimiting: if the bytes here start with the previous
+            // list's complete encoding, decoding would consume exactly those bytes and give
+            // the same values.
+            let (_, last_raw, last) = &self.recent[i];
+            if self.data[start..].starts_with(last_raw) {
+                if let Some(v) = last.downcast_ref::<Arc<[T]>>() {
+                    let v = Arc::clone(v);
+                    self.pos += last_raw.len();
+                    return Ok(v);
+                }
+            }
+        }
+        let list: Arc<[T]> = self.list(ty, elem_ty, elem)?.into();
+        let raw = &self.data[start..self.pos];
+        let entry = (id, raw, Box::new(Arc::clone(&list)) as Box<dyn Any>);
+        match slot {
+            Some(i) => self.recent[i] = entry,
+            None => self.recent.push(entry),
+        }
+        Ok(list)
+    }
+
+    /// Declares the string lists that [`expect_string_list`](Self::expect_string_list) will
+    /// likely meet, e.g. the leaf paths of the schema before the row groups are decoded.
+    pub fn set_expected_string_lists(&mut self, lists: Vec<Arc<[String]>>) {
+        self.expected_lists = lists;
+    }
+
+    /// Selects which of the expected string lists comes next (e.g. the column index).
+    pub fn set_expected_index(&mut self, index: usize) {
+        self.expected_index = index;
+    }
+
+    /// Reads a `list<string>`; if it equals the expected list, shares it (comparing bytes,
+    /// allocating nothing), else decodes it.
+    ///
+    /// Every column chunk repeats its column's path; comparing it with the schema's path is
+    /// much cheaper than allocating it again.
+    pub fn expect_string_list(&mut self, ty: u8) -> Result<Arc<[String]>> {
+        self.expect(ty, ttype::LIST)?;
+        if let Some(want) = self.expected_lists.get(self.expected_index).cloned() {
+            let start = self.pos;
+            if self.list_equals(&want)? {
+                return Ok(want);
+            }
+            self.pos = start;
+        }
+        Ok(self.string_list(ty)?.into())
+    }
+
+    fn list_equals(&mut self, want: &[String]) -> Result<bool> {
+        let (elem_ty, len) = self.raw_list_header()?;
+        if elem_ty != ttype::BINARY || len != want.len() {
+            return Ok(false);
+        }
+        for w in want {
+            if self.binary_value()? != w.as_bytes() {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
     /// Reads a `list<struct>`.
     pub fn struct_list<T: ThriftStruct>(&mut self, ty: u8) -> Result<Vec<T>> {
         self.list(ty, ttype::STRUCT, T::read)
+    }
+
+    /// Reads a `list<struct>` into `out`, decoding each element in place.
+    pub fn struct_list_into<T: ThriftStruct + Default>(
+        &mut self,
+        ty: u8,
+        out: &mut Vec<T>,
+    ) -> Result<()> {
+        let len = self.list_header(ty, ttype::STRUCT)?;
+        out.clear();
+        out.reserve(len);
+        for i in 0..len {
+            out.push(T::default());
+            let slot = &mut out[i];
+            T::read_into(slot, self).map_err(|e| e.context(format_args!("element {i}")))?;
+        }
+        Ok(())
+    }
+
+    /// Reads a struct field into `slot`, decoding in place.
+    pub fn struct_field_into<T: ThriftStruct + Default>(
+        &mut self,
+        ty: u8,
+        slot: &mut Option<T>,
+    ) -> Result<()> {
+        self.expect(ty, ttype::STRUCT)?;
+        T::read_into(slot.insert(T::default()), self)
     }
 
     /// Reads a `list<i32>`.
