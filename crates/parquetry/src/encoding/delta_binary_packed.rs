@@ -1,0 +1,482 @@
+//! DELTA_BINARY_PACKED (= 5) for INT32 and INT64, and for the lengths inside
+//! DELTA_LENGTH_BYTE_ARRAY and DELTA_BYTE_ARRAY.
+//!
+//! Header: ULEB128 block size (a multiple of 128), ULEB128 miniblocks per block (values per
+//! miniblock a multiple of 32), ULEB128 total value count, zigzag first value. Each block: zigzag
+//! min delta, one bit-width byte per miniblock, then the miniblocks, bit packed. Values are
+//! rebuilt by a wrapping prefix sum of `min delta + packed delta`.
+//!
+//! The decoder unpacks 32 deltas at a time (miniblocks are multiples of 32) with
+//! [`bit_pack`](super::bit_pack) and prefix-sums them straight into the destination. It reads
+//! blocks only when values are needed, so once all values are read
+//! [`bytes_read`](DeltaBinaryPackedDecoder::bytes_read) is the end of the encoded data, which
+//! the byte-array encodings need to find what follows.
+
+use super::bit_pack::{read_uleb128, unpack32, unpack32_u64};
+use crate::error::{Error, Result};
+
+/// A type DELTA_BINARY_PACKED decodes to. The arithmetic wraps in the type's width, as the
+/// spec asks.
+pub trait DeltaValue: Copy + Default {
+    /// The widest miniblock bit width allowed for the type.
+    const MAX_WIDTH: usize;
+    /// The unsigned type deltas are unpacked as.
+    type Packed: Copy + Default;
+    /// Unpacks 32 deltas of `width` bits (see [`unpack32`]).
+    fn unpack32(input: &[u8], width: usize, out: &mut [Self::Packed; 32]);
+    /// Truncates a 64-bit value (the header's first value, a block's min delta).
+    fn from_u64(v: u64) -> Self;
+    /// `self + min_delta + delta`, wrapping.
+    fn step(self, min_delta: Self, delta: Self::Packed) -> Self;
+}
+
+impl DeltaValue for i32 {
+    const MAX_WIDTH: usize = 32;
+    type Packed = u32;
+    #[inline]
+    fn unpack32(input: &[u8], width: usize, out: &mut [u32; 32]) {
+        unpack32(input, width, out)
+    }
+    #[inline]
+    fn from_u64(v: u64) -> Self {
+        v as i32
+    }
+    #[inline]
+    fn step(self, min_delta: Self, delta: u32) -> Self {
+        self.wrapping_add(min_delta).wrapping_add(delta as i32)
+    }
+}
+
+/// `u32` decodes INT32 data reinterpreted as unsigned (byte-array lengths: a negative length
+/// shows as a value over `i32::MAX`).
+impl DeltaValue for u32 {
+    const MAX_WIDTH: usize = 32;
+    type Packed = u32;
+    #[inline]
+    fn unpack32(input: &[u8], width: usize, out: &mut [u32; 32]) {
+        unpack32(input, width, out)
+    }
+    #[inline]
+    fn from_u64(v: u64) -> Self {
+        v as u32
+    }
+    #[inline]
+    fn step(self, min_delta: Self, delta: u32) -> Self {
+        self.wrapping_add(min_delta).wrapping_add(delta)
+    }
+}
+
+impl DeltaValue for i64 {
+    const MAX_WIDTH: usize = 64;
+    type Packed = u64;
+    #[inline]
+    fn unpack32(input: &[u8], width: usize, out: &mut [u64; 32]) {
+        unpack32_u64(input, width, out)
+    }
+    #[inline]
+    fn from_u64(v: u64) -> Self {
+        v as i64
+    }
+    #[inline]
+    fn step(self, min_delta: Self, delta: u64) -> Self {
+        self.wrapping_add(min_delta).wrapping_add(delta as i64)
+    }
+}
+
+fn zigzag(v: u64) -> u64 {
+    (v >> 1) ^ (v & 1).wrapping_neg()
+}
+
+/// A streaming DELTA_BINARY_PACKED decoder.
+#[derive(Clone)]
+pub struct DeltaBinaryPackedDecoder<'a, T: DeltaValue> {
+    data: &'a [u8],
+    /// Next unread byte.
+    pos: usize,
+    miniblocks_per_block: usize,
+    values_per_miniblock: usize,
+    total: usize,
+    /// Values not yet handed out.
+    remaining: usize,
+    /// The last value handed out (or the first value, before it is handed out).
+    last: T,
+    first_pending: bool,
+    min_delta: T,
+    /// Where the current block's bit widths are, and the next miniblock's index.
+    widths_pos: usize,
+    miniblock: usize,
+    /// Deltas of the current miniblock not yet unpacked, and where the next 32 are.
+    miniblock_left: usize,
+    miniblock_pos: usize,
+    width: usize,
+    buf: [T::Packed; 32],
+    buf_pos: usize,
+}
+
+impl<'a, T: DeltaValue> DeltaBinaryPackedDecoder<'a, T> {
+    /// Reads the header at the start of `data`.
+    pub fn new(data: &'a [u8]) -> Result<Self> {
+        let mut pos = 0;
+        let what = "DELTA_BINARY_PACKED header";
+        let block_size = read_uleb128(data, &mut pos, what)?;
+        let miniblocks = read_uleb128(data, &mut pos, what)?;
+        let total = read_uleb128(data, &mut pos, what)?;
+        let first = zigzag(read_uleb128(data, &mut pos, what)?);
+        if block_size == 0 || block_size % 128 != 0 || block_size > u32::MAX as u64 {
+            return Err(Error::corrupt(format!(
+                "DELTA_BINARY_PACKED: block size {block_size} is not a positive multiple of 128"
+            )));
+        }
+        if miniblocks == 0 || block_size % miniblocks != 0 || (block_size / miniblocks) % 32 != 0 {
+            return Err(Error::corrupt(format!(
+                "DELTA_BINARY_PACKED: {miniblocks} miniblocks do not split a block of \
+                 {block_size} values into multiples of 32"
+            )));
+        }
+        let total = usize::try_from(total).map_err(|_| {
+            Error::corrupt(format!("DELTA_BINARY_PACKED: value count {total} is too large"))
+        })?;
+        Ok(Self {
+            data,
+            pos,
+            miniblocks_per_block: miniblocks as usize,
+            values_per_miniblock: (block_size / miniblocks) as usize,
+            total,
+            remaining: total,
+            last: T::from_u64(first),
+            first_pending: total > 0,
+            min_delta: T::default(),
+            widths_pos: 0,
+            miniblock: miniblocks as usize, // no block read yet
+            miniblock_left: 0,
+            miniblock_pos: 0,
+            width: 0,
+            buf: [T::Packed::default(); 32],
+            buf_pos: 32,
+        })
+    }
+
+    /// The value count the header declares.
+    pub fn len(&self) -> usize {
+        self.total
+    }
+
+    /// True if the header declares no values.
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    /// Values not yet decoded or skipped.
+    pub fn remaining(&self) -> usize {
+        self.remaining
+    }
+
+    /// Bytes of `data` read so far. Once every value has been read this is where the
+    /// encoded data ends.
+    pub fn bytes_read(&self) -> usize {
+        self.pos
+    }
+
+    /// Appends up to `n` values to `dst`; returns how many (fewer only when all values are read).
+    pub fn decode(&mut self, n: usize, dst: &mut Vec<T>) -> Result<usize> {
+        let n = n.min(self.remaining);
+        // Bound the reservation by what the input can hold (a 32-delta group of width 0
+        // takes no bytes, so allow for those through normal growth).
+        let bytes_left = self.data.len() - self.pos;
+        dst.reserve(n.min(bytes_left.saturating_mul(8).saturating_add(33 + self.buffered())));
+        self.run::<true>(n, dst)
+    }
+
+    /// Decodes every remaining value into `dst` and returns the end of the encoded data.
+    pub fn decode_all(&mut self, dst: &mut Vec<T>) -> Result<usize> {
+        self.decode(self.remaining, dst)?;
+        Ok(self.pos)
+    }
+
+    /// Discards up to `n` values (their deltas are still summed); returns how many.
+    pub fn skip(&mut self, n: usize) -> Result<usize> {
+        self.run::<false>(n.min(self.remaining), &mut Vec::new())
+    }
+
+    /// Skips every remaining value and returns the end of the encoded data.
+    pub fn skip_all(&mut self) -> Result<usize> {
+        self.skip(self.remaining)?;
+        Ok(self.pos)
+    }
+
+    fn buffered(&self) -> usize {
+        32 - self.buf_pos
+    }
+
+    /// Produces `n` (≤ remaining) values, appending them to `dst` if `KEEP`.
+    #[inline]
+    fn run<const KEEP: bool>(&mut self, n: usize, dst: &mut Vec<T>) -> Result<usize> {
+        let mut done = 0;
+        if n > 0 && self.first_pending {
+            self.first_pending = false;
+            if KEEP {
+                dst.push(self.last);
+            }
+            self.remaining -= 1;
+            done += 1;
+        }
+        while done < n {
+            if self.buf_pos == 32 {
+                self.refill()?;
+            }
+            let k = (32 - self.buf_pos).min(n - done);
+            let min_delta = self.min_delta;
+            let mut last = self.last;
+            let deltas = self.buf.get(self.buf_pos..self.buf_pos + k).unwrap_or_default();
+            if KEEP {
+                dst.extend(deltas.iter().map(|&d| {
+                    last = last.step(min_delta, d);
+                    last
+                }));
+            } else {
+                for &d in deltas {
+                    last = last.step(min_delta, d);
+                }
+            }
+            self.last = last;
+            self.buf_pos += k;
+            self.remaining -= k;
+            done += k;
+        }
+        Ok(done)
+    }
+
+    /// Unpacks the next 32 deltas, reading the next miniblock or block header as needed.
+    fn refill(&mut self) -> Result<()> {
+        if self.miniblock_left == 0 {
+            self.next_miniblock()?;
+        }
+        let input = self.data.get(self.miniblock_pos..).unwrap_or_default();
+        T::unpack32(input, self.width, &mut self.buf);
+        self.miniblock_pos += 4 * self.width;
+        self.miniblock_left -= 32;
+        self.buf_pos = 0;
+        Ok(())
+    }
+
+    fn next_miniblock(&mut self) -> Result<()> {
+        if self.miniblock == self.miniblocks_per_block {
+            let what = "DELTA_BINARY_PACKED block header";
+            self.min_delta = T::from_u64(zigzag(read_uleb128(self.data, &mut self.pos, what)?));
+            let left = self.data.len() - self.pos;
+            if self.miniblocks_per_block > left {
+                return Err(Error::corrupt(format!(
+                    "DELTA_BINARY_PACKED: block needs {} bit widths, {left} bytes left",
+                    self.miniblocks_per_block
+                )));
+            }
+            self.widths_pos = self.pos;
+            self.pos += self.miniblocks_per_block;
+            self.miniblock = 0;
+        }
+        let width = self.data.get(self.widths_pos + self.miniblock).copied().unwrap_or(0) as usize;
+        if width > T::MAX_WIDTH {
+            return Err(Error::corrupt(format!(
+                "DELTA_BINARY_PACKED: miniblock bit width {width} is over {}",
+                T::MAX_WIDTH
+            )));
+        }
+        // The whole miniblock is present even when only part of it holds values.
+        let bytes = self.values_per_miniblock / 8 * width;
+        let left = self.data.len() - self.pos;
+        if bytes > left {
+            return Err(Error::corrupt(format!(
+                "DELTA_BINARY_PACKED: miniblock needs {bytes} bytes, {left} left"
+            )));
+        }
+        self.width = width;
+        self.miniblock_pos = self.pos;
+        self.pos += bytes;
+        self.miniblock += 1;
+        self.miniblock_left = self.values_per_miniblock;
+        Ok(())
+    }
+}
+
+/// Encodes `values` as DELTA_BINARY_PACKED with `block_size` values per block in `miniblocks`
+/// miniblocks, appending to `out`; with `int32` the arithmetic wraps at 32 bits (values must
+/// be `i32`s). For tests and the writer; not tuned.
+pub fn encode(values: &[i64], int32: bool, block_size: usize, miniblocks: usize, out: &mut Vec<u8>) {
+    use super::bit_pack::pack;
+    use super::bit_pack::write_uleb128;
+    let zz = |v: i64| ((v << 1) ^ (v >> 63)) as u64;
+    write_uleb128(block_size as u64, out);
+    write_uleb128(miniblocks as u64, out);
+    write_uleb128(values.len() as u64, out);
+    write_uleb128(zz(values.first().copied().unwrap_or(0)), out);
+    let per_mb = block_size / miniblocks.max(1);
+    let deltas: Vec<i64> = values
+        .windows(2)
+        .map(|w| match int32 {
+            true => (w[1] as i32).wrapping_sub(w[0] as i32) as i64,
+            false => w[1].wrapping_sub(w[0]),
+        })
+        .collect();
+    for block in deltas.chunks(block_size.max(1)) {
+        let min = block.iter().copied().min().unwrap_or(0);
+        write_uleb128(zz(min), out);
+        let rel: Vec<u64> = match int32 {
+            true => block.iter().map(|&d| u64::from(d.wrapping_sub(min) as u32)).collect(),
+            false => block.iter().map(|&d| d.wrapping_sub(min) as u64).collect(),
+        };
+        let mbs: Vec<&[u64]> = rel.chunks(per_mb.max(1)).collect();
+        let width_of = |mb: &[u64]| mb.iter().map(|v| 64 - v.leading_zeros()).max().unwrap_or(0);
+        for i in 0..miniblocks {
+            out.push(mbs.get(i).map_or(0, |mb| width_of(mb)) as u8);
+        }
+        for mb in &mbs {
+            let w = width_of(mb) as usize;
+            let padded = mb.iter().copied().chain(std::iter::repeat(0)).take(per_mb);
+            pack(padded, w, out);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encoding::TestRng;
+
+    fn decode_i64(data: &[u8]) -> Result<(Vec<i64>, usize)> {
+        let mut out = Vec::new();
+        let end = DeltaBinaryPackedDecoder::<i64>::new(data)?.decode_all(&mut out)?;
+        Ok((out, end))
+    }
+
+    #[test]
+    fn spec_examples_with_128_value_blocks() {
+        // Encodings.md example 1 (1, 2, 3, 4, 5) with a valid block size: 128 values in 4
+        // miniblocks, 5 values, first value zigzag(1) = 2; block: min delta zigzag(1) = 2,
+        // widths 0 0 0 0, no miniblock bytes.
+        let data = [0x80, 0x01, 4, 5, 2, 2, 0, 0, 0, 0];
+        assert_eq!(decode_i64(&data).unwrap(), (vec![1, 2, 3, 4, 5], 10));
+        // Example 2 (7, 5, 3, 1, 2, 3, 4, 5): deltas -2 -2 -2 1 1 1 1, min -2 (zigzag 3),
+        // relative 0 0 0 3 3 3 3 on 2 bits in a 32-value miniblock (8 bytes); the unused
+        // miniblocks' widths are arbitrary (0xFF here), and have no bytes.
+        let mut data = vec![0x80, 0x01, 4, 8, 14, 3, 2, 0xFF, 0xFF, 0xFF];
+        data.extend([0b1100_0000, 0b0011_1111, 0, 0, 0, 0, 0, 0]);
+        data.push(0xAB); // whatever follows the encoded data
+        let mut out = Vec::new();
+        let mut d = DeltaBinaryPackedDecoder::<i32>::new(&data).unwrap();
+        assert_eq!(d.len(), 8);
+        assert_eq!(d.decode_all(&mut out).unwrap(), data.len() - 1);
+        assert_eq!(out, [7, 5, 3, 1, 2, 3, 4, 5]);
+    }
+
+    #[test]
+    fn single_value_and_empty() {
+        // Only a header: block 128, 4 miniblocks, 1 value, first value -1 (zigzag 1).
+        assert_eq!(decode_i64(&[0x80, 0x01, 4, 1, 1]).unwrap(), (vec![-1], 5));
+        assert_eq!(decode_i64(&[0x80, 0x01, 4, 0, 0]).unwrap(), (vec![], 5));
+    }
+
+    #[test]
+    fn header_and_block_errors() {
+        let bad = [
+            &[0x81, 0x01, 4, 5, 2][..],     // block size 129
+            &[0x80, 0x01, 3, 5, 2],         // 128 / 3
+            &[0x80, 0x01, 8, 5, 2],         // 16 values per miniblock
+            &[0x80, 0x01, 0, 5, 2],         // zero miniblocks
+            &[0x80, 0x01, 4, 5],            // truncated header
+        ];
+        for b in bad {
+            assert!(DeltaBinaryPackedDecoder::<i64>::new(b).is_err(), "{b:?}");
+        }
+        // Widths missing, miniblock bytes missing, width 33 for INT32.
+        assert!(decode_i64(&[0x80, 0x01, 4, 5, 2, 2, 0]).is_err());
+        let e = decode_i64(&[0x80, 0x01, 4, 5, 2, 2, 3, 0, 0, 0, 1, 2]).unwrap_err();
+        assert!(e.to_string().contains("miniblock needs 12 bytes, 2 left"), "{e}");
+        let mut d = DeltaBinaryPackedDecoder::<i32>::new(&[0x80, 0x01, 4, 5, 2, 2, 33, 0, 0, 0])
+            .unwrap();
+        assert!(d.decode_all(&mut Vec::new()).is_err());
+        let mut out = Vec::new();
+        // A huge count with a few bytes errors without a huge allocation.
+        let mut data = vec![0x80, 0x01, 1];
+        super::super::bit_pack::write_uleb128(1 << 31, &mut data);
+        data.extend([0, 0, 0]);
+        let mut d = DeltaBinaryPackedDecoder::<i64>::new(&data).unwrap();
+        assert!(d.decode_all(&mut out).is_err());
+        assert!(out.capacity() < 1 << 20);
+    }
+
+    #[test]
+    fn round_trips_wrapping_extremes() {
+        let mut rng = TestRng::new(11);
+        for iter in 0..200 {
+            let n = rng.below(1500) as usize;
+            let scale = [1u64, 100, 1 << 20, u64::MAX][iter % 4];
+            let values: Vec<i64> = match iter % 5 {
+                0 => (0..n).map(|_| rng.next_u64() as i64).collect(),
+                1 => (0..n).map(|i| if i % 2 == 0 { i64::MIN } else { i64::MAX }).collect(),
+                _ => {
+                    let mut v = rng.next_u64() as i64;
+                    (0..n)
+                        .map(|_| {
+                            v = v.wrapping_add((rng.below(scale.max(2)) as i64) - 50);
+                            v
+                        })
+                        .collect()
+                }
+            };
+            let (bs, mbs) = [(128, 4), (128, 1), (256, 8), (1024, 32)][iter % 4];
+            let mut data = Vec::new();
+            encode(&values, false, bs, mbs, &mut data);
+            let end = data.len();
+            data.extend([1, 2, 3]);
+            assert_eq!(decode_i64(&data).unwrap(), (values.clone(), end), "iter {iter}");
+            // INT32: the same data truncated to 32 bits decodes with wrapping.
+            let v32: Vec<i64> = values.iter().map(|&v| v as i32 as i64).collect();
+            let mut data32 = Vec::new();
+            encode(&v32, true, bs, mbs, &mut data32);
+            let mut d = DeltaBinaryPackedDecoder::<i32>::new(&data32).unwrap();
+            let mut got = Vec::new();
+            let mut skipped = 0;
+            while d.remaining() > 0 {
+                let k = 1 + rng.below(100) as usize;
+                if rng.below(3) == 0 {
+                    let s = d.skip(k).unwrap();
+                    got.extend(v32[got.len()..got.len() + s].iter().map(|&v| v as i32));
+                    skipped += s;
+                } else {
+                    d.decode(k, &mut got).unwrap();
+                }
+            }
+            let _ = skipped;
+            assert_eq!(d.bytes_read(), data32.len());
+            assert_eq!(got, v32.iter().map(|&v| v as i32).collect::<Vec<_>>());
+            let mut d = DeltaBinaryPackedDecoder::<i32>::new(&data32).unwrap();
+            assert_eq!(d.skip_all().unwrap(), data32.len());
+        }
+    }
+
+    #[test]
+    fn fuzz_never_panics() {
+        let mut rng = TestRng::new(12);
+        for iter in 0..3000 {
+            let data = if iter % 2 == 0 {
+                let mut d = vec![0x80, 0x01, 1 << rng.below(3), rng.below(200) as u8, 7];
+                let len = rng.below(60) as usize;
+                d.extend(rng.bytes(len));
+                d
+            } else {
+                let values: Vec<i64> = (0..rng.below(400)).map(|_| rng.below(1000) as i64).collect();
+                let mut d = Vec::new();
+                encode(&values, false, 128, 4, &mut d);
+                d.truncate(rng.below(d.len() as u64 + 1) as usize);
+                d
+            };
+            if let Ok(mut d) = DeltaBinaryPackedDecoder::<i32>::new(&data) {
+                let _ = d.skip(rng.below(50) as usize);
+                let _ = d.decode_all(&mut Vec::new());
+            }
+            if let Ok(mut d) = DeltaBinaryPackedDecoder::<i64>::new(&data) {
+                let _ = d.decode_all(&mut Vec::new());
+            }
+        }
+    }
+}

@@ -1,0 +1,302 @@
+//! DELTA_BYTE_ARRAY (= 7), "delta strings": each value is a prefix of the previous value plus
+//! a suffix. The prefix lengths are one DELTA_BINARY_PACKED stream, the suffixes follow as
+//! DELTA_LENGTH_BYTE_ARRAY. Used for BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY.
+//!
+//! Values are rebuilt in the destination itself: the sink copies the prefix from the value it
+//! received last ([`ByteArraySink::push_prefixed`]), so nothing is allocated per value. Only
+//! between calls does the decoder keep a copy of the last value, because the caller may
+//! push other values (nulls) in between.
+//!
+//! Prefix lengths are checked for the whole page up front (each at most the previous value's
+//! length), which also gives the exact decoded size, [`value_bytes`](DeltaByteArrayDecoder::value_bytes).
+//! That size can be far larger than the page (every value may repeat a long prefix), so a
+//! reader should compare it with what the metadata leads it to expect before decoding.
+
+use super::delta_binary_packed::DeltaBinaryPackedDecoder;
+use super::delta_length_byte_array::DeltaLengthByteArrayDecoder;
+use super::ByteArraySink;
+use crate::error::{Error, Result};
+
+/// A DELTA_BYTE_ARRAY decoder over one page.
+#[derive(Debug, Clone)]
+pub struct DeltaByteArrayDecoder<'a> {
+    prefixes: Vec<u32>,
+    suffixes: DeltaLengthByteArrayDecoder<'a>,
+    index: usize,
+    /// The last value decoded or skipped, kept between calls.
+    prev: Vec<u8>,
+    value_bytes: u64,
+}
+
+impl<'a> DeltaByteArrayDecoder<'a> {
+    /// Reads the prefix and suffix lengths of the data at byte `pos` of `page`; the page may
+    /// hold at most `max_values` values (its value count), which bounds memory use.
+    pub fn new(page: &'a [u8], pos: usize, max_values: usize) -> Result<Self> {
+        let input = page.get(pos..).unwrap_or_default();
+        let mut d = DeltaBinaryPackedDecoder::<u32>::new(input)?;
+        if d.len() > max_values {
+            return Err(Error::corrupt(format!(
+                "DELTA_BYTE_ARRAY: header declares {} prefix lengths, the page has at most {max_values} values",
+                d.len()
+            )));
+        }
+        let mut prefixes = Vec::new();
+        let suffix_pos = pos + d.decode_all(&mut prefixes)?;
+        let suffixes = DeltaLengthByteArrayDecoder::new(page, suffix_pos, max_values)?;
+        if suffixes.len() != prefixes.len() {
+            return Err(Error::corrupt(format!(
+                "DELTA_BYTE_ARRAY: {} prefix lengths but {} suffixes",
+                prefixes.len(),
+                suffixes.len()
+            )));
+        }
+        // Each prefix is at most the previous value's length (0 for the first value).
+        let mut prev_len = 0u64;
+        let mut total = 0u64;
+        for (i, (&p, &s)) in prefixes.iter().zip(suffixes.lengths()).enumerate() {
+            if u64::from(p) > prev_len {
+                return Err(Error::corrupt(format!(
+                    "DELTA_BYTE_ARRAY: value {i} has prefix length {}, the previous value has {prev_len} bytes",
+                    p as i32
+                )));
+            }
+            prev_len = u64::from(p) + u64::from(s);
+            total += prev_len;
+        }
+        Ok(Self { prefixes, suffixes, index: 0, prev: Vec::new(), value_bytes: total })
+    }
+
+    /// The number of values in the page.
+    pub fn len(&self) -> usize {
+        self.prefixes.len()
+    }
+
+    /// True if the page has no values.
+    pub fn is_empty(&self) -> bool {
+        self.prefixes.is_empty()
+    }
+
+    /// Values not yet decoded or skipped.
+    pub fn remaining(&self) -> usize {
+        self.prefixes.len() - self.index
+    }
+
+    /// The total bytes of all values in the page once rebuilt.
+    pub fn value_bytes(&self) -> u64 {
+        self.value_bytes
+    }
+
+    /// The position in the page after the encoded data.
+    pub fn end(&self) -> usize {
+        self.suffixes.end()
+    }
+
+    /// Decodes up to `n` values into `sink`; returns how many (fewer only at the page end).
+    pub fn decode<S: ByteArraySink>(&mut self, n: usize, sink: &mut S) -> Result<usize> {
+        let k = n.min(self.remaining());
+        let prefixes = self.prefixes.get(self.index..self.index + k).unwrap_or_default();
+        let suffix_lens = self.suffixes.lengths().get(self.index..self.index + k);
+        let bytes = prefixes
+            .iter()
+            .zip(suffix_lens.unwrap_or_default())
+            .map(|(&p, &s)| p as usize + s as usize)
+            .sum();
+        sink.reserve(k, bytes);
+        let mut prefixes = prefixes.iter();
+        // The first value builds on the value kept from the previous call.
+        if let (Some(&p), Some(suffix)) = (prefixes.next(), self.suffixes.next_value()) {
+            if p == 0 {
+                sink.push_owned(suffix)?;
+            } else {
+                self.prev.truncate(p as usize);
+                self.prev.extend_from_slice(suffix);
+                sink.push_owned(&self.prev)?;
+            }
+        }
+        // The rest build on the sink's last value.
+        for &p in prefixes {
+            let suffix = self.suffixes.next_value().unwrap_or_default();
+            sink.push_prefixed(p as usize, suffix)?;
+        }
+        if k > 0 && !sink.copy_last(&mut self.prev) {
+            return Err(Error::invalid_argument("DELTA_BYTE_ARRAY: the sink lost the last value"));
+        }
+        self.index += k;
+        Ok(k)
+    }
+
+    /// Skips up to `n` values; returns how many. Skipped values are still rebuilt (in one
+    /// scratch buffer), since the next value may share their prefix.
+    pub fn skip(&mut self, n: usize) -> usize {
+        let k = n.min(self.remaining());
+        for &p in self.prefixes.get(self.index..self.index + k).unwrap_or_default() {
+            self.prev.truncate(p as usize);
+            self.prev.extend_from_slice(self.suffixes.next_value().unwrap_or_default());
+        }
+        self.index += k;
+        k
+    }
+}
+
+/// Encodes `values` as DELTA_BYTE_ARRAY, appending to `out`. For tests and the writer.
+pub fn encode(values: &[&[u8]], out: &mut Vec<u8>) {
+    let mut prefixes = Vec::with_capacity(values.len());
+    let mut suffixes = Vec::with_capacity(values.len());
+    let mut prev: &[u8] = &[];
+    for v in values {
+        let p = prev.iter().zip(v.iter()).take_while(|(a, b)| a == b).count();
+        prefixes.push(p as i64);
+        suffixes.push(&v[p..]);
+        prev = v;
+    }
+    super::delta_binary_packed::encode(&prefixes, true, 128, 4, out);
+    super::delta_length_byte_array::encode(&suffixes, out);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encoding::{OffsetsSink, TestRng, ViewSink};
+
+    fn view_values(s: &ViewSink) -> Vec<Vec<u8>> {
+        (0..s.views.len())
+            .map(|i| {
+                let mut t = s.clone();
+                t.views.truncate(i + 1);
+                let mut out = Vec::new();
+                assert!(t.copy_last(&mut out));
+                out
+            })
+            .collect()
+    }
+
+    #[test]
+    fn spec_example_axis_axle() {
+        // Encodings.md: "axis", "axle", "babble", "babyhood" is DeltaEncoding(0, 2, 0, 3),
+        // DeltaEncoding(4, 2, 6, 5), "axislebabbleyhood". By hand:
+        // prefixes: first 0; deltas 2 -2 3, min -2 (zigzag 3); relative 4 0 5 at width 3:
+        // bits 100 000 101 -> 0b0100_0100 0b0000_0001 then 10 padding bytes (32 * 3 / 8 = 12).
+        let mut page = vec![0x80, 0x01, 4, 4, 0, 3, 3, 0, 0, 0, 0b0100_0100, 0b0000_0001];
+        page.extend([0; 10]);
+        // Suffix lengths: first 4 (zigzag 8); deltas -2 4 -1, min -2 (zigzag 3); relative
+        // 0 6 1 at width 3: 6 sets bits 4 and 5, 1 sets bit 6 -> 0b0111_0000 0b0000_0000.
+        page.extend([0x80, 0x01, 4, 4, 8, 3, 3, 0, 0, 0, 0b0111_0000, 0]);
+        page.extend([0; 10]);
+        page.extend_from_slice(b"axislebabbleyhood");
+        let mut own = Vec::new();
+        encode(&[b"axis", b"axle", b"babble", b"babyhood"], &mut own);
+        assert_eq!(own, page);
+
+        let mut d = DeltaByteArrayDecoder::new(&page, 0, 4).unwrap();
+        assert_eq!(d.value_bytes(), 22);
+        assert_eq!(d.end(), page.len());
+        let mut s = OffsetsSink::<i32>::new();
+        d.decode(10, &mut s).unwrap();
+        assert_eq!(s.data, b"axisaxlebabblebabyhood");
+        assert_eq!(s.offsets, [0, 4, 8, 14, 22]);
+    }
+
+    #[test]
+    fn batches_skips_and_nulls_between_calls() {
+        let values: Vec<&[u8]> = vec![
+            b"axis", b"axle", b"babble", b"babyhood", b"babyhood and a long tail",
+            b"babyhood and a long tale", b"b", b"", b"zz",
+        ];
+        let mut page = Vec::new();
+        encode(&values, &mut page);
+        // Offsets sink with an unrelated value (a null) pushed between calls.
+        let mut d = DeltaByteArrayDecoder::new(&page, 0, 9).unwrap();
+        let mut s = OffsetsSink::<i64>::new();
+        assert_eq!(d.decode(2, &mut s).unwrap(), 2);
+        s.push_owned(b"").unwrap();
+        assert_eq!(d.skip(3), 3);
+        assert_eq!(d.decode(100, &mut s).unwrap(), 4);
+        let got: Vec<&[u8]> = (0..s.len()).filter_map(|i| s.value(i)).collect();
+        let want: Vec<&[u8]> =
+            vec![b"axis", b"axle", b"", b"babyhood and a long tale", b"b", b"", b"zz"];
+        assert_eq!(got, want);
+        // View sink, one value at a time.
+        let mut d = DeltaByteArrayDecoder::new(&page, 0, 9).unwrap();
+        let mut v = ViewSink::new(2);
+        while d.decode(1, &mut v).unwrap() > 0 {}
+        assert_eq!(view_values(&v), values);
+    }
+
+    #[test]
+    fn bad_prefixes() {
+        // First value with prefix 1: prefixes [1] (zigzag 2), suffixes [1] "a".
+        let page = [0x80, 0x01, 4, 1, 2, 0x80, 0x01, 4, 1, 2, b'a'];
+        let e = DeltaByteArrayDecoder::new(&page, 0, 1).unwrap_err().to_string();
+        assert!(e.contains("value 0 has prefix length 1, the previous value has 0 bytes"), "{e}");
+        // Counts differ: prefixes [0, 0] vs suffixes [1].
+        let page = [0x80, 0x01, 4, 2, 0, 0, 0, 0, 0, 0, 0x80, 0x01, 4, 1, 2, b'a'];
+        assert!(DeltaByteArrayDecoder::new(&page, 0, 2).is_err());
+        assert!(DeltaByteArrayDecoder::new(&page, 0, 1).is_err());
+    }
+
+    #[test]
+    fn random_round_trip() {
+        let mut rng = TestRng::new(31);
+        for _ in 0..100 {
+            let n = rng.below(300) as usize;
+            let mut owned: Vec<Vec<u8>> = Vec::new();
+            for _ in 0..n {
+                let mut v = owned.last().cloned().unwrap_or_default();
+                v.truncate(rng.below(v.len() as u64 + 1) as usize);
+                let extra = rng.below(20) as usize;
+                v.extend((0..extra).map(|_| b'a' + rng.below(3) as u8));
+                owned.push(v);
+            }
+            let values: Vec<&[u8]> = owned.iter().map(|v| v.as_slice()).collect();
+            let mut page = Vec::new();
+            encode(&values, &mut page);
+            let mut d = DeltaByteArrayDecoder::new(&page, 0, n).unwrap();
+            let mut s = OffsetsSink::<i32>::new();
+            let mut v = ViewSink::new(0);
+            let mut want = Vec::new();
+            while d.remaining() > 0 {
+                let k = 1 + rng.below(40) as usize;
+                let i = n - d.remaining();
+                if rng.below(4) == 0 {
+                    d.skip(k);
+                } else {
+                    let mut d2 = d.clone();
+                    let got = d.decode(k, &mut s).unwrap();
+                    d2.decode(k, &mut v).unwrap();
+                    want.extend_from_slice(&values[i..i + got]);
+                }
+            }
+            let got: Vec<&[u8]> = (0..s.len()).filter_map(|i| s.value(i)).collect();
+            assert_eq!(got, want);
+            assert_eq!(view_values(&v), want);
+        }
+    }
+
+    #[test]
+    fn fuzz_never_panics() {
+        let mut rng = TestRng::new(32);
+        for iter in 0..3000 {
+            let page = if iter % 2 == 0 {
+                let mut d = vec![0x80, 0x01, 4, rng.below(6) as u8, 0];
+                let len = rng.below(30) as usize;
+                d.extend(rng.bytes(len));
+                d.extend([0x80, 0x01, 4, rng.below(6) as u8, rng.below(9) as u8]);
+                let len = rng.below(30) as usize;
+                d.extend(rng.bytes(len));
+                d
+            } else {
+                let owned: Vec<Vec<u8>> = (0..rng.below(40)).map(|i| vec![b'q'; i as usize % 7]).collect();
+                let values: Vec<&[u8]> = owned.iter().map(|v| v.as_slice()).collect();
+                let mut d = Vec::new();
+                encode(&values, &mut d);
+                d.truncate(rng.below(d.len() as u64 + 1) as usize);
+                d
+            };
+            if let Ok(mut d) = DeltaByteArrayDecoder::new(&page, 0, 50) {
+                d.skip(rng.below(3) as usize);
+                let _ = d.clone().decode(1000, &mut OffsetsSink::<i32>::new());
+                let _ = d.decode(1000, &mut ViewSink::new(0));
+            }
+        }
+    }
+}

@@ -1,0 +1,511 @@
+//! Encoding kernels: decoders for every Parquet value encoding.
+//!
+//! Each module is one encoding from the Parquet spec (`Encodings.md`): pure functions and small
+//! streaming decoders over byte slices that *append* into a destination the caller owns. They
+//! know nothing about pages, columns or Arrow arrays; the `read` layer drives them.
+//!
+//! Rules every kernel follows:
+//! - Every length or count read from the data is checked against the bytes left before anything
+//!   is allocated or copied, and every malformed input is an [`Error`](crate::error::Error), never
+//!   a panic. Memory reserved up front is bounded by what the remaining input can hold.
+//! - Destinations are reserved once and written by bulk copies; nothing is zero-filled and
+//!   then overwritten, and nothing is allocated per value.
+//!
+//! Byte-array values (BYTE_ARRAY, and FIXED_LEN_BYTE_ARRAY through DELTA_BYTE_ARRAY) go to a
+//! [`ByteArraySink`], so one decoder per encoding serves every Arrow output kind:
+//! [`OffsetsSink`] builds `Utf8`/`Binary` (`i32` offsets) and `LargeUtf8`/`LargeBinary` (`i64`
+//! offsets); [`ViewSink`] builds `Utf8View`/`BinaryView` views that point into the page buffer,
+//! so PLAIN and DELTA_LENGTH_BYTE_ARRAY pages are read without copying any value bytes.
+
+use crate::error::{Error, Result};
+
+pub mod bit_pack;
+pub mod byte_stream_split;
+pub mod delta_binary_packed;
+pub mod delta_byte_array;
+pub mod delta_length_byte_array;
+pub mod plain;
+pub mod rle;
+
+/// Where byte-array decoders put their values.
+///
+/// Positions (`page_pos`) are byte offsets into the slice the decoder was given (the page's
+/// value buffer); a view sink records them instead of copying. Implementations are
+/// monomorphised into each decoder, so keep the methods small.
+pub trait ByteArraySink {
+    /// A hint that up to `values` more values with up to `bytes` value bytes are coming.
+    fn reserve(&mut self, values: usize, bytes: usize);
+
+    /// Appends a value that lies in the page at `page_pos` (`bytes` is that slice).
+    fn push_slice_from_page(&mut self, page_pos: usize, bytes: &[u8]) -> Result<()>;
+
+    /// Appends a value that does not exist contiguously in the page.
+    fn push_owned(&mut self, bytes: &[u8]) -> Result<()>;
+
+    /// Appends the first `prefix_len` bytes of the last value this sink received (which was
+    /// given by [`push_owned`](Self::push_owned) or this method) followed by `suffix`.
+    ///
+    /// This is DELTA_BYTE_ARRAY's step: the previous value is read back from the destination.
+    fn push_prefixed(&mut self, prefix_len: usize, suffix: &[u8]) -> Result<()>;
+
+    /// Copies the last value received into `out` (cleared first); false if there is none.
+    fn copy_last(&self, out: &mut Vec<u8>) -> bool;
+
+    /// Appends values with the given `lengths` that lie back to back in `data`, which starts at
+    /// `data_pos` in the page. The caller guarantees the lengths sum to `data.len()`.
+    fn extend_from_lengths(&mut self, lengths: &[u32], data: &[u8], data_pos: usize)
+        -> Result<()>;
+}
+
+/// An Arrow offset type: `i32` for `Utf8`/`Binary`, `i64` for the `Large` variants.
+pub trait OffsetSize: Copy + Default {
+    /// The largest offset as a `usize`.
+    const MAX: usize;
+    /// Converts an offset already checked to be at most [`Self::MAX`].
+    fn from_usize(v: usize) -> Self;
+    /// The offset as a `usize`.
+    fn as_usize(self) -> usize;
+}
+
+impl OffsetSize for i32 {
+    const MAX: usize = i32::MAX as usize;
+    #[inline]
+    fn from_usize(v: usize) -> Self {
+        v as i32
+    }
+    #[inline]
+    fn as_usize(self) -> usize {
+        self as usize
+    }
+}
+
+impl OffsetSize for i64 {
+    const MAX: usize = i64::MAX as usize;
+    #[inline]
+    fn from_usize(v: usize) -> Self {
+        v as i64
+    }
+    #[inline]
+    fn as_usize(self) -> usize {
+        self as usize
+    }
+}
+
+/// A [`ByteArraySink`] building Arrow's offsets + data layout: every value is copied once into
+/// `data`, and `offsets` holds `len + 1` entries starting at 0.
+#[derive(Debug, Clone)]
+pub struct OffsetsSink<O: OffsetSize> {
+    /// `offsets[i]..offsets[i + 1]` is value `i` in `data`.
+    pub offsets: Vec<O>,
+    /// All value bytes back to back.
+    pub data: Vec<u8>,
+}
+
+impl<O: OffsetSize> Default for OffsetsSink<O> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<O: OffsetSize> OffsetsSink<O> {
+    /// An empty sink (offsets `[0]`).
+    pub fn new() -> Self {
+        Self { offsets: vec![O::default()], data: Vec::new() }
+    }
+
+    /// An empty sink with room for `values` values and `bytes` value bytes.
+    pub fn with_capacity(values: usize, bytes: usize) -> Self {
+        let mut offsets = Vec::with_capacity(values.saturating_add(1));
+        offsets.push(O::default());
+        Self { offsets, data: Vec::with_capacity(bytes) }
+    }
+
+    /// The number of values.
+    pub fn len(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+
+    /// True if there are no values.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Value `i`, if it exists.
+    pub fn value(&self, i: usize) -> Option<&[u8]> {
+        let start = self.offsets.get(i)?.as_usize();
+        let end = self.offsets.get(i + 1)?.as_usize();
+        self.data.get(start..end)
+    }
+
+    #[inline]
+    fn check_len(&self, extra: usize) -> Result<usize> {
+        match self.data.len().checked_add(extra) {
+            Some(end) if end <= O::MAX => Ok(end),
+            _ => Err(offset_overflow::<O>(self.data.len(), extra)),
+        }
+    }
+}
+
+#[cold]
+fn offset_overflow<O: OffsetSize>(have: usize, extra: usize) -> Error {
+    Error::corrupt(format!(
+        "byte array data of {have} + {extra} bytes overflows offsets limited to {}; \
+         read this column as a large or view type",
+        O::MAX
+    ))
+}
+
+impl<O: OffsetSize> ByteArraySink for OffsetsSink<O> {
+    fn reserve(&mut self, values: usize, bytes: usize) {
+        self.offsets.reserve(values);
+        self.data.reserve(bytes);
+    }
+
+    #[inline]
+    fn push_slice_from_page(&mut self, _page_pos: usize, bytes: &[u8]) -> Result<()> {
+        self.push_owned(bytes)
+    }
+
+    #[inline]
+    fn push_owned(&mut self, bytes: &[u8]) -> Result<()> {
+        let end = self.check_len(bytes.len())?;
+        self.data.extend_from_slice(bytes);
+        self.offsets.push(O::from_usize(end));
+        Ok(())
+    }
+
+    #[inline]
+    fn push_prefixed(&mut self, prefix_len: usize, suffix: &[u8]) -> Result<()> {
+        let n = self.offsets.len();
+        let (start, end) = match (n.checked_sub(2), n.checked_sub(1)) {
+            (Some(a), Some(b)) => match (self.offsets.get(a), self.offsets.get(b)) {
+                (Some(s), Some(e)) => (s.as_usize(), e.as_usize()),
+                _ => (0, 0),
+            },
+            _ => return Err(no_previous(prefix_len)),
+        };
+        if prefix_len > end - start {
+            return Err(prefix_too_long(prefix_len, end - start));
+        }
+        let total = self.check_len(prefix_len + suffix.len())?;
+        self.data.extend_from_within(start..start + prefix_len);
+        self.data.extend_from_slice(suffix);
+        self.offsets.push(O::from_usize(total));
+        Ok(())
+    }
+
+    fn copy_last(&self, out: &mut Vec<u8>) -> bool {
+        out.clear();
+        match self.len().checked_sub(1).and_then(|i| self.value(i)) {
+            Some(v) => {
+                out.extend_from_slice(v);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn extend_from_lengths(&mut self, lengths: &[u32], data: &[u8], _data_pos: usize) -> Result<()> {
+        check_lengths(lengths, data)?;
+        // One check for the whole batch: every intermediate offset is below the final one.
+        let mut running = self.data.len();
+        self.check_len(data.len())?;
+        self.data.extend_from_slice(data);
+        self.offsets.extend(lengths.iter().map(|&l| {
+            running += l as usize;
+            O::from_usize(running)
+        }));
+        Ok(())
+    }
+}
+
+/// Checks that `lengths` sum to `data.len()` (a cheap, vectorised pass).
+#[inline]
+fn check_lengths(lengths: &[u32], data: &[u8]) -> Result<()> {
+    let sum: u64 = lengths.iter().map(|&l| u64::from(l)).sum();
+    if sum != data.len() as u64 {
+        return Err(Error::corrupt(format!(
+            "byte array lengths sum to {sum} bytes but {} bytes were given",
+            data.len()
+        )));
+    }
+    Ok(())
+}
+
+#[cold]
+fn no_previous(prefix_len: usize) -> Error {
+    Error::corrupt(format!("DELTA_BYTE_ARRAY: prefix length {prefix_len} with no previous value"))
+}
+
+#[cold]
+fn prefix_too_long(prefix_len: usize, prev: usize) -> Error {
+    Error::corrupt(format!(
+        "DELTA_BYTE_ARRAY: prefix length {prefix_len} is longer than the previous value ({prev} bytes)"
+    ))
+}
+
+/// A [`ByteArraySink`] building Arrow's `ByteView` layout (`Utf8View`/`BinaryView`).
+///
+/// Each view is a `u128` (little endian): bits 0..32 the length; for values of at most 12
+/// bytes the value itself follows, zero padded; otherwise a 4-byte prefix, the buffer index
+/// and the offset in that buffer. Values that lie in the page point at buffer
+/// `page_buffer_index` (the caller registers the page slice given to the decoder as that
+/// buffer); values built by the decoder (DELTA_BYTE_ARRAY) are appended to `owned`, which is
+/// buffer `owned_buffer_index`.
+#[derive(Debug, Clone, Default)]
+pub struct ViewSink {
+    /// The views, one per value.
+    pub views: Vec<u128>,
+    /// Bytes of values that are not in the page.
+    pub owned: Vec<u8>,
+    /// The buffer index that views into the current page get.
+    pub page_buffer_index: u32,
+    /// The buffer index of `owned`.
+    pub owned_buffer_index: u32,
+}
+
+/// Builds an Arrow `ByteView` for a value stored at `offset` in buffer `buffer`.
+#[inline]
+pub fn make_view(bytes: &[u8], buffer: u32, offset: u32) -> u128 {
+    let len = bytes.len() as u32;
+    if let Some(prefix) = bytes.first_chunk::<4>().filter(|_| bytes.len() > 12) {
+        return u128::from(len)
+            | u128::from(u32::from_le_bytes(*prefix)) << 32
+            | u128::from(buffer) << 64
+            | u128::from(offset) << 96;
+    }
+    let mut v = [0u8; 16];
+    v[..4].copy_from_slice(&len.to_le_bytes());
+    if let Some(t) = v.get_mut(4..4 + bytes.len()) {
+        t.copy_from_slice(bytes);
+    }
+    u128::from_le_bytes(v)
+}
+
+impl ViewSink {
+    /// An empty sink whose owned values go to buffer `owned_buffer_index`.
+    pub fn new(owned_buffer_index: u32) -> Self {
+        Self { owned_buffer_index, ..Self::default() }
+    }
+
+    #[inline]
+    fn push_page_view(&mut self, page_pos: usize, bytes: &[u8]) -> Result<()> {
+        if bytes.len() > u32::MAX as usize || page_pos > u32::MAX as usize {
+            return Err(view_overflow(page_pos, bytes.len()));
+        }
+        self.views.push(make_view(bytes, self.page_buffer_index, page_pos as u32));
+        Ok(())
+    }
+}
+
+#[cold]
+fn view_overflow(pos: usize, len: usize) -> Error {
+    Error::corrupt(format!(
+        "byte array value of {len} bytes at offset {pos} does not fit a view (limit 4 GiB)"
+    ))
+}
+
+impl ByteArraySink for ViewSink {
+    fn reserve(&mut self, values: usize, _bytes: usize) {
+        self.views.reserve(values);
+    }
+
+    #[inline]
+    fn push_slice_from_page(&mut self, page_pos: usize, bytes: &[u8]) -> Result<()> {
+        self.push_page_view(page_pos, bytes)
+    }
+
+    #[inline]
+    fn push_owned(&mut self, bytes: &[u8]) -> Result<()> {
+        if bytes.len() <= 12 {
+            self.views.push(make_view(bytes, 0, 0));
+            return Ok(());
+        }
+        let pos = self.owned.len();
+        if pos.saturating_add(bytes.len()) > u32::MAX as usize {
+            return Err(view_overflow(pos, bytes.len()));
+        }
+        self.owned.extend_from_slice(bytes);
+        self.views.push(make_view(bytes, self.owned_buffer_index, pos as u32));
+        Ok(())
+    }
+
+    fn push_prefixed(&mut self, prefix_len: usize, suffix: &[u8]) -> Result<()> {
+        let Some(&last) = self.views.last() else { return Err(no_previous(prefix_len)) };
+        let raw = last.to_le_bytes();
+        let prev_len = (last as u32) as usize;
+        if prefix_len > prev_len {
+            return Err(prefix_too_long(prefix_len, prev_len));
+        }
+        // Where the previous value's bytes are: inline in its view, or in `owned`.
+        let owned_start = if prev_len <= 12 {
+            None
+        } else {
+            let buffer = u32::from_le_bytes([raw[8], raw[9], raw[10], raw[11]]);
+            let start = u32::from_le_bytes([raw[12], raw[13], raw[14], raw[15]]) as usize;
+            if buffer != self.owned_buffer_index || start + prefix_len > self.owned.len() {
+                return Err(Error::corrupt(
+                    "DELTA_BYTE_ARRAY: previous value is not in the view sink's own buffer",
+                ));
+            }
+            Some(start)
+        };
+        let len = prefix_len + suffix.len();
+        if len <= 12 {
+            // The new value is inline: build it on the stack.
+            let mut buf = [0u8; 12];
+            let prefix = match owned_start {
+                None => &raw[4..4 + prefix_len],
+                Some(start) => self.owned.get(start..start + prefix_len).unwrap_or_default(),
+            };
+            buf[..prefix_len].copy_from_slice(prefix);
+            buf[prefix_len..len].copy_from_slice(suffix);
+            self.views.push(make_view(&buf[..len], 0, 0));
+            return Ok(());
+        }
+        let pos = self.owned.len();
+        if pos.saturating_add(len) > u32::MAX as usize {
+            return Err(view_overflow(pos, len));
+        }
+        match owned_start {
+            None => self.owned.extend_from_slice(&raw[4..4 + prefix_len]),
+            Some(start) => self.owned.extend_from_within(start..start + prefix_len),
+        }
+        self.owned.extend_from_slice(suffix);
+        let value = self.owned.get(pos..).unwrap_or_default();
+        let view = make_view(value, self.owned_buffer_index, pos as u32);
+        self.views.push(view);
+        Ok(())
+    }
+
+    fn copy_last(&self, out: &mut Vec<u8>) -> bool {
+        out.clear();
+        let Some(&last) = self.views.last() else { return false };
+        let raw = last.to_le_bytes();
+        let len = (last as u32) as usize;
+        if len <= 12 {
+            out.extend_from_slice(&raw[4..4 + len]);
+            return true;
+        }
+        let buffer = u32::from_le_bytes([raw[8], raw[9], raw[10], raw[11]]);
+        let start = u32::from_le_bytes([raw[12], raw[13], raw[14], raw[15]]) as usize;
+        match self.owned.get(start..start.saturating_add(len)) {
+            Some(v) if buffer == self.owned_buffer_index => {
+                out.extend_from_slice(v);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn extend_from_lengths(&mut self, lengths: &[u32], data: &[u8], data_pos: usize) -> Result<()> {
+        check_lengths(lengths, data)?;
+        if data_pos.saturating_add(data.len()) > u32::MAX as usize {
+            return Err(view_overflow(data_pos, data.len()));
+        }
+        let index = self.page_buffer_index;
+        let mut rest = data;
+        let mut pos = data_pos;
+        self.views.extend(lengths.iter().map(|&l| {
+            // The lengths sum to data.len(), so split_at_checked always succeeds.
+            let (value, tail) = rest.split_at_checked(l as usize).unwrap_or((rest, &[]));
+            let view = make_view(value, index, pos as u32);
+            rest = tail;
+            pos += value.len();
+            view
+        }));
+        Ok(())
+    }
+}
+
+/// A tiny deterministic random generator for tests (xorshift64*).
+#[cfg(test)]
+pub(crate) struct TestRng(u64);
+
+#[cfg(test)]
+impl TestRng {
+    pub(crate) fn new(seed: u64) -> Self {
+        Self(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    pub(crate) fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    /// A value in `0..n` (n > 0).
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+    pub(crate) fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| self.next_u64() as u8).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn view_layout_matches_arrow() {
+        // Inline: len 3, "abc", zero padded.
+        let v = make_view(b"abc", 7, 9).to_le_bytes();
+        assert_eq!(&v[..8], &[3, 0, 0, 0, b'a', b'b', b'c', 0]);
+        assert_eq!(&v[8..], &[0; 8]);
+        // Exactly 12 bytes is still inline.
+        let v = make_view(b"0123456789ab", 7, 9).to_le_bytes();
+        assert_eq!(&v[..4], &[12, 0, 0, 0]);
+        assert_eq!(&v[4..], b"0123456789ab");
+        // 13 bytes: prefix, buffer index, offset.
+        let v = make_view(b"0123456789abc", 7, 9).to_le_bytes();
+        assert_eq!(v, [13, 0, 0, 0, b'0', b'1', b'2', b'3', 7, 0, 0, 0, 9, 0, 0, 0]);
+    }
+
+    #[test]
+    fn offsets_sink_basics_and_overflow() {
+        let mut s = OffsetsSink::<i32>::new();
+        s.push_owned(b"hello").unwrap();
+        s.push_prefixed(3, b"icopter").unwrap();
+        s.extend_from_lengths(&[1, 0, 2], b"xyz", 100).unwrap();
+        assert_eq!(s.offsets, vec![0, 5, 15, 16, 16, 18]);
+        assert_eq!(s.data, b"hellohelicopterxyz");
+        assert!(s.push_prefixed(3, b"").is_err()); // last value "yz" is 2 bytes
+        assert!(s.extend_from_lengths(&[5], b"abc", 0).is_err());
+        let mut out = Vec::new();
+        assert!(s.copy_last(&mut out));
+        // Simulated overflow: a sink whose data is already near the i32 limit.
+        let mut s = OffsetsSink::<i32>::new();
+        assert!(s.check_len(i32::MAX as usize).is_ok());
+        assert!(s.check_len(i32::MAX as usize + 1).is_err());
+        s.data.push(1);
+        assert!(s.check_len(i32::MAX as usize).is_err());
+        assert!(OffsetsSink::<i64>::new().check_len(i32::MAX as usize + 1).is_ok());
+    }
+
+    #[test]
+    fn view_sink_prefixed_values() {
+        let mut s = ViewSink::new(5);
+        assert!(s.push_prefixed(1, b"x").is_err());
+        s.push_owned(b"short").unwrap();
+        s.push_prefixed(5, b" and now long").unwrap(); // inline prefix, owned value
+        s.push_prefixed(9, b"").unwrap(); // "short and" from owned, inline result
+        s.push_prefixed(3, b"").unwrap(); // inline from inline
+        s.push_prefixed(0, b"a value longer than twelve").unwrap();
+        s.push_prefixed(20, b"!").unwrap(); // owned from owned
+        s.push_prefixed(9, b"").unwrap(); // inline from owned
+        let mut out = Vec::new();
+        let mut got = Vec::new();
+        for i in 0..s.views.len() {
+            let mut t = s.clone();
+            t.views.truncate(i + 1);
+            assert!(t.copy_last(&mut out));
+            got.push(String::from_utf8(out.clone()).unwrap());
+        }
+        assert_eq!(
+            got,
+            ["short", "short and now long", "short and", "sho", "a value longer than twelve",
+             "a value longer than !", "a value l"]
+        );
+        assert!(s.push_prefixed(10, b"").is_err());
+    }
+}
