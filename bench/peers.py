@@ -22,7 +22,10 @@ sets it up, records its RSS, does --warmup untimed reads and --runs timed reads
 (dropping each result before the next read), records its peak RSS, then, outside
 the timed region, converts the last result to pyarrow and computes its checksum.
 
-Reported per cell: median wall seconds of the timed runs, every run time, GB/s
+Reported per cell: median wall seconds of the timed runs, every run time, the
+process CPU seconds (user+sys, all threads) of each run and their median (less
+sensitive than wall time to other work on a shared machine), the 1-minute load
+average before and after the runs, GB/s
 (the file's value bytes / median seconds / 1e9), rows, checksum and whether it
 equals the reference checksum (computed by the parent from pq.read_table), and
 memory in bytes: peak_rss_bytes (the process's peak RSS, imports included) and
@@ -260,16 +263,21 @@ def worker(impl: str, path: str, runs: int, warmup: int) -> dict:
     rss_setup = _status_bytes("VmRSS")
     hwm_setup = _status_bytes("VmHWM")
     reset = _reset_peak_rss()
-    times = []
+    times, cpu_times = [], []
+    load_before = os.getloadavg()[0]
     result = None
     for k in range(warmup + runs):
         result = None
         gc.collect()
+        c0 = time.process_time()
         t0 = time.perf_counter()
         result = read()
         t1 = time.perf_counter()
+        c1 = time.process_time()
         if k >= warmup:
             times.append(t1 - t0)
+            cpu_times.append(c1 - c0)
+    load_after = os.getloadavg()[0]
     peak_reads = _status_bytes("VmHWM")
     if impl.startswith("pyarrow"):
         pool = pa.default_memory_pool()
@@ -281,6 +289,9 @@ def worker(impl: str, path: str, runs: int, warmup: int) -> dict:
         "impl_info": info,
         "times_s": times,
         "median_s": median(times),
+        "cpu_times_s": cpu_times,
+        "median_cpu_s": median(cpu_times),
+        "loadavg_1min_before_after": [load_before, load_after],
         "rows": table.num_rows,
         "output_types": {f.name: str(f.type) for f in table.schema},
         "checksum": table_checksum(table),
@@ -378,7 +389,8 @@ def _cell_line(name: str, impl: str, cell: dict) -> str:
     if "error" in cell:
         return f"{name:40} {impl:13} ERROR {cell['error'][:120]}"
     ok = "ok" if cell["checksum_matches"] else "CHECKSUM MISMATCH"
-    return (f"{name:40} {impl:13} {cell['median_s'] * 1e3:9.1f} ms {cell['gb_per_s']:6.3f} GB/s "
+    return (f"{name:36} {impl:13} {cell['median_s'] * 1e3:8.1f} ms {cell['gb_per_s']:6.3f} GB/s "
+            f"cpu {cell['median_cpu_s'] * 1e3:8.1f} ms "
             f"peak {cell['peak_rss_bytes'] / 2**20:7.0f} MiB "
             f"(+{cell['peak_rss_delta_bytes'] / 2**20:6.0f}) {ok}")
 

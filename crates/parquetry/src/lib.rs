@@ -13,6 +13,7 @@ pub mod error;
 pub mod format;
 pub mod encoding;
 pub mod page;
+pub mod read;
 pub mod schema;
 
 pub use error::{Error, ErrorKind, Result};

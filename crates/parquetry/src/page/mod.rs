@@ -2,5 +2,7 @@
 //! body). Decompression and decoding happen in later layers; here a page is still raw bytes.
 
 mod chunk;
+mod source;
 
 pub use chunk::{chunk_byte_range, ChunkPages, RawPage};
+pub use source::{BytesSource, ChunkSource, ReaderSource};

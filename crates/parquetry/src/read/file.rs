@@ -1,0 +1,262 @@
+//! The file reader: open a Parquet file, look at its metadata, read record batches.
+
+use std::fs::File;
+use std::io::{Read, Seek};
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
+use arrow_buffer::Buffer;
+use arrow_schema::{Field, Schema, SchemaRef};
+
+use super::column::{ColumnPlan, ColumnReader};
+use super::options::{ColumnSelector, ReadOptions};
+use crate::error::{Error, Result};
+use crate::format::{self, FileMetaData};
+use crate::page::{BytesSource, ChunkSource, ReaderSource};
+use crate::schema::{arrow_schema, SchemaDescriptor};
+
+/// An open Parquet file: its metadata, schema and a source of its bytes.
+///
+/// ```no_run
+/// use parquetry::read::{ParquetFile, ReadOptions};
+/// let mut file = ParquetFile::open("data.parquet")?;
+/// for batch in file.batches(ReadOptions::default().with_columns(["id", "name"]))? {
+///     let batch = batch?;
+///     println!("{} rows", batch.num_rows());
+/// }
+/// # Ok::<(), parquetry::Error>(())
+/// ```
+pub struct ParquetFile<S: ChunkSource> {
+    source: S,
+    metadata: Arc<FileMetaData>,
+    schema: Arc<SchemaDescriptor>,
+    arrow_schema: SchemaRef,
+}
+
+impl ParquetFile<ReaderSource<File>> {
+    /// Opens a file by path and decodes its footer.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let file = File::open(path)
+            .map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
+        Self::from_reader(file)
+    }
+}
+
+impl<R: Read + Seek> ParquetFile<ReaderSource<R>> {
+    /// Reads a file from any `Read + Seek` (a `File`, a `Cursor`, ...).
+    pub fn from_reader(mut reader: R) -> Result<Self> {
+        let (metadata, _) = format::read_metadata(&mut reader)?;
+        Self::with_source(ReaderSource::new(reader)?, metadata)
+    }
+}
+
+impl ParquetFile<BytesSource> {
+    /// Reads a file held in memory. Pages are sliced from these bytes without copying.
+    pub fn from_bytes(bytes: impl Into<Buffer>) -> Result<Self> {
+        let bytes: Buffer = bytes.into();
+        let metadata = format::read_metadata_from_bytes(bytes.as_slice())?;
+        Self::with_source(BytesSource::new(bytes), metadata)
+    }
+}
+
+impl<S: ChunkSource> ParquetFile<S> {
+    /// Builds a reader from a source and its already decoded footer.
+    pub fn with_source(source: S, metadata: FileMetaData) -> Result<Self> {
+        if metadata.encryption_algorithm.is_some() {
+            return Err(Error::unsupported(
+                "the file's columns are encrypted: encrypted files are not supported yet",
+            ));
+        }
+        let schema = SchemaDescriptor::from_metadata(&metadata)?;
+        let arrow = arrow_schema(&schema, metadata.key_value_metadata.as_deref())?;
+        Ok(ParquetFile {
+            source,
+            metadata: Arc::new(metadata),
+            schema: Arc::new(schema),
+            arrow_schema: Arc::new(arrow),
+        })
+    }
+
+    /// The decoded footer.
+    pub fn metadata(&self) -> &FileMetaData {
+        &self.metadata
+    }
+
+    /// The Parquet schema tree and leaf columns.
+    pub fn schema_descriptor(&self) -> &SchemaDescriptor {
+        &self.schema
+    }
+
+    /// The Arrow schema of the whole file (before any projection or type override).
+    pub fn arrow_schema(&self) -> SchemaRef {
+        Arc::clone(&self.arrow_schema)
+    }
+
+    /// Number of row groups.
+    pub fn num_row_groups(&self) -> usize {
+        self.metadata.row_groups.len()
+    }
+
+    /// Reads one whole row group, all columns, as one record batch.
+    pub fn read_row_group(&mut self, index: usize) -> Result<RecordBatch> {
+        let options = ReadOptions::default().with_row_groups([index]).with_batch_size(usize::MAX);
+        let mut batches = self.read_all(&options)?;
+        match batches.len() {
+            0 => Ok(RecordBatch::new_empty(self.arrow_schema())),
+            _ => Ok(batches.swap_remove(0)),
+        }
+    }
+
+    /// Reads everything `options` selects into a vector of batches.
+    pub fn read_all(&mut self, options: &ReadOptions) -> Result<Vec<RecordBatch>> {
+        self.batches(options.clone())?.collect()
+    }
+
+    /// An iterator over record batches of the selected columns and row groups.
+    pub fn batches(&mut self, options: ReadOptions) -> Result<RecordBatchIter<'_, S>> {
+        let row_groups = match &options.row_groups {
+            Some(rg) => {
+                for &i in rg {
+                    if i >= self.metadata.row_groups.len() {
+                        return Err(Error::invalid_argument(format!(
+                            "row group {i} does not exist (the file has {})",
+                            self.metadata.row_groups.len()
+                        )));
+                    }
+                }
+                rg.clone()
+            }
+            None => (0..self.metadata.row_groups.len()).collect(),
+        };
+        let fields = self.select_fields(options.columns.as_deref())?;
+        let mut plans = Vec::with_capacity(fields.len());
+        for &f in &fields {
+            plans.push(ColumnPlan::new(&self.schema, &self.arrow_schema, f, &options)?);
+        }
+        let schema = Arc::new(Schema::new_with_metadata(
+            plans.iter().map(|p| p.field.clone()).collect::<Vec<Field>>(),
+            self.arrow_schema.metadata().clone(),
+        ));
+        Ok(RecordBatchIter {
+            file: self,
+            options,
+            schema,
+            plans,
+            row_groups,
+            next_row_group: 0,
+            readers: Vec::new(),
+            rows_left: 0,
+        })
+    }
+
+    fn select_fields(&self, columns: Option<&[ColumnSelector]>) -> Result<Vec<usize>> {
+        let fields = self.arrow_schema.fields();
+        let Some(columns) = columns else { return Ok((0..fields.len()).collect()) };
+        columns
+            .iter()
+            .map(|c| match c {
+                ColumnSelector::Index(i) if *i < fields.len() => Ok(*i),
+                ColumnSelector::Index(i) => Err(Error::invalid_argument(format!(
+                    "column index {i} does not exist (the file has {} top-level columns)",
+                    fields.len()
+                ))),
+                ColumnSelector::Name(n) => fields.iter().position(|f| f.name() == n).ok_or_else(|| {
+                    let names: Vec<&str> = fields.iter().map(|f| f.name().as_str()).collect();
+                    Error::invalid_argument(format!(
+                        "no column named '{n}' (columns: {})",
+                        names.join(", ")
+                    ))
+                }),
+            })
+            .collect()
+    }
+}
+
+/// Record batches of a file, row group after row group.
+pub struct RecordBatchIter<'f, S: ChunkSource> {
+    file: &'f mut ParquetFile<S>,
+    options: ReadOptions,
+    schema: SchemaRef,
+    plans: Vec<ColumnPlan>,
+    row_groups: Vec<usize>,
+    next_row_group: usize,
+    readers: Vec<ColumnReader>,
+    rows_left: usize,
+}
+
+impl<S: ChunkSource> RecordBatchIter<'_, S> {
+    /// The schema of the batches.
+    pub fn schema(&self) -> SchemaRef {
+        Arc::clone(&self.schema)
+    }
+
+    fn open_row_group(&mut self) -> Result<bool> {
+        while self.next_row_group < self.row_groups.len() {
+            let rg_index = self.row_groups[self.next_row_group];
+            self.next_row_group += 1;
+            let rg = &self.file.metadata.row_groups[rg_index];
+            if rg.num_rows < 0 {
+                return Err(Error::corrupt(format!(
+                    "row group {rg_index}: negative row count {}",
+                    rg.num_rows
+                )));
+            }
+            if rg.num_rows == 0 {
+                continue;
+            }
+            let rows = rg.num_rows as usize;
+            let batch_rows = self.options.batch_size.min(rows);
+            self.readers.clear();
+            for plan in &self.plans {
+                let reader = ColumnReader::open(
+                    &mut self.file.source,
+                    &self.file.metadata,
+                    &self.file.schema,
+                    rg_index,
+                    plan,
+                    batch_rows,
+                    &self.options,
+                )?;
+                self.readers.push(reader);
+            }
+            self.rows_left = rows;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
+        if self.rows_left == 0 && !self.open_row_group()? {
+            return Ok(None);
+        }
+        let rows = self.options.batch_size.min(self.rows_left);
+        let mut columns: Vec<ArrayRef> = Vec::with_capacity(self.readers.len());
+        for reader in &mut self.readers {
+            columns.push(reader.read(&mut self.file.source, rows)?);
+        }
+        self.rows_left -= rows;
+        let options = RecordBatchOptions::new().with_row_count(Some(rows));
+        RecordBatch::try_new_with_options(Arc::clone(&self.schema), columns, &options)
+            .map(Some)
+            .map_err(|e| Error::corrupt(format!("assembling a record batch: {e}")))
+    }
+}
+
+impl<S: ChunkSource> Iterator for RecordBatchIter<'_, S> {
+    type Item = Result<RecordBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.next_batch() {
+            Ok(Some(b)) => Some(Ok(b)),
+            Ok(None) => None,
+            Err(e) => {
+                // An error ends the iteration: the readers' state is no longer trustworthy.
+                self.rows_left = 0;
+                self.next_row_group = self.row_groups.len();
+                Some(Err(e))
+            }
+        }
+    }
+}

@@ -1,0 +1,15 @@
+//! Reading Parquet into Arrow: the file reader API, and the column readers that turn pages
+//! into Arrow arrays.
+//!
+//! [`ParquetFile`] opens a file and iterates [`RecordBatch`](arrow_array::RecordBatch)es.
+//! Inside, each selected column has a `ColumnReader` that walks its chunk's pages,
+//! decompresses them, decodes definition levels into validity bits, and hands the values to
+//! a [`values::ValueDecoder`] for the output type.
+
+mod column;
+mod file;
+mod options;
+pub mod values;
+
+pub use file::{ParquetFile, RecordBatchIter};
+pub use options::{ByteArrayType, ColumnSelector, ReadOptions};

@@ -1,0 +1,98 @@
+//! Options of a read: batch size, projection, row groups, string output type, CRC checks.
+
+/// Which columns to read: a top-level field by name or by position in the Arrow schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ColumnSelector {
+    /// A top-level field name.
+    Name(String),
+    /// A top-level field position (0-based).
+    Index(usize),
+}
+
+impl From<&str> for ColumnSelector {
+    fn from(s: &str) -> Self {
+        ColumnSelector::Name(s.to_owned())
+    }
+}
+
+impl From<usize> for ColumnSelector {
+    fn from(i: usize) -> Self {
+        ColumnSelector::Index(i)
+    }
+}
+
+/// The Arrow type BYTE_ARRAY columns are read as.
+///
+/// By default a column reads as its `ARROW:schema` type if the file has one, else as
+/// `Utf8`/`Binary`. Choosing a type here overrides both for every BYTE_ARRAY column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ByteArrayType {
+    /// `Utf8` / `Binary`: i32 offsets and one data buffer.
+    Regular,
+    /// `LargeUtf8` / `LargeBinary`: i64 offsets, for more than 2 GiB of values per batch.
+    Large,
+    /// `Utf8View` / `BinaryView`: 16-byte views that point into the pages (no copy of
+    /// PLAIN and DELTA_LENGTH_BYTE_ARRAY values).
+    View,
+    /// `Dictionary(Int32, Utf8/Binary)`: keeps the file's dictionary instead of expanding it.
+    Dictionary,
+}
+
+/// How to read a file: all fields are optional refinements of "everything, in big batches".
+#[derive(Debug, Clone)]
+pub struct ReadOptions {
+    /// Rows per record batch (the last batch of a file may be shorter). Default 65,536.
+    pub batch_size: usize,
+    /// The top-level fields to read, in this order; `None` reads all.
+    pub columns: Option<Vec<ColumnSelector>>,
+    /// The row groups to read, in this order; `None` reads all.
+    pub row_groups: Option<Vec<usize>>,
+    /// Overrides the Arrow type of every BYTE_ARRAY column.
+    pub byte_array_type: Option<ByteArrayType>,
+    /// Check each page's CRC (when the writer stored one) and fail on a mismatch.
+    pub verify_crc: bool,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            batch_size: 65_536,
+            columns: None,
+            row_groups: None,
+            byte_array_type: None,
+            verify_crc: false,
+        }
+    }
+}
+
+impl ReadOptions {
+    /// Sets the batch size (at least 1).
+    pub fn with_batch_size(mut self, rows: usize) -> Self {
+        self.batch_size = rows.max(1);
+        self
+    }
+
+    /// Reads only these top-level fields, in this order.
+    pub fn with_columns<C: Into<ColumnSelector>>(mut self, columns: impl IntoIterator<Item = C>) -> Self {
+        self.columns = Some(columns.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Reads only these row groups, in this order.
+    pub fn with_row_groups(mut self, row_groups: impl IntoIterator<Item = usize>) -> Self {
+        self.row_groups = Some(row_groups.into_iter().collect());
+        self
+    }
+
+    /// Reads every BYTE_ARRAY column as this Arrow type.
+    pub fn with_byte_array_type(mut self, t: ByteArrayType) -> Self {
+        self.byte_array_type = Some(t);
+        self
+    }
+
+    /// Turns page CRC verification on or off.
+    pub fn with_verify_crc(mut self, verify: bool) -> Self {
+        self.verify_crc = verify;
+        self
+    }
+}
