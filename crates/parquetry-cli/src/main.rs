@@ -1,5 +1,7 @@
 //! The `parquetry` command-line tool.
 
+mod cat;
+mod display;
 mod inspect;
 mod values;
 
@@ -10,9 +12,11 @@ parquetry: fast Apache Parquet tools
 
 USAGE:
     parquetry inspect [--pages] [--json] FILE
+    parquetry cat [--columns A,B] [--limit N] [--json|--csv|--format arrow] FILE
 
 COMMANDS:
     inspect     Show a file's schema, file facts and every column chunk
+    cat         Print a file's rows (table, JSON lines, CSV, or an Arrow IPC stream)
 
 Run `parquetry COMMAND --help` for the options of a command.
 ";
@@ -21,6 +25,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("inspect") => inspect::run(&args[1..]),
+        Some("cat") => cat::run(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             Ok(())

@@ -11,6 +11,7 @@
 
 pub mod error;
 pub mod format;
+pub mod compress;
 pub mod encoding;
 pub mod page;
 pub mod read;

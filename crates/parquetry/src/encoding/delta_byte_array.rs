@@ -17,6 +17,16 @@ use super::delta_length_byte_array::DeltaLengthByteArrayDecoder;
 use super::ByteArraySink;
 use crate::error::{Error, Result};
 
+/// The scratch vectors of a [`DeltaByteArrayDecoder`] (prefix lengths, suffix lengths, the
+/// last value), kept between pages so that decoding a page allocates nothing once they have
+/// grown to the page size.
+#[derive(Debug, Clone, Default)]
+pub struct DeltaByteArrayBuffers {
+    prefixes: Vec<u32>,
+    lengths: Vec<u32>,
+    prev: Vec<u8>,
+}
+
 /// A DELTA_BYTE_ARRAY decoder over one page.
 #[derive(Debug, Clone)]
 pub struct DeltaByteArrayDecoder<'a> {
@@ -32,6 +42,21 @@ impl<'a> DeltaByteArrayDecoder<'a> {
     /// Reads the prefix and suffix lengths of the data at byte `pos` of `page`; the page may
     /// hold at most `max_values` values (its value count), which bounds memory use.
     pub fn new(page: &'a [u8], pos: usize, max_values: usize) -> Result<Self> {
+        Self::with_buffers(page, pos, max_values, DeltaByteArrayBuffers::default())
+    }
+
+    /// Like [`new`](Self::new), reusing the scratch vectors of a previous page's decoder
+    /// (from [`into_buffers`](Self::into_buffers)), so a column reader allocates them once
+    /// per column rather than once per page.
+    pub fn with_buffers(
+        page: &'a [u8],
+        pos: usize,
+        max_values: usize,
+        buffers: DeltaByteArrayBuffers,
+    ) -> Result<Self> {
+        let DeltaByteArrayBuffers { mut prefixes, lengths, mut prev } = buffers;
+        prefixes.clear();
+        prev.clear();
         let input = page.get(pos..).unwrap_or_default();
         let mut d = DeltaBinaryPackedDecoder::<u32>::new(input)?;
         if d.len() > max_values {
@@ -40,9 +65,9 @@ impl<'a> DeltaByteArrayDecoder<'a> {
                 d.len()
             )));
         }
-        let mut prefixes = Vec::new();
         let suffix_pos = pos + d.decode_all(&mut prefixes)?;
-        let suffixes = DeltaLengthByteArrayDecoder::new(page, suffix_pos, max_values)?;
+        let suffixes =
+            DeltaLengthByteArrayDecoder::with_buffer(page, suffix_pos, max_values, lengths)?;
         if suffixes.len() != prefixes.len() {
             return Err(Error::corrupt(format!(
                 "DELTA_BYTE_ARRAY: {} prefix lengths but {} suffixes",
@@ -63,7 +88,16 @@ impl<'a> DeltaByteArrayDecoder<'a> {
             prev_len = u64::from(p) + u64::from(s);
             total += prev_len;
         }
-        Ok(Self { prefixes, suffixes, index: 0, prev: Vec::new(), value_bytes: total })
+        Ok(Self { prefixes, suffixes, index: 0, prev, value_bytes: total })
+    }
+
+    /// Gives back the scratch vectors for reuse by the next page's decoder.
+    pub fn into_buffers(self) -> DeltaByteArrayBuffers {
+        DeltaByteArrayBuffers {
+            prefixes: self.prefixes,
+            lengths: self.suffixes.into_buffer(),
+            prev: self.prev,
+        }
     }
 
     /// The number of values in the page.
@@ -220,6 +254,24 @@ mod tests {
         let mut v = ViewSink::new(2);
         while d.decode(1, &mut v).unwrap() > 0 {}
         assert_eq!(view_values(&v), values);
+    }
+
+    #[test]
+    fn scratch_buffers_are_reused_across_pages() {
+        let pages: [&[&[u8]]; 3] =
+            [&[b"axis", b"axle", b"babble"], &[b"zebra", b"zebu"], &[b"a long value", b"a lo"]];
+        let mut buffers = DeltaByteArrayBuffers::default();
+        for values in pages {
+            let mut page = Vec::new();
+            encode(values, &mut page);
+            let mut d = DeltaByteArrayDecoder::with_buffers(&page, 0, values.len(), buffers).unwrap();
+            let mut s = OffsetsSink::<i32>::new();
+            d.decode(10, &mut s).unwrap();
+            let got: Vec<&[u8]> = (0..s.len()).filter_map(|i| s.value(i)).collect();
+            assert_eq!(got, values);
+            buffers = d.into_buffers();
+            assert!(buffers.prefixes.capacity() >= values.len());
+        }
     }
 
     #[test]

@@ -3,6 +3,8 @@
 
 mod chunk;
 mod source;
+mod stream;
 
 pub use chunk::{chunk_byte_range, ChunkPages, RawPage};
 pub use source::{BytesSource, ChunkSource, ReaderSource};
+pub use stream::{Page, PageStream};

@@ -1,13 +1,25 @@
 //! One column chunk → Arrow arrays, batch by batch.
+//!
+//! A [`ColumnReader`] pulls pages from its [`PageStream`], checks CRCs, decompresses, splits
+//! levels from values, turns definition levels into validity bits and hands the values to the
+//! [`ValueDecoder`] of the output type. Decoders take whole pages; batches are cut here: when a
+//! page overshoots the batch, the extra rows are kept as a slice of the finished array and open
+//! the next batch.
 
-use arrow_array::ArrayRef;
+use arrow_array::{new_empty_array, Array, ArrayRef};
+use arrow_buffer::{BooleanBufferBuilder, Buffer, NullBuffer};
 use arrow_schema::{DataType, Field, Schema};
 
-use super::options::ReadOptions;
+use super::byte_array::byte_array_decoder;
+use super::fixed::fixed_decoder;
+use super::levels::{append_validity, split_v1_levels, LevelData};
+use super::options::{ByteArrayType, ReadOptions};
+use super::values::{PageValues, ValueDecoder, Validity};
+use crate::compress::{Codec, Decompressor};
 use crate::error::{Error, Result};
-use crate::format::FileMetaData;
-use crate::page::ChunkSource;
-use crate::schema::SchemaDescriptor;
+use crate::format::{ColumnMetaData, FileMetaData, PageType, PhysicalType};
+use crate::page::{ChunkSource, Page, PageStream};
+use crate::schema::{ColumnDescriptor, SchemaDescriptor};
 
 /// What to read for one selected top-level field: its leaf column and output type.
 #[derive(Debug, Clone)]
@@ -19,48 +31,409 @@ pub struct ColumnPlan {
 }
 
 impl ColumnPlan {
-    /// Plans the read of top-level field `field_index`.
+    /// Plans the read of top-level field `field_index`, applying the options' type override.
     pub fn new(
         schema: &SchemaDescriptor,
         arrow: &Schema,
         field_index: usize,
-        _options: &ReadOptions,
+        options: &ReadOptions,
     ) -> Result<Self> {
+        let field = arrow.field(field_index);
         let node = &schema.root.children[field_index];
         let Some(leaf) = node.leaf else {
             return Err(Error::unsupported(format!(
                 "column '{}' is nested (a list, map or struct): nested columns are not supported yet",
-                arrow.field(field_index).name()
+                field.name()
             )));
         };
-        Ok(ColumnPlan { field: arrow.field(field_index).clone(), leaf })
+        if node.max_rep_level > 0 {
+            return Err(Error::unsupported(format!(
+                "column '{}' is a repeated field: nested columns are not supported yet",
+                field.name()
+            )));
+        }
+        let column = &schema.columns[leaf];
+        let mut data_type = field.data_type().clone();
+        if let (Some(t), PhysicalType::BYTE_ARRAY) = (options.byte_array_type, column.physical_type) {
+            data_type = override_byte_array(&data_type, t);
+        }
+        Ok(ColumnPlan { field: field.clone().with_data_type(data_type), leaf })
     }
+}
 
-    /// The output type.
-    pub fn data_type(&self) -> &DataType {
-        self.field.data_type()
+fn override_byte_array(current: &DataType, t: ByteArrayType) -> DataType {
+    let text = matches!(
+        current,
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+    ) || matches!(current, DataType::Dictionary(_, v)
+        if matches!(**v, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View));
+    let binary = matches!(
+        current,
+        DataType::Binary | DataType::LargeBinary | DataType::BinaryView
+    ) || matches!(current, DataType::Dictionary(_, v)
+        if matches!(**v, DataType::Binary | DataType::LargeBinary | DataType::BinaryView));
+    if !text && !binary {
+        return current.clone(); // decimals and other non-string BYTE_ARRAY types keep theirs
+    }
+    match (t, text) {
+        (ByteArrayType::Regular, true) => DataType::Utf8,
+        (ByteArrayType::Regular, false) => DataType::Binary,
+        (ByteArrayType::Large, true) => DataType::LargeUtf8,
+        (ByteArrayType::Large, false) => DataType::LargeBinary,
+        (ByteArrayType::View, true) => DataType::Utf8View,
+        (ByteArrayType::View, false) => DataType::BinaryView,
+        (ByteArrayType::Dictionary, true) => {
+            DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8))
+        }
+        (ByteArrayType::Dictionary, false) => {
+            DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Binary))
+        }
     }
 }
 
 /// Reads one column chunk.
-pub struct ColumnReader {}
+pub struct ColumnReader {
+    stream: PageStream,
+    decoder: Box<dyn ValueDecoder>,
+    decompressor: Decompressor,
+    codec: Codec,
+    data_type: DataType,
+    max_def: i16,
+    /// Validity bits of the rows handed to the decoder since its last `finish`.
+    validity: Option<BooleanBufferBuilder>,
+    /// Rows of the last finished array not yet returned.
+    carry: Option<ArrayRef>,
+    /// Rows the chunk still owes, from the row group's row count.
+    rows_left: usize,
+    /// Reserve hints per row, for sizing each batch once.
+    bytes_per_row: f64,
+    /// Caps on what is reserved up front (see [`bounded_rows`]).
+    max_reserve_rows: usize,
+    max_reserve_bytes: usize,
+    /// Where we are, for error messages.
+    place: String,
+    verify_crc: bool,
+    seen_dictionary: bool,
+    /// A decompression buffer recovered from the last page, reused to avoid a fresh
+    /// allocation (and the kernel's zero-filled pages) for every page.
+    scratch: Vec<u8>,
+}
 
 impl ColumnReader {
     /// Prepares to read column `plan` of row group `row_group`.
     pub fn open<S: ChunkSource>(
-        _source: &mut S,
-        _metadata: &FileMetaData,
-        _schema: &SchemaDescriptor,
-        _row_group: usize,
-        _plan: &ColumnPlan,
-        _batch_rows: usize,
-        _options: &ReadOptions,
+        source: &mut S,
+        metadata: &FileMetaData,
+        schema: &SchemaDescriptor,
+        row_group: usize,
+        plan: &ColumnPlan,
+        options: &ReadOptions,
     ) -> Result<Self> {
-        Err(Error::unsupported("reading values is not implemented yet"))
+        let column = &schema.columns[plan.leaf];
+        let place = format!("row group {row_group}, column '{}'", column.dotted_path());
+        Self::open_inner(source, metadata, column, row_group, plan, options, &place)
+            .map_err(|e| e.context(&place))
     }
 
-    /// Reads the next `rows` rows.
-    pub fn read<S: ChunkSource>(&mut self, _source: &mut S, _rows: usize) -> Result<ArrayRef> {
-        Err(Error::unsupported("reading values is not implemented yet"))
+    #[allow(clippy::too_many_arguments)]
+    fn open_inner<S: ChunkSource>(
+        source: &mut S,
+        metadata: &FileMetaData,
+        column: &ColumnDescriptor,
+        row_group: usize,
+        plan: &ColumnPlan,
+        options: &ReadOptions,
+        place: &str,
+    ) -> Result<Self> {
+        let rg = &metadata.row_groups[row_group];
+        let chunk = &rg.columns[plan.leaf];
+        let Some(meta) = &chunk.meta_data else {
+            return Err(Error::unsupported(
+                "the column chunk has no plain metadata: encrypted files are not supported yet",
+            ));
+        };
+        if chunk.file_path.is_some() {
+            return Err(Error::unsupported("column data in another file (file_path) is not supported"));
+        }
+        let codec = Codec::from_thrift(meta.codec.0)?;
+        let data_type = plan.field.data_type().clone();
+        let decoder = match column.physical_type {
+            PhysicalType::BYTE_ARRAY => byte_array_decoder(column, &data_type)?,
+            _ => fixed_decoder(column, &data_type)?,
+        };
+        let rows = usize::try_from(rg.num_rows).unwrap_or(0);
+        let bytes_per_row = value_bytes_hint(meta) as f64 / rows.max(1) as f64;
+        let stream = PageStream::new(meta, source.len())?;
+        let max_reserve_rows = bounded_rows(usize::MAX, meta);
+        let max_reserve_bytes = bounded_bytes(usize::MAX, meta);
+        Ok(ColumnReader {
+            stream,
+            decoder,
+            decompressor: Decompressor::new(),
+            codec,
+            data_type,
+            max_def: column.max_def_level,
+            validity: (column.max_def_level > 0).then(|| BooleanBufferBuilder::new(0)),
+            carry: None,
+            rows_left: rows,
+            bytes_per_row,
+            max_reserve_rows,
+            max_reserve_bytes,
+            place: place.to_owned(),
+            verify_crc: options.verify_crc,
+            seen_dictionary: false,
+            scratch: Vec::new(),
+        })
     }
+
+    /// Reads the next `rows` rows as one array.
+    pub fn read<S: ChunkSource>(&mut self, source: &mut S, rows: usize) -> Result<ArrayRef> {
+        self.read_inner(source, rows).map_err(|e| e.context(&self.place))
+    }
+
+    fn read_inner<S: ChunkSource>(&mut self, source: &mut S, rows: usize) -> Result<ArrayRef> {
+        let carried = self.carry.as_ref().map_or(0, |c| c.len());
+        if carried >= rows {
+            return Ok(self.take_carry(rows));
+        }
+        if self.decoder.is_empty() {
+            // Size this batch's buffers once, before its first page.
+            let want = rows - carried;
+            self.decoder.reserve(
+                want.min(self.max_reserve_rows),
+                ((self.bytes_per_row * want as f64) as usize).min(self.max_reserve_bytes),
+            );
+        }
+        while carried + self.decoder.len() < rows {
+            let Some(page) = self.stream.next_page(source)? else {
+                return Err(Error::corrupt(format!(
+                    "the column chunk ended after {} of its rows",
+                    carried + self.decoder.len()
+                )));
+            };
+            let index = page.index;
+            self.append_page(page).map_err(|e| e.context(format_args!("page {index}")))?;
+        }
+        let nulls = self.validity.as_mut().map(|v| NullBuffer::new(v.finish()));
+        let fresh = self.decoder.finish(nulls)?;
+        let all = match self.carry.take() {
+            Some(c) => concat(&c, &fresh)?,
+            None => fresh,
+        };
+        self.carry = Some(all);
+        Ok(self.take_carry(rows))
+    }
+
+    fn take_carry(&mut self, rows: usize) -> ArrayRef {
+        let Some(c) = self.carry.take() else { return new_empty_array(&self.data_type) };
+        self.rows_left = self.rows_left.saturating_sub(rows);
+        if c.len() == rows {
+            return c;
+        }
+        let out = c.slice(0, rows);
+        self.carry = Some(c.slice(rows, c.len() - rows));
+        out
+    }
+
+    fn decompress(&mut self, input: &[u8], expected: usize) -> Result<Buffer> {
+        if self.codec == Codec::Uncompressed {
+            // The caller passes a slice of the page body; copying it would waste the point
+            // of uncompressed data, so callers handle this case before getting here.
+            return Err(Error::corrupt("internal: decompress called for an uncompressed page"));
+        }
+        check_ratio(self.codec, input.len(), expected)?;
+        let mut out = std::mem::take(&mut self.scratch);
+        out.clear();
+        self.decompressor.decompress(self.codec, input, expected, &mut out)?;
+        Ok(Buffer::from_vec(out))
+    }
+
+    /// Gives a page buffer back for reuse if no decoder kept a reference to it.
+    fn recycle(&mut self, buffer: Buffer) {
+        if let Ok(v) = buffer.into_vec::<u8>() {
+            if v.capacity() > self.scratch.capacity() {
+                self.scratch = v;
+            }
+        }
+    }
+
+    fn append_page(&mut self, page: Page) -> Result<()> {
+        if self.verify_crc {
+            if let Some(crc) = page.header.crc {
+                let actual = crc32fast::hash(page.body.as_slice());
+                if actual != crc as u32 {
+                    return Err(Error::corrupt(format!(
+                        "page CRC mismatch: the header says {:#010x}, the page bytes give {actual:#010x}",
+                        crc as u32
+                    )));
+                }
+            }
+        }
+        let h = &page.header;
+        let expected = h.uncompressed_page_size as usize;
+        match h.page_type {
+            PageType::DICTIONARY_PAGE => {
+                let Some(d) = &h.dictionary_page_header else {
+                    return Err(Error::corrupt("dictionary page without a dictionary page header"));
+                };
+                if self.seen_dictionary {
+                    return Err(Error::corrupt("a second dictionary page in one column chunk"));
+                }
+                self.seen_dictionary = true;
+                let num_values = non_negative(d.num_values, "dictionary value count")?;
+                let (encoding, body) = (d.encoding, page.body.clone());
+                let buffer = match self.codec {
+                    Codec::Uncompressed => body,
+                    _ => self.decompress(body.as_slice(), expected)?,
+                };
+                let values = PageValues {
+                    encoding,
+                    buffer: &buffer,
+                    offset: 0,
+                    data: buffer.as_slice(),
+                    num_values,
+                };
+                self.decoder.set_dictionary(&values)?;
+                Ok(())
+            }
+            PageType::DATA_PAGE => {
+                let Some(d) = &h.data_page_header else {
+                    return Err(Error::corrupt("data page without a data page header"));
+                };
+                let num_values = non_negative(d.num_values, "value count")?;
+                let (encoding, def_encoding) = (d.encoding, d.definition_level_encoding);
+                let buffer = match self.codec {
+                    Codec::Uncompressed => page.body.clone(),
+                    _ => self.decompress(page.body.as_slice(), expected)?,
+                };
+                let data = buffer.as_slice();
+                let (levels, values) = if self.max_def > 0 {
+                    let (l, rest) =
+                        split_v1_levels(data, def_encoding, self.max_def, num_values, "definition")?;
+                    (Some(l), rest)
+                } else {
+                    (None, data)
+                };
+                let offset = data.len() - values.len();
+                self.append_values(&buffer, offset, encoding, num_values, levels)?;
+                self.recycle(buffer);
+                Ok(())
+            }
+            PageType::DATA_PAGE_V2 => {
+                let Some(d) = &h.data_page_header_v2 else {
+                    return Err(Error::corrupt("data page v2 without a data page v2 header"));
+                };
+                let num_values = non_negative(d.num_values, "value count")?;
+                let rep_len = non_negative(d.repetition_levels_byte_length, "repetition levels length")?;
+                let def_len = non_negative(d.definition_levels_byte_length, "definition levels length")?;
+                let body = page.body.as_slice();
+                let levels_len = rep_len.checked_add(def_len).filter(|&l| l <= body.len()).ok_or_else(|| {
+                    Error::corrupt(format!(
+                        "levels of {rep_len} + {def_len} bytes do not fit in the {}-byte page",
+                        body.len()
+                    ))
+                })?;
+                let compressed = d.is_compressed.unwrap_or(true) && self.codec != Codec::Uncompressed;
+                let encoding = d.encoding;
+                let values_buffer = if compressed {
+                    let expected = expected.checked_sub(levels_len).ok_or_else(|| {
+                        Error::corrupt(format!(
+                            "uncompressed page size {expected} is smaller than its {levels_len} bytes of levels"
+                        ))
+                    })?;
+                    self.decompress(&body[levels_len..], expected)?
+                } else {
+                    page.body.slice(levels_len)
+                };
+                let levels = (self.max_def > 0)
+                    .then(|| LevelData::Rle(&body[rep_len..levels_len]));
+                self.append_values(&values_buffer, 0, encoding, num_values, levels)?;
+                self.recycle(values_buffer);
+                Ok(())
+            }
+            // Index pages carry nothing a reader needs; unknown page types are skipped as
+            // other readers do.
+            _ => Ok(()),
+        }
+    }
+
+    fn append_values(
+        &mut self,
+        buffer: &Buffer,
+        offset: usize,
+        encoding: crate::format::Encoding,
+        num_values: usize,
+        levels: Option<LevelData<'_>>,
+    ) -> Result<()> {
+        let data = &buffer.as_slice()[offset..];
+        match (levels, self.validity.as_mut()) {
+            (Some(levels), Some(validity)) => {
+                let start = validity.len();
+                let valid = append_validity(levels, self.max_def, num_values, validity)?;
+                let values = PageValues { encoding, buffer, offset, data, num_values: valid };
+                let bits = Validity {
+                    bits: validity.as_slice(),
+                    offset: start,
+                    len: num_values,
+                    null_count: num_values - valid,
+                };
+                self.decoder.append_page(&values, Some(&bits))
+            }
+            _ => {
+                let values = PageValues { encoding, buffer, offset, data, num_values };
+                self.decoder.append_page(&values, None)
+            }
+        }
+    }
+}
+
+fn non_negative(v: i32, what: &str) -> Result<usize> {
+    usize::try_from(v).map_err(|_| Error::corrupt(format!("negative {what} {v}")))
+}
+
+fn concat(a: &ArrayRef, b: &ArrayRef) -> Result<ArrayRef> {
+    arrow_select::concat::concat(&[a.as_ref(), b.as_ref()])
+        .map_err(|e| Error::corrupt(format!("joining pages across a batch boundary: {e}")))
+}
+
+/// The bytes of values the chunk holds, for sizing buffers once: exact from SizeStatistics
+/// when present, else estimated from the uncompressed size.
+fn value_bytes_hint(meta: &ColumnMetaData) -> usize {
+    if let Some(b) = meta.size_statistics.as_ref().and_then(|s| s.unencoded_byte_array_data_bytes) {
+        return usize::try_from(b).unwrap_or(0);
+    }
+    usize::try_from(meta.total_uncompressed_size).unwrap_or(0)
+}
+
+/// Row and byte counts come from the footer, which a broken or hostile file can inflate: cap
+/// what is reserved up front by what the chunk's real bytes could plausibly expand to; buffers
+/// still grow past it if the data really is that large.
+fn bounded_rows(rows: usize, meta: &ColumnMetaData) -> usize {
+    let stored = usize::try_from(meta.total_compressed_size).unwrap_or(0);
+    rows.min(stored.saturating_mul(64).saturating_add(4096))
+}
+
+fn bounded_bytes(bytes: usize, meta: &ColumnMetaData) -> usize {
+    let stored = usize::try_from(meta.total_compressed_size).unwrap_or(0);
+    bytes.min(stored.saturating_mul(256).saturating_add(1 << 20))
+}
+
+/// Refuses a page whose claimed uncompressed size no data could reach from its compressed
+/// size with this codec, before allocating it. Snappy, LZ4 and deflate have hard limits on
+/// their expansion; zstd and brotli do not, so they get a generous bound.
+fn check_ratio(codec: Codec, compressed: usize, expected: usize) -> Result<()> {
+    let ratio = match codec {
+        Codec::Snappy => 64,
+        Codec::Lz4 | Codec::Lz4Raw => 256,
+        Codec::Gzip => 1100,
+        _ => 1 << 16,
+    };
+    if expected > compressed.saturating_mul(ratio).saturating_add(1 << 16) {
+        return Err(Error::corrupt(format!(
+            "a {}-byte {} page cannot decompress to the {expected} bytes its header claims",
+            compressed,
+            codec.name()
+        )));
+    }
+    Ok(())
 }

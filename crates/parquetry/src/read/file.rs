@@ -207,7 +207,6 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
                 continue;
             }
             let rows = rg.num_rows as usize;
-            let batch_rows = self.options.batch_size.min(rows);
             self.readers.clear();
             for plan in &self.plans {
                 let reader = ColumnReader::open(
@@ -216,7 +215,6 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
                     &self.file.schema,
                     rg_index,
                     plan,
-                    batch_rows,
                     &self.options,
                 )?;
                 self.readers.push(reader);

@@ -6,8 +6,11 @@
 //! decompresses them, decodes definition levels into validity bits, and hands the values to
 //! a [`values::ValueDecoder`] for the output type.
 
+pub(crate) mod byte_array;
 mod column;
 mod file;
+pub(crate) mod fixed;
+mod levels;
 mod options;
 pub mod values;
 

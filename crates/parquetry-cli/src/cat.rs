@@ -1,0 +1,275 @@
+//! `parquetry cat`: print a file's rows as a table, JSON lines, CSV, or an Arrow IPC stream.
+//!
+//! Reads batch by batch and writes each batch before reading the next, so piping a large file
+//! into `head` or another program starts at once and holds one batch in memory.
+
+use std::io::{self, BufWriter, Write};
+
+use arrow_array::{ArrayRef, RecordBatch};
+use parquetry::read::{ColumnSelector, ParquetFile, ReadOptions};
+
+use crate::display;
+
+const HELP: &str = "\
+parquetry cat: print the rows of a Parquet file
+
+USAGE:
+    parquetry cat [OPTIONS] FILE
+
+OPTIONS:
+    --columns A,B,...     Only these top-level columns (names, or 0-based positions)
+    --row-groups 0,2,...  Only these row groups (0-based)
+    --limit N             Stop after N rows
+    --json                One JSON object per row (JSON lines)
+    --csv                 CSV with a header row
+    --format FORMAT       table (default), json, csv, or arrow: an Arrow IPC stream on
+                          stdout, for pyarrow (pa.ipc.open_stream) and other Arrow tools
+    --batch-size N        Rows per batch read from the file (default 65536)
+    -h, --help            Show this help
+";
+
+#[derive(PartialEq)]
+enum Format {
+    Table,
+    Json,
+    Csv,
+    Arrow,
+}
+
+struct Options {
+    path: String,
+    format: Format,
+    limit: Option<usize>,
+    read: ReadOptions,
+}
+
+fn list(value: &str) -> Vec<String> {
+    value.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned).collect()
+}
+
+fn parse(args: &[String]) -> Result<Option<Options>, String> {
+    let mut opts = Options { path: String::new(), format: Format::Table, limit: None, read: ReadOptions::default() };
+    let mut path = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = |name: &str| {
+            it.next().cloned().ok_or_else(|| format!("cat: {name} needs a value"))
+        };
+        match a.as_str() {
+            "-h" | "--help" => {
+                print!("{HELP}");
+                return Ok(None);
+            }
+            "--json" => opts.format = Format::Json,
+            "--csv" => opts.format = Format::Csv,
+            "--format" => {
+                opts.format = match value("--format")?.as_str() {
+                    "table" => Format::Table,
+                    "json" => Format::Json,
+                    "csv" => Format::Csv,
+                    "arrow" => Format::Arrow,
+                    other => return Err(format!("cat: unknown format '{other}' (table, json, csv, arrow)")),
+                }
+            }
+            "--columns" => {
+                let cols = list(&value("--columns")?)
+                    .into_iter()
+                    .map(|c| match c.parse::<usize>() {
+                        Ok(i) => ColumnSelector::Index(i),
+                        Err(_) => ColumnSelector::Name(c),
+                    })
+                    .collect::<Vec<_>>();
+                opts.read.columns = Some(cols);
+            }
+            "--row-groups" => {
+                let groups = list(&value("--row-groups")?)
+                    .iter()
+                    .map(|g| g.parse::<usize>().map_err(|_| format!("cat: '{g}' is not a row group number")))
+                    .collect::<Result<Vec<_>, _>>()?;
+                opts.read.row_groups = Some(groups);
+            }
+            "--limit" => {
+                let v = value("--limit")?;
+                opts.limit = Some(v.parse().map_err(|_| format!("cat: --limit '{v}' is not a number"))?);
+            }
+            "--batch-size" => {
+                let v = value("--batch-size")?;
+                let n: usize = v.parse().map_err(|_| format!("cat: --batch-size '{v}' is not a number"))?;
+                opts.read = opts.read.clone().with_batch_size(n);
+            }
+            s if s.starts_with('-') => return Err(format!("cat: unknown option '{s}'\n\n{HELP}")),
+            s if path.is_none() => path = Some(s.to_owned()),
+            s => return Err(format!("cat: unexpected argument '{s}' (one FILE only)")),
+        }
+    }
+    opts.path = path.ok_or_else(|| format!("cat: missing FILE\n\n{HELP}"))?;
+    Ok(Some(opts))
+}
+
+/// Runs the command with the arguments after `cat`.
+pub fn run(args: &[String]) -> Result<(), String> {
+    let Some(opts) = parse(args)? else { return Ok(()) };
+    let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", opts.path);
+    let mut file = ParquetFile::open(&opts.path).map_err(|e| fail(&e))?;
+    if let Some(limit) = opts.limit {
+        // Batches no larger than the limit, so a small limit reads little.
+        let size = opts.read.batch_size.min(limit.max(1));
+        let read = opts.read.clone().with_batch_size(size);
+        return print_batches(&mut file, read, &opts, Some(limit)).map_err(|e| fail(&e));
+    }
+    print_batches(&mut file, opts.read.clone(), &opts, None).map_err(|e| fail(&e))
+}
+
+fn print_batches<S: parquetry::page::ChunkSource>(
+    file: &mut ParquetFile<S>,
+    read: ReadOptions,
+    opts: &Options,
+    limit: Option<usize>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let mut batches = file.batches(read)?;
+    let schema = batches.schema();
+    let mut left = limit.unwrap_or(usize::MAX);
+    let mut next = move || -> Option<parquetry::Result<RecordBatch>> {
+        if left == 0 {
+            return None;
+        }
+        let batch = match batches.next()? {
+            Ok(b) => b,
+            Err(e) => return Some(Err(e)),
+        };
+        let batch = if batch.num_rows() > left { batch.slice(0, left) } else { batch };
+        left -= batch.num_rows();
+        Some(Ok(batch))
+    };
+    let stdout = io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
+    match opts.format {
+        Format::Arrow => {
+            let mut w = arrow_ipc::writer::StreamWriter::try_new(&mut out, &schema)?;
+            // Finish the stream even after an error, so readers see a well-formed prefix.
+            let mut result = Ok(());
+            while let Some(batch) = next() {
+                match batch {
+                    Ok(b) => w.write(&b)?,
+                    Err(e) => {
+                        result = Err(e);
+                        break;
+                    }
+                }
+            }
+            w.finish()?;
+            result?;
+        }
+        Format::Csv => {
+            let header: Vec<String> = names.iter().map(|n| csv_field(n)).collect();
+            writeln!(out, "{}", header.join(","))?;
+            while let Some(batch) = next() {
+                write_csv(&mut out, &batch?)?;
+            }
+        }
+        Format::Json => {
+            while let Some(batch) = next() {
+                write_json(&mut out, &batch?, &names)?;
+            }
+        }
+        Format::Table => {
+            let mut widths = None;
+            while let Some(batch) = next() {
+                write_table(&mut out, &batch?, &names, &mut widths)?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn columns(batch: &RecordBatch) -> Vec<ArrayRef> {
+    batch.columns().to_vec()
+}
+
+fn write_json<W: Write>(out: &mut W, batch: &RecordBatch, names: &[String]) -> io::Result<()> {
+    let cols = columns(batch);
+    for row in 0..batch.num_rows() {
+        let mut obj = serde_json::Map::with_capacity(cols.len());
+        for (name, col) in names.iter().zip(&cols) {
+            obj.insert(name.clone(), display::json(col, row));
+        }
+        writeln!(out, "{}", serde_json::Value::Object(obj))?;
+    }
+    Ok(())
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_owned()
+    }
+}
+
+fn write_csv<W: Write>(out: &mut W, batch: &RecordBatch) -> io::Result<()> {
+    let cols = columns(batch);
+    let mut line = String::new();
+    for row in 0..batch.num_rows() {
+        line.clear();
+        for (i, col) in cols.iter().enumerate() {
+            if i > 0 {
+                line.push(',');
+            }
+            if let Some(v) = display::text(col, row) {
+                line.push_str(&csv_field(&v));
+            }
+        }
+        writeln!(out, "{line}")?;
+    }
+    Ok(())
+}
+
+/// Longest cell shown in the table before it is cut with an ellipsis.
+const MAX_CELL: usize = 60;
+
+fn cell(v: Option<String>) -> String {
+    let v = v.unwrap_or_else(|| "null".to_owned());
+    if v.chars().count() > MAX_CELL {
+        let mut s: String = v.chars().take(MAX_CELL - 1).collect();
+        s.push('…');
+        s
+    } else {
+        v.replace(['\n', '\t'], " ")
+    }
+}
+
+fn write_table<W: Write>(
+    out: &mut W,
+    batch: &RecordBatch,
+    names: &[String],
+    widths: &mut Option<Vec<usize>>,
+) -> io::Result<()> {
+    let cols = columns(batch);
+    let rows: Vec<Vec<String>> = (0..batch.num_rows())
+        .map(|r| cols.iter().map(|c| cell(display::text(c, r))).collect())
+        .collect();
+    // Column widths come from the first batch (and the header), so a stream of batches
+    // stays aligned without holding the whole file.
+    let first = widths.is_none();
+    let w = widths.get_or_insert_with(|| {
+        names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0).max(n.chars().count()))
+            .collect()
+    });
+    let line = |cells: &[String]| -> String {
+        let parts: Vec<String> =
+            cells.iter().enumerate().map(|(i, c)| format!("{c:<width$}", width = w[i])).collect();
+        parts.join("  ").trim_end().to_owned()
+    };
+    if first {
+        writeln!(out, "{}", line(names))?;
+    }
+    for r in &rows {
+        writeln!(out, "{}", line(r))?;
+    }
+    Ok(())
+}

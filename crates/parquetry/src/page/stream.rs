@@ -1,0 +1,139 @@
+//! Streaming the pages of one column chunk from a [`ChunkSource`].
+//!
+//! Pages are read one at a time so that reading a whole file holds at most one page of input
+//! besides the output (not the whole compressed chunk). Headers are found in a read-ahead
+//! window; a page body that lies in the window is a zero-copy slice of it, a larger body is
+//! read into its own buffer of exactly its size.
+
+use arrow_buffer::Buffer;
+
+use super::chunk::chunk_byte_range;
+use super::source::ChunkSource;
+use crate::error::{Error, Result};
+use crate::format::{thrift, ColumnMetaData, PageHeader};
+
+/// How much to read ahead for page headers: enough for several small pages at once.
+const WINDOW: usize = 64 * 1024;
+/// A page header larger than this is not a real header (even with long statistics).
+const MAX_HEADER: usize = 16 * 1024 * 1024;
+
+/// One page as stored: header and (possibly compressed) body.
+#[derive(Debug, Clone)]
+pub struct Page {
+    /// The decoded header.
+    pub header: PageHeader,
+    /// The stored body, `compressed_page_size` bytes.
+    pub body: Buffer,
+    /// The page's position in the chunk (0 for the first page).
+    pub index: usize,
+    /// File offset of the page header.
+    pub offset: u64,
+}
+
+/// The pages of one column chunk, read on demand.
+#[derive(Debug)]
+pub struct PageStream {
+    pos: u64,
+    end: u64,
+    window: Buffer,
+    window_start: u64,
+    values_left: i64,
+    index: usize,
+}
+
+impl PageStream {
+    /// A stream over the chunk described by `meta` in a file of `file_len` bytes.
+    pub fn new(meta: &ColumnMetaData, file_len: u64) -> Result<Self> {
+        let (start, len) = chunk_byte_range(meta, file_len)?;
+        Ok(PageStream {
+            pos: start,
+            end: start + len,
+            window: Buffer::from_vec(Vec::<u8>::new()),
+            window_start: start,
+            values_left: meta.num_values,
+            index: 0,
+        })
+    }
+
+    fn window_end(&self) -> u64 {
+        self.window_start + self.window.len() as u64
+    }
+
+    /// Makes the window cover at least `want` bytes from `pos` (or up to the chunk's end).
+    fn fill<S: ChunkSource>(&mut self, source: &mut S, want: usize) -> Result<()> {
+        let len = (want.max(WINDOW) as u64).min(self.end - self.pos) as usize;
+        self.window = source.read_at(self.pos, len)?;
+        self.window_start = self.pos;
+        Ok(())
+    }
+
+    /// The next page, or `None` after the last one.
+    ///
+    /// The chunk ends when the data pages have delivered the chunk's `num_values` or when its
+    /// bytes run out, whichever comes first: some writers leave padding after the last page.
+    pub fn next_page<S: ChunkSource>(&mut self, source: &mut S) -> Result<Option<Page>> {
+        if self.pos >= self.end || self.values_left <= 0 {
+            return Ok(None);
+        }
+        let index = self.index;
+        let offset = self.pos;
+        self.read_page(source).map(Some).map_err(|e| {
+            // Once a page is bad, nothing after it can be located: end the stream.
+            self.pos = self.end;
+            e.context(format_args!("page {index} at file offset {offset}"))
+        })
+    }
+
+    fn read_page<S: ChunkSource>(&mut self, source: &mut S) -> Result<Page> {
+        let mut want = WINDOW;
+        let (header, header_len) = loop {
+            if self.pos < self.window_start || self.pos >= self.window_end() {
+                self.fill(source, want)?;
+            }
+            let at = (self.pos - self.window_start) as usize;
+            let avail = &self.window.as_slice()[at..];
+            match thrift::decode::<PageHeader>(avail) {
+                Ok(h) => break h,
+                // The header may continue past the window: widen it while the chunk has
+                // more bytes, up to a bound no real header reaches.
+                Err(e) => {
+                    let more = self.window_end() < self.end;
+                    if !more || avail.len() >= MAX_HEADER {
+                        return Err(e);
+                    }
+                    want = avail.len().saturating_mul(2).max(WINDOW);
+                    self.fill(source, want)?;
+                }
+            }
+        };
+        let size = header.compressed_page_size;
+        if size < 0 || header.uncompressed_page_size < 0 {
+            return Err(Error::corrupt(format!(
+                "negative page size (compressed {size}, uncompressed {})",
+                header.uncompressed_page_size
+            )));
+        }
+        let size = size as usize;
+        let body_start = self.pos + header_len as u64;
+        if body_start + size as u64 > self.end {
+            return Err(Error::corrupt(format!(
+                "page body of {size} bytes runs past the end of the column chunk ({} bytes left)",
+                self.end.saturating_sub(body_start)
+            )));
+        }
+        let body = if body_start + size as u64 <= self.window_end() {
+            self.window.slice_with_length((body_start - self.window_start) as usize, size)
+        } else {
+            source.read_at(body_start, size)?
+        };
+        let page = Page { header, body, index: self.index, offset: self.pos };
+        self.pos = body_start + size as u64;
+        self.index += 1;
+        if let Some(h) = &page.header.data_page_header {
+            self.values_left -= i64::from(h.num_values);
+        } else if let Some(h) = &page.header.data_page_header_v2 {
+            self.values_left -= i64::from(h.num_values);
+        }
+        Ok(page)
+    }
+}

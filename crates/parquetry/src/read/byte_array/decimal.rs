@@ -1,0 +1,193 @@
+//! `Decimal32/64/128/256` from BYTE_ARRAY: each value is the unscaled integer in big-endian
+//! two's complement, of any length (writers use the minimum, some pad).
+//!
+//! Pages are decoded into a reused scratch sink and converted from there; the dictionary is
+//! converted once, and dictionary-encoded pages then gather integers by index.
+
+use std::sync::Arc;
+
+use arrow_array::types::{
+    Decimal128Type, Decimal256Type, Decimal32Type, Decimal64Type, DecimalType,
+};
+use arrow_array::{ArrayRef, PrimitiveArray};
+use arrow_buffer::{i256, NullBuffer, ScalarBuffer};
+
+use super::{decode_dense, for_each_index_run, is_dictionary_encoded, no_dictionary, page_rows};
+use super::{Dict, Scratch};
+use crate::encoding::rle::Run;
+use crate::encoding::{OffsetSize, OffsetsSink};
+use crate::error::{Error, Result};
+use crate::read::values::{spread_nulls, PageValues, Validity, ValueDecoder};
+
+/// A decimal type whose native integer can be read from big-endian two's complement bytes.
+pub(super) trait FromBigEndian: DecimalType {
+    /// The value of `bytes`, or `None` if it does not fit the native integer.
+    fn from_be(bytes: &[u8]) -> Option<Self::Native>;
+}
+
+/// Sign-extends big-endian two's complement `b` to `N` bytes; `None` if it needs more (bytes
+/// beyond `N` that are only sign extension are accepted). An empty value is 0.
+#[inline]
+fn sign_extend<const N: usize>(b: &[u8]) -> Option<[u8; N]> {
+    let negative = b.first().is_some_and(|&x| x & 0x80 != 0);
+    let fill = if negative { 0xFF } else { 0 };
+    let b = match b.len().checked_sub(N) {
+        Some(extra) if extra > 0 => {
+            let (high, low) = b.split_at(extra);
+            let low_negative = low.first().is_some_and(|&x| x & 0x80 != 0);
+            if high.iter().any(|&x| x != fill) || low_negative != negative {
+                return None;
+            }
+            low
+        }
+        _ => b,
+    };
+    let mut out = [fill; N];
+    out[N - b.len()..].copy_from_slice(b);
+    Some(out)
+}
+
+impl FromBigEndian for Decimal32Type {
+    fn from_be(bytes: &[u8]) -> Option<i32> {
+        sign_extend::<4>(bytes).map(i32::from_be_bytes)
+    }
+}
+
+impl FromBigEndian for Decimal64Type {
+    fn from_be(bytes: &[u8]) -> Option<i64> {
+        sign_extend::<8>(bytes).map(i64::from_be_bytes)
+    }
+}
+
+impl FromBigEndian for Decimal128Type {
+    fn from_be(bytes: &[u8]) -> Option<i128> {
+        sign_extend::<16>(bytes).map(i128::from_be_bytes)
+    }
+}
+
+impl FromBigEndian for Decimal256Type {
+    fn from_be(bytes: &[u8]) -> Option<i256> {
+        sign_extend::<32>(bytes).map(i256::from_be_bytes)
+    }
+}
+
+/// Decodes BYTE_ARRAY decimal pages into `T`'s integers.
+#[derive(Debug)]
+pub(super) struct DecimalDecoder<T: FromBigEndian> {
+    precision: u8,
+    scale: i8,
+    /// One value per row of the batch.
+    values: Vec<T::Native>,
+    /// The dictionary, converted.
+    dict: Option<Vec<T::Native>>,
+    /// The raw values of one page.
+    raw: OffsetsSink<i64>,
+    scratch: Scratch,
+}
+
+/// The longest decimal bytes any page may expand to: far above a real page of decimals,
+/// and a bound on what a malformed DELTA_BYTE_ARRAY page can make us allocate.
+const MAX_PAGE_BYTES: u64 = 1 << 32;
+
+/// Converts the values `offsets` delimit in `data`, appending them to `out`.
+fn convert<T: FromBigEndian, O: OffsetSize>(
+    data: &[u8],
+    offsets: &[O],
+    out: &mut Vec<T::Native>,
+) -> Result<()> {
+    out.reserve(offsets.len().saturating_sub(1));
+    for (i, w) in offsets.windows(2).enumerate() {
+        let bytes = data.get(w[0].as_usize()..w[1].as_usize()).unwrap_or_default();
+        let Some(v) = T::from_be(bytes) else {
+            return Err(Error::corrupt(format!(
+                "value {i} of the page: a {}-byte decimal does not fit {}",
+                bytes.len(),
+                T::PREFIX
+            )));
+        };
+        out.push(v);
+    }
+    Ok(())
+}
+
+impl<T: FromBigEndian> DecimalDecoder<T> {
+    /// A decoder producing `T` arrays with this precision and scale.
+    pub(super) fn new(precision: u8, scale: i8) -> Self {
+        Self {
+            precision,
+            scale,
+            values: Vec::new(),
+            dict: None,
+            raw: OffsetsSink::new(),
+            scratch: Scratch::default(),
+        }
+    }
+
+    /// Appends the page's values densely (no null slots yet).
+    fn append_values(&mut self, page: &PageValues<'_>) -> Result<()> {
+        if is_dictionary_encoded(page.encoding) {
+            let dict = self.dict.as_deref().ok_or_else(no_dictionary)?;
+            let values = &mut self.values;
+            return for_each_index_run(page, dict.len(), |run| match run {
+                Run::Repeated { value, len } => {
+                    values.extend(std::iter::repeat_n(dict[value as usize], len));
+                }
+                Run::Packed(ix) => values.extend(ix.iter().map(|&i| dict[i as usize])),
+            });
+        }
+        self.raw.offsets.truncate(1);
+        self.raw.data.clear();
+        decode_dense(page, &mut self.raw, &mut self.scratch, 0, |_, add| {
+            if add <= MAX_PAGE_BYTES {
+                return Ok(());
+            }
+            Err(Error::corrupt(format!("a page of decimals expands to {add} bytes")))
+        })?;
+        // On error append_page drops what was converted.
+        convert::<T, _>(&self.raw.data, &self.raw.offsets, &mut self.values)
+    }
+}
+
+impl<T: FromBigEndian> ValueDecoder for DecimalDecoder<T> {
+    fn reserve(&mut self, rows: usize, _value_bytes: usize) {
+        self.values.reserve(rows);
+    }
+
+    fn set_dictionary(&mut self, page: &PageValues<'_>) -> Result<()> {
+        let d = Dict::read(page, false)?;
+        let mut dict = Vec::new();
+        convert::<T, _>(&d.data, &d.offsets, &mut dict)
+            .map_err(|e| e.context("dictionary page"))?;
+        self.dict = Some(dict);
+        Ok(())
+    }
+
+    fn append_page(
+        &mut self,
+        page: &PageValues<'_>,
+        validity: Option<&Validity<'_>>,
+    ) -> Result<()> {
+        page_rows(page, validity)?;
+        let base = self.values.len();
+        if let Err(e) = self.append_values(page) {
+            self.values.truncate(base);
+            return Err(e);
+        }
+        if let Some(v) = validity {
+            spread_nulls(&mut self.values, base, v);
+        }
+        Ok(())
+    }
+
+    fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    fn finish(&mut self, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
+        let values = ScalarBuffer::from(std::mem::take(&mut self.values));
+        let array = PrimitiveArray::<T>::try_new(values, nulls)
+            .and_then(|a| a.with_precision_and_scale(self.precision, self.scale))
+            .map_err(|e| Error::invalid_argument(e.to_string()))?;
+        Ok(Arc::new(array))
+    }
+}

@@ -1,0 +1,144 @@
+//! `Utf8` / `Binary` (i32 offsets) and `LargeUtf8` / `LargeBinary` (i64 offsets): every
+//! value copied once into one data buffer per batch.
+
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, GenericBinaryArray, GenericStringArray, OffsetSizeTrait};
+use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+
+use super::{
+    check_room, check_utf8_offsets, decode_dense, for_each_index_run, is_dictionary_encoded,
+    no_dictionary, page_rows, spread_offsets, Dict, Scratch,
+};
+use crate::encoding::rle::Run;
+use crate::encoding::{OffsetSize, OffsetsSink};
+use crate::error::{Error, Result};
+use crate::read::values::{PageValues, Validity, ValueDecoder};
+
+/// Decodes BYTE_ARRAY pages into offsets + data with `O` offsets, validating UTF-8 if the
+/// output is a string type.
+#[derive(Debug)]
+pub(super) struct OffsetsDecoder<O: OffsetSize> {
+    utf8: bool,
+    /// The batch being built: `sink.offsets` has one entry per row plus the leading 0.
+    sink: OffsetsSink<O>,
+    dict: Option<Dict>,
+    scratch: Scratch,
+}
+
+impl<O: OffsetSize + OffsetSizeTrait> OffsetsDecoder<O> {
+    /// A decoder for a string (`utf8`) or binary output.
+    pub(super) fn new(utf8: bool) -> Self {
+        Self { utf8, sink: OffsetsSink::new(), dict: None, scratch: Scratch::default() }
+    }
+
+    /// Appends the page's values densely (no null slots yet).
+    fn append_values(&mut self, page: &PageValues<'_>, start: usize) -> Result<()> {
+        if is_dictionary_encoded(page.encoding) {
+            // The dictionary was validated once when it was read: gathered values need not be.
+            return self.gather(page);
+        }
+        let have = self.sink.data.len();
+        decode_dense(page, &mut self.sink, &mut self.scratch, have, check_room::<O>)?;
+        if self.utf8 {
+            check_utf8_offsets(&self.sink.data, &self.sink.offsets[start..])?;
+        }
+        Ok(())
+    }
+
+    /// Copies the dictionary values a page's indexes select: first the indexes and their
+    /// total size (a repeated run adds its value's length times the run), then one
+    /// reservation, then one copy per value.
+    fn gather(&mut self, page: &PageValues<'_>) -> Result<()> {
+        let dict = self.dict.as_ref().ok_or_else(no_dictionary)?;
+        let indexes = &mut self.scratch.indexes;
+        indexes.clear();
+        // In bounds: for_each_index_run checks every index against dict.len() first.
+        let value_len = |i: u32| (dict.offsets[i as usize + 1] - dict.offsets[i as usize]) as u64;
+        let mut bytes = 0u64;
+        for_each_index_run(page, dict.len(), |run| match run {
+            Run::Repeated { value, len } => {
+                bytes += value_len(value) * len as u64;
+                indexes.extend(std::iter::repeat_n(value, len));
+            }
+            Run::Packed(ix) => {
+                bytes += ix.iter().map(|&i| value_len(i)).sum::<u64>();
+                indexes.extend_from_slice(ix);
+            }
+        })?;
+        check_room::<O>(self.sink.data.len(), bytes)?;
+        let OffsetsSink { offsets, data } = &mut self.sink;
+        data.reserve(bytes as usize);
+        offsets.reserve(indexes.len());
+        let src = dict.data.as_slice();
+        for &i in indexes.iter() {
+            data.extend_from_slice(&src[dict.range(i as usize)]);
+            offsets.push(<O as OffsetSize>::from_usize(data.len()));
+        }
+        Ok(())
+    }
+}
+
+impl<O: OffsetSize + OffsetSizeTrait> ValueDecoder for OffsetsDecoder<O> {
+    fn reserve(&mut self, rows: usize, value_bytes: usize) {
+        self.sink.offsets.reserve(rows);
+        self.sink.data.reserve(value_bytes);
+    }
+
+    fn set_dictionary(&mut self, page: &PageValues<'_>) -> Result<()> {
+        self.dict = Some(Dict::read(page, self.utf8)?);
+        Ok(())
+    }
+
+    fn append_page(
+        &mut self,
+        page: &PageValues<'_>,
+        validity: Option<&Validity<'_>>,
+    ) -> Result<()> {
+        page_rows(page, validity)?;
+        let start = self.sink.offsets.len() - 1;
+        let data_len = self.sink.data.len();
+        if let Err(e) = self.append_values(page, start) {
+            // Leave the batch as it was before the page, so the decoder stays consistent.
+            self.sink.offsets.truncate(start + 1);
+            self.sink.data.truncate(data_len);
+            return Err(e);
+        }
+        if let Some(v) = validity {
+            spread_offsets(&mut self.sink.offsets, start, v);
+        }
+        Ok(())
+    }
+
+    fn len(&self) -> usize {
+        self.sink.len()
+    }
+
+    fn finish(&mut self, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
+        let len = self.sink.len();
+        if let Some(n) = nulls.as_ref().filter(|n| n.len() != len) {
+            return Err(Error::invalid_argument(format!(
+                "null buffer of {} rows for {len} decoded rows",
+                n.len()
+            )));
+        }
+        let OffsetsSink { offsets, data } = std::mem::take(&mut self.sink);
+        // SAFETY: the sink's offsets start at 0 and only grow by value lengths (null rows
+        // repeat the previous offset), the last one is data.len(), and all fit `O` (checked
+        // before each page was decoded): the OffsetBuffer invariants.
+        let offsets = unsafe { OffsetBuffer::new_unchecked(ScalarBuffer::from(offsets)) };
+        let values = Buffer::from_vec(data);
+        if self.utf8 {
+            // SAFETY: the offsets are valid (above) and every value's bytes were validated as
+            // UTF-8: each page's appended region and its value boundaries by
+            // check_utf8_offsets, dictionary values once when the dictionary was read; null
+            // slots are empty.
+            let a = unsafe { GenericStringArray::<O>::new_unchecked(offsets, values, nulls) };
+            Ok(Arc::new(a))
+        } else {
+            let a = GenericBinaryArray::<O>::try_new(offsets, values, nulls)
+                .map_err(|e| Error::invalid_argument(e.to_string()))?;
+            Ok(Arc::new(a))
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! The decoder for BOOLEAN columns, straight into an Arrow bitmap.
+//!
+//! PLAIN values are already an LSB-first bitmap, so a page without nulls is one bit-range
+//! copy. RLE pages (a 4-byte length, then the hybrid at bit width 1) fill repeated runs and
+//! pack bit-packed runs a word at a time. With nulls, the page's values are decoded densely
+//! into a scratch bitmap first and then copied range by range, one range per run of valid rows.
+
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, BooleanArray};
+use arrow_buffer::bit_iterator::BitSliceIterator;
+use arrow_buffer::{BooleanBufferBuilder, NullBuffer};
+
+use super::{
+    check_dictionary_encoding, dense_count, for_each_index_run, no_dictionary,
+    unsupported_encoding,
+};
+use crate::encoding::plain;
+use crate::encoding::rle::{split_length_prefixed, RleDecoder, Run};
+use crate::error::{Error, Result, ResultExt};
+use crate::format::Encoding;
+use crate::read::values::{PageValues, ValueDecoder, Validity};
+
+/// Decodes the pages of one BOOLEAN column chunk.
+pub(super) struct BoolDecoder {
+    /// One bit per row appended since the last `finish`.
+    bits: BooleanBufferBuilder,
+    /// A page's non-null values, when it has nulls.
+    dense: BooleanBufferBuilder,
+    /// The chunk's dictionary (some writers dictionary-encode booleans too).
+    dictionary: Option<Vec<bool>>,
+}
+
+impl BoolDecoder {
+    /// An empty decoder.
+    pub(super) fn new() -> Self {
+        Self {
+            bits: BooleanBufferBuilder::new(0),
+            dense: BooleanBufferBuilder::new(0),
+            dictionary: None,
+        }
+    }
+
+    fn append(&mut self, page: &PageValues<'_>, validity: Option<&Validity<'_>>) -> Result<()> {
+        let n = dense_count(page, validity)?;
+        let Some(v) = validity.filter(|v| v.null_count > 0) else {
+            return decode_dense(page, n, self.dictionary.as_deref(), &mut self.bits);
+        };
+        self.dense.truncate(0); // keeps its allocation for the next page
+        decode_dense(page, n, self.dictionary.as_deref(), &mut self.dense)?;
+        let dense = self.dense.as_slice();
+        self.bits.reserve(v.len);
+        // Copy each run of valid rows from the dense bits; the gaps are nulls (false).
+        let mut row = 0;
+        let mut src = 0;
+        for (s, e) in BitSliceIterator::new(v.bits, v.offset, v.len) {
+            let k = e - s;
+            if src + k > n || e > v.len {
+                break; // the bitmap has more valid rows than values: reported below
+            }
+            self.bits.append_n(s - row, false);
+            self.bits.append_packed_range(src..src + k, dense);
+            src += k;
+            row = e;
+        }
+        if src != n {
+            return Err(Error::corrupt(format!(
+                "the validity bitmap of {} rows does not have {n} valid rows",
+                v.len
+            )));
+        }
+        self.bits.append_n(v.len - row, false);
+        Ok(())
+    }
+}
+
+/// Appends the page's `n` encoded values to `dst`.
+fn decode_dense(
+    page: &PageValues<'_>,
+    n: usize,
+    dictionary: Option<&[bool]>,
+    dst: &mut BooleanBufferBuilder,
+) -> Result<()> {
+    if n == 0 {
+        // An all-null page has nothing to decode, whatever its encoding says.
+        return Ok(());
+    }
+    match page.encoding {
+        Encoding::PLAIN => {
+            if page.data.len().saturating_mul(8) < n {
+                return Err(Error::corrupt(format!(
+                    "PLAIN BOOLEAN: {n} values need {} bytes, the page has {}",
+                    n.div_ceil(8),
+                    page.data.len()
+                )));
+            }
+            dst.append_packed_range(0..n, page.data);
+            Ok(())
+        }
+        Encoding::RLE => {
+            let (data, _) = split_length_prefixed(page.data)?;
+            let mut decoder = RleDecoder::new(data, 1)?;
+            let mut done = 0;
+            while done < n {
+                match decoder.next_run(n - done)? {
+                    Some(Run::Repeated { value, len }) => {
+                        dst.append_n(len, value != 0);
+                        done += len;
+                    }
+                    Some(Run::Packed(values)) => {
+                        for chunk in values.chunks(64) {
+                            let word = chunk
+                                .iter()
+                                .enumerate()
+                                .fold(0u64, |w, (i, &b)| w | (u64::from(b & 1) << i));
+                            dst.append_word(word, chunk.len());
+                        }
+                        done += values.len();
+                    }
+                    None => {
+                        return Err(Error::corrupt(format!(
+                            "RLE BOOLEAN: needed {n} values, the data ended after {done}"
+                        )))
+                    }
+                }
+            }
+            Ok(())
+        }
+        Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY => {
+            let dict = dictionary.ok_or_else(no_dictionary)?;
+            let entry = |i: usize| dict.get(i).copied().unwrap_or_default();
+            for_each_index_run(page.data, n, dict.len(), |run| match run {
+                Run::Repeated { value, len } => dst.append_n(len, entry(value as usize)),
+                Run::Packed(indexes) => indexes.iter().for_each(|&i| dst.append(entry(i as usize))),
+            })
+        }
+        other => Err(unsupported_encoding(other, "BOOLEAN")),
+    }
+}
+
+impl ValueDecoder for BoolDecoder {
+    fn reserve(&mut self, rows: usize, _value_bytes: usize) {
+        // A bit per row: even an absurd hint costs an eighth of what it says.
+        self.bits.reserve(rows.min(1 << 31));
+    }
+
+    fn set_dictionary(&mut self, page: &PageValues<'_>) -> Result<()> {
+        check_dictionary_encoding(page)?;
+        let mut dict = self.dictionary.take().unwrap_or_default();
+        dict.clear();
+        plain::decode_bools(page.data, 0, page.num_values, &mut dict)
+            .context(|| "dictionary page")?;
+        self.dictionary = Some(dict);
+        Ok(())
+    }
+
+    fn append_page(&mut self, page: &PageValues<'_>, validity: Option<&Validity<'_>>) -> Result<()> {
+        let start = self.bits.len();
+        let result = self.append(page, validity);
+        if result.is_err() {
+            self.bits.truncate(start);
+        }
+        result
+    }
+
+    fn len(&self) -> usize {
+        self.bits.len()
+    }
+
+    fn finish(&mut self, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
+        super::convert::check_nulls(nulls.as_ref(), self.bits.len())?;
+        let values = self.bits.finish();
+        Ok(Arc::new(BooleanArray::new(values, nulls)))
+    }
+}

@@ -1,0 +1,301 @@
+//! Value decoders for the fixed-width physical types: BOOLEAN, INT32, INT64, INT96, FLOAT,
+//! DOUBLE and FIXED_LEN_BYTE_ARRAY.
+//!
+//! One decoder per physical type serves every Arrow output type that type can produce: pages
+//! are decoded into a vector of the *physical* native type (`Vec<i32>`, `Vec<i64>`, raw bytes
+//! for FIXED_LEN_BYTE_ARRAY, ...), and only [`finish`](ValueDecoder::finish) converts, when the
+//! output differs (Int32 → Int8, INT96 → timestamps, big-endian bytes → decimals). Outputs
+//! with the physical layout (Int32, Int64, Float32, Date32, timestamps in the stored unit,
+//! UInt32 and UInt64 as reinterpretations) hand the vector to Arrow without a copy.
+//!
+//! Nulls: a page's non-null values are decoded densely at the end of the vector, then moved
+//! to their row positions in place ([`spread`]), a 64-row word of the validity bitmap at a
+//! time.
+//!
+//! The modules:
+//! - [`convert`]: which output types each physical type can produce, and the conversions.
+//! - [`native`]: INT32, INT64, INT96, FLOAT and DOUBLE.
+//! - [`flba`]: FIXED_LEN_BYTE_ARRAY.
+//! - [`boolean`]: BOOLEAN, into a bitmap.
+
+use arrow_schema::DataType;
+
+use super::values::{PageValues, ValueDecoder, Validity};
+use crate::encoding::rle::{RleDecoder, Run};
+use crate::error::{Error, Result};
+use crate::format::{Encoding, PhysicalType};
+use crate::schema::ColumnDescriptor;
+
+mod boolean;
+mod convert;
+mod flba;
+mod native;
+#[cfg(test)]
+mod tests;
+
+
+/// The decoder for a fixed-width `column` read as `output`.
+///
+/// Fails with [`Error::unsupported`] naming the column and both types when the column's
+/// physical type cannot produce `output`, and with a corrupt-file error for a
+/// FIXED_LEN_BYTE_ARRAY column without a positive width.
+pub(crate) fn fixed_decoder(
+    column: &ColumnDescriptor,
+    output: &DataType,
+) -> Result<Box<dyn ValueDecoder>> {
+    let Some(target) = convert::resolve(column, output) else {
+        let annotation = match (&column.logical_type, column.converted_type) {
+            (Some(l), _) => format!(" ({l:?})"),
+            (None, Some(c)) => format!(" ({c})"),
+            (None, None) => String::new(),
+        };
+        return Err(Error::unsupported(format!(
+            "column '{}': cannot read Parquet {}{annotation} as Arrow {output}",
+            column.dotted_path(),
+            physical_name(column),
+        )));
+    };
+    Ok(match column.physical_type {
+        PhysicalType::BOOLEAN => Box::new(boolean::BoolDecoder::new()),
+        PhysicalType::INT32 => Box::new(native::NativeDecoder::<i32>::new(target)),
+        PhysicalType::INT64 => Box::new(native::NativeDecoder::<i64>::new(target)),
+        PhysicalType::INT96 => Box::new(native::NativeDecoder::<[u8; 12]>::new(target)),
+        PhysicalType::FLOAT => Box::new(native::NativeDecoder::<f32>::new(target)),
+        PhysicalType::DOUBLE => Box::new(native::NativeDecoder::<f64>::new(target)),
+        PhysicalType::FIXED_LEN_BYTE_ARRAY => {
+            let width = usize::try_from(column.type_length).ok().filter(|&w| w > 0);
+            let Some(width) = width else {
+                return Err(Error::corrupt(format!(
+                    "column '{}': FIXED_LEN_BYTE_ARRAY with type length {}",
+                    column.dotted_path(),
+                    column.type_length
+                )));
+            };
+            Box::new(flba::FixedLenDecoder::new(width, target))
+        }
+        // `resolve` accepts no other physical type.
+        _ => return Err(Error::unsupported(format!(
+            "column '{}': {} is not a fixed-width type",
+            column.dotted_path(),
+            column.physical_type
+        ))),
+    })
+}
+
+fn physical_name(column: &ColumnDescriptor) -> String {
+    if column.physical_type == PhysicalType::FIXED_LEN_BYTE_ARRAY {
+        format!("FIXED_LEN_BYTE_ARRAY({})", column.type_length)
+    } else {
+        column.physical_type.to_string()
+    }
+}
+
+/// The number of encoded (non-null) values of a page, checked against its validity.
+fn dense_count(page: &PageValues<'_>, validity: Option<&Validity<'_>>) -> Result<usize> {
+    if let Some(v) = validity {
+        if v.len.checked_sub(v.null_count) != Some(page.num_values) {
+            return Err(Error::corrupt(format!(
+                "the page has {} rows with {} nulls but {} encoded values",
+                v.len, v.null_count, page.num_values
+            )));
+        }
+    }
+    Ok(page.num_values)
+}
+
+#[cold]
+fn unsupported_encoding(encoding: Encoding, physical: &str) -> Error {
+    Error::unsupported(format!("encoding {encoding} is not supported for {physical} values"))
+}
+
+#[cold]
+fn no_dictionary() -> Error {
+    Error::corrupt("a dictionary-encoded page comes before any dictionary page")
+}
+
+#[cold]
+fn index_past_dictionary(index: u32, len: usize) -> Error {
+    Error::corrupt(format!("dictionary index {index} is past the {len}-entry dictionary"))
+}
+
+/// Checks that a dictionary page has an encoding whose values are PLAIN.
+fn check_dictionary_encoding(page: &PageValues<'_>) -> Result<()> {
+    // Old writers label the dictionary page itself PLAIN_DICTIONARY.
+    match page.encoding {
+        Encoding::PLAIN | Encoding::PLAIN_DICTIONARY => Ok(()),
+        other => Err(Error::unsupported(format!("dictionary page encoding {other}"))),
+    }
+}
+
+/// Reads the `n` dictionary indexes of a data page (one byte of bit width, then the RLE /
+/// bit-packing hybrid) and hands them to `f` run by run, every index checked to be below
+/// `dict_len`: a [`Run::Repeated`] is one fill, a [`Run::Packed`] a gather.
+fn for_each_index_run(
+    data: &[u8],
+    n: usize,
+    dict_len: usize,
+    mut f: impl FnMut(Run<'_>),
+) -> Result<()> {
+    if n == 0 {
+        return Ok(());
+    }
+    let Some((&bit_width, rest)) = data.split_first() else {
+        return Err(Error::corrupt(format!(
+            "dictionary-encoded page of {n} values has no data (not even the bit width)"
+        )));
+    };
+    let mut decoder = RleDecoder::new(rest, bit_width)?;
+    let mut done = 0;
+    while done < n {
+        match decoder.next_run(n - done)? {
+            Some(Run::Repeated { value, len }) => {
+                if value as usize >= dict_len {
+                    return Err(index_past_dictionary(value, dict_len));
+                }
+                f(Run::Repeated { value, len });
+                done += len;
+            }
+            Some(Run::Packed(indexes)) => {
+                // One vectorisable pass finds the largest index; only a bad page pays for a
+                // second pass to name it.
+                let max = indexes.iter().copied().max().unwrap_or(0);
+                if max as usize >= dict_len {
+                    return Err(index_past_dictionary(max, dict_len));
+                }
+                done += indexes.len();
+                f(Run::Packed(indexes));
+            }
+            None => {
+                return Err(Error::corrupt(format!(
+                    "dictionary indexes: needed {n} values, the data ended after {done} ({} bytes)",
+                    data.len()
+                )))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Storage that [`spread`] can move values in, addressed in values (slots).
+trait Slots {
+    /// Moves `n` values from `src` to `dst` (`src <= dst`; the ranges may overlap).
+    fn move_block(&mut self, src: usize, dst: usize, n: usize);
+    /// Moves one value from `src` to `dst`.
+    fn move_one(&mut self, src: usize, dst: usize);
+    /// Sets `n` values from `at` to the default (null slots read as zero, as pyarrow's do).
+    fn clear(&mut self, at: usize, n: usize);
+}
+
+impl<T: Copy + Default> Slots for Vec<T> {
+    #[inline]
+    fn move_block(&mut self, src: usize, dst: usize, n: usize) {
+        self.copy_within(src..src + n, dst);
+    }
+    #[inline]
+    fn move_one(&mut self, src: usize, dst: usize) {
+        if let Some(&v) = self.get(src) {
+            if let Some(d) = self.get_mut(dst) {
+                *d = v;
+            }
+        }
+    }
+    #[inline]
+    fn clear(&mut self, at: usize, n: usize) {
+        if let Some(s) = self.get_mut(at..at + n) {
+            s.fill(T::default());
+        }
+    }
+}
+
+/// Raw bytes of values `width` bytes wide (FIXED_LEN_BYTE_ARRAY).
+struct ByteSlots<'a> {
+    bytes: &'a mut Vec<u8>,
+    width: usize,
+}
+
+impl Slots for ByteSlots<'_> {
+    #[inline]
+    fn move_block(&mut self, src: usize, dst: usize, n: usize) {
+        let w = self.width;
+        self.bytes.copy_within(src * w..(src + n) * w, dst * w);
+    }
+    #[inline]
+    fn move_one(&mut self, src: usize, dst: usize) {
+        self.move_block(src, dst, 1);
+    }
+    #[inline]
+    fn clear(&mut self, at: usize, n: usize) {
+        let w = self.width;
+        if let Some(s) = self.bytes.get_mut(at * w..(at + n) * w) {
+            s.fill(0);
+        }
+    }
+}
+
+/// Up to 64 bits (`n` ≤ 64) of `bits` starting at bit `pos`, LSB first; bits past the end of
+/// `bits` read as zero.
+#[inline]
+fn load_bits(bits: &[u8], pos: usize, n: usize) -> u64 {
+    let mut buf = [0u8; 16];
+    let src = bits.get(pos / 8..).unwrap_or_default();
+    let take = src.len().min(9);
+    buf[..take].copy_from_slice(&src[..take]);
+    let word = (u128::from_le_bytes(buf) >> (pos % 8)) as u64;
+    if n >= 64 {
+        word
+    } else {
+        word & ((1u64 << n) - 1)
+    }
+}
+
+/// Moves the `dense` values at `start..start + dense` of `slots` (already extended to
+/// `start + validity.len` values) to their row positions: afterwards value `start + i` is
+/// row `i` of the page, and null rows hold the default.
+///
+/// Works backwards in place a 64-row word at a time: an all-valid word is one block move, an
+/// all-null word one fill, and only mixed words go row by row. Stops as soon as every earlier
+/// row is valid and already in place. A bitmap whose valid rows do not number `dense` is an
+/// error (after which the values are unspecified), never an out-of-bounds access.
+fn spread<S: Slots>(slots: &mut S, start: usize, dense: usize, validity: &Validity<'_>) -> Result<()> {
+    let mut left = dense; // values not yet moved, at start..start + left
+    let mut end = validity.len; // rows not yet placed, 0..end
+    while end > left {
+        let n = end.min(64);
+        let first = end - n;
+        let word = load_bits(validity.bits, validity.offset + first, n);
+        let valid = word.count_ones() as usize;
+        let Some(src) = left.checked_sub(valid) else { break };
+        if valid == n {
+            slots.move_block(start + src, start + first, n);
+        } else if valid == 0 {
+            slots.clear(start + first, n);
+        } else {
+            let mut from = left;
+            for j in (0..n).rev() {
+                if word >> j & 1 == 1 {
+                    from -= 1;
+                    slots.move_one(start + from, start + first + j);
+                } else {
+                    slots.clear(start + first + j, 1);
+                }
+            }
+        }
+        left = src;
+        end = first;
+    }
+    if left != end {
+        return Err(Error::corrupt(format!(
+            "the validity bitmap of {} rows does not have {dense} valid rows",
+            validity.len
+        )));
+    }
+    Ok(())
+}
+
+/// Reserves room for `additional` more values if the allocator can provide it. The column
+/// reader calls [`reserve`](ValueDecoder::reserve) before each batch with a bounded hint; should
+/// a hint still be more than memory allows, failing here must not abort the process, so the
+/// vector simply grows as values arrive.
+fn try_reserve<T>(v: &mut Vec<T>, additional: usize) {
+    let _ = v.try_reserve(additional);
+}

@@ -1,0 +1,246 @@
+//! The decoder for INT32, INT64, INT96, FLOAT and DOUBLE columns: one vector of the physical
+//! native type, filled by PLAIN, dictionary, DELTA_BINARY_PACKED and BYTE_STREAM_SPLIT pages,
+//! converted to the output type at `finish`.
+
+use arrow_array::ArrayRef;
+use arrow_buffer::NullBuffer;
+
+use super::convert::{self, Target};
+use super::{
+    check_dictionary_encoding, dense_count, for_each_index_run, no_dictionary, spread,
+    try_reserve, unsupported_encoding,
+};
+use crate::encoding::delta_binary_packed::{DeltaBinaryPackedDecoder, DeltaValue};
+use crate::encoding::rle::Run;
+use crate::encoding::{byte_stream_split, plain};
+use crate::error::{Error, Result, ResultExt};
+use crate::format::Encoding;
+use crate::read::values::{PageValues, ValueDecoder, Validity};
+
+/// A physical type stored as one native value per row.
+pub(super) trait Native: Copy + Default + Send + 'static {
+    /// The Parquet physical type name, for messages.
+    const NAME: &'static str;
+
+    /// Appends `n` PLAIN values; returns the bytes used.
+    fn decode_plain(data: &[u8], n: usize, dst: &mut Vec<Self>) -> Result<usize>;
+
+    /// Appends the first `n` values of DELTA_BINARY_PACKED `data`.
+    fn decode_delta(_data: &[u8], _n: usize, _dst: &mut Vec<Self>) -> Result<()> {
+        Err(unsupported_encoding(Encoding::DELTA_BINARY_PACKED, Self::NAME))
+    }
+
+    /// Appends the first `n` values of BYTE_STREAM_SPLIT `data`, transposed through `scratch`.
+    fn decode_split(_data: &[u8], _n: usize, _dst: &mut Vec<Self>, _scratch: &mut Vec<u8>) -> Result<()> {
+        Err(unsupported_encoding(Encoding::BYTE_STREAM_SPLIT, Self::NAME))
+    }
+
+    /// The output array for `values`.
+    fn build(values: Vec<Self>, nulls: Option<NullBuffer>, target: &Target) -> Result<ArrayRef>;
+}
+
+/// DELTA_BINARY_PACKED for INT32 and INT64: exactly `n` values or an error.
+fn delta<T: DeltaValue>(data: &[u8], n: usize, dst: &mut Vec<T>) -> Result<()> {
+    let mut decoder = DeltaBinaryPackedDecoder::<T>::new(data)?;
+    let got = decoder.decode(n, dst)?;
+    if got < n {
+        return Err(Error::corrupt(format!(
+            "DELTA_BINARY_PACKED: the page holds {got} values, {n} expected"
+        )));
+    }
+    Ok(())
+}
+
+/// BYTE_STREAM_SPLIT: the kernel transposes into little-endian bytes, which PLAIN then reads.
+fn split<T>(
+    data: &[u8],
+    n: usize,
+    width: usize,
+    dst: &mut Vec<T>,
+    scratch: &mut Vec<u8>,
+    plain: fn(&[u8], usize, &mut Vec<T>) -> Result<usize>,
+) -> Result<()> {
+    scratch.clear();
+    byte_stream_split::decode(data, width, 0, n, scratch)?;
+    plain(scratch, n, dst)?;
+    Ok(())
+}
+
+impl Native for i32 {
+    const NAME: &'static str = "INT32";
+    fn decode_plain(data: &[u8], n: usize, dst: &mut Vec<Self>) -> Result<usize> {
+        plain::decode_i32(data, n, dst)
+    }
+    fn decode_delta(data: &[u8], n: usize, dst: &mut Vec<Self>) -> Result<()> {
+        delta(data, n, dst)
+    }
+    fn decode_split(data: &[u8], n: usize, dst: &mut Vec<Self>, scratch: &mut Vec<u8>) -> Result<()> {
+        split(data, n, 4, dst, scratch, plain::decode_i32)
+    }
+    fn build(values: Vec<Self>, nulls: Option<NullBuffer>, target: &Target) -> Result<ArrayRef> {
+        convert::from_i32(values, nulls, target)
+    }
+}
+
+impl Native for i64 {
+    const NAME: &'static str = "INT64";
+    fn decode_plain(data: &[u8], n: usize, dst: &mut Vec<Self>) -> Result<usize> {
+        plain::decode_i64(data, n, dst)
+    }
+    fn decode_delta(data: &[u8], n: usize, dst: &mut Vec<Self>) -> Result<()> {
+        delta(data, n, dst)
+    }
+    fn decode_split(data: &[u8], n: usize, dst: &mut Vec<Self>, scratch: &mut Vec<u8>) -> Result<()> {
+        split(data, n, 8, dst, scratch, plain::decode_i64)
+    }
+    fn build(values: Vec<Self>, nulls: Option<NullBuffer>, target: &Target) -> Result<ArrayRef> {
+        convert::from_i64(values, nulls, target)
+    }
+}
+
+impl Native for f32 {
+    const NAME: &'static str = "FLOAT";
+    fn decode_plain(data: &[u8], n: usize, dst: &mut Vec<Self>) -> Result<usize> {
+        plain::decode_f32(data, n, dst)
+    }
+    fn decode_split(data: &[u8], n: usize, dst: &mut Vec<Self>, scratch: &mut Vec<u8>) -> Result<()> {
+        split(data, n, 4, dst, scratch, plain::decode_f32)
+    }
+    fn build(values: Vec<Self>, nulls: Option<NullBuffer>, target: &Target) -> Result<ArrayRef> {
+        convert::from_float(values, nulls, target)
+    }
+}
+
+impl Native for f64 {
+    const NAME: &'static str = "DOUBLE";
+    fn decode_plain(data: &[u8], n: usize, dst: &mut Vec<Self>) -> Result<usize> {
+        plain::decode_f64(data, n, dst)
+    }
+    fn decode_split(data: &[u8], n: usize, dst: &mut Vec<Self>, scratch: &mut Vec<u8>) -> Result<()> {
+        split(data, n, 8, dst, scratch, plain::decode_f64)
+    }
+    fn build(values: Vec<Self>, nulls: Option<NullBuffer>, target: &Target) -> Result<ArrayRef> {
+        convert::from_float(values, nulls, target)
+    }
+}
+
+/// INT96 is kept as its raw 12 bytes until `finish` converts it to the output's unit.
+impl Native for [u8; 12] {
+    const NAME: &'static str = "INT96";
+    fn decode_plain(data: &[u8], n: usize, dst: &mut Vec<Self>) -> Result<usize> {
+        plain::decode_int96(data, n, dst)
+    }
+    fn build(values: Vec<Self>, nulls: Option<NullBuffer>, target: &Target) -> Result<ArrayRef> {
+        convert::from_int96(values, nulls, target)
+    }
+}
+
+/// Decodes the pages of one INT32/INT64/INT96/FLOAT/DOUBLE column chunk.
+pub(super) struct NativeDecoder<T: Native> {
+    /// One value per row appended since the last `finish`.
+    values: Vec<T>,
+    /// The chunk's dictionary, once its page has been seen.
+    dictionary: Option<Vec<T>>,
+    /// BYTE_STREAM_SPLIT transposes here first; kept to reuse its allocation.
+    scratch: Vec<u8>,
+    target: Target,
+}
+
+impl<T: Native> NativeDecoder<T> {
+    /// A decoder producing `target`.
+    pub(super) fn new(target: Target) -> Self {
+        Self {
+            values: Vec::new(),
+            dictionary: None,
+            scratch: Vec::new(),
+            target,
+        }
+    }
+
+    /// Appends the page's `n` encoded values densely.
+    fn decode_dense(&mut self, page: &PageValues<'_>, n: usize) -> Result<()> {
+        match page.encoding {
+            Encoding::PLAIN => T::decode_plain(page.data, n, &mut self.values).map(drop),
+            Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY => {
+                let dict = self.dictionary.as_deref().ok_or_else(no_dictionary)?;
+                let values = &mut self.values;
+                // The runs' indexes are checked against the dictionary, so `get` never misses.
+                for_each_index_run(page.data, n, dict.len(), |run| match run {
+                    Run::Repeated { value, len } => {
+                        let v = dict.get(value as usize).copied().unwrap_or_default();
+                        values.extend(std::iter::repeat_n(v, len));
+                    }
+                    Run::Packed(indexes) => values.extend(
+                        indexes.iter().map(|&i| dict.get(i as usize).copied().unwrap_or_default()),
+                    ),
+                })
+            }
+            Encoding::DELTA_BINARY_PACKED => T::decode_delta(page.data, n, &mut self.values),
+            Encoding::BYTE_STREAM_SPLIT => {
+                T::decode_split(page.data, n, &mut self.values, &mut self.scratch)
+            }
+            other => Err(unsupported_encoding(other, T::NAME)),
+        }
+    }
+
+    fn append(&mut self, page: &PageValues<'_>, validity: Option<&Validity<'_>>) -> Result<()> {
+        let start = self.values.len();
+        let dense = dense_count(page, validity)?;
+        let validity = validity.filter(|v| v.null_count > 0);
+        if let Some(v) = validity {
+            // Room for the nulls too, so spreading does not reallocate.
+            try_reserve(&mut self.values, v.len);
+        }
+        if dense > 0 {
+            // An all-null page has nothing to decode, whatever its encoding says.
+            self.decode_dense(page, dense)?;
+        }
+        if self.values.len() - start != dense {
+            return Err(Error::corrupt(format!(
+                "{} page decoded to {} values, {dense} expected",
+                page.encoding,
+                self.values.len() - start
+            )));
+        }
+        if let Some(v) = validity {
+            self.values.resize(start + v.len, T::default());
+            spread(&mut self.values, start, dense, v)?;
+        }
+        Ok(())
+    }
+}
+
+impl<T: Native> ValueDecoder for NativeDecoder<T> {
+    fn reserve(&mut self, rows: usize, _value_bytes: usize) {
+        try_reserve(&mut self.values, rows);
+    }
+
+    fn set_dictionary(&mut self, page: &PageValues<'_>) -> Result<()> {
+        check_dictionary_encoding(page)?;
+        let mut dict = self.dictionary.take().unwrap_or_default();
+        dict.clear();
+        T::decode_plain(page.data, page.num_values, &mut dict).context(|| "dictionary page")?;
+        self.dictionary = Some(dict);
+        Ok(())
+    }
+
+    fn append_page(&mut self, page: &PageValues<'_>, validity: Option<&Validity<'_>>) -> Result<()> {
+        let start = self.values.len();
+        let result = self.append(page, validity);
+        if result.is_err() {
+            // Leave the rows of earlier pages intact and this page's out entirely.
+            self.values.truncate(start);
+        }
+        result
+    }
+
+    fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    fn finish(&mut self, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
+        convert::check_nulls(nulls.as_ref(), self.values.len())?;
+        let values = std::mem::take(&mut self.values);
+        T::build(values, nulls, &self.target)
+    }
+}

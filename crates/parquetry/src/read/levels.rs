@@ -1,0 +1,189 @@
+//! Definition and repetition levels of a data page: where they are in the page, and decoding
+//! definition levels into an Arrow validity bitmap.
+//!
+//! Levels are kept apart from values so that nested columns (lists, maps, structs) can reuse
+//! the same splitting and decoding: a flat optional column turns definition levels straight
+//! into validity bits ([`append_validity`]); nested readers will decode them into level
+//! vectors with [`decode_levels`] and assemble offsets and validity from those.
+
+use arrow_buffer::BooleanBufferBuilder;
+
+use crate::encoding::rle::{decode_bit_packed_msb, split_length_prefixed, Run, RleDecoder};
+use crate::error::{Error, Result};
+use crate::format::Encoding;
+
+/// The number of bits needed to store levels up to `max_level`.
+pub fn level_bit_width(max_level: i16) -> u8 {
+    (16 - (max_level.max(0) as u16).leading_zeros()) as u8
+}
+
+/// The encoded levels of one kind in a data page.
+#[derive(Debug, Clone, Copy)]
+pub enum LevelData<'a> {
+    /// RLE/bit-packed hybrid bytes (no length prefix).
+    Rle(&'a [u8]),
+    /// Deprecated MSB-first bit packing.
+    BitPacked(&'a [u8]),
+}
+
+/// Splits the levels of kind `what` off the front of a v1 data page's (decompressed) bytes:
+/// RLE levels carry a 4-byte length prefix; BIT_PACKED levels take exactly
+/// `ceil(num_values * bit_width / 8)` bytes. Returns the levels and the rest of the page.
+pub fn split_v1_levels<'a>(
+    data: &'a [u8],
+    encoding: Encoding,
+    max_level: i16,
+    num_values: usize,
+    what: &str,
+) -> Result<(LevelData<'a>, &'a [u8])> {
+    match encoding {
+        Encoding::RLE => {
+            let (levels, rest) =
+                split_length_prefixed(data).map_err(|e| e.context(format_args!("{what} levels")))?;
+            Ok((LevelData::Rle(levels), rest))
+        }
+        Encoding::BIT_PACKED => {
+            let bits = num_values.saturating_mul(usize::from(level_bit_width(max_level)));
+            let len = bits.div_ceil(8);
+            if len > data.len() {
+                return Err(Error::corrupt(format!(
+                    "{what} levels: {num_values} BIT_PACKED levels need {len} bytes, the page has {}",
+                    data.len()
+                )));
+            }
+            let (levels, rest) = data.split_at(len);
+            Ok((LevelData::BitPacked(levels), rest))
+        }
+        other => Err(Error::unsupported(format!("{what} levels encoded as {other}"))),
+    }
+}
+
+/// Appends one validity bit per level to `validity` (set where the level equals `max_def`,
+/// i.e. the value is present) and returns the number of set bits.
+///
+/// Runs of equal levels become one `append_n`, so an all-valid or all-null page costs a few
+/// operations, not one per row. Fails if fewer than `num_values` levels are present.
+pub fn append_validity(
+    levels: LevelData<'_>,
+    max_def: i16,
+    num_values: usize,
+    validity: &mut BooleanBufferBuilder,
+) -> Result<usize> {
+    let width = level_bit_width(max_def);
+    let max = max_def as u32;
+    let mut valid = 0;
+    match levels {
+        LevelData::Rle(data) => {
+            let mut decoder = RleDecoder::new(data, width)?;
+            let mut left = num_values;
+            while left > 0 {
+                match decoder.next_run(left)? {
+                    Some(Run::Repeated { value, len }) => {
+                        let is_valid = value == max;
+                        validity.append_n(len, is_valid);
+                        valid += if is_valid { len } else { 0 };
+                        left -= len;
+                    }
+                    Some(Run::Packed(values)) => {
+                        for &v in values {
+                            validity.append(v == max);
+                            valid += usize::from(v == max);
+                        }
+                        left -= values.len();
+                    }
+                    None => {
+                        return Err(Error::corrupt(format!(
+                            "definition levels: the page has {num_values} values but only {} levels",
+                            num_values - left
+                        )))
+                    }
+                }
+            }
+        }
+        LevelData::BitPacked(data) => {
+            let mut levels: Vec<u16> = Vec::with_capacity(num_values.min(data.len() * 8 + 8));
+            decode_bit_packed_msb(data, width, num_values, &mut levels)?;
+            for &v in &levels {
+                let is_valid = u32::from(v) == max;
+                validity.append(is_valid);
+                valid += usize::from(is_valid);
+            }
+        }
+    }
+    Ok(valid)
+}
+
+/// Decodes `num_values` levels into `out` (for nested readers and repetition levels).
+pub fn decode_levels(
+    levels: LevelData<'_>,
+    max_level: i16,
+    num_values: usize,
+    out: &mut Vec<i16>,
+) -> Result<()> {
+    let width = level_bit_width(max_level);
+    match levels {
+        LevelData::Rle(data) => {
+            let got = RleDecoder::new(data, width)?.decode(num_values, out)?;
+            if got != num_values {
+                return Err(Error::corrupt(format!(
+                    "levels: the page has {num_values} values but only {got} levels"
+                )));
+            }
+        }
+        LevelData::BitPacked(data) => {
+            decode_bit_packed_msb(data, width, num_values, out)?;
+        }
+    }
+    if let Some(&bad) = out.iter().find(|&&l| l > max_level || l < 0) {
+        return Err(Error::corrupt(format!("level {bad} is above the column's maximum {max_level}")));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bit_widths() {
+        assert_eq!(level_bit_width(0), 0);
+        assert_eq!(level_bit_width(1), 1);
+        assert_eq!(level_bit_width(2), 2);
+        assert_eq!(level_bit_width(3), 2);
+        assert_eq!(level_bit_width(4), 3);
+    }
+
+    #[test]
+    fn validity_from_rle_levels() {
+        // Hand-encoded hybrid, bit width 1: an RLE run of 5 ones (header 5<<1 = 0x0a, value
+        // 0x01), then one bit-packed group of 8 (header (1<<1)|1 = 0x03) holding
+        // 0,1,0,1,1,0,0,1 LSB first = 0b1001_1010.
+        let data = [0x0a, 0x01, 0x03, 0b1001_1010];
+        let mut v = BooleanBufferBuilder::new(16);
+        let valid = append_validity(LevelData::Rle(&data), 1, 13, &mut v).unwrap();
+        assert_eq!(valid, 9);
+        let bits: Vec<bool> = (0..13).map(|i| v.get_bit(i)).collect();
+        let want = [1, 1, 1, 1, 1, 0, 1, 0, 1, 1, 0, 0, 1].map(|b| b == 1);
+        assert_eq!(bits, want);
+
+        // Asking for more levels than the data holds is an error, not a hang or panic.
+        let mut v = BooleanBufferBuilder::new(16);
+        assert!(append_validity(LevelData::Rle(&data[..2]), 1, 13, &mut v).is_err());
+    }
+
+    #[test]
+    fn v1_split_checks_lengths() {
+        // Length prefix 2, then two bytes of levels, then values.
+        let page = [2, 0, 0, 0, 0x02, 0x01, 0xaa, 0xbb];
+        let (levels, rest) = split_v1_levels(&page, Encoding::RLE, 1, 1, "definition").unwrap();
+        assert!(matches!(levels, LevelData::Rle(l) if l == [0x02, 0x01]));
+        assert_eq!(rest, [0xaa, 0xbb]);
+        let bad = [9, 0, 0, 0, 0x02];
+        assert!(split_v1_levels(&bad, Encoding::RLE, 1, 1, "definition").is_err());
+        // BIT_PACKED: 10 levels of width 1 take 2 bytes.
+        let (levels, rest) =
+            split_v1_levels(&page, Encoding::BIT_PACKED, 1, 10, "definition").unwrap();
+        assert!(matches!(levels, LevelData::BitPacked(l) if l.len() == 2));
+        assert_eq!(rest.len(), 6);
+    }
+}

@@ -1,0 +1,97 @@
+//! Files pyarrow writes with every BYTE_ARRAY encoding × codec × data page version, and every
+//! fixed-width type under each of its encodings, read by parquetry to pyarrow's values.
+//!
+//! tests/support/make_matrix.py writes the files (fixed seeds) into a temporary directory and
+//! checks their footers use the encodings they are named for; pyarrow's own read of each file
+//! (tests/support/pyarrow_to_ipc.py) is the reference.
+
+mod common;
+#[path = "common/read_compare.rs"]
+mod read_compare;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use parquetry::read::{ByteArrayType, ReadOptions};
+use read_compare::{diff_tables, diff_with_byte_array_type, read_parquetry};
+
+/// Removes the matrix directory when the test ends, pass or fail.
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn matrix_files_match_pyarrow() {
+    let dir = TempDir(std::env::temp_dir().join(format!("parquetry-matrix-{}", std::process::id())));
+    let _ = std::fs::remove_dir_all(&dir.0);
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/make_matrix.py");
+    let out = Command::new(common::python())
+        .arg(script)
+        .arg(&dir.0)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run python3 ({e}): python3 with pyarrow is required (./test.sh installs it)"));
+    assert!(
+        out.status.success(),
+        "make_matrix.py failed (is pyarrow installed? ./test.sh installs it):\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let files: serde_json::Value = serde_json::from_slice(&out.stdout).expect("matrix file list");
+    let files: Vec<(String, String)> = files
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|f| (f["file"].as_str().unwrap().to_owned(), f["kind"].as_str().unwrap().to_owned()))
+        .collect();
+    // 4 encodings x 6 codecs x 2 page versions of strings, 5 x 3 x 2 of numbers.
+    assert_eq!(files.len(), 48 + 30, "make_matrix.py wrote an unexpected set of files");
+
+    let paths: Vec<PathBuf> = files.iter().map(|(f, _)| dir.0.join(f)).collect();
+    let expected = read_compare::pyarrow_tables("matrix", &paths);
+
+    let mut failures = Vec::new();
+    for ((name, kind), path) in files.iter().zip(&paths) {
+        let want = match &expected[path] {
+            Ok(t) => t,
+            Err(e) => {
+                failures.push(format!("{name}: pyarrow side failed: {e}"));
+                continue;
+            }
+        };
+        let mut reads = vec![
+            ("default", ReadOptions::default(), None),
+            ("View", ReadOptions::default().with_byte_array_type(ByteArrayType::View), Some(ByteArrayType::View)),
+        ];
+        if kind == "strings" {
+            // Batches that end inside pages and cross row groups.
+            reads.push(("batch size 333", ReadOptions::default().with_batch_size(333), None));
+            reads.push((
+                "Dictionary",
+                ReadOptions::default().with_byte_array_type(ByteArrayType::Dictionary),
+                Some(ByteArrayType::Dictionary),
+            ));
+        }
+        for (what, options, choice) in reads {
+            let diffs = match read_parquetry(path, &options) {
+                Err(e) => vec![e],
+                Ok(got) => match choice {
+                    None => diff_tables(want, &got),
+                    Some(choice) => diff_with_byte_array_type(want, &got, choice),
+                },
+            };
+            if !diffs.is_empty() {
+                failures.push(format!("{name} ({what}):\n    {}", diffs.join("\n    ")));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} reads of {} matrix files differ from pyarrow:\n{}",
+        failures.len(),
+        files.len(),
+        failures.join("\n")
+    );
+}
