@@ -8,7 +8,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 
 use parquetry::format::{self, ColumnChunk, FileMetaData, PageHeader};
-use parquetry::page::{chunk_byte_range, ChunkPages};
+use parquetry::page::{chunk_byte_range, has_parquet_816_bug, ChunkPages};
 use parquetry::schema::{arrow_schema, SchemaDescriptor, SchemaNode};
 use serde_json::{json, Map, Value};
 
@@ -94,7 +94,8 @@ fn gather(opts: &Options) -> parquetry::Result<Value> {
         for (j, chunk) in rg.columns.iter().enumerate() {
             let mut c = column_chunk(&desc, j, chunk);
             if opts.pages {
-                let pages = chunk_pages(&mut file, file_len, chunk)
+                let padding = has_parquet_816_bug(meta.created_by.as_deref());
+                let pages = chunk_pages(&mut file, file_len, chunk, padding)
                     .map_err(|e| e.context(format_args!("row group {i}, column {j}")))?;
                 c.insert("pages".into(), Value::Array(pages));
             }
@@ -189,9 +190,14 @@ fn column_chunk(desc: &SchemaDescriptor, leaf: usize, chunk: &ColumnChunk) -> Ma
     m
 }
 
-fn chunk_pages(file: &mut File, file_len: u64, chunk: &ColumnChunk) -> parquetry::Result<Vec<Value>> {
+fn chunk_pages(
+    file: &mut File,
+    file_len: u64,
+    chunk: &ColumnChunk,
+    padding: bool,
+) -> parquetry::Result<Vec<Value>> {
     let Some(md) = &chunk.meta_data else { return Ok(Vec::new()) };
-    let (start, len) = chunk_byte_range(md, file_len)?;
+    let (start, len) = chunk_byte_range(md, file_len, padding)?;
     let mut bytes = Vec::with_capacity(len as usize);
     file.seek(SeekFrom::Start(start)).map_err(|e| parquetry::Error::io("seeking to the chunk", e))?;
     file.by_ref()

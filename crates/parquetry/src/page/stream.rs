@@ -42,9 +42,10 @@ pub struct PageStream {
 }
 
 impl PageStream {
-    /// A stream over the chunk described by `meta` in a file of `file_len` bytes.
-    pub fn new(meta: &ColumnMetaData, file_len: u64) -> Result<Self> {
-        let (start, len) = chunk_byte_range(meta, file_len)?;
+    /// A stream over the chunk described by `meta` in a file of `file_len` bytes; `padding`
+    /// widens the chunk for writers with the PARQUET-816 bug ([`super::has_parquet_816_bug`]).
+    pub fn new(meta: &ColumnMetaData, file_len: u64, padding: bool) -> Result<Self> {
+        let (start, len) = chunk_byte_range(meta, file_len, padding)?;
         Ok(PageStream {
             pos: start,
             end: start + len,

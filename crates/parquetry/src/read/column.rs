@@ -18,7 +18,7 @@ use super::values::{PageValues, ValueDecoder, Validity};
 use crate::compress::{Codec, Decompressor};
 use crate::error::{Error, Result};
 use crate::format::{ColumnMetaData, FileMetaData, PageType, PhysicalType};
-use crate::page::{ChunkSource, Page, PageStream};
+use crate::page::{has_parquet_816_bug, ChunkSource, Page, PageStream};
 use crate::schema::{ColumnDescriptor, SchemaDescriptor};
 
 /// What to read for one selected top-level field: its leaf column and output type.
@@ -163,7 +163,8 @@ impl ColumnReader {
         };
         let rows = usize::try_from(rg.num_rows).unwrap_or(0);
         let bytes_per_row = value_bytes_hint(meta) as f64 / rows.max(1) as f64;
-        let stream = PageStream::new(meta, source.len())?;
+        let padding = has_parquet_816_bug(metadata.created_by.as_deref());
+        let stream = PageStream::new(meta, source.len(), padding)?;
         let max_reserve_rows = bounded_rows(usize::MAX, meta);
         let max_reserve_bytes = bounded_bytes(usize::MAX, meta);
         Ok(ColumnReader {

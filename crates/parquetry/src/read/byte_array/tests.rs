@@ -649,3 +649,29 @@ fn tmp_speed() {
         }
     }
 }
+
+#[test]
+#[ignore]
+fn tmp_speed_utf8() {
+    let owned: Vec<Vec<u8>> = (0..1_000_000u64).map(|i| format!("{:016x}-{:08x}", i * 7919, i).into_bytes()).collect();
+    let data: Vec<u8> = owned.concat();
+    let mut offsets = vec![0i32];
+    for v in &owned { offsets.push(offsets.last().unwrap() + v.len() as i32); }
+    let lengths: Vec<u32> = owned.iter().map(|v| v.len() as u32).collect();
+    let plain = plain_bytes(&owned.iter().map(Vec::as_slice).collect::<Vec<_>>());
+    for _ in 0..3 {
+        let t = std::time::Instant::now();
+        for _ in 0..10 { check_utf8_offsets(&data, &offsets).unwrap(); }
+        let a = t.elapsed().as_secs_f64() / 10.0;
+        let t = std::time::Instant::now();
+        for _ in 0..10 { check_utf8_lengths(&data, &lengths).unwrap(); }
+        let b = t.elapsed().as_secs_f64() / 10.0;
+        let t = std::time::Instant::now();
+        for _ in 0..10 { check_utf8_plain(&plain, 1_000_000).unwrap(); }
+        let c = t.elapsed().as_secs_f64() / 10.0;
+        let t = std::time::Instant::now();
+        for _ in 0..10 { assert!(simdutf8::basic::from_utf8(&data).is_ok()); }
+        let d = t.elapsed().as_secs_f64() / 10.0;
+        println!("offsets {:.1} ms, lengths {:.1} ms, plain {:.1} ms, simd only {:.1} ms", a * 1e3, b * 1e3, c * 1e3, d * 1e3);
+    }
+}

@@ -12,14 +12,13 @@ use arrow_buffer::bit_iterator::BitSliceIterator;
 use arrow_buffer::{BooleanBufferBuilder, NullBuffer};
 
 use super::{
-    check_dictionary_encoding, dense_count, for_each_index_run, no_dictionary,
-    unsupported_encoding,
+    check_dictionary_encoding, dense_count, for_each_index_run, no_dictionary, unsupported_encoding,
 };
 use crate::encoding::plain;
 use crate::encoding::rle::{split_length_prefixed, RleDecoder, Run};
 use crate::error::{Error, Result, ResultExt};
 use crate::format::Encoding;
-use crate::read::values::{PageValues, ValueDecoder, Validity};
+use crate::read::values::{PageValues, Validity, ValueDecoder};
 
 /// Decodes the pages of one BOOLEAN column chunk.
 pub(super) struct BoolDecoder {
@@ -154,7 +153,11 @@ impl ValueDecoder for BoolDecoder {
         Ok(())
     }
 
-    fn append_page(&mut self, page: &PageValues<'_>, validity: Option<&Validity<'_>>) -> Result<()> {
+    fn append_page(
+        &mut self,
+        page: &PageValues<'_>,
+        validity: Option<&Validity<'_>>,
+    ) -> Result<()> {
         let start = self.bits.len();
         let result = self.append(page, validity);
         if result.is_err() {

@@ -91,11 +91,16 @@ fn stored_unit(c: &ColumnDescriptor) -> Option<TimeUnit> {
 }
 
 fn is_unsigned(c: &ColumnDescriptor) -> bool {
-    matches!(c.logical_type, Some(LogicalType::Integer { is_signed: false, .. }))
-        || matches!(
-            c.converted_type,
-            Some(ConvertedType::UINT_8 | ConvertedType::UINT_16 | ConvertedType::UINT_32)
-        )
+    matches!(
+        c.logical_type,
+        Some(LogicalType::Integer {
+            is_signed: false,
+            ..
+        })
+    ) || matches!(
+        c.converted_type,
+        Some(ConvertedType::UINT_8 | ConvertedType::UINT_16 | ConvertedType::UINT_32)
+    )
 }
 
 /// The conversion that reads `c` as `output`, or `None` if `c`'s physical type cannot
@@ -106,7 +111,11 @@ pub(super) fn resolve(c: &ColumnDescriptor, output: &DataType) -> Option<Target>
         if scale == Scale::None && output.primitive_width() == Some(width) {
             Target::Relabel(output.clone())
         } else {
-            Target::Int { to: output.clone(), unsigned: is_unsigned(c), scale }
+            Target::Int {
+                to: output.clone(),
+                unsigned: is_unsigned(c),
+                scale,
+            }
         }
     };
     // A time or timestamp output takes the stored unit to its own; without a stored unit
@@ -115,8 +124,18 @@ pub(super) fn resolve(c: &ColumnDescriptor, output: &DataType) -> Option<Target>
     match c.physical_type {
         PhysicalType::BOOLEAN => matches!(output, D::Boolean).then_some(Target::Boolean),
         PhysicalType::INT32 => match output {
-            D::Int8 | D::Int16 | D::Int32 | D::Int64 | D::UInt8 | D::UInt16 | D::UInt32
-            | D::UInt64 | D::Date32 | D::Decimal32(..) | D::Decimal64(..) | D::Decimal128(..)
+            D::Int8
+            | D::Int16
+            | D::Int32
+            | D::Int64
+            | D::UInt8
+            | D::UInt16
+            | D::UInt32
+            | D::UInt64
+            | D::Date32
+            | D::Decimal32(..)
+            | D::Decimal64(..)
+            | D::Decimal128(..)
             | D::Decimal256(..) => Some(integer(4, Scale::None)),
             D::Date64 => Some(integer(4, Scale::Mul(86_400_000))),
             D::Time32(u @ (TimeUnit::Second | TimeUnit::Millisecond))
@@ -126,8 +145,18 @@ pub(super) fn resolve(c: &ColumnDescriptor, output: &DataType) -> Option<Target>
             _ => None,
         },
         PhysicalType::INT64 => match output {
-            D::Int8 | D::Int16 | D::Int32 | D::Int64 | D::UInt8 | D::UInt16 | D::UInt32
-            | D::UInt64 | D::Date64 | D::Decimal32(..) | D::Decimal64(..) | D::Decimal128(..)
+            D::Int8
+            | D::Int16
+            | D::Int32
+            | D::Int64
+            | D::UInt8
+            | D::UInt16
+            | D::UInt32
+            | D::UInt64
+            | D::Date64
+            | D::Decimal32(..)
+            | D::Decimal64(..)
+            | D::Decimal128(..)
             | D::Decimal256(..) => Some(integer(8, Scale::None)),
             D::Time32(u @ (TimeUnit::Second | TimeUnit::Millisecond))
             | D::Time64(u @ (TimeUnit::Microsecond | TimeUnit::Nanosecond))
@@ -183,7 +212,10 @@ pub(super) fn array_from_buffer(
     use DataType as D;
     use TimeUnit as U;
     check_nulls(nulls.as_ref(), len)?;
-    if dt.primitive_width().is_none_or(|w| len.checked_mul(w) > Some(buffer.len())) {
+    if dt
+        .primitive_width()
+        .is_none_or(|w| len.checked_mul(w) > Some(buffer.len()))
+    {
         return Err(Error::invalid_argument(format!(
             "a buffer of {} bytes does not hold {len} {dt} values",
             buffer.len()
@@ -229,7 +261,9 @@ pub(super) fn array_from_buffer(
         D::Decimal256(..) => arr!(Decimal256Type),
         // Time32 in µs/ns and Time64 in s/ms are not valid Arrow types.
         _ => {
-            return Err(Error::unsupported(format!("Arrow type {dt} from fixed-width values")))
+            return Err(Error::unsupported(format!(
+                "Arrow type {dt} from fixed-width values"
+            )))
         }
     })
 }
@@ -248,11 +282,12 @@ fn narrow<S: Copy>(
         Some(2) => Buffer::from_vec(values.iter().map(|&v| f(v) as i16).collect::<Vec<_>>()),
         Some(4) => Buffer::from_vec(values.iter().map(|&v| f(v) as i32).collect::<Vec<_>>()),
         Some(8) => Buffer::from_vec(values.iter().map(|&v| f(v)).collect::<Vec<_>>()),
-        Some(16) => {
-            Buffer::from_vec(values.iter().map(|&v| i128::from(f(v))).collect::<Vec<_>>())
-        }
+        Some(16) => Buffer::from_vec(values.iter().map(|&v| i128::from(f(v))).collect::<Vec<_>>()),
         Some(32) => Buffer::from_vec(
-            values.iter().map(|&v| i256::from_i128(i128::from(f(v)))).collect::<Vec<_>>(),
+            values
+                .iter()
+                .map(|&v| i256::from_i128(i128::from(f(v))))
+                .collect::<Vec<_>>(),
         ),
         _ => return Err(Error::unsupported(format!("Arrow type {to} from integers"))),
     };
@@ -276,24 +311,36 @@ fn scaled<S: Copy>(
 }
 
 /// The output array for INT32 values.
-pub(super) fn from_i32(values: Vec<i32>, nulls: Option<NullBuffer>, t: &Target) -> Result<ArrayRef> {
+pub(super) fn from_i32(
+    values: Vec<i32>,
+    nulls: Option<NullBuffer>,
+    t: &Target,
+) -> Result<ArrayRef> {
     match t {
         Target::Relabel(dt) => {
             let len = values.len();
             array_from_buffer(dt, Buffer::from_vec(values), len, nulls)
         }
-        Target::Int { to, unsigned: true, scale } => {
-            scaled(&values, |v| i64::from(v as u32), to, *scale, nulls)
-        }
-        Target::Int { to, unsigned: false, scale } => {
-            scaled(&values, i64::from, to, *scale, nulls)
-        }
+        Target::Int {
+            to,
+            unsigned: true,
+            scale,
+        } => scaled(&values, |v| i64::from(v as u32), to, *scale, nulls),
+        Target::Int {
+            to,
+            unsigned: false,
+            scale,
+        } => scaled(&values, i64::from, to, *scale, nulls),
         _ => Err(mismatch(t, "INT32")),
     }
 }
 
 /// The output array for INT64 values.
-pub(super) fn from_i64(values: Vec<i64>, nulls: Option<NullBuffer>, t: &Target) -> Result<ArrayRef> {
+pub(super) fn from_i64(
+    values: Vec<i64>,
+    nulls: Option<NullBuffer>,
+    t: &Target,
+) -> Result<ArrayRef> {
     match t {
         Target::Relabel(dt) => {
             let len = values.len();
@@ -356,7 +403,11 @@ pub(super) fn from_int96(
 /// A big-endian two's complement integer of any width, sign-extended or truncated to 128 bits.
 #[inline]
 pub(super) fn be_to_i128(b: &[u8]) -> i128 {
-    let fill = if b.first().is_some_and(|&x| x & 0x80 != 0) { 0xFF } else { 0 };
+    let fill = if b.first().is_some_and(|&x| x & 0x80 != 0) {
+        0xFF
+    } else {
+        0
+    };
     let mut buf = [fill; 16];
     let take = b.len().min(16);
     buf[16 - take..].copy_from_slice(&b[b.len() - take..]);
@@ -366,7 +417,11 @@ pub(super) fn be_to_i128(b: &[u8]) -> i128 {
 /// A big-endian two's complement integer of any width, sign-extended or truncated to 256 bits.
 #[inline]
 pub(super) fn be_to_i256(b: &[u8]) -> i256 {
-    let fill = if b.first().is_some_and(|&x| x & 0x80 != 0) { 0xFF } else { 0 };
+    let fill = if b.first().is_some_and(|&x| x & 0x80 != 0) {
+        0xFF
+    } else {
+        0
+    };
     let mut buf = [fill; 32];
     let take = b.len().min(32);
     buf[32 - take..].copy_from_slice(&b[b.len() - take..]);
@@ -386,13 +441,15 @@ pub(super) fn from_fixed(
         Target::FixedSizeBinary => {
             check_nulls(nulls.as_ref(), len)?;
             let w = i32::try_from(width).map_err(|_| mismatch(t, "FIXED_LEN_BYTE_ARRAY"))?;
-            let array = arrow_array::FixedSizeBinaryArray::try_new(w, Buffer::from_vec(bytes), nulls)
-                .map_err(|e| Error::invalid_argument(e.to_string()))?;
+            let array =
+                arrow_array::FixedSizeBinaryArray::try_new(w, Buffer::from_vec(bytes), nulls)
+                    .map_err(|e| Error::invalid_argument(e.to_string()))?;
             Ok(Arc::new(array))
         }
         Target::Float16 => {
-            let out: Vec<u16> =
-                values.map(|c| c.first_chunk::<2>().map_or(0, |b| u16::from_le_bytes(*b))).collect();
+            let out: Vec<u16> = values
+                .map(|c| c.first_chunk::<2>().map_or(0, |b| u16::from_le_bytes(*b)))
+                .collect();
             array_from_buffer(&DataType::Float16, Buffer::from_vec(out), len, nulls)
         }
         Target::Decimal(dt @ DataType::Decimal256(..)) => {

@@ -7,15 +7,15 @@ use arrow_buffer::NullBuffer;
 
 use super::convert::{self, Target};
 use super::{
-    check_dictionary_encoding, dense_count, for_each_index_run, no_dictionary, spread,
-    try_reserve, unsupported_encoding, ByteSlots,
+    check_dictionary_encoding, dense_count, for_each_index_run, no_dictionary, spread, try_reserve,
+    unsupported_encoding, ByteSlots,
 };
 use crate::encoding::delta_byte_array::DeltaByteArrayDecoder;
 use crate::encoding::rle::Run;
 use crate::encoding::{byte_stream_split, plain, ByteArraySink};
 use crate::error::{Error, Result, ResultExt};
 use crate::format::Encoding;
-use crate::read::values::{PageValues, ValueDecoder, Validity};
+use crate::read::values::{PageValues, Validity, ValueDecoder};
 
 /// Decodes the pages of one FIXED_LEN_BYTE_ARRAY column chunk.
 pub(super) struct FixedLenDecoder {
@@ -87,7 +87,11 @@ impl FixedLenDecoder {
                     )));
                 }
                 let start = self.values.len();
-                let mut sink = FixedSink { bytes: &mut self.values, width: w, start };
+                let mut sink = FixedSink {
+                    bytes: &mut self.values,
+                    width: w,
+                    start,
+                };
                 decoder.decode(n, &mut sink).map(drop)
             }
             other => Err(unsupported_encoding(other, "FIXED_LEN_BYTE_ARRAY")),
@@ -115,7 +119,15 @@ impl FixedLenDecoder {
         }
         if let Some(v) = validity {
             self.values.resize((start + v.len) * w, 0);
-            spread(&mut ByteSlots { bytes: &mut self.values, width: w }, start, dense, v)?;
+            spread(
+                &mut ByteSlots {
+                    bytes: &mut self.values,
+                    width: w,
+                },
+                start,
+                dense,
+                v,
+            )?;
         }
         Ok(())
     }
@@ -136,7 +148,11 @@ impl ValueDecoder for FixedLenDecoder {
         Ok(())
     }
 
-    fn append_page(&mut self, page: &PageValues<'_>, validity: Option<&Validity<'_>>) -> Result<()> {
+    fn append_page(
+        &mut self,
+        page: &PageValues<'_>,
+        validity: Option<&Validity<'_>>,
+    ) -> Result<()> {
         let start = self.values.len();
         let result = self.append(page, validity);
         if result.is_err() {
@@ -177,7 +193,10 @@ impl FixedSink<'_> {
 
     /// Where the last value of this page starts, if there is one.
     fn last_start(&self) -> Option<usize> {
-        self.bytes.len().checked_sub(self.width).filter(|&s| s >= self.start)
+        self.bytes
+            .len()
+            .checked_sub(self.width)
+            .filter(|&s| s >= self.start)
     }
 }
 
@@ -223,7 +242,12 @@ impl ByteArraySink for FixedSink<'_> {
         }
     }
 
-    fn extend_from_lengths(&mut self, lengths: &[u32], data: &[u8], _data_pos: usize) -> Result<()> {
+    fn extend_from_lengths(
+        &mut self,
+        lengths: &[u32],
+        data: &[u8],
+        _data_pos: usize,
+    ) -> Result<()> {
         if let Some(&bad) = lengths.iter().find(|&&l| l as usize != self.width) {
             return Err(self.wrong_length(bad as usize));
         }

@@ -13,14 +13,14 @@
 //! time.
 //!
 //! The modules:
-//! - [`convert`]: which output types each physical type can produce, and the conversions.
-//! - [`native`]: INT32, INT64, INT96, FLOAT and DOUBLE.
-//! - [`flba`]: FIXED_LEN_BYTE_ARRAY.
-//! - [`boolean`]: BOOLEAN, into a bitmap.
+//! - [`convert`] says which output types each physical type can produce, and converts.
+//! - [`native`] decodes INT32, INT64, INT96, FLOAT and DOUBLE.
+//! - [`flba`] decodes FIXED_LEN_BYTE_ARRAY.
+//! - [`boolean`] decodes BOOLEAN into a bitmap.
 
 use arrow_schema::DataType;
 
-use super::values::{PageValues, ValueDecoder, Validity};
+use super::values::{PageValues, Validity, ValueDecoder};
 use crate::encoding::rle::{RleDecoder, Run};
 use crate::error::{Error, Result};
 use crate::format::{Encoding, PhysicalType};
@@ -32,7 +32,6 @@ mod flba;
 mod native;
 #[cfg(test)]
 mod tests;
-
 
 /// The decoder for a fixed-width `column` read as `output`.
 ///
@@ -74,11 +73,13 @@ pub(crate) fn fixed_decoder(
             Box::new(flba::FixedLenDecoder::new(width, target))
         }
         // `resolve` accepts no other physical type.
-        _ => return Err(Error::unsupported(format!(
-            "column '{}': {} is not a fixed-width type",
-            column.dotted_path(),
-            column.physical_type
-        ))),
+        _ => {
+            return Err(Error::unsupported(format!(
+                "column '{}': {} is not a fixed-width type",
+                column.dotted_path(),
+                column.physical_type
+            )))
+        }
     })
 }
 
@@ -105,7 +106,9 @@ fn dense_count(page: &PageValues<'_>, validity: Option<&Validity<'_>>) -> Result
 
 #[cold]
 fn unsupported_encoding(encoding: Encoding, physical: &str) -> Error {
-    Error::unsupported(format!("encoding {encoding} is not supported for {physical} values"))
+    Error::unsupported(format!(
+        "encoding {encoding} is not supported for {physical} values"
+    ))
 }
 
 #[cold]
@@ -115,7 +118,9 @@ fn no_dictionary() -> Error {
 
 #[cold]
 fn index_past_dictionary(index: u32, len: usize) -> Error {
-    Error::corrupt(format!("dictionary index {index} is past the {len}-entry dictionary"))
+    Error::corrupt(format!(
+        "dictionary index {index} is past the {len}-entry dictionary"
+    ))
 }
 
 /// Checks that a dictionary page has an encoding whose values are PLAIN.
@@ -123,7 +128,9 @@ fn check_dictionary_encoding(page: &PageValues<'_>) -> Result<()> {
     // Old writers label the dictionary page itself PLAIN_DICTIONARY.
     match page.encoding {
         Encoding::PLAIN | Encoding::PLAIN_DICTIONARY => Ok(()),
-        other => Err(Error::unsupported(format!("dictionary page encoding {other}"))),
+        other => Err(Error::unsupported(format!(
+            "dictionary page encoding {other}"
+        ))),
     }
 }
 
@@ -256,7 +263,12 @@ fn load_bits(bits: &[u8], pos: usize, n: usize) -> u64 {
 /// all-null word one fill, and only mixed words go row by row. Stops as soon as every earlier
 /// row is valid and already in place. A bitmap whose valid rows do not number `dense` is an
 /// error (after which the values are unspecified), never an out-of-bounds access.
-fn spread<S: Slots>(slots: &mut S, start: usize, dense: usize, validity: &Validity<'_>) -> Result<()> {
+fn spread<S: Slots>(
+    slots: &mut S,
+    start: usize,
+    dense: usize,
+    validity: &Validity<'_>,
+) -> Result<()> {
     let mut left = dense; // values not yet moved, at start..start + left
     let mut end = validity.len; // rows not yet placed, 0..end
     while end > left {
@@ -264,7 +276,9 @@ fn spread<S: Slots>(slots: &mut S, start: usize, dense: usize, validity: &Validi
         let first = end - n;
         let word = load_bits(validity.bits, validity.offset + first, n);
         let valid = word.count_ones() as usize;
-        let Some(src) = left.checked_sub(valid) else { break };
+        let Some(src) = left.checked_sub(valid) else {
+            break;
+        };
         if valid == n {
             slots.move_block(start + src, start + first, n);
         } else if valid == 0 {

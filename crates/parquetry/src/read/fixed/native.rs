@@ -7,15 +7,15 @@ use arrow_buffer::NullBuffer;
 
 use super::convert::{self, Target};
 use super::{
-    check_dictionary_encoding, dense_count, for_each_index_run, no_dictionary, spread,
-    try_reserve, unsupported_encoding,
+    check_dictionary_encoding, dense_count, for_each_index_run, no_dictionary, spread, try_reserve,
+    unsupported_encoding,
 };
 use crate::encoding::delta_binary_packed::{DeltaBinaryPackedDecoder, DeltaValue};
 use crate::encoding::rle::Run;
 use crate::encoding::{byte_stream_split, plain};
 use crate::error::{Error, Result, ResultExt};
 use crate::format::Encoding;
-use crate::read::values::{PageValues, ValueDecoder, Validity};
+use crate::read::values::{PageValues, Validity, ValueDecoder};
 
 /// A physical type stored as one native value per row.
 pub(super) trait Native: Copy + Default + Send + 'static {
@@ -27,12 +27,23 @@ pub(super) trait Native: Copy + Default + Send + 'static {
 
     /// Appends the first `n` values of DELTA_BINARY_PACKED `data`.
     fn decode_delta(_data: &[u8], _n: usize, _dst: &mut Vec<Self>) -> Result<()> {
-        Err(unsupported_encoding(Encoding::DELTA_BINARY_PACKED, Self::NAME))
+        Err(unsupported_encoding(
+            Encoding::DELTA_BINARY_PACKED,
+            Self::NAME,
+        ))
     }
 
     /// Appends the first `n` values of BYTE_STREAM_SPLIT `data`, transposed through `scratch`.
-    fn decode_split(_data: &[u8], _n: usize, _dst: &mut Vec<Self>, _scratch: &mut Vec<u8>) -> Result<()> {
-        Err(unsupported_encoding(Encoding::BYTE_STREAM_SPLIT, Self::NAME))
+    fn decode_split(
+        _data: &[u8],
+        _n: usize,
+        _dst: &mut Vec<Self>,
+        _scratch: &mut Vec<u8>,
+    ) -> Result<()> {
+        Err(unsupported_encoding(
+            Encoding::BYTE_STREAM_SPLIT,
+            Self::NAME,
+        ))
     }
 
     /// The output array for `values`.
@@ -74,7 +85,12 @@ impl Native for i32 {
     fn decode_delta(data: &[u8], n: usize, dst: &mut Vec<Self>) -> Result<()> {
         delta(data, n, dst)
     }
-    fn decode_split(data: &[u8], n: usize, dst: &mut Vec<Self>, scratch: &mut Vec<u8>) -> Result<()> {
+    fn decode_split(
+        data: &[u8],
+        n: usize,
+        dst: &mut Vec<Self>,
+        scratch: &mut Vec<u8>,
+    ) -> Result<()> {
         split(data, n, 4, dst, scratch, plain::decode_i32)
     }
     fn build(values: Vec<Self>, nulls: Option<NullBuffer>, target: &Target) -> Result<ArrayRef> {
@@ -90,7 +106,12 @@ impl Native for i64 {
     fn decode_delta(data: &[u8], n: usize, dst: &mut Vec<Self>) -> Result<()> {
         delta(data, n, dst)
     }
-    fn decode_split(data: &[u8], n: usize, dst: &mut Vec<Self>, scratch: &mut Vec<u8>) -> Result<()> {
+    fn decode_split(
+        data: &[u8],
+        n: usize,
+        dst: &mut Vec<Self>,
+        scratch: &mut Vec<u8>,
+    ) -> Result<()> {
         split(data, n, 8, dst, scratch, plain::decode_i64)
     }
     fn build(values: Vec<Self>, nulls: Option<NullBuffer>, target: &Target) -> Result<ArrayRef> {
@@ -103,7 +124,12 @@ impl Native for f32 {
     fn decode_plain(data: &[u8], n: usize, dst: &mut Vec<Self>) -> Result<usize> {
         plain::decode_f32(data, n, dst)
     }
-    fn decode_split(data: &[u8], n: usize, dst: &mut Vec<Self>, scratch: &mut Vec<u8>) -> Result<()> {
+    fn decode_split(
+        data: &[u8],
+        n: usize,
+        dst: &mut Vec<Self>,
+        scratch: &mut Vec<u8>,
+    ) -> Result<()> {
         split(data, n, 4, dst, scratch, plain::decode_f32)
     }
     fn build(values: Vec<Self>, nulls: Option<NullBuffer>, target: &Target) -> Result<ArrayRef> {
@@ -116,7 +142,12 @@ impl Native for f64 {
     fn decode_plain(data: &[u8], n: usize, dst: &mut Vec<Self>) -> Result<usize> {
         plain::decode_f64(data, n, dst)
     }
-    fn decode_split(data: &[u8], n: usize, dst: &mut Vec<Self>, scratch: &mut Vec<u8>) -> Result<()> {
+    fn decode_split(
+        data: &[u8],
+        n: usize,
+        dst: &mut Vec<Self>,
+        scratch: &mut Vec<u8>,
+    ) -> Result<()> {
         split(data, n, 8, dst, scratch, plain::decode_f64)
     }
     fn build(values: Vec<Self>, nulls: Option<NullBuffer>, target: &Target) -> Result<ArrayRef> {
@@ -171,7 +202,9 @@ impl<T: Native> NativeDecoder<T> {
                         values.extend(std::iter::repeat_n(v, len));
                     }
                     Run::Packed(indexes) => values.extend(
-                        indexes.iter().map(|&i| dict.get(i as usize).copied().unwrap_or_default()),
+                        indexes
+                            .iter()
+                            .map(|&i| dict.get(i as usize).copied().unwrap_or_default()),
                     ),
                 })
             }
@@ -224,7 +257,11 @@ impl<T: Native> ValueDecoder for NativeDecoder<T> {
         Ok(())
     }
 
-    fn append_page(&mut self, page: &PageValues<'_>, validity: Option<&Validity<'_>>) -> Result<()> {
+    fn append_page(
+        &mut self,
+        page: &PageValues<'_>,
+        validity: Option<&Validity<'_>>,
+    ) -> Result<()> {
         let start = self.values.len();
         let result = self.append(page, validity);
         if result.is_err() {
@@ -242,5 +279,52 @@ impl<T: Native> ValueDecoder for NativeDecoder<T> {
         convert::check_nulls(nulls.as_ref(), self.values.len())?;
         let values = std::mem::take(&mut self.values);
         T::build(values, nulls, &self.target)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{TimestampMillisecondType, UInt32Type};
+    use arrow_buffer::Buffer;
+    use arrow_schema::{DataType, TimeUnit};
+
+    use super::*;
+
+    /// Outputs with the physical layout take the decoded vector itself, not a copy.
+    #[test]
+    fn same_layout_outputs_are_not_copied() {
+        let data: Vec<u8> = [1i64, -2, 3].iter().flat_map(|v| v.to_le_bytes()).collect();
+        let buffer = Buffer::from_vec(data);
+        let page = PageValues {
+            encoding: Encoding::PLAIN,
+            buffer: &buffer,
+            offset: 0,
+            data: buffer.as_slice(),
+            num_values: 3,
+        };
+        let ts = DataType::Timestamp(TimeUnit::Millisecond, None);
+        let mut d = NativeDecoder::<i64>::new(Target::Relabel(ts));
+        d.reserve(3, 0);
+        d.append_page(&page, None).unwrap();
+        let ptr = d.values.as_ptr();
+        let a = d.finish(None).unwrap();
+        assert_eq!(
+            a.as_primitive::<TimestampMillisecondType>()
+                .values()
+                .as_ptr(),
+            ptr
+        );
+
+        let mut d = NativeDecoder::<i32>::new(Target::Relabel(DataType::UInt32));
+        let page = PageValues {
+            num_values: 6,
+            ..page
+        };
+        d.append_page(&page, None).unwrap();
+        let ptr = d.values.as_ptr();
+        let a = d.finish(None).unwrap();
+        assert_eq!(a.as_primitive::<UInt32Type>().values().as_ptr().cast(), ptr);
+        assert_eq!(a.as_primitive::<UInt32Type>().value(3), u32::MAX);
     }
 }
