@@ -21,7 +21,14 @@ pub trait ChunkSource {
     }
 
     /// Reads exactly `len` bytes at `offset`.
-    fn read_at(&mut self, offset: u64, len: usize) -> Result<Buffer>;
+    fn read_at(&mut self, offset: u64, len: usize) -> Result<Buffer> {
+        self.read_at_reusing(offset, len, Vec::new())
+    }
+
+    /// Like [`read_at`](Self::read_at), but may read into `spare` (an allocation the caller no
+    /// longer needs) instead of a fresh one: reusing page-sized buffers avoids a fresh
+    /// allocation, and the kernel's zeroing of its memory, for every page.
+    fn read_at_reusing(&mut self, offset: u64, len: usize, spare: Vec<u8>) -> Result<Buffer>;
 }
 
 /// A source over any `Read + Seek`.
@@ -49,7 +56,7 @@ impl<R: Read + Seek> ChunkSource for ReaderSource<R> {
         self.len
     }
 
-    fn read_at(&mut self, offset: u64, len: usize) -> Result<Buffer> {
+    fn read_at_reusing(&mut self, offset: u64, len: usize, spare: Vec<u8>) -> Result<Buffer> {
         if offset.checked_add(len as u64).is_none_or(|end| end > self.len) {
             return Err(Error::corrupt(format!(
                 "bytes {offset}..{} lie past the end of the file ({} bytes)",
@@ -61,7 +68,9 @@ impl<R: Read + Seek> ChunkSource for ReaderSource<R> {
             .seek(SeekFrom::Start(offset))
             .map_err(|e| Error::io(format!("seeking to byte {offset}"), e))?;
         // read_to_end writes into the spare capacity without zero-filling it first.
-        let mut buf = Vec::with_capacity(len);
+        let mut buf = spare;
+        buf.clear();
+        buf.reserve_exact(len);
         (&mut self.reader)
             .take(len as u64)
             .read_to_end(&mut buf)
@@ -99,7 +108,7 @@ impl ChunkSource for BytesSource {
         self.bytes.len() as u64
     }
 
-    fn read_at(&mut self, offset: u64, len: usize) -> Result<Buffer> {
+    fn read_at_reusing(&mut self, offset: u64, len: usize, _spare: Vec<u8>) -> Result<Buffer> {
         let end = offset.checked_add(len as u64);
         if end.is_none_or(|end| end > self.bytes.len() as u64) {
             return Err(Error::corrupt(format!(

@@ -39,6 +39,8 @@ pub struct PageStream {
     window_start: u64,
     values_left: i64,
     index: usize,
+    /// An allocation given back by [`recycle`](Self::recycle), for the next read.
+    spare: Vec<u8>,
 }
 
 impl PageStream {
@@ -53,6 +55,7 @@ impl PageStream {
             window_start: start,
             values_left: meta.num_values,
             index: 0,
+            spare: Vec::new(),
         })
     }
 
@@ -63,9 +66,21 @@ impl PageStream {
     /// Makes the window cover at least `want` bytes from `pos` (or up to the chunk's end).
     fn fill<S: ChunkSource>(&mut self, source: &mut S, want: usize) -> Result<()> {
         let len = (want.max(WINDOW) as u64).min(self.end - self.pos) as usize;
-        self.window = source.read_at(self.pos, len)?;
+        let old = std::mem::replace(&mut self.window, Buffer::from_vec(Vec::<u8>::new()));
+        self.recycle(old);
+        self.window = source.read_at_reusing(self.pos, len, std::mem::take(&mut self.spare))?;
         self.window_start = self.pos;
         Ok(())
+    }
+
+    /// Takes back a buffer that came from this stream (a page body, or anything else no
+    /// longer referenced elsewhere) so the next read can reuse its allocation.
+    pub fn recycle(&mut self, buffer: Buffer) {
+        if let Ok(v) = buffer.into_vec::<u8>() {
+            if v.capacity() > self.spare.capacity() {
+                self.spare = v;
+            }
+        }
     }
 
     /// The next page, or `None` after the last one.
@@ -125,7 +140,7 @@ impl PageStream {
         let body = if body_start + size as u64 <= self.window_end() {
             self.window.slice_with_length((body_start - self.window_start) as usize, size)
         } else {
-            source.read_at(body_start, size)?
+            source.read_at_reusing(body_start, size, std::mem::take(&mut self.spare))?
         };
         let page = Page { header, body, index: self.index, offset: self.pos };
         self.pos = body_start + size as u64;

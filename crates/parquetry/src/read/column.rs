@@ -213,7 +213,9 @@ impl ColumnReader {
                 )));
             };
             let index = page.index;
+            let body = page.body.clone();
             self.append_page(page).map_err(|e| e.context(format_args!("page {index}")))?;
+            self.stream.recycle(body);
         }
         let nulls = self.validity.as_mut().map(|v| NullBuffer::new(v.finish()));
         let fresh = self.decoder.finish(nulls)?;

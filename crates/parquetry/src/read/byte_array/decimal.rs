@@ -191,3 +191,68 @@ impl<T: FromBigEndian> ValueDecoder for DecimalDecoder<T> {
         Ok(Arc::new(array))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::Decimal128Type;
+    use arrow_array::Array;
+    use arrow_schema::DataType;
+
+    use super::super::tests::{append, decoder, encode, finish, indexes, DENSE};
+    use super::*;
+    use crate::format::Encoding;
+
+    #[test]
+    fn decimals_from_big_endian_bytes() {
+        let values: [&[u8]; 6] = [
+            &[0x01, 0x00],
+            &[0xFF],
+            &[],
+            &[0xFF, 0xFF, 0x80],
+            &[
+                0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+                0x00, 0x00, 0x7F,
+            ],
+            &[0xFF; 20],
+        ];
+        let want = [256i128, -1, 0, -128, 127, -1];
+        for enc in DENSE {
+            let mut d = decoder(&DataType::Decimal128(38, 2));
+            let valid = append(
+                d.as_mut(),
+                &encode(enc, &values),
+                Some(&[true, true, true, false, true, true, true]),
+            )
+            .unwrap();
+            let a = finish(d.as_mut(), &valid);
+            let a = a.as_primitive::<Decimal128Type>();
+            assert_eq!(a.data_type(), &DataType::Decimal128(38, 2));
+            let got: Vec<Option<i128>> = a.iter().collect();
+            assert_eq!(got, [Some(256), Some(-1), Some(0), None, Some(-128), Some(127), Some(-1)]);
+        }
+        let mut d = decoder(&DataType::Decimal256(76, 0));
+        d.set_dictionary(&encode(Encoding::PLAIN, &values).values()).unwrap();
+        append(d.as_mut(), &indexes(&[3, 0, 0], 3), None).unwrap();
+        let a = finish(d.as_mut(), &[true; 3]);
+        let got: Vec<_> = a.as_primitive::<Decimal256Type>().values().to_vec();
+        assert_eq!(got, [i256::from_i128(want[3]), i256::from_i128(256), i256::from_i128(256)]);
+        // 17 bytes that are not sign extension do not fit 128 bits.
+        let mut d = decoder(&DataType::Decimal128(38, 0));
+        let big: [&[u8]; 2] = [&[1], &[0x01; 17]];
+        let e = append(d.as_mut(), &encode(Encoding::PLAIN, &big), None).unwrap_err();
+        assert!(
+            e.to_string().contains("value 1 of the page: a 17-byte decimal does not fit"),
+            "{e}"
+        );
+        let small: [&[u8]; 1] = [&[0x00, 0x80]];
+        let mut d = decoder(&DataType::Decimal32(9, 0));
+        append(d.as_mut(), &encode(Encoding::PLAIN, &small), None).unwrap();
+        assert_eq!(
+            finish(d.as_mut(), &[true])
+                .as_primitive::<arrow_array::types::Decimal32Type>()
+                .value(0),
+            128
+        );
+    }
+}

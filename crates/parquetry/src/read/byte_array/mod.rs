@@ -150,6 +150,9 @@ struct Scratch {
     indexes: Vec<u32>,
 }
 
+/// The most bytes one DELTA_BYTE_ARRAY page may expand to (4 GiB).
+const MAX_PAGE_EXPANSION: u64 = 1 << 32;
+
 /// Decodes the `page.num_values` values of a PLAIN, DELTA_LENGTH_BYTE_ARRAY or
 /// DELTA_BYTE_ARRAY page into `sink` (which copies them), failing before any large
 /// allocation if they would add more than `room` bytes to it.
@@ -182,7 +185,15 @@ fn decode_dense<S: ByteArraySink>(
             let mut d = DeltaByteArrayDecoder::with_buffers(page.data, 0, n, buffers)?;
             check_count("DELTA_BYTE_ARRAY", d.len(), n)?;
             // Shared prefixes can make a small page expand enormously: check before the
-            // sink reserves the expanded size.
+            // sink reserves the expanded size. No real page expands past 4 GiB (pages are
+            // about a megabyte), so more is taken as malformed even where offsets allow it.
+            if d.value_bytes() > MAX_PAGE_EXPANSION {
+                return Err(Error::corrupt(format!(
+                    "DELTA_BYTE_ARRAY page of {} bytes expands to {} bytes of values",
+                    page.data.len(),
+                    d.value_bytes()
+                )));
+            }
             room(have, d.value_bytes())?;
             d.decode(n, sink)?;
             scratch.delta = d.into_buffers();

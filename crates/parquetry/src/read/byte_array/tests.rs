@@ -3,9 +3,9 @@
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Decimal128Type, Decimal256Type, Int32Type};
+use arrow_array::types::Int32Type;
 use arrow_array::{Array, ArrayRef};
-use arrow_buffer::{i256, Buffer, NullBuffer};
+use arrow_buffer::{Buffer, NullBuffer};
 use arrow_schema::DataType;
 
 use super::*;
@@ -15,10 +15,10 @@ use crate::format::Repetition;
 
 /// A page's values section inside a buffer that starts with 3 unrelated bytes, so offsets
 /// into the buffer are exercised.
-struct Page {
+pub(super) struct Page {
     buffer: Buffer,
-    encoding: Encoding,
-    n: usize,
+    pub(super) encoding: Encoding,
+    pub(super) n: usize,
 }
 
 impl Page {
@@ -28,7 +28,7 @@ impl Page {
         Page { buffer: Buffer::from_vec(v), encoding, n }
     }
 
-    fn values(&self) -> PageValues<'_> {
+    pub(super) fn values(&self) -> PageValues<'_> {
         PageValues {
             encoding: self.encoding,
             buffer: &self.buffer,
@@ -53,7 +53,7 @@ fn plain_bytes(values: &[&[u8]]) -> Vec<u8> {
 }
 
 /// `values` encoded as a data page in `encoding` (dictionary encodings take indexes).
-fn encode(encoding: Encoding, values: &[&[u8]]) -> Page {
+pub(super) fn encode(encoding: Encoding, values: &[&[u8]]) -> Page {
     let mut out = Vec::new();
     match encoding {
         Encoding::PLAIN => out = plain_bytes(values),
@@ -65,7 +65,7 @@ fn encode(encoding: Encoding, values: &[&[u8]]) -> Page {
 }
 
 /// A dictionary-encoded data page of `indexes` at `bit_width`.
-fn indexes(indexes: &[u32], bit_width: u8) -> Page {
+pub(super) fn indexes(indexes: &[u32], bit_width: u8) -> Page {
     let mut out = vec![bit_width];
     encode_rle_hybrid(indexes, bit_width, &mut out);
     Page::new(Encoding::RLE_DICTIONARY, &out, indexes.len())
@@ -87,7 +87,7 @@ fn column(physical_type: PhysicalType) -> ColumnDescriptor {
     }
 }
 
-fn decoder(output: &DataType) -> Box<dyn ValueDecoder> {
+pub(super) fn decoder(output: &DataType) -> Box<dyn ValueDecoder> {
     byte_array_decoder(&column(PhysicalType::BYTE_ARRAY), output).unwrap()
 }
 
@@ -101,7 +101,11 @@ fn bitmap(rows: &[bool]) -> (Vec<u8>, usize) {
 }
 
 /// Appends `page` with `rows` (None: all valid) and returns the rows' validity.
-fn append(d: &mut dyn ValueDecoder, page: &Page, rows: Option<&[bool]>) -> Result<Vec<bool>> {
+pub(super) fn append(
+    d: &mut dyn ValueDecoder,
+    page: &Page,
+    rows: Option<&[bool]>,
+) -> Result<Vec<bool>> {
     let Some(rows) = rows else {
         d.append_page(&page.values(), None)?;
         return Ok(vec![true; page.n]);
@@ -112,7 +116,7 @@ fn append(d: &mut dyn ValueDecoder, page: &Page, rows: Option<&[bool]>) -> Resul
     Ok(rows.to_vec())
 }
 
-fn finish(d: &mut dyn ValueDecoder, valid: &[bool]) -> ArrayRef {
+pub(super) fn finish(d: &mut dyn ValueDecoder, valid: &[bool]) -> ArrayRef {
     assert_eq!(d.len(), valid.len());
     let nulls = valid.iter().any(|v| !v).then(|| NullBuffer::from(valid.to_vec()));
     let a = d.finish(nulls).unwrap();
@@ -178,7 +182,7 @@ const VALUES: [&[u8]; 9] = [
     b"https://www.example7.com/path/to/resource/item/1234567",
 ];
 
-const DENSE: [Encoding; 3] =
+pub(super) const DENSE: [Encoding; 3] =
     [Encoding::PLAIN, Encoding::DELTA_LENGTH_BYTE_ARRAY, Encoding::DELTA_BYTE_ARRAY];
 
 #[test]
@@ -495,54 +499,6 @@ fn spread_offsets_in_place() {
 }
 
 #[test]
-fn decimals_from_big_endian_bytes() {
-    let values: [&[u8]; 6] = [
-        &[0x01, 0x00],
-        &[0xFF],
-        &[],
-        &[0xFF, 0xFF, 0x80],
-        &[
-            0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-            0x00, 0x00, 0x7F,
-        ],
-        &[0xFF; 20],
-    ];
-    let want = [256i128, -1, 0, -128, 127, -1];
-    for enc in DENSE {
-        let mut d = decoder(&DataType::Decimal128(38, 2));
-        let valid = append(
-            d.as_mut(),
-            &encode(enc, &values),
-            Some(&[true, true, true, false, true, true, true]),
-        )
-        .unwrap();
-        let a = finish(d.as_mut(), &valid);
-        let a = a.as_primitive::<Decimal128Type>();
-        assert_eq!(a.data_type(), &DataType::Decimal128(38, 2));
-        let got: Vec<Option<i128>> = a.iter().collect();
-        assert_eq!(got, [Some(256), Some(-1), Some(0), None, Some(-128), Some(127), Some(-1)]);
-    }
-    let mut d = decoder(&DataType::Decimal256(76, 0));
-    d.set_dictionary(&encode(Encoding::PLAIN, &values).values()).unwrap();
-    append(d.as_mut(), &indexes(&[3, 0, 0], 3), None).unwrap();
-    let a = finish(d.as_mut(), &[true; 3]);
-    let got: Vec<_> = a.as_primitive::<Decimal256Type>().values().to_vec();
-    assert_eq!(got, [i256::from_i128(want[3]), i256::from_i128(256), i256::from_i128(256)]);
-    // 17 bytes that are not sign extension do not fit 128 bits.
-    let mut d = decoder(&DataType::Decimal128(38, 0));
-    let big: [&[u8]; 2] = [&[1], &[0x01; 17]];
-    let e = append(d.as_mut(), &encode(Encoding::PLAIN, &big), None).unwrap_err();
-    assert!(e.to_string().contains("value 1 of the page: a 17-byte decimal does not fit"), "{e}");
-    let small: [&[u8]; 1] = [&[0x00, 0x80]];
-    let mut d = decoder(&DataType::Decimal32(9, 0));
-    append(d.as_mut(), &encode(Encoding::PLAIN, &small), None).unwrap();
-    assert_eq!(
-        finish(d.as_mut(), &[true]).as_primitive::<arrow_array::types::Decimal32Type>().value(0),
-        128
-    );
-}
-
-#[test]
 fn factory_rejects_what_it_cannot_read() {
     let col = column(PhysicalType::BYTE_ARRAY);
     for t in [
@@ -620,58 +576,5 @@ fn random_pages_match_across_outputs() {
                 assert_eq!(rows(a.as_ref()), expect(&values[..k], &valid_rows), "{output} {enc}");
             }
         }
-    }
-}
-
-#[test]
-#[ignore]
-fn tmp_speed() {
-    let owned: Vec<Vec<u8>> = (0..1_000_000u64).map(|i| format!("{:016x}-{:08x}", i * 7919, i).into_bytes()).collect();
-    let values: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
-    let total: usize = values.iter().map(|v| v.len()).sum();
-    let dict = encode(Encoding::PLAIN, &values[..100]);
-    let idx: Vec<u32> = (0..1_000_000u32).map(|i| (i * 37) % 100).collect();
-    let ip = indexes(&idx, 7);
-    for enc in [Encoding::PLAIN, Encoding::DELTA_LENGTH_BYTE_ARRAY, Encoding::DELTA_BYTE_ARRAY, Encoding::RLE_DICTIONARY] {
-        let page = if enc == Encoding::RLE_DICTIONARY { indexes(&idx, 7) } else { encode(enc, &values) };
-        let _ = &ip;
-        for output in [DataType::Utf8, DataType::Binary, DataType::Utf8View] {
-            let t = std::time::Instant::now();
-            for _ in 0..10 {
-                let mut d = decoder(&output);
-                d.set_dictionary(&dict.values()).unwrap();
-                d.reserve(1_000_000, total);
-                d.append_page(&page.values(), None).unwrap();
-                d.finish(None).unwrap();
-            }
-            let s = t.elapsed().as_secs_f64() / 10.0;
-            println!("{enc} {output}: {:.2} GB/s", total as f64 / s / 1e9);
-        }
-    }
-}
-
-#[test]
-#[ignore]
-fn tmp_speed_utf8() {
-    let owned: Vec<Vec<u8>> = (0..1_000_000u64).map(|i| format!("{:016x}-{:08x}", i * 7919, i).into_bytes()).collect();
-    let data: Vec<u8> = owned.concat();
-    let mut offsets = vec![0i32];
-    for v in &owned { offsets.push(offsets.last().unwrap() + v.len() as i32); }
-    let lengths: Vec<u32> = owned.iter().map(|v| v.len() as u32).collect();
-    let plain = plain_bytes(&owned.iter().map(Vec::as_slice).collect::<Vec<_>>());
-    for _ in 0..3 {
-        let t = std::time::Instant::now();
-        for _ in 0..10 { check_utf8_offsets(&data, &offsets).unwrap(); }
-        let a = t.elapsed().as_secs_f64() / 10.0;
-        let t = std::time::Instant::now();
-        for _ in 0..10 { check_utf8_lengths(&data, &lengths).unwrap(); }
-        let b = t.elapsed().as_secs_f64() / 10.0;
-        let t = std::time::Instant::now();
-        for _ in 0..10 { check_utf8_plain(&plain, 1_000_000).unwrap(); }
-        let c = t.elapsed().as_secs_f64() / 10.0;
-        let t = std::time::Instant::now();
-        for _ in 0..10 { assert!(simdutf8::basic::from_utf8(&data).is_ok()); }
-        let d = t.elapsed().as_secs_f64() / 10.0;
-        println!("offsets {:.1} ms, lengths {:.1} ms, plain {:.1} ms, simd only {:.1} ms", a * 1e3, b * 1e3, c * 1e3, d * 1e3);
     }
 }
