@@ -11,6 +11,7 @@ pub mod schema_element;
 pub mod stat_bytes;
 pub mod statistics;
 pub mod thrift;
+mod thrift_writer;
 
 pub use column_chunk::{ColumnChunk, ColumnCryptoMetaData, ColumnMetaData, PageEncodingStats};
 pub use enums::{

@@ -12,6 +12,8 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 
+pub use super::thrift_writer::ThriftWriter;
+
 /// Compact-protocol type codes, as they appear in field headers and list headers.
 pub mod ttype {
     /// A boolean field whose value is `true` (field headers only).
@@ -87,9 +89,9 @@ pub fn decode<T: ThriftStruct>(data: &[u8]) -> Result<(T, usize)> {
 
 /// Encodes `value` and appends its bytes to `out`.
 pub fn encode<T: ThriftStruct>(value: &T, out: &mut Vec<u8>) {
-    let mut w = ThriftWriter { out: std::mem::take(out), last_field: 0, stack: Vec::new() };
+    let mut w = ThriftWriter::new(std::mem::take(out));
     value.write(&mut w);
-    *out = w.out;
+    *out = w.into_inner();
 }
 
 /// Checks that every field of `required` (pairs of field id and name) was seen, where bit `id`
@@ -199,7 +201,7 @@ impl<'a> ThriftReader<'a> {
         Ok((v >> 1) as i64 ^ -((v & 1) as i64))
     }
 
-    fn expect(&mut self, ty: u8, want: u8) -> Result<()> {
+    fn check_type(&mut self, ty: u8, want: u8) -> Result<()> {
         // Sets share the list encoding, and i16/i32/i64 share the zigzag varint encoding;
         // some writers (and fuzzed files that other readers accept) mix them up, and the value
         // is still well defined, so accept them (range checks still apply).
@@ -217,13 +219,13 @@ impl<'a> ThriftReader<'a> {
 
     /// Reads an `i8` field value of type `ty`.
     pub fn i8(&mut self, ty: u8) -> Result<i8> {
-        self.expect(ty, ttype::BYTE)?;
+        self.check_type(ty, ttype::BYTE)?;
         Ok(self.byte()? as i8)
     }
 
     /// Reads an `i16` field value of type `ty`.
     pub fn i16(&mut self, ty: u8) -> Result<i16> {
-        self.expect(ty, ttype::I16)?;
+        self.check_type(ty, ttype::I16)?;
         let v = self.zigzag()?;
         i16::try_from(v).map_err(|_| self.error(format!("i16 value {v} out of range")))
     }
@@ -231,7 +233,7 @@ impl<'a> ThriftReader<'a> {
     /// Reads an `i32` field value of type `ty`.
     #[inline]
     pub fn i32(&mut self, ty: u8) -> Result<i32> {
-        self.expect(ty, ttype::I32)?;
+        self.check_type(ty, ttype::I32)?;
         let v = self.zigzag()?;
         i32::try_from(v).map_err(|_| self.error(format!("i32 value {v} out of range")))
     }
@@ -239,13 +241,13 @@ impl<'a> ThriftReader<'a> {
     /// Reads an `i64` field value of type `ty`.
     #[inline]
     pub fn i64(&mut self, ty: u8) -> Result<i64> {
-        self.expect(ty, ttype::I64)?;
+        self.check_type(ty, ttype::I64)?;
         self.zigzag()
     }
 
     /// Reads a `double` field value of type `ty`.
     pub fn double(&mut self, ty: u8) -> Result<f64> {
-        self.expect(ty, ttype::DOUBLE)?;
+        self.check_type(ty, ttype::DOUBLE)?;
         let bytes = self.take(8, "a double")?;
         let mut b = [0u8; 8];
         b.copy_from_slice(bytes);
@@ -279,7 +281,7 @@ impl<'a> ThriftReader<'a> {
     /// Reads a `binary` field value, borrowed from the input.
     #[inline]
     pub fn binary(&mut self, ty: u8) -> Result<&'a [u8]> {
-        self.expect(ty, ttype::BINARY)?;
+        self.check_type(ty, ttype::BINARY)?;
         self.binary_value()
     }
 
@@ -306,12 +308,12 @@ impl<'a> ThriftReader<'a> {
 
     /// Checks that a field value is a struct, before decoding it in place.
     pub fn expect_struct(&mut self, ty: u8) -> Result<()> {
-        self.expect(ty, ttype::STRUCT)
+        self.check_type(ty, ttype::STRUCT)
     }
 
     /// Reads a struct field value: `T::read` after checking the type code.
     pub fn read_struct_field<T: ThriftStruct>(&mut self, ty: u8) -> Result<T> {
-        self.expect(ty, ttype::STRUCT)?;
+        self.check_type(ty, ttype::STRUCT)?;
         T::read(self)
     }
 
@@ -368,7 +370,7 @@ impl<'a> ThriftReader<'a> {
     /// returns the element count, already checked against the bytes left (every element
     /// takes at least one byte), so callers may reserve that many.
     pub fn list_header(&mut self, ty: u8, elem: u8) -> Result<usize> {
-        self.expect(ty, ttype::LIST)?;
+        self.check_type(ty, ttype::LIST)?;
         let (elem_ty, len) = self.raw_list_header()?;
         let is_int = |t: u8| matches!(t, ttype::I16 | ttype::I32 | ttype::I64);
         let same = elem_ty == elem
@@ -430,7 +432,7 @@ impl<'a> ThriftReader<'a> {
         elem_ty: u8,
         elem: impl FnMut(&mut Self) -> Result<T>,
     ) -> Result<Arc<[T]>> {
-        self.expect(ty, ttype::LIST)?;
+        self.check_type(ty, ttype::LIST)?;
         let start = self.pos;
         let id = TypeId::of::<T>();
         let slot = self.recent.iter().position(|(t, _, _)| *t == id);
@@ -474,7 +476,7 @@ impl<'a> ThriftReader<'a> {
     /// Every column chunk repeats its column's path; comparing it with the schema's path is
     /// much cheaper than allocating it again.
     pub fn expect_string_list(&mut self, ty: u8) -> Result<Arc<[String]>> {
-        self.expect(ty, ttype::LIST)?;
+        self.check_type(ty, ttype::LIST)?;
         if let Some(want) = self.expected_lists.get(self.expected_index).cloned() {
             let start = self.pos;
             if self.list_equals(&want)? {
@@ -526,7 +528,7 @@ impl<'a> ThriftReader<'a> {
         ty: u8,
         slot: &mut Option<T>,
     ) -> Result<()> {
-        self.expect(ty, ttype::STRUCT)?;
+        self.check_type(ty, ttype::STRUCT)?;
         T::read_into(slot.insert(T::default()), self)
     }
 
@@ -607,275 +609,6 @@ impl<'a> ThriftReader<'a> {
     }
 }
 
-/// A compact-protocol encoder appending to a byte vector.
-///
-/// Field ids are written as deltas from the previous field of the same struct, so fields must
-/// be written in increasing id order, as every `write` here does.
-pub struct ThriftWriter {
-    out: Vec<u8>,
-    last_field: i16,
-    stack: Vec<i16>,
-}
-
-impl ThriftWriter {
-    fn varint(&mut self, mut v: u64) {
-        while v >= 0x80 {
-            self.out.push((v as u8) | 0x80);
-            v >>= 7;
-        }
-        self.out.push(v as u8);
-    }
-
-    fn zigzag(&mut self, v: i64) {
-        self.varint(((v << 1) ^ (v >> 63)) as u64);
-    }
-
-    fn field_header(&mut self, id: i16, ty: u8) {
-        let delta = id.wrapping_sub(self.last_field);
-        if id > self.last_field && delta <= 15 {
-            self.out.push(((delta as u8) << 4) | ty);
-        } else {
-            self.out.push(ty);
-            self.zigzag(i64::from(id));
-        }
-        self.last_field = id;
-    }
-
-    fn list_header(&mut self, elem_ty: u8, len: usize) {
-        if len < 15 {
-            self.out.push(((len as u8) << 4) | elem_ty);
-        } else {
-            self.out.push(0xf0 | elem_ty);
-            self.varint(len as u64);
-        }
-    }
-
-    /// Starts a struct value (the field header, if any, is already written).
-    pub fn struct_begin(&mut self) {
-        self.stack.push(self.last_field);
-        self.last_field = 0;
-    }
-
-    /// Ends a struct value with its stop byte.
-    pub fn struct_end(&mut self) {
-        self.out.push(0);
-        self.last_field = self.stack.pop().unwrap_or(0);
-    }
-
-    /// Writes an `i8` field.
-    pub fn i8(&mut self, id: i16, v: i8) {
-        self.field_header(id, ttype::BYTE);
-        self.out.push(v as u8);
-    }
-
-    /// Writes an `i16` field.
-    pub fn i16(&mut self, id: i16, v: i16) {
-        self.field_header(id, ttype::I16);
-        self.zigzag(i64::from(v));
-    }
-
-    /// Writes an `i32` field.
-    pub fn i32(&mut self, id: i16, v: i32) {
-        self.field_header(id, ttype::I32);
-        self.zigzag(i64::from(v));
-    }
-
-    /// Writes an `i64` field.
-    pub fn i64(&mut self, id: i16, v: i64) {
-        self.field_header(id, ttype::I64);
-        self.zigzag(v);
-    }
-
-    /// Writes a `double` field.
-    pub fn double(&mut self, id: i16, v: f64) {
-        self.field_header(id, ttype::DOUBLE);
-        self.out.extend_from_slice(&v.to_le_bytes());
-    }
-
-    /// Writes a `bool` field (the value lives in the field header).
-    pub fn bool(&mut self, id: i16, v: bool) {
-        self.field_header(id, if v { ttype::BOOL_TRUE } else { ttype::BOOL_FALSE });
-    }
-
-    /// Writes a `binary` (or `string`) field.
-    pub fn binary(&mut self, id: i16, v: &[u8]) {
-        self.field_header(id, ttype::BINARY);
-        self.varint(v.len() as u64);
-        self.out.extend_from_slice(v);
-    }
-
-    /// Writes a struct field.
-    pub fn struct_field<T: ThriftStruct>(&mut self, id: i16, v: &T) {
-        self.field_header(id, ttype::STRUCT);
-        v.write(self);
-    }
-
-    /// Starts a struct field written in place (end it with [`struct_end`](Self::struct_end)).
-    pub fn struct_begin_field(&mut self, id: i16) {
-        self.field_header(id, ttype::STRUCT);
-        self.struct_begin();
-    }
-
-    /// Writes an `i32` field if the value is present.
-    pub fn opt_i32(&mut self, id: i16, v: Option<i32>) {
-        if let Some(v) = v {
-            self.i32(id, v);
-        }
-    }
-
-    /// Writes an `i64` field if the value is present.
-    pub fn opt_i64(&mut self, id: i16, v: Option<i64>) {
-        if let Some(v) = v {
-            self.i64(id, v);
-        }
-    }
-
-    /// Writes a `bool` field if the value is present.
-    pub fn opt_bool(&mut self, id: i16, v: Option<bool>) {
-        if let Some(v) = v {
-            self.bool(id, v);
-        }
-    }
-
-    /// Writes a `binary` field if the value is present.
-    pub fn opt_binary(&mut self, id: i16, v: Option<&[u8]>) {
-        if let Some(v) = v {
-            self.binary(id, v);
-        }
-    }
-
-    /// Writes an empty struct field: the form of most union members and marker structs.
-    pub fn empty_struct(&mut self, id: i16) {
-        self.struct_begin_field(id);
-        self.struct_end();
-    }
-
-    /// Writes a `list<struct>` field.
-    pub fn struct_list<T: ThriftStruct>(&mut self, id: i16, v: &[T]) {
-        self.field_header(id, ttype::LIST);
-        self.list_header(ttype::STRUCT, v.len());
-        for item in v {
-            item.write(self);
-        }
-    }
-
-    /// Writes a `list<i32>` field.
-    pub fn i32_list(&mut self, id: i16, v: &[i32]) {
-        self.field_header(id, ttype::LIST);
-        self.list_header(ttype::I32, v.len());
-        for &x in v {
-            self.zigzag(i64::from(x));
-        }
-    }
-
-    /// Writes a `list<i64>` field.
-    pub fn i64_list(&mut self, id: i16, v: &[i64]) {
-        self.field_header(id, ttype::LIST);
-        self.list_header(ttype::I64, v.len());
-        for &x in v {
-            self.zigzag(x);
-        }
-    }
-
-    /// Writes a `list<binary>` (or `list<string>`) field.
-    pub fn binary_list<B: AsRef<[u8]>>(&mut self, id: i16, v: &[B]) {
-        self.field_header(id, ttype::LIST);
-        self.list_header(ttype::BINARY, v.len());
-        for x in v {
-            let x = x.as_ref();
-            self.varint(x.len() as u64);
-            self.out.extend_from_slice(x);
-        }
-    }
-
-    /// Writes a `list<bool>` field (one byte per element).
-    pub fn bool_list(&mut self, id: i16, v: &[bool]) {
-        self.field_header(id, ttype::LIST);
-        self.list_header(ttype::BOOL_TRUE, v.len());
-        for &x in v {
-            self.out.push(if x { ttype::BOOL_TRUE } else { ttype::BOOL_FALSE });
-        }
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `struct { 1: i32 a; 2: binary b; 20: bool c; 21: list<i64> d }`, enough to check the
-    /// wire form against the compact protocol specification by hand.
-    #[derive(Debug, PartialEq)]
-    struct Sample {
-        a: i32,
-        b: Vec<u8>,
-        c: bool,
-        d: Vec<i64>,
-    }
-
-    impl ThriftStruct for Sample {
-        fn read(r: &mut ThriftReader<'_>) -> Result<Self> {
-            let mut s = Sample { a: 0, b: vec![], c: false, d: vec![] };
-            r.read_struct("Sample", |r, id, ty| {
-                match id {
-                    1 => s.a = r.i32(ty)?,
-                    2 => s.b = r.bytes(ty)?,
-                    20 => s.c = r.bool(ty)?,
-                    21 => s.d = r.i64_list(ty)?,
-                    _ => r.skip(ty)?,
-                }
-                Ok(())
-            })?;
-            Ok(s)
-        }
-        fn write(&self, w: &mut ThriftWriter) {
-            w.struct_begin();
-            w.i32(1, self.a);
-            w.binary(2, &self.b);
-            w.bool(20, self.c);
-            w.i64_list(21, &self.d);
-            w.struct_end();
-        }
-    }
-
-    // Hand-encoded per the compact protocol spec:
-    // 0x15 = delta 1, i32; 150 zigzags to 300 = varint ac 02.
-    // 0x18 = delta 1, binary; length 3, "abc".
-    // 0x01 = long form (delta 0), bool true; id 20 zigzags to 40 = 0x28.
-    // 0x19 = delta 1, list; 0x26 = 2 elements of i64; -1 → 01, 64 → 80 01.
-    const WIRE: &[u8] =
-        &[0x15, 0xac, 0x02, 0x18, 0x03, b'a', b'b', b'c', 0x01, 0x28, 0x19, 0x26, 0x01, 0x80, 0x01, 0x00];
-
-    #[test]
-    fn decodes_the_specification_form() {
-        let (s, used) = decode::<Sample>(WIRE).unwrap();
-        assert_eq!(s, Sample { a: 150, b: b"abc".to_vec(), c: true, d: vec![-1, 64] });
-        assert_eq!(used, WIRE.len());
-    }
-
-    #[test]
-    fn encodes_the_specification_form() {
-        let mut out = Vec::new();
-        encode(&Sample { a: 150, b: b"abc".to_vec(), c: true, d: vec![-1, 64] }, &mut out);
-        assert_eq!(out, WIRE);
-    }
-
-    #[test]
-    fn skips_unknown_fields_of_every_type() {
-        // Unknown field 5 (double), 6 (struct with a map), 7 (set of bools), then a = 1.
-        let mut wire = vec![0x57];
-        wire.extend_from_slice(&1.5f64.to_le_bytes());
-        wire.extend_from_slice(&[0x1c, 0x1b, 0x01, 0x55, 0x02, 0x04, 0x00]); // map<i32,i32>{1:2}
-        wire.extend_from_slice(&[0x1a, 0x11, 0x01]); // set<bool> [true]
-        wire.extend_from_slice(&[0x05, 0x02, 0x02, 0x00]); // field 1 (long form), i32 1
-        let (s, _) = decode::<Sample>(&wire).unwrap();
-        assert_eq!(s.a, 1);
-    }
-
-    #[test]
-    fn mismatched_wire_type_is_skipped_like_thrift() {
-        // Field 1 declared i32 but sent as binary: skipped, value stays default.
-        let wire = [0x18, 0x01, b'x', 0x00];
-        let (s, _) = decode::<Sample>(&wire).unwrap();
-        assert_eq!(s.a, 0);
-    }
-}
+#[path = "thrift_tests.rs"]
+mod tests;

@@ -3,8 +3,8 @@
 //!
 //! Levels are kept apart from values so that nested columns (lists, maps, structs) can reuse
 //! the same splitting and decoding: a flat optional column turns definition levels straight
-//! into validity bits ([`append_validity`]); nested readers will decode them into level
-//! vectors with [`decode_levels`] and assemble offsets and validity from those.
+//! into validity bits ([`append_validity`]); nested readers will decode the same
+//! [`LevelData`] into level vectors and assemble list offsets and validity from those.
 
 use arrow_buffer::BooleanBufferBuilder;
 
@@ -111,33 +111,6 @@ pub fn append_validity(
         }
     }
     Ok(valid)
-}
-
-/// Decodes `num_values` levels into `out` (for nested readers and repetition levels).
-pub fn decode_levels(
-    levels: LevelData<'_>,
-    max_level: i16,
-    num_values: usize,
-    out: &mut Vec<i16>,
-) -> Result<()> {
-    let width = level_bit_width(max_level);
-    match levels {
-        LevelData::Rle(data) => {
-            let got = RleDecoder::new(data, width)?.decode(num_values, out)?;
-            if got != num_values {
-                return Err(Error::corrupt(format!(
-                    "levels: the page has {num_values} values but only {got} levels"
-                )));
-            }
-        }
-        LevelData::BitPacked(data) => {
-            decode_bit_packed_msb(data, width, num_values, out)?;
-        }
-    }
-    if let Some(&bad) = out.iter().find(|&&l| l > max_level || l < 0) {
-        return Err(Error::corrupt(format!("level {bad} is above the column's maximum {max_level}")));
-    }
-    Ok(())
 }
 
 #[cfg(test)]
