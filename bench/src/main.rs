@@ -1,23 +1,129 @@
-//! parquetry's benchmark instrument: times parquetry and the arrow-rs `parquet` crate in one
-//! process on the same bytes. Not part of the default build (the `parquet` crate is a long
-//! build); run it with `cargo run --release -p parquetry-bench -- CASE`.
+//! parquetry's benchmark instrument: times parquetry and the arrow-rs `parquet` crate on the
+//! same files, against the hardware limits (decompress-only, memcpy). Not part of the default
+//! build (the `parquet` crate is a long build); `bench/run.sh` runs everything.
+//!
+//! ```text
+//! parquetry-bench footer [--runs N]
+//! parquetry-bench read --files F... [--runs N] [--warmup N] [--json OUT]
+//!                      [--impls parquetry,parquetry_view,arrow_rs,arrow_rs_view,decompress,memcpy]
+//!                      [--reference bench/data/peers.json]
+//! ```
 
+mod cells;
+mod checksum;
+mod driver;
 mod footer;
+mod limits;
+mod memory;
+mod read;
 mod timing;
+
+const USAGE: &str = "usage:
+  parquetry-bench footer [--runs N]
+  parquetry-bench read --files F... [--runs N] [--warmup N] [--json OUT]
+                       [--impls parquetry,parquetry_view,arrow_rs,arrow_rs_view,decompress,memcpy]
+                       [--reference PEERS_JSON (default bench/data/peers.json)]";
+
+fn usage_error(msg: &str) -> ! {
+    eprintln!("{msg}\n{USAGE}");
+    std::process::exit(2);
+}
+
+/// `--flag value` options and the multi-valued `--files`.
+struct Flags {
+    pairs: Vec<(String, Vec<String>)>,
+}
+
+impl Flags {
+    fn parse(args: &[String]) -> Flags {
+        let mut pairs: Vec<(String, Vec<String>)> = Vec::new();
+        for a in args {
+            if let Some(name) = a.strip_prefix("--") {
+                pairs.push((name.to_owned(), Vec::new()));
+            } else if let Some((_, values)) = pairs.last_mut() {
+                values.push(a.clone());
+            } else {
+                usage_error(&format!("unexpected argument {a:?}"));
+            }
+        }
+        Flags { pairs }
+    }
+
+    fn all(&self, name: &str) -> Option<&[String]> {
+        self.pairs.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v.as_slice())
+    }
+
+    fn one(&self, name: &str) -> Option<&str> {
+        match self.all(name) {
+            None => None,
+            Some([v]) => Some(v),
+            Some(_) => usage_error(&format!("--{name} takes one value")),
+        }
+    }
+
+    fn number<T: std::str::FromStr>(&self, name: &str, default: T) -> T {
+        match self.one(name) {
+            None => default,
+            Some(v) => v.parse().unwrap_or_else(|_| usage_error(&format!("--{name}: not a number: {v:?}"))),
+        }
+    }
+
+    fn check_known(&self, known: &[&str]) {
+        for (n, _) in &self.pairs {
+            if !known.contains(&n.as_str()) {
+                usage_error(&format!("unknown option --{n}"));
+            }
+        }
+    }
+}
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let runs = args
-        .iter()
-        .position(|a| a == "--runs")
-        .and_then(|i| args.get(i + 1))
-        .and_then(|r| r.parse().ok())
-        .unwrap_or(21);
+    let flags = Flags::parse(args.get(1..).unwrap_or_default());
     match args.first().map(String::as_str) {
-        Some("footer") => footer::run(runs),
-        _ => {
-            eprintln!("usage: parquetry-bench footer [--runs N]");
-            std::process::exit(2);
+        Some("footer") => {
+            flags.check_known(&["runs"]);
+            footer::run(flags.number("runs", 21));
         }
+        Some("read") => {
+            flags.check_known(&["files", "runs", "warmup", "json", "impls", "reference"]);
+            let files = flags
+                .all("files")
+                .filter(|f| !f.is_empty())
+                .unwrap_or_else(|| usage_error("--files is required"));
+            let impls: Vec<String> = match flags.one("impls") {
+                None => read::IMPLS.iter().map(|s| s.to_string()).collect(),
+                Some(list) => list.split(',').filter(|s| !s.is_empty()).map(str::to_owned).collect(),
+            };
+            if let Some(bad) = impls.iter().find(|i| !read::IMPLS.contains(&i.as_str())) {
+                usage_error(&format!("unknown implementation {bad:?}"));
+            }
+            let runs = flags.number("runs", 5usize);
+            if runs == 0 {
+                usage_error("--runs must be at least 1");
+            }
+            driver::run(&driver::ReadArgs {
+                files: files.to_vec(),
+                runs,
+                warmup: flags.number("warmup", 1),
+                impls,
+                json: flags.one("json").map(str::to_owned),
+                reference: flags.one("reference").unwrap_or("bench/data/peers.json").to_owned(),
+            });
+        }
+        // Hidden: one implementation × one file, run by `read` in a child process.
+        Some("cell") => {
+            let need = |n: &str| {
+                flags.one(n).unwrap_or_else(|| usage_error(&format!("cell: --{n} is required"))).to_owned()
+            };
+            cells::cell_main(&cells::CellArgs {
+                imp: need("impl"),
+                file: need("file"),
+                runs: flags.number("runs", 5),
+                warmup: flags.number("warmup", 1),
+                value_bytes: flags.number("value-bytes", 0),
+            });
+        }
+        _ => usage_error("no subcommand"),
     }
 }

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# One command for the whole benchmark (issue 3): installs the Python peers, generates the
+# datasets of ../shared/GUIDE.md ("Measuring"), builds the Rust bench in release, times
+# parquetry, arrow-rs, pyarrow, polars and duckdb and the limits (decompress-only, memcpy)
+# on the same files, and prints one Markdown report.
+#
+#   bench/run.sh           full datasets (2,000,000-row files), 5 runs after 1 warm-up;
+#                          writes bench/results/latest.md (commit it)
+#   bench/run.sh --quick   200,000-row files, 3 runs; under two minutes once built and
+#                          generated; writes bench/data/results/latest-quick.md (not committed)
+#
+# Environment: PYTHON (default python3), RUNS, WARMUP (override the run counts).
+# Intermediate JSON goes to bench/data/results/ (gitignored). Cells run one at a time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+quick=0
+for arg in "$@"; do
+    case "$arg" in
+        --quick) quick=1 ;;
+        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "unknown argument: $arg (try --help)" >&2; exit 2 ;;
+    esac
+done
+
+py=${PYTHON:-python3}
+if [ "$quick" = 1 ]; then
+    data=bench/data/quick; tag=-quick; gen_flags=--quick
+    runs=${RUNS:-3}; warmup=${WARMUP:-1}; footer_runs=7
+    out=bench/data/results/latest-quick.md; title="parquetry benchmarks (quick: 200,000-row files)"
+else
+    data=bench/data; tag=; gen_flags=
+    runs=${RUNS:-5}; warmup=${WARMUP:-1}; footer_runs=21
+    out=bench/results/latest.md; title="parquetry benchmarks: reading Parquet into Arrow"
+fi
+results=bench/data/results
+mkdir -p "$results"
+
+step() { printf '\n== %s\n' "$*" >&2; }
+
+step "Python peers (bench/requirements.txt)"
+if ! "$py" -m pip install --quiet --disable-pip-version-check -r bench/requirements.txt; then
+    # An externally managed Python (PEP 668) refuses: use a virtualenv in .venv instead.
+    echo "pip install refused; installing into a virtualenv at .venv" >&2
+    [ -x .venv/bin/python ] || "$py" -m venv .venv
+    py=.venv/bin/python
+    "$py" -m pip install --quiet --disable-pip-version-check -r bench/requirements.txt
+fi
+
+step "datasets ($data)"
+"$py" bench/datasets.py $gen_flags
+
+step "building parquetry-bench (release)"
+cargo build --release -p parquetry-bench
+bench=target/release/parquetry-bench
+
+files=()
+for layout in plain dict delta_length delta; do
+    for codec in none snappy zstd; do
+        files+=("$data/strings_${layout}_${codec}.parquet")
+    done
+done
+files+=("$data/blobs_zstd.parquet" "$data/numeric_snappy.parquet")
+
+step "peers: pyarrow, polars, duckdb ($runs runs after $warmup warm-up)"
+"$py" bench/peers.py --files "${files[@]}" --runs "$runs" --warmup "$warmup" \
+    --json "$results/peers$tag.json"
+
+step "parquetry, arrow-rs, limits ($runs runs after $warmup warm-up)"
+"$bench" read --files "${files[@]}" --runs "$runs" --warmup "$warmup" \
+    --reference "$results/peers$tag.json" --json "$results/rust$tag.json"
+
+step "footer decode"
+"$bench" footer --runs "$footer_runs" > "$results/footer$tag.md"
+
+step "report ($out)"
+"$py" bench/report.py --rust "$results/rust$tag.json" --peers "$results/peers$tag.json" \
+    --footer "$results/footer$tag.md" --title "$title" --out "$out"

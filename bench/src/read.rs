@@ -1,0 +1,140 @@
+//! The implementations a cell times, each set up once and then run repeatedly: whole-file
+//! reads into Arrow (parquetry, arrow-rs; Utf8 and Utf8View outputs) and the limits
+//! (see `limits.rs`).
+
+use std::fs::File;
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
+use parquetry::read::{ByteArrayType, ParquetFile, ReadOptions};
+use serde_json::{json, Value};
+
+use crate::limits;
+
+/// The version of the arrow-rs `parquet` crate this bench links (Cargo.toml).
+pub const ARROW_RS_VERSION: &str = "60.1";
+
+/// Every implementation, in report order.
+pub const IMPLS: [&str; 6] =
+    ["parquetry", "parquetry_view", "arrow_rs", "arrow_rs_view", "decompress", "memcpy"];
+
+/// What one run produced.
+pub enum Output {
+    /// A whole-file read: every batch of the file.
+    Batches(Vec<RecordBatch>),
+    /// A limit: how many bytes it moved (decompressed or copied).
+    Bytes(u64),
+}
+
+/// One run of an implementation on its file.
+pub type RunFn = Box<dyn FnMut() -> Result<Output, String>>;
+
+/// Why a cell has no timings.
+pub enum NotRun {
+    /// The implementation does not apply to this file (e.g. decompress on uncompressed data).
+    Skipped(String),
+    /// Setup failed.
+    Failed(String),
+}
+
+/// An implementation ready to run: the run function and what to record about it.
+pub struct Prepared {
+    /// Runs once (timed by the caller).
+    pub run: RunFn,
+    /// Versions and settings, recorded as `impl_info`.
+    pub info: Value,
+}
+
+/// Sets up `name` on `path`. `value_bytes` sizes the memcpy limit.
+pub fn prepare(name: &str, path: &str, value_bytes: u64) -> Result<Prepared, NotRun> {
+    match name {
+        "parquetry" => Ok(parquetry(path, None)),
+        "parquetry_view" => Ok(parquetry(path, Some(ByteArrayType::View))),
+        "arrow_rs" => arrow_rs(path, false).map_err(NotRun::Failed),
+        "arrow_rs_view" => arrow_rs(path, true).map_err(NotRun::Failed),
+        "decompress" => limits::decompress(path),
+        "memcpy" => Ok(limits::memcpy(value_bytes)),
+        other => {
+            Err(NotRun::Failed(format!("unknown implementation {other:?} (known: {})", IMPLS.join(","))))
+        }
+    }
+}
+
+/// parquetry: open by path, read all row groups whole (batch size unbounded).
+fn parquetry(path: &str, byte_array_type: Option<ByteArrayType>) -> Prepared {
+    let path = path.to_owned();
+    let mut options = ReadOptions::default().with_batch_size(usize::MAX);
+    if let Some(t) = byte_array_type {
+        options = options.with_byte_array_type(t);
+    }
+    let info = json!({
+        "version": concat!("parquetry (workspace) via parquetry-bench ", env!("CARGO_PKG_VERSION")),
+        "batch_size": "unbounded (whole row groups)",
+        "byte_array_type": format!("{byte_array_type:?}"),
+    });
+    let run = move || -> Result<Output, String> {
+        let mut file = ParquetFile::open(&path).map_err(|e| e.to_string())?;
+        file.read_all(&options).map(Output::Batches).map_err(|e| e.to_string())
+    };
+    Prepared { run: Box::new(run), info }
+}
+
+/// The arrow-rs `parquet` crate: `ParquetRecordBatchReaderBuilder` over a `File`, batches
+/// as large as the largest row group; with `view`, the Arrow schema is overridden so that
+/// Utf8/Binary columns read as Utf8View/BinaryView (the same output types as parquetry's).
+fn arrow_rs(path: &str, view: bool) -> Result<Prepared, String> {
+    let open = || File::open(path).map_err(|e| format!("opening {path}: {e}"));
+    let builder = ParquetRecordBatchReaderBuilder::try_new(open()?).map_err(|e| e.to_string())?;
+    let max_rows = builder.metadata().row_groups().iter().map(|rg| rg.num_rows()).max().unwrap_or(1);
+    let batch_size = usize::try_from(max_rows).unwrap_or(1 << 20).max(1);
+    let mut options = ArrowReaderOptions::new();
+    if view {
+        options = options.with_schema(view_schema(builder.schema()));
+    }
+    drop(builder);
+    let info = json!({
+        "version": format!("parquet (arrow-rs) {ARROW_RS_VERSION}"),
+        "batch_size": batch_size,
+        "schema_override": if view { "Utf8/Binary → Utf8View/BinaryView" } else { "none" },
+    });
+    let path = path.to_owned();
+    let run = move || -> Result<Output, String> {
+        let file = File::open(&path).map_err(|e| format!("opening {path}: {e}"))?;
+        let reader = ParquetRecordBatchReaderBuilder::try_new_with_options(file, options.clone())
+            .map_err(|e| e.to_string())?
+            .with_batch_size(batch_size)
+            .build()
+            .map_err(|e| e.to_string())?;
+        reader.collect::<Result<Vec<_>, _>>().map(Output::Batches).map_err(|e| e.to_string())
+    };
+    Ok(Prepared { run: Box::new(run), info })
+}
+
+/// `schema` with every top-level string/binary field as its view type.
+fn view_schema(schema: &SchemaRef) -> SchemaRef {
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|f| {
+            let t = match f.data_type() {
+                DataType::Utf8 | DataType::LargeUtf8 => DataType::Utf8View,
+                DataType::Binary | DataType::LargeBinary => DataType::BinaryView,
+                other => other.clone(),
+            };
+            f.as_ref().clone().with_data_type(t)
+        })
+        .collect();
+    Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()))
+}
+
+/// The reference read: arrow-rs, Utf8 output, untimed. Used when no pyarrow reference
+/// checksum is available for a file.
+pub fn reference_read(path: &str) -> Result<Vec<RecordBatch>, String> {
+    let mut prepared = arrow_rs(path, false)?;
+    match (prepared.run)()? {
+        Output::Batches(b) => Ok(b),
+        Output::Bytes(_) => unreachable!("arrow_rs returns batches"),
+    }
+}
