@@ -9,6 +9,12 @@
 //!                      [--reference bench/data/peers.json]
 //! ```
 
+/// The allocator pyarrow uses (mimalloc), for parquetry and arrow-rs alike: freed output
+/// memory is kept for the next run instead of going back to the kernel, which would zero it
+/// again on first touch (that zeroing otherwise dominates every read on this kind of machine).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod cells;
 mod checksum;
 mod driver;

@@ -7,6 +7,12 @@ mod values;
 
 use std::process::ExitCode;
 
+/// mimalloc, as pyarrow and polars use: it keeps freed memory for reuse instead of returning
+/// it to the kernel, which zeroes every page again on its next first touch; reading a large
+/// file batch after batch then reuses the same pages.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const USAGE: &str = "\
 parquetry: fast Apache Parquet tools
 

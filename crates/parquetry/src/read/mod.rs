@@ -6,6 +6,7 @@
 //! decompresses them, decodes definition levels into validity bits, and hands the values to
 //! a [`values::ValueDecoder`] for the output type.
 
+pub(crate) mod alloc;
 pub(crate) mod byte_array;
 mod column;
 mod file;

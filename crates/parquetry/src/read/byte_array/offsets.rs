@@ -81,8 +81,8 @@ impl<O: OffsetSize + OffsetSizeTrait> OffsetsDecoder<O> {
 
 impl<O: OffsetSize + OffsetSizeTrait> ValueDecoder for OffsetsDecoder<O> {
     fn reserve(&mut self, rows: usize, value_bytes: usize) {
-        self.sink.offsets.reserve(rows);
-        self.sink.data.reserve(value_bytes);
+        crate::read::alloc::reserve(&mut self.sink.offsets, rows);
+        crate::read::alloc::reserve(&mut self.sink.data, value_bytes);
     }
 
     fn set_dictionary(&mut self, page: &PageValues<'_>) -> Result<()> {
