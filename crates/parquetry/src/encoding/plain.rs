@@ -185,9 +185,16 @@ pub fn decode_byte_array<S: ByteArraySink>(
     sink.reserve(values, left - 4 * values);
     let mut p = pos;
     for i in 0..n {
-        let (start, v) = next_value(page, p, i, n)?;
-        sink.push_slice_from_page(start, v)?;
-        p = start + v.len();
+        let Some(len) = page.get(p..).and_then(|s| s.first_chunk::<4>()) else {
+            return Err(byte_array_error(i, n, "a 4-byte length", p, page.len().saturating_sub(p)));
+        };
+        let len = u32::from_le_bytes(*len) as usize;
+        let end = (p + 4).saturating_add(len);
+        if end > page.len() {
+            return Err(byte_array_error(i, n, &format!("{len} bytes"), p + 4, page.len() - p - 4));
+        }
+        sink.push_plain_value(page, p, len)?;
+        p = end;
     }
     Ok(p)
 }
