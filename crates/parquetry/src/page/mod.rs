@@ -7,4 +7,4 @@ mod stream;
 
 pub use chunk::{chunk_byte_range, has_parquet_816_bug, ChunkPages, RawPage};
 pub use source::{BytesSource, ChunkSource, ReaderSource};
-pub use stream::{Page, PageStream};
+pub use stream::{Page, PageStream, MAX_RECYCLED};

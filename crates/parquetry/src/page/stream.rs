@@ -14,6 +14,10 @@ use crate::format::{thrift, ColumnMetaData, PageHeader};
 
 /// How much to read ahead for page headers: enough for several small pages at once.
 const WINDOW: usize = 64 * 1024;
+/// Buffers larger than this are not kept for reuse: data pages are about a megabyte, and
+/// keeping a (much larger) dictionary page's buffer alive for the rest of the chunk would
+/// cost more memory than reusing it saves time.
+pub const MAX_RECYCLED: usize = 8 << 20;
 /// A page header larger than this is not a real header (even with long statistics).
 const MAX_HEADER: usize = 16 * 1024 * 1024;
 
@@ -77,7 +81,7 @@ impl PageStream {
     /// longer referenced elsewhere) so the next read can reuse its allocation.
     pub fn recycle(&mut self, buffer: Buffer) {
         if let Ok(v) = buffer.into_vec::<u8>() {
-            if v.capacity() > self.spare.capacity() {
+            if v.capacity() > self.spare.capacity() && v.capacity() <= MAX_RECYCLED {
                 self.spare = v;
             }
         }

@@ -18,7 +18,7 @@ use super::values::{PageValues, ValueDecoder, Validity};
 use crate::compress::{Codec, Decompressor};
 use crate::error::{Error, Result};
 use crate::format::{ColumnMetaData, FileMetaData, PageType, PhysicalType};
-use crate::page::{has_parquet_816_bug, ChunkSource, Page, PageStream};
+use crate::page::{has_parquet_816_bug, ChunkSource, Page, PageStream, MAX_RECYCLED};
 use crate::schema::{ColumnDescriptor, SchemaDescriptor};
 
 /// What to read for one selected top-level field: its leaf column and output type.
@@ -94,7 +94,9 @@ fn override_byte_array(current: &DataType, t: ByteArrayType) -> DataType {
 /// Reads one column chunk.
 pub struct ColumnReader {
     stream: PageStream,
-    decoder: Box<dyn ValueDecoder>,
+    /// `None` once every row of the chunk has been returned: the decoder's dictionary and
+    /// buffers are freed then, not when the whole row group is done.
+    decoder: Option<Box<dyn ValueDecoder>>,
     decompressor: Decompressor,
     codec: Codec,
     data_type: DataType,
@@ -169,7 +171,7 @@ impl ColumnReader {
         let max_reserve_bytes = bounded_bytes(usize::MAX, meta);
         Ok(ColumnReader {
             stream,
-            decoder,
+            decoder: Some(decoder),
             decompressor: Decompressor::new(),
             codec,
             data_type,
@@ -197,19 +199,24 @@ impl ColumnReader {
         if carried >= rows {
             return Ok(self.take_carry(rows));
         }
-        if self.decoder.is_empty() {
+        let Some(decoder) = self.decoder.as_mut() else {
+            return Err(Error::invalid_argument(format!(
+                "asked for {rows} rows after the column chunk's last row"
+            )));
+        };
+        if decoder.is_empty() {
             // Size this batch's buffers once, before its first page.
             let want = rows - carried;
-            self.decoder.reserve(
+            decoder.reserve(
                 want.min(self.max_reserve_rows),
                 ((self.bytes_per_row * want as f64) as usize).min(self.max_reserve_bytes),
             );
         }
-        while carried + self.decoder.len() < rows {
+        while carried + self.decoder.as_ref().map_or(0, |d| d.len()) < rows {
             let Some(page) = self.stream.next_page(source)? else {
                 return Err(Error::corrupt(format!(
                     "the column chunk ended after {} of its rows",
-                    carried + self.decoder.len()
+                    carried + self.decoder.as_ref().map_or(0, |d| d.len())
                 )));
             };
             let index = page.index;
@@ -218,13 +225,20 @@ impl ColumnReader {
             self.stream.recycle(body);
         }
         let nulls = self.validity.as_mut().map(|v| NullBuffer::new(v.finish()));
-        let fresh = self.decoder.finish(nulls)?;
+        let fresh = match self.decoder.as_mut() {
+            Some(d) => d.finish(nulls)?,
+            None => new_empty_array(&self.data_type),
+        };
         let all = match self.carry.take() {
             Some(c) => concat(&c, &fresh)?,
             None => fresh,
         };
         self.carry = Some(all);
-        Ok(self.take_carry(rows))
+        let out = self.take_carry(rows);
+        if self.rows_left == 0 {
+            self.decoder = None;
+        }
+        Ok(out)
     }
 
     fn take_carry(&mut self, rows: usize) -> ArrayRef {
@@ -236,6 +250,10 @@ impl ColumnReader {
         let out = c.slice(0, rows);
         self.carry = Some(c.slice(rows, c.len() - rows));
         out
+    }
+
+    fn decoder_mut(&mut self) -> Result<&mut Box<dyn ValueDecoder>> {
+        self.decoder.as_mut().ok_or_else(finished)
     }
 
     fn decompress(&mut self, input: &[u8], expected: usize) -> Result<Buffer> {
@@ -254,7 +272,7 @@ impl ColumnReader {
     /// Gives a page buffer back for reuse if no decoder kept a reference to it.
     fn recycle(&mut self, buffer: Buffer) {
         if let Ok(v) = buffer.into_vec::<u8>() {
-            if v.capacity() > self.scratch.capacity() {
+            if v.capacity() > self.scratch.capacity() && v.capacity() <= MAX_RECYCLED {
                 self.scratch = v;
             }
         }
@@ -296,7 +314,7 @@ impl ColumnReader {
                     data: buffer.as_slice(),
                     num_values,
                 };
-                self.decoder.set_dictionary(&values)?;
+                self.decoder_mut()?.set_dictionary(&values)?;
                 Ok(())
             }
             PageType::DATA_PAGE => {
@@ -380,14 +398,21 @@ impl ColumnReader {
                     len: num_values,
                     null_count: num_values - valid,
                 };
-                self.decoder.append_page(&values, Some(&bits))
+                match self.decoder.as_mut() {
+                    Some(d) => d.append_page(&values, Some(&bits)),
+                    None => Err(finished()),
+                }
             }
             _ => {
                 let values = PageValues { encoding, buffer, offset, data, num_values };
-                self.decoder.append_page(&values, None)
+                self.decoder_mut()?.append_page(&values, None)
             }
         }
     }
+}
+
+fn finished() -> Error {
+    Error::invalid_argument("the column chunk was already read to its end")
 }
 
 fn non_negative(v: i32, what: &str) -> Result<usize> {

@@ -98,7 +98,7 @@ fn no_dictionary() -> Error {
 }
 
 /// Rejects a dictionary page in anything but PLAIN (which PLAIN_DICTIONARY means there).
-fn check_dictionary_encoding(page: &PageValues<'_>) -> Result<()> {
+pub(super) fn check_dictionary_encoding(page: &PageValues<'_>) -> Result<()> {
     if page.encoding == Encoding::PLAIN || page.encoding == Encoding::PLAIN_DICTIONARY {
         Ok(())
     } else {
@@ -243,12 +243,6 @@ impl Dict {
     fn len(&self) -> usize {
         self.offsets.len() - 1
     }
-
-    /// The byte range of value `i` (< len).
-    #[inline]
-    fn range(&self, i: usize) -> std::ops::Range<usize> {
-        self.offsets[i] as usize..self.offsets[i + 1] as usize
-    }
 }
 
 /// Walks the dictionary indexes of a data page (a bit-width byte, then RLE/bit-packed
@@ -367,7 +361,7 @@ fn check_utf8_lengths(region: &[u8], lengths: &[u32]) -> Result<()> {
 /// is valid UTF-8 and cannot join the chars around it, so runs of values with such lengths
 /// are validated as one slice together with their lengths, and a run is only cut at a
 /// longer value's length.
-fn check_utf8_plain(data: &[u8], n: usize) -> Result<()> {
+pub(super) fn check_utf8_plain(data: &[u8], n: usize) -> Result<()> {
     let mut begin = 0;
     let mut p = 0;
     for _ in 0..n {

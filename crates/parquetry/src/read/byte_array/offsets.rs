@@ -6,12 +6,13 @@ use std::sync::Arc;
 use arrow_array::{ArrayRef, GenericBinaryArray, GenericStringArray, OffsetSizeTrait};
 use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 
+use super::view::page_buffer;
 use super::{
-    check_room, check_utf8_offsets, decode_dense, for_each_index_run, is_dictionary_encoded,
-    no_dictionary, page_rows, spread_offsets, Dict, Scratch,
+    check_dictionary_encoding, check_room, check_utf8_offsets, check_utf8_plain, decode_dense,
+    for_each_index_run, is_dictionary_encoded, no_dictionary, page_rows, spread_offsets, Scratch,
 };
 use crate::encoding::rle::Run;
-use crate::encoding::{OffsetSize, OffsetsSink};
+use crate::encoding::{ByteArraySink, OffsetSize, OffsetsSink};
 use crate::error::{Error, Result};
 use crate::read::values::{PageValues, Validity, ValueDecoder};
 
@@ -22,8 +23,67 @@ pub(super) struct OffsetsDecoder<O: OffsetSize> {
     utf8: bool,
     /// The batch being built: `sink.offsets` has one entry per row plus the leading 0.
     sink: OffsetsSink<O>,
-    dict: Option<Dict>,
+    dict: Option<PageDict>,
     scratch: Scratch,
+}
+
+/// A dictionary page kept as it is, values still length-prefixed: gathered values are copied
+/// straight from the page, so the dictionary itself is never copied. (Dictionaries of mostly
+/// distinct values, common for ids and URLs, are as large as the data; copying them first
+/// doubled the work and the memory of reading such a column.)
+#[derive(Debug)]
+struct PageDict {
+    /// The dictionary page's values section.
+    page: Buffer,
+    /// Value `i` has its length prefix at `prefixes[i]` and ends at `prefixes[i + 1]`.
+    prefixes: Vec<u32>,
+}
+
+impl PageDict {
+    /// Finds every value of a PLAIN dictionary page, checking lengths against the page and,
+    /// for strings, UTF-8 once over all values.
+    fn read(page: &PageValues<'_>, utf8: bool) -> Result<Self> {
+        check_dictionary_encoding(page)?;
+        let data = page.data;
+        let n = page.num_values;
+        if data.len() > u32::MAX as usize {
+            return Err(Error::corrupt(format!("dictionary page of {} bytes", data.len())));
+        }
+        let mut prefixes = Vec::with_capacity(n.min(data.len() / 4) + 1);
+        let mut p = 0usize;
+        for i in 0..n {
+            let Some(len) = data.get(p..).and_then(|s| s.first_chunk::<4>()) else {
+                return Err(Error::corrupt(format!(
+                    "dictionary page: value {i} of {n} needs a length at byte {p} of {}",
+                    data.len()
+                )));
+            };
+            let end = (p + 4).saturating_add(u32::from_le_bytes(*len) as usize);
+            if end > data.len() {
+                return Err(Error::corrupt(format!(
+                    "dictionary page: value {i} of {n} runs to byte {end} of {}",
+                    data.len()
+                )));
+            }
+            prefixes.push(p as u32);
+            p = end;
+        }
+        prefixes.push(p as u32);
+        if utf8 {
+            check_utf8_plain(&data[..p], n).map_err(|e| e.context("dictionary page"))?;
+        }
+        Ok(PageDict { page: page_buffer(page)?, prefixes })
+    }
+
+    fn len(&self) -> usize {
+        self.prefixes.len() - 1
+    }
+
+    /// Length of value `i` (< len).
+    #[inline]
+    fn value_len(&self, i: usize) -> usize {
+        (self.prefixes[i + 1] - self.prefixes[i] - 4) as usize
+    }
 }
 
 impl<O: OffsetSize + OffsetSizeTrait> OffsetsDecoder<O> {
@@ -54,7 +114,7 @@ impl<O: OffsetSize + OffsetSizeTrait> OffsetsDecoder<O> {
         let indexes = &mut self.scratch.indexes;
         indexes.clear();
         // In bounds: for_each_index_run checks every index against dict.len() first.
-        let value_len = |i: u32| (dict.offsets[i as usize + 1] - dict.offsets[i as usize]) as u64;
+        let value_len = |i: u32| dict.value_len(i as usize) as u64;
         let mut bytes = 0u64;
         for_each_index_run(page, dict.len(), |run| match run {
             Run::Repeated { value, len } => {
@@ -67,13 +127,14 @@ impl<O: OffsetSize + OffsetSizeTrait> OffsetsDecoder<O> {
             }
         })?;
         check_room::<O>(self.sink.data.len(), bytes)?;
-        let OffsetsSink { offsets, data } = &mut self.sink;
-        data.reserve(bytes as usize);
-        offsets.reserve(indexes.len());
-        let src = dict.data.as_slice();
+        // Exactly the gathered bytes: no slack, so an exact hint is never outgrown (the
+        // last few values then take the plain copy instead of the block copy).
+        self.sink.data.reserve(bytes as usize);
+        self.sink.offsets.reserve(indexes.len());
+        let src = dict.page.as_slice();
         for &i in indexes.iter() {
-            data.extend_from_slice(&src[dict.range(i as usize)]);
-            offsets.push(<O as OffsetSize>::from_usize(data.len()));
+            let i = i as usize;
+            self.sink.push_plain_value(src, dict.prefixes[i] as usize, dict.value_len(i))?;
         }
         Ok(())
     }
@@ -86,7 +147,7 @@ impl<O: OffsetSize + OffsetSizeTrait> ValueDecoder for OffsetsDecoder<O> {
     }
 
     fn set_dictionary(&mut self, page: &PageValues<'_>) -> Result<()> {
-        self.dict = Some(Dict::read(page, self.utf8)?);
+        self.dict = Some(PageDict::read(page, self.utf8)?);
         Ok(())
     }
 

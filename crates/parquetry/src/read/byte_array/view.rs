@@ -70,7 +70,7 @@ fn any_long(views: &[u128]) -> bool {
 /// The page's values section as a buffer that views may point into (positions relative to
 /// `page.data`), after checking that `page.data` really is that part of `page.buffer`: the
 /// views are built from `page.data` and read through the buffer.
-fn page_buffer(page: &PageValues<'_>) -> Result<Buffer> {
+pub(super) fn page_buffer(page: &PageValues<'_>) -> Result<Buffer> {
     let end = page.offset.checked_add(page.data.len());
     let section = end.and_then(|end| page.buffer.as_slice().get(page.offset..end));
     match section {
