@@ -106,18 +106,41 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
     Ok(Some(opts))
 }
 
+/// Whether an error is the reader of our output going away (`parquetry cat f | head`), which
+/// ends the command quietly, as other command-line tools do.
+fn is_broken_pipe(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = cur {
+        if err.downcast_ref::<io::Error>().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe) {
+            return true;
+        }
+        if let Some(arrow) = err.downcast_ref::<arrow_schema::ArrowError>() {
+            if let arrow_schema::ArrowError::IoError(_, io) = arrow {
+                return io.kind() == io::ErrorKind::BrokenPipe;
+            }
+        }
+        cur = err.source();
+    }
+    false
+}
+
 /// Runs the command with the arguments after `cat`.
 pub fn run(args: &[String]) -> Result<(), String> {
     let Some(opts) = parse(args)? else { return Ok(()) };
-    let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", opts.path);
-    let mut file = ParquetFile::open(&opts.path).map_err(|e| fail(&e))?;
+    let fail = |e: &Box<dyn std::error::Error>| {
+        if is_broken_pipe(e.as_ref()) {
+            Ok(())
+        } else {
+            Err(format!("{}: {e}", opts.path))
+        }
+    };
+    let mut file = ParquetFile::open(&opts.path).map_err(|e| format!("{}: {e}", opts.path))?;
+    let mut read = opts.read.clone();
     if let Some(limit) = opts.limit {
         // Batches no larger than the limit, so a small limit reads little.
-        let size = opts.read.batch_size.min(limit.max(1));
-        let read = opts.read.clone().with_batch_size(size);
-        return print_batches(&mut file, read, &opts, Some(limit)).map_err(|e| fail(&e));
+        read = read.clone().with_batch_size(read.batch_size.min(limit.max(1)));
     }
-    print_batches(&mut file, opts.read.clone(), &opts, None).map_err(|e| fail(&e))
+    print_batches(&mut file, read, &opts, opts.limit).or_else(|e| fail(&e))
 }
 
 fn print_batches<S: parquetry::page::ChunkSource>(

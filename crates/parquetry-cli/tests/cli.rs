@@ -1,0 +1,103 @@
+//! The `parquetry` binary as a user runs it, checked against pyarrow and the corpus manifest.
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+fn corpus(path: &str) -> PathBuf {
+    let dir = std::env::var_os("PARQUET_TESTING_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/parquet-testing"));
+    dir.join(path)
+}
+
+fn parquetry(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_parquetry")).args(args).output().expect("run parquetry")
+}
+
+fn python() -> String {
+    std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned())
+}
+
+#[test]
+fn inspect_json_reports_the_footer_facts() {
+    let file = corpus("data/alltypes_plain.parquet");
+    let out = parquetry(&["inspect", "--json", "--pages", file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // MANIFEST.tsv: 8 rows, 1 row group; the file has 11 columns, all UNCOMPRESSED.
+    assert_eq!(v["num_rows"], 8);
+    assert_eq!(v["num_row_groups"], 1);
+    assert_eq!(v["num_columns"], 11);
+    let cols = v["row_groups"][0]["columns"].as_array().unwrap();
+    assert!(cols.iter().all(|c| c["codec"] == "UNCOMPRESSED"));
+    assert!(cols.iter().all(|c| !c["pages"].as_array().unwrap().is_empty()));
+}
+
+#[test]
+fn cat_arrow_stream_is_what_pyarrow_reads_from_the_file() {
+    let script = r#"
+import sys, pyarrow as pa, pyarrow.parquet as pq
+stream = pa.ipc.open_stream(sys.stdin.buffer).read_all()
+expected = pq.read_table(sys.argv[1])
+assert stream.num_rows == expected.num_rows, (stream.num_rows, expected.num_rows)
+for name in expected.column_names:
+    a, b = stream.column(name).combine_chunks(), expected.column(name).combine_chunks()
+    if isinstance(b.type, pa.BaseExtensionType):
+        b = b.storage
+    assert a.equals(b), (name, a.slice(0, 3), b.slice(0, 3))
+print("ok")
+"#;
+    for name in ["data/alltypes_plain.parquet", "data/delta_byte_array.parquet", "data/byte_array_decimal.parquet", "data/delta_encoding_optional_column.parquet"] {
+        let file = corpus(name);
+        let cat = Command::new(env!("CARGO_BIN_EXE_parquetry"))
+            .args(["cat", "--format", "arrow", "--batch-size", "3", file.to_str().unwrap()])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let check = Command::new(python())
+            .args(["-c", script, file.to_str().unwrap()])
+            .stdin(cat.stdout.unwrap())
+            .output()
+            .expect("python3 with pyarrow (./test.sh installs it)");
+        assert!(
+            check.status.success() && String::from_utf8_lossy(&check.stdout).trim() == "ok",
+            "{name}: {}",
+            String::from_utf8_lossy(&check.stderr)
+        );
+    }
+}
+
+#[test]
+fn cat_json_lines_and_csv_hold_every_row() {
+    let file = corpus("data/alltypes_plain.parquet");
+    let out = parquetry(&["cat", "--json", "--columns", "id,string_col", file.to_str().unwrap()]);
+    assert!(out.status.success());
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // The file's ids, in file order, as pyarrow and the corpus README give them.
+    let ids: Vec<i64> = lines.iter().map(|l| l["id"].as_i64().unwrap()).collect();
+    assert_eq!(ids, [4, 5, 6, 7, 2, 3, 0, 1]);
+    let out = parquetry(&["cat", "--csv", "--limit", "3", file.to_str().unwrap()]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 4, "header + 3 rows");
+}
+
+#[test]
+fn bad_input_is_a_clear_error_not_a_crash() {
+    let bad = corpus("bad_data/PARQUET-1481.parquet");
+    let out = parquetry(&["cat", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: "));
+
+    let out = parquetry(&["cat", "--columns", "nope", corpus("data/alltypes_plain.parquet").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no column named 'nope'"));
+
+    let out = parquetry(&["inspect", corpus("data/uniform_encryption.parquet.encrypted").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("encrypted files are not supported yet"));
+
+    let out = parquetry(&["frobnicate"]);
+    assert_eq!(out.status.code(), Some(1));
+}
