@@ -107,8 +107,10 @@ pub struct ColumnReader {
     carry: Option<ArrayRef>,
     /// Rows the chunk still owes, from the row group's row count.
     rows_left: usize,
-    /// Reserve hints per row, for sizing each batch once.
-    bytes_per_row: f64,
+    /// Value bytes and rows of the chunk not yet reserved for: each batch reserves its share
+    /// once, and the last batch exactly what is left, so an exact hint is never outgrown.
+    hint_bytes_left: usize,
+    hint_rows_left: usize,
     /// Caps on what is reserved up front (see [`bounded_rows`]).
     max_reserve_rows: usize,
     max_reserve_bytes: usize,
@@ -164,7 +166,6 @@ impl ColumnReader {
             _ => fixed_decoder(column, &data_type)?,
         };
         let rows = usize::try_from(rg.num_rows).unwrap_or(0);
-        let bytes_per_row = value_bytes_hint(meta) as f64 / rows.max(1) as f64;
         let padding = has_parquet_816_bug(metadata.created_by.as_deref());
         let stream = PageStream::new(meta, source.len(), padding)?;
         let max_reserve_rows = bounded_rows(usize::MAX, meta);
@@ -179,7 +180,8 @@ impl ColumnReader {
             validity: (column.max_def_level > 0).then(|| BooleanBufferBuilder::new(0)),
             carry: None,
             rows_left: rows,
-            bytes_per_row,
+            hint_bytes_left: value_bytes_hint(meta),
+            hint_rows_left: rows,
             max_reserve_rows,
             max_reserve_bytes,
             place: place.to_owned(),
@@ -207,10 +209,15 @@ impl ColumnReader {
         if decoder.is_empty() {
             // Size this batch's buffers once, before its first page.
             let want = rows - carried;
-            decoder.reserve(
-                want.min(self.max_reserve_rows),
-                ((self.bytes_per_row * want as f64) as usize).min(self.max_reserve_bytes),
-            );
+            let bytes = if want >= self.hint_rows_left {
+                self.hint_bytes_left
+            } else {
+                (self.hint_bytes_left as u128 * want as u128 / self.hint_rows_left.max(1) as u128)
+                    as usize
+            };
+            self.hint_bytes_left -= bytes.min(self.hint_bytes_left);
+            self.hint_rows_left = self.hint_rows_left.saturating_sub(want);
+            decoder.reserve(want.min(self.max_reserve_rows), bytes.min(self.max_reserve_bytes));
         }
         while carried + self.decoder.as_ref().map_or(0, |d| d.len()) < rows {
             let Some(page) = self.stream.next_page(source)? else {
