@@ -167,7 +167,9 @@ impl ColumnReader {
         };
         let rows = usize::try_from(rg.num_rows).unwrap_or(0);
         let padding = has_parquet_816_bug(metadata.created_by.as_deref());
-        let stream = PageStream::new(meta, source.len(), padding)?;
+        let views = matches!(data_type, DataType::Utf8View | DataType::BinaryView);
+        let stream = PageStream::new(meta, source.len(), padding)?
+            .read_whole_chunk(views && codec == Codec::Uncompressed);
         let max_reserve_rows = bounded_rows(usize::MAX, meta);
         let max_reserve_bytes = bounded_bytes(usize::MAX, meta);
         Ok(ColumnReader {
