@@ -229,12 +229,14 @@ fn apply_hint(ours: &DataType, hint: &DataType) -> DataType {
         matches!(t, D::Utf8 | D::LargeUtf8 | D::Utf8View | D::Binary | D::LargeBinary | D::BinaryView)
     };
     match (ours, hint) {
+        // Dictionary outputs exist for strings and binaries (the decoders keep the file's
+        // dictionary); a dictionary of numbers reads as plain values.
         (_, D::Dictionary(key, value)) if !matches!(ours, D::Dictionary(..)) => {
             let value = apply_hint(ours, value);
-            if value == *ours || is_bytes(&value) || value.is_primitive() {
+            if is_bytes(&value) {
                 D::Dictionary(key.clone(), Box::new(value))
             } else {
-                ours.clone()
+                value
             }
         }
         (a, b) if is_bytes(a) && is_bytes(b) => hint.clone(),
