@@ -240,9 +240,10 @@ fn apply_hint(ours: &DataType, hint: &DataType) -> DataType {
             }
         }
         (a, b) if is_bytes(a) && is_bytes(b) => hint.clone(),
-        (D::Timestamp(..), D::Timestamp(..)) => hint.clone(),
+        // The time zone comes from the hint; the unit stays the stored one (a writer coerces
+        // units Parquet lacks, like seconds, and pyarrow reads the stored unit back).
+        (D::Timestamp(unit, _), D::Timestamp(_, tz)) => D::Timestamp(*unit, tz.clone()),
         (D::Int64, D::Duration(_)) => hint.clone(),
-        (D::Date32, D::Date64) => hint.clone(),
         (D::Decimal128(p, s) | D::Decimal256(p, s), D::Decimal32(hp, hs) | D::Decimal64(hp, hs) | D::Decimal128(hp, hs) | D::Decimal256(hp, hs))
             if p == hp && s == hs =>
         {

@@ -173,6 +173,37 @@ def main() -> None:
                 files.append(dict(file=name, kind="numbers", encoding=encoding, codec=codec,
                                   page_version=version))
 
+    # Arrow types that only the stored ARROW:schema can restore (the reader must follow it as
+    # pyarrow does), and a dictionary that overflows its page limit and falls back to PLAIN
+    # in the middle of a column chunk.
+    import datetime
+    rng = random.Random(5)
+    n = 3000
+    words = [f"word-{i:03d}-\u00e9" for i in range(40)]
+    arrow_types = pa.table({
+        "dict_str": pa.array([None if i % 11 == 0 else rng.choice(words) for i in range(n)]).dictionary_encode(),
+        "dict_int": pa.array([rng.randrange(50) for _ in range(n)], pa.int64()).dictionary_encode(),
+        "large": pa.array([rng.choice(words) * (i % 3) for i in range(n)], pa.large_string()),
+        "ts_tz": pa.array([1_700_000_000_000 + i * 1_000 for i in range(n)], pa.timestamp("ms", tz="Europe/Paris")),
+        "ts_s": pa.array([1_700_000_000 + i for i in range(n)], pa.timestamp("s")),
+        "dur": pa.array([i * 7 for i in range(n)], pa.duration("us")),
+        "d64": pa.array([datetime.date(2020, 1, 1) + datetime.timedelta(days=i % 500) for i in range(n)], pa.date64()),
+        "u32": pa.array([(i * 2_654_435_761) % 2**32 for i in range(n)], pa.uint32()),
+        "i8": pa.array([i % 256 - 128 for i in range(n)], pa.int8()),
+    })
+    name = "arrow-types.parquet"
+    pq.write_table(arrow_types, os.path.join(out_dir, name), row_group_size=1000, data_page_size=4096)
+    files.append(dict(file=name, kind="arrow", encoding="mixed", codec="SNAPPY", page_version="1.0"))
+
+    fallback = pa.table({"s": pa.array([f"value-{rng.randrange(10**9):09d}" for _ in range(n)])})
+    name = "dictionary-fallback.parquet"
+    path = os.path.join(out_dir, name)
+    pq.write_table(fallback, path, use_dictionary=True, dictionary_pagesize_limit=2048,
+                   data_page_size=1024, write_batch_size=64)
+    got = chunk_encodings(path, "s")
+    assert "PLAIN" in got and got & {"RLE_DICTIONARY", "PLAIN_DICTIONARY"}, got
+    files.append(dict(file=name, kind="strings", encoding="fallback", codec="SNAPPY", page_version="1.0"))
+
     json.dump(files, sys.stdout)
 
 
