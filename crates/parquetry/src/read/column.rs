@@ -7,17 +7,18 @@
 //! the next batch.
 
 use arrow_array::{new_empty_array, Array, ArrayRef};
-use arrow_buffer::{BooleanBufferBuilder, Buffer, NullBuffer};
+use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, Buffer, NullBuffer};
 use arrow_schema::{DataType, Field, Schema};
 
 use super::byte_array::byte_array_decoder;
+use super::cut::{Cutter, Section};
 use super::fixed::fixed_decoder;
 use super::levels::{append_validity, split_v1_levels, LevelData};
 use super::options::{ByteArrayType, ReadOptions};
 use super::values::{PageValues, ValueDecoder, Validity};
 use crate::compress::{Codec, Decompressor};
 use crate::error::{Error, Result};
-use crate::format::{ColumnMetaData, FileMetaData, PageType, PhysicalType};
+use crate::format::{ColumnMetaData, Encoding, FileMetaData, PageType, PhysicalType};
 use crate::page::{has_parquet_816_bug, ChunkSource, Page, PageStream, MAX_RECYCLED};
 use crate::schema::{ColumnDescriptor, SchemaDescriptor};
 
@@ -103,8 +104,13 @@ pub struct ColumnReader {
     max_def: i16,
     /// Validity bits of the rows handed to the decoder since its last `finish`.
     validity: Option<BooleanBufferBuilder>,
-    /// Rows of the last finished array not yet returned.
+    /// Rows of the last finished array not yet returned (only after a page that could not be
+    /// split at the batch boundary; see [`Pending`]).
     carry: Option<ArrayRef>,
+    /// The rest of a page that was split at the end of the last batch.
+    pending: Option<Pending>,
+    /// Cuts pages at a batch boundary.
+    cutter: Cutter,
     /// Rows the chunk still owes, from the row group's row count.
     rows_left: usize,
     /// Value bytes and rows of the chunk not yet reserved for: each batch reserves its share
@@ -181,6 +187,11 @@ impl ColumnReader {
             max_def: column.max_def_level,
             validity: (column.max_def_level > 0).then(|| BooleanBufferBuilder::new(0)),
             carry: None,
+            pending: None,
+            cutter: Cutter {
+                physical_type: column.physical_type,
+                type_length: usize::try_from(column.type_length).unwrap_or(0),
+            },
             rows_left: rows,
             hint_bytes_left: value_bytes_hint(meta),
             hint_rows_left: rows,
@@ -221,16 +232,26 @@ impl ColumnReader {
             self.hint_rows_left = self.hint_rows_left.saturating_sub(want);
             decoder.reserve(want.min(self.max_reserve_rows), bytes.min(self.max_reserve_bytes));
         }
-        while carried + self.decoder.as_ref().map_or(0, |d| d.len()) < rows {
+        loop {
+            let have = carried + self.decoder.as_ref().map_or(0, |d| d.len());
+            if have >= rows {
+                break;
+            }
+            let room = rows - have;
+            if let Some(p) = self.pending.take() {
+                let levels = PageLevels::Decoded(p.validity);
+                let s = p.section;
+                self.append_values(&s.buffer, s.offset, s.encoding, p.rows, levels, room)?;
+                continue;
+            }
             let Some(page) = self.stream.next_page(source)? else {
                 return Err(Error::corrupt(format!(
-                    "the column chunk ended after {} of its rows",
-                    carried + self.decoder.as_ref().map_or(0, |d| d.len())
+                    "the column chunk ended after {have} of its rows"
                 )));
             };
             let index = page.index;
             let body = page.body.clone();
-            self.append_page(page).map_err(|e| e.context(format_args!("page {index}")))?;
+            self.append_page(page, room).map_err(|e| e.context(format_args!("page {index}")))?;
             self.stream.recycle(body);
         }
         let nulls = self.validity.as_mut().map(|v| NullBuffer::new(v.finish()));
@@ -287,7 +308,7 @@ impl ColumnReader {
         }
     }
 
-    fn append_page(&mut self, page: Page) -> Result<()> {
+    fn append_page(&mut self, page: Page, room: usize) -> Result<()> {
         if self.verify_crc {
             if let Some(crc) = page.header.crc {
                 let actual = crc32fast::hash(page.body.as_slice());
@@ -340,12 +361,12 @@ impl ColumnReader {
                 let (levels, values) = if self.max_def > 0 {
                     let (l, rest) =
                         split_v1_levels(data, def_encoding, self.max_def, num_values, "definition")?;
-                    (Some(l), rest)
+                    (PageLevels::Encoded(l), rest)
                 } else {
-                    (None, data)
+                    (PageLevels::None, data)
                 };
                 let offset = data.len() - values.len();
-                self.append_values(&buffer, offset, encoding, num_values, levels)?;
+                self.append_values(&buffer, offset, encoding, num_values, levels, room)?;
                 self.recycle(buffer);
                 Ok(())
             }
@@ -375,9 +396,11 @@ impl ColumnReader {
                 } else {
                     page.body.slice(levels_len)
                 };
-                let levels = (self.max_def > 0)
-                    .then(|| LevelData::Rle(&body[rep_len..levels_len]));
-                self.append_values(&values_buffer, 0, encoding, num_values, levels)?;
+                let levels = match self.max_def {
+                    0 => PageLevels::None,
+                    _ => PageLevels::Encoded(LevelData::Rle(&body[rep_len..levels_len])),
+                };
+                self.append_values(&values_buffer, 0, encoding, num_values, levels, room)?;
                 self.recycle(values_buffer);
                 Ok(())
             }
@@ -387,37 +410,121 @@ impl ColumnReader {
         }
     }
 
+    /// Appends a page's rows to the batch: all of them, or, when the page holds more than
+    /// `room` rows and its values can be cut there, the first `room` rows, keeping the rest as
+    /// [`Pending`] for the next batch (so a batch that ends inside a page copies nothing twice).
     fn append_values(
         &mut self,
         buffer: &Buffer,
         offset: usize,
-        encoding: crate::format::Encoding,
-        num_values: usize,
-        levels: Option<LevelData<'_>>,
+        encoding: Encoding,
+        rows: usize,
+        levels: PageLevels<'_>,
+        room: usize,
     ) -> Result<()> {
-        let data = &buffer.as_slice()[offset..];
-        match (levels, self.validity.as_mut()) {
-            (Some(levels), Some(validity)) => {
-                let start = validity.len();
-                let valid = append_validity(levels, self.max_def, num_values, validity)?;
-                let values = PageValues { encoding, buffer, offset, data, num_values: valid };
+        let section =
+            Section { buffer: buffer.clone(), offset, len: buffer.len() - offset, encoding };
+        let whole = rows <= room || !self.cutter.can_cut(encoding);
+        let Some(validity) = self.validity.as_mut() else {
+            // A required column: every row has a value.
+            if whole {
+                return self.append_section(&section, rows, None);
+            }
+            let (first, rest) = self.cutter.cut(&section, rows, room)?;
+            self.append_section(&first, room, None)?;
+            let validity = BooleanBuffer::new_set(rows - room);
+            self.pending = Some(Pending { section: rest, rows: rows - room, validity });
+            return Ok(());
+        };
+        let start = validity.len();
+        // Fast path: the whole page fits, or cannot be cut; levels go straight into the
+        // batch's validity bits.
+        let all = match levels {
+            PageLevels::Encoded(l) if whole => {
+                let valid = append_validity(l, self.max_def, rows, validity)?;
+                return self.append_section(&section, valid, Some((start, rows)));
+            }
+            PageLevels::Decoded(b) if whole => {
+                validity.append_buffer(&b);
+                return self.append_section(&section, b.count_set_bits(), Some((start, rows)));
+            }
+            PageLevels::None => {
+                validity.append_n(rows, true);
+                return self.append_section(&section, rows, Some((start, rows)));
+            }
+            PageLevels::Encoded(l) => {
+                let mut all = BooleanBufferBuilder::new(rows);
+                append_validity(l, self.max_def, rows, &mut all)?;
+                all.finish()
+            }
+            PageLevels::Decoded(b) => b,
+        };
+        let head = all.slice(0, room);
+        let tail = all.slice(room, rows - room);
+        let head_valid = head.count_set_bits();
+        let values = head_valid + tail.count_set_bits();
+        let (first, rest) = if head_valid < values {
+            self.cutter.cut(&section, values, head_valid)?
+        } else {
+            // Every value is in the first part; the rest of the page is nulls.
+            let empty = Buffer::from_vec(Vec::<u8>::new());
+            let rest = Section { buffer: empty, offset: 0, len: 0, encoding: Encoding::PLAIN };
+            (section, rest)
+        };
+        validity.append_buffer(&head);
+        self.append_section(&first, head_valid, Some((start, room)))?;
+        self.pending = Some(Pending { section: rest, rows: rows - room, validity: tail });
+        Ok(())
+    }
+
+    /// Hands one values section of `values` values to the decoder; `rows` gives the start
+    /// and count of its rows' bits in the batch's validity, if the column is optional.
+    fn append_section(
+        &mut self,
+        section: &Section,
+        values: usize,
+        rows: Option<(usize, usize)>,
+    ) -> Result<()> {
+        let page = PageValues {
+            encoding: section.encoding,
+            buffer: &section.buffer,
+            offset: section.offset,
+            data: section.data(),
+            num_values: values,
+        };
+        let decoder = self.decoder.as_mut().ok_or_else(finished)?;
+        match (rows, self.validity.as_ref()) {
+            (Some((start, len)), Some(validity)) => {
                 let bits = Validity {
                     bits: validity.as_slice(),
                     offset: start,
-                    len: num_values,
-                    null_count: num_values - valid,
+                    len,
+                    null_count: len - values,
                 };
-                match self.decoder.as_mut() {
-                    Some(d) => d.append_page(&values, Some(&bits)),
-                    None => Err(finished()),
-                }
+                decoder.append_page(&page, Some(&bits))
             }
-            _ => {
-                let values = PageValues { encoding, buffer, offset, data, num_values };
-                self.decoder_mut()?.append_page(&values, None)
-            }
+            _ => decoder.append_page(&page, None),
         }
     }
+}
+
+/// The definition levels of a page, as stored or already decoded (for the rest of a page cut
+/// at a batch boundary).
+enum PageLevels<'a> {
+    /// A required column: no levels.
+    None,
+    /// Levels as stored in the page.
+    Encoded(LevelData<'a>),
+    /// One validity bit per row.
+    Decoded(BooleanBuffer),
+}
+
+/// The rest of a page cut at a batch boundary (see [`super::cut`]): its values section and
+/// the validity of its rows.
+struct Pending {
+    section: Section,
+    rows: usize,
+    validity: BooleanBuffer,
 }
 
 fn finished() -> Error {

@@ -9,6 +9,7 @@
 pub(crate) mod alloc;
 pub(crate) mod byte_array;
 mod column;
+mod cut;
 mod file;
 pub(crate) mod fixed;
 mod levels;
