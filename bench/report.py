@@ -228,8 +228,9 @@ def memory_table(files, notes: Notes) -> list[str]:
     out = ["### Peak memory, MiB above the process's RSS after setup", "",
            "Peak RSS (VmHWM, reset after setup) during the warm-up and timed reads, each holding "
            "one whole-file output at a time. Arrow output = parquetry's output size "
-           "(RecordBatch::get_array_memory_size). The issue's target is peak ≤ 1.2 × output + "
-           "the largest page (uncompressed size).",
+           "(RecordBatch::get_array_memory_size of the Utf8 read; view arrays share page "
+           "buffers, which that count would add once per page). The issue's target is "
+           "peak ≤ 1.2 × output + the largest page (uncompressed size).",
            "",
            "| file | Arrow output MiB | largest page MiB | " + " | ".join(cols)
            + " | parquetry peak ÷ output | view peak ÷ output |",
@@ -247,9 +248,9 @@ def memory_table(files, notes: Notes) -> list[str]:
             row.append(show(c, notes, f"{v / MIB:.0f}" if v is not None else ""))
 
         def per_output(c):
-            if not c or "peak_rss_delta_bytes" not in c or not c.get("output_bytes"):
+            if not c or "peak_rss_delta_bytes" not in c or not out_bytes:
                 return show(c, notes, "") if c else ""
-            return show(c, notes, f"{c['peak_rss_delta_bytes'] / c['output_bytes']:.2f}x")
+            return show(c, notes, f"{c['peak_rss_delta_bytes'] / out_bytes:.2f}x")
 
         row += [per_output(p), per_output(pv)]
         out.append("| " + " | ".join(row) + " |")
