@@ -304,6 +304,11 @@ pub struct ViewSink {
     pub page_buffer_index: u32,
     /// The buffer index of `owned`.
     pub owned_buffer_index: u32,
+    /// The bitwise OR of the lengths of the PLAIN values pushed since it was last reset.
+    ///
+    /// Below 128 it proves every length prefix is ASCII, so a PLAIN page's values can be
+    /// UTF-8 validated in one pass over the whole page (see the view reader).
+    pub plain_length_bits: u32,
 }
 
 /// Builds an Arrow `ByteView` for a value stored at `offset` in buffer `buffer`.
@@ -365,6 +370,7 @@ impl ByteArraySink for ViewSink {
         // the bytes past the value) or the length and 4-byte prefix of a long one.
         if let Some(block) = page.get(len_pos..).and_then(|p| p.first_chunk::<16>()) {
             let raw = u128::from_le_bytes(*block);
+            self.plain_length_bits |= len as u32;
             let view = if len <= 12 {
                 raw & (u128::MAX >> (96 - 8 * len))
             } else {

@@ -299,7 +299,7 @@ fn is_continuation(b: u8) -> bool {
 /// The position of the first bad byte of `bytes` if it is not UTF-8. The fast check runs
 /// first; the slower one that finds the position only on failure.
 #[inline]
-fn utf8_error_at(bytes: &[u8]) -> Option<usize> {
+pub(super) fn utf8_error_at(bytes: &[u8]) -> Option<usize> {
     if simdutf8::basic::from_utf8(bytes).is_ok() {
         return None;
     }

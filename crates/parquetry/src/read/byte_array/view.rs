@@ -14,7 +14,7 @@ use arrow_buffer::{Buffer, NullBuffer, ScalarBuffer};
 
 use super::{
     check_count, check_dictionary_encoding, check_utf8_lengths, check_utf8_offsets,
-    check_utf8_plain, for_each_index_run, is_dictionary_encoded, no_dictionary, page_rows,
+    check_utf8_plain, for_each_index_run, utf8_error_at, is_dictionary_encoded, no_dictionary, page_rows,
     unsupported_encoding, Scratch,
 };
 use crate::encoding::delta_byte_array::DeltaByteArrayDecoder;
@@ -111,9 +111,16 @@ impl ViewDecoder {
             Encoding::PLAIN => {
                 let buffer = page_buffer(page)?;
                 self.sink.page_buffer_index = next_index(&self.buffers)?;
-                decode_byte_array(page.data, 0, n, &mut self.sink)?;
+                self.sink.plain_length_bits = 0;
+                let end = decode_byte_array(page.data, 0, n, &mut self.sink)?;
                 if self.utf8 {
-                    check_utf8_plain(page.data, n)?;
+                    // With every length below 128, each 4-byte prefix is ASCII ([len, 0, 0, 0]):
+                    // no UTF-8 sequence can run across it, so one pass over the whole page
+                    // validates each value. Otherwise check value run by value run.
+                    let ascii_prefixes = self.sink.plain_length_bits < 128;
+                    if !ascii_prefixes || utf8_error_at(&page.data[..end]).is_some() {
+                        check_utf8_plain(page.data, n)?;
+                    }
                 }
                 self.keep_if_used(buffer, base);
                 Ok(())
