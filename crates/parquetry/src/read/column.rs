@@ -231,6 +231,9 @@ impl ColumnReader {
             self.hint_bytes_left -= bytes.min(self.hint_bytes_left);
             self.hint_rows_left = self.hint_rows_left.saturating_sub(want);
             decoder.reserve(want.min(self.max_reserve_rows), bytes.min(self.max_reserve_bytes));
+            if let Some(v) = self.validity.as_mut() {
+                v.reserve(want.min(self.max_reserve_rows));
+            }
         }
         loop {
             let have = carried + self.decoder.as_ref().map_or(0, |d| d.len());

@@ -85,11 +85,16 @@ pub fn append_validity(
                         left -= len;
                     }
                     Some(Run::Packed(values)) => {
-                        for &v in values {
-                            validity.append(v == max);
-                            valid += usize::from(v == max);
+                        // Pack the flags into bytes first and append them in one call: bit
+                        // by bit appends cost more than the decoding (runs hold at most 256).
+                        let mut bits = [0u8; 32];
+                        for (i, &v) in values.iter().enumerate().take(256) {
+                            bits[i / 8] |= u8::from(v == max) << (i % 8);
                         }
-                        left -= values.len();
+                        let n = values.len().min(256);
+                        validity.append_packed_range(0..n, &bits);
+                        valid += bits.iter().map(|b| b.count_ones() as usize).sum::<usize>();
+                        left -= n;
                     }
                     None => {
                         return Err(Error::corrupt(format!(
