@@ -282,14 +282,16 @@ impl ValueDecoder for ViewDecoder {
         if let Some(d) = self.dict.as_mut() {
             d.registered = None;
         }
-        // SAFETY (both arms): every view was made by `make_view` from a slice of the buffer
+        // SAFETY (both arms): every view was made (by `make_view`, or for PLAIN values by
+        // ViewSink::push_plain_value from the value's own length prefix) from a slice of the buffer
         // whose index it records, at the offset it records: a page's values section (whose
         // address page_buffer checked), the dictionary page's, or a DELTA_BYTE_ARRAY arena;
         // a buffer is in `buffers` whenever a view points into it, and the dictionary views'
         // index is rewritten to where the dictionary buffer sits in this batch. Null views
         // are zero (empty, inline). So every view is in bounds with a correct prefix.
         if self.utf8 {
-            // SAFETY (continued): every value was validated as UTF-8: PLAIN pages with
+            // SAFETY (continued): every value was validated as UTF-8: PLAIN pages in one pass
+            // when all length prefixes are ASCII (no sequence can cross them), else with
             // check_utf8_plain, DELTA_LENGTH data with check_utf8_lengths, arenas with
             // check_utf8_offsets, and the dictionary page once when it was read.
             Ok(Arc::new(unsafe { StringViewArray::new_unchecked(views, buffers, nulls) }))
