@@ -328,3 +328,15 @@ fn comparison_helpers_detect_differences() {
     assert_eq!(read_compare::diff_byte_values(&want_bytes, &bin_bytes).unwrap(), "row 3 differs: want \"日本語 and a string longer than twelve bytes\" got \"x\"");
     assert!(read_compare::byte_values(&Int32Array::from(vec![1])).is_none());
 }
+
+#[test]
+fn a_zero_batch_size_still_reads_every_row() {
+    // `batch_size` is a public field: zero must not mean an endless stream of empty batches.
+    let path = common::corpus_dir().join("data/alltypes_plain.parquet");
+    let mut file = parquetry::read::ParquetFile::open(&path).unwrap();
+    let options = ReadOptions { batch_size: 0, ..ReadOptions::default() };
+    let batches = file.read_all(&options).unwrap();
+    // MANIFEST.tsv: 8 rows.
+    assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 8);
+    assert!(batches.iter().all(|b| b.num_rows() == 1));
+}

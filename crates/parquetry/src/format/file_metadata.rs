@@ -151,11 +151,11 @@ impl ThriftStruct for RowGroup {
                     // the schema's path of the same leaf (see `expect_string_list`).
                     let len = r.list_header(ty, ttype::STRUCT)?;
                     g.columns.clear();
-                    g.columns.reserve(len);
-                    for i in 0..len {
+                    // Defaults written in place (no temporary moved into the vector).
+                    g.columns.resize_with(len, ColumnChunk::default);
+                    for (i, chunk) in g.columns.iter_mut().enumerate() {
                         r.set_expected_index(i);
-                        g.columns.push(ColumnChunk::default());
-                        ColumnChunk::read_into(&mut g.columns[i], r)
+                        ColumnChunk::read_into(chunk, r)
                             .map_err(|e| e.context(format_args!("element {i}")))?;
                     }
                 }

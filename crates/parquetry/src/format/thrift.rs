@@ -177,6 +177,13 @@ impl<'a> ThriftReader<'a> {
     /// Reads an unsigned LEB128 varint of at most 10 bytes.
     #[inline]
     pub fn varint(&mut self) -> Result<u64> {
+        // Most varints in a footer (field values, lengths, counts) fit one byte.
+        if let Some(&b) = self.data.get(self.pos) {
+            if b < 0x80 {
+                self.pos += 1;
+                return Ok(u64::from(b));
+            }
+        }
         let mut result = 0u64;
         let mut shift = 0u32;
         loop {
@@ -196,12 +203,22 @@ impl<'a> ThriftReader<'a> {
         }
     }
 
+    #[inline(always)]
     fn zigzag(&mut self) -> Result<i64> {
         let v = self.varint()?;
         Ok((v >> 1) as i64 ^ -((v & 1) as i64))
     }
 
+    #[inline(always)]
     fn check_type(&mut self, ty: u8, want: u8) -> Result<()> {
+        if ty == want {
+            return Ok(());
+        }
+        self.check_other_type(ty, want)
+    }
+
+    #[cold]
+    fn check_other_type(&mut self, ty: u8, want: u8) -> Result<()> {
         // Sets share the list encoding, and i16/i32/i64 share the zigzag varint encoding;
         // some writers (and fuzzed files that other readers accept) mix them up, and the value
         // is still well defined, so accept them (range checks still apply).
@@ -266,6 +283,7 @@ impl<'a> ThriftReader<'a> {
         }
     }
 
+    #[inline]
     fn take(&mut self, len: usize, what: &str) -> Result<&'a [u8]> {
         if len > self.remaining() {
             return Err(self.error(format!(
@@ -285,6 +303,7 @@ impl<'a> ThriftReader<'a> {
         self.binary_value()
     }
 
+    #[inline]
     fn binary_value(&mut self) -> Result<&'a [u8]> {
         let len = self.varint()?;
         let len = usize::try_from(len).unwrap_or(usize::MAX);
@@ -513,10 +532,8 @@ impl<'a> ThriftReader<'a> {
     ) -> Result<()> {
         let len = self.list_header(ty, ttype::STRUCT)?;
         out.clear();
-        out.reserve(len);
-        for i in 0..len {
-            out.push(T::default());
-            let slot = &mut out[i];
+        out.resize_with(len, T::default);
+        for (i, slot) in out.iter_mut().enumerate() {
             T::read_into(slot, self).map_err(|e| e.context(format_args!("element {i}")))?;
         }
         Ok(())

@@ -115,7 +115,9 @@ impl<S: ChunkSource> ParquetFile<S> {
     }
 
     /// An iterator over record batches of the selected columns and row groups.
-    pub fn batches(&mut self, options: ReadOptions) -> Result<RecordBatchIter<'_, S>> {
+    pub fn batches(&mut self, mut options: ReadOptions) -> Result<RecordBatchIter<'_, S>> {
+        // The field is public: a zero would make every batch empty and the iterator endless.
+        options.batch_size = options.batch_size.max(1);
         let row_groups = match &options.row_groups {
             Some(rg) => {
                 for &i in rg {
