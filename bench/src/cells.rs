@@ -171,6 +171,11 @@ pub fn spawn_cell(args: &CellArgs) -> Value {
         .args(["--runs", &args.runs.to_string(), "--warmup", &args.warmup.to_string()])
         .args(["--value-bytes", &args.value_bytes.to_string()])
         .env("RUST_BACKTRACE", "0")
+        // mimalloc returns freed pages to the kernel 10 ms after a free by default; whether an
+        // implementation's output of the previous run was already returned (and must be
+        // zeroed again) then depends on timing, not on the reader. Keeping freed memory, as
+        // pyarrow's pool does, makes every run measure the reader alone.
+        .env("MIMALLOC_PURGE_DELAY", std::env::var("MIMALLOC_PURGE_DELAY").unwrap_or_else(|_| "-1".into()))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn();
