@@ -73,6 +73,9 @@ pub fn append_validity(
     let max = max_def as u32;
     let mut valid = 0;
     match levels {
+        LevelData::Rle(data) if max_def == 1 => {
+            return append_validity_bits(data, num_values, validity);
+        }
         LevelData::Rle(data) => {
             let mut decoder = RleDecoder::new(data, width)?;
             let mut left = num_values;
@@ -116,6 +119,78 @@ pub fn append_validity(
         }
     }
     Ok(valid)
+}
+
+/// [`append_validity`] for the common `max_def == 1` (a flat optional column): levels are one
+/// bit wide, so a bit-packed run *is* a validity bitmap (LSB first, as Arrow's) and is appended
+/// as bytes, without unpacking each level.
+fn append_validity_bits(
+    data: &[u8],
+    num_values: usize,
+    validity: &mut BooleanBufferBuilder,
+) -> Result<usize> {
+    let (mut pos, mut left, mut valid) = (0usize, num_values, 0usize);
+    while left > 0 {
+        let Some((header, used)) = uleb128(&data[pos.min(data.len())..]) else {
+            return Err(Error::corrupt(format!(
+                "definition levels: the page has {num_values} values but only {} levels",
+                num_values - left
+            )));
+        };
+        pos += used;
+        if header & 1 == 1 {
+            // Bit-packed: `groups` groups of 8 one-bit levels in `groups` bytes.
+            let groups = usize::try_from(header >> 1).unwrap_or(usize::MAX);
+            let have = data.len().saturating_sub(pos);
+            let bytes = &data[pos..pos + groups.min(have)];
+            let n = (bytes.len() * 8).min(left);
+            if n == 0 {
+                return Err(Error::corrupt(format!(
+                    "definition levels: a bit-packed run of {groups} groups has no bytes left"
+                )));
+            }
+            validity.append_packed_range(0..n, bytes);
+            let full = n / 8;
+            valid += bytes[..full].iter().map(|b| b.count_ones() as usize).sum::<usize>();
+            if n % 8 != 0 {
+                valid += (bytes[full] & ((1u8 << (n % 8)) - 1)).count_ones() as usize;
+            }
+            pos += groups.min(have);
+            left -= n;
+        } else {
+            // An RLE run: a count, then the level in one byte.
+            let len = usize::try_from(header >> 1).unwrap_or(usize::MAX).min(left);
+            let Some(&level) = data.get(pos) else {
+                return Err(Error::corrupt("definition levels: an RLE run has no value byte"));
+            };
+            if len == 0 {
+                return Err(Error::corrupt("definition levels: an RLE run of length 0"));
+            }
+            if level > 1 {
+                return Err(Error::corrupt(format!(
+                    "definition level {level} is above the column's maximum 1"
+                )));
+            }
+            pos += 1;
+            let is_valid = level == 1;
+            validity.append_n(len, is_valid);
+            valid += if is_valid { len } else { 0 };
+            left -= len;
+        }
+    }
+    Ok(valid)
+}
+
+/// An unsigned LEB128 varint at the start of `data`: (value, bytes used).
+fn uleb128(data: &[u8]) -> Option<(u64, usize)> {
+    let mut v = 0u64;
+    for (i, &b) in data.iter().enumerate().take(10) {
+        v |= u64::from(b & 0x7f) << (7 * i);
+        if b & 0x80 == 0 {
+            return Some((v, i + 1));
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -163,5 +238,35 @@ mod tests {
             split_v1_levels(&page, Encoding::BIT_PACKED, 1, 10, "definition").unwrap();
         assert!(matches!(levels, LevelData::BitPacked(l) if l.len() == 2));
         assert_eq!(rest.len(), 6);
+    }
+
+    #[test]
+    fn one_bit_levels_match_the_generic_decoder() {
+        use crate::encoding::rle::encode_rle_hybrid;
+        // Runs and scattered nulls, lengths that end mid-group; compared with decoding each
+        // level through RleDecoder (the generic path for wider levels).
+        let mut seed = 0x1234_5678u64;
+        for n in [1usize, 7, 8, 9, 100, 1000, 4099] {
+            let levels: Vec<u32> = (0..n)
+                .map(|i| {
+                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+                    if (i / 50) % 3 == 0 { 1 } else { ((seed >> 33) % 4 != 0) as u32 }
+                })
+                .collect();
+            let mut data = Vec::new();
+            encode_rle_hybrid(&levels, 1, &mut data);
+            let mut fast = BooleanBufferBuilder::new(n);
+            let valid = append_validity_bits(&data, n, &mut fast).unwrap();
+            let mut want = Vec::new();
+            RleDecoder::new(&data, 1).unwrap().decode(n, &mut want).unwrap();
+            assert_eq!(valid, want.iter().filter(|&&l| l == 1).count(), "n = {n}");
+            let got: Vec<u32> = (0..n).map(|i| u32::from(fast.get_bit(i))).collect();
+            assert_eq!(got, want, "n = {n}");
+            // Truncated data is an error, never a panic.
+            for cut in 0..data.len() {
+                let mut b = BooleanBufferBuilder::new(n);
+                let _ = append_validity_bits(&data[..cut], n, &mut b);
+            }
+        }
     }
 }
