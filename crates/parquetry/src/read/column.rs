@@ -243,8 +243,7 @@ impl ColumnReader {
             let room = rows - have;
             if let Some(p) = self.pending.take() {
                 let levels = PageLevels::Decoded(p.validity);
-                let s = p.section;
-                self.append_values(&s.buffer, s.offset, s.encoding, p.rows, levels, room)?;
+                self.append_values(p.section, p.rows, levels, room)?;
                 continue;
             }
             let Some(page) = self.stream.next_page(source)? else {
@@ -369,7 +368,9 @@ impl ColumnReader {
                     (PageLevels::None, data)
                 };
                 let offset = data.len() - values.len();
-                self.append_values(&buffer, offset, encoding, num_values, levels, room)?;
+                let len = buffer.len() - offset;
+                let section = Section { buffer: buffer.clone(), offset, len, encoding };
+                self.append_values(section, num_values, levels, room)?;
                 self.recycle(buffer);
                 Ok(())
             }
@@ -403,7 +404,9 @@ impl ColumnReader {
                     0 => PageLevels::None,
                     _ => PageLevels::Encoded(LevelData::Rle(&body[rep_len..levels_len])),
                 };
-                self.append_values(&values_buffer, 0, encoding, num_values, levels, room)?;
+                let len = values_buffer.len();
+                let section = Section { buffer: values_buffer.clone(), offset: 0, len, encoding };
+                self.append_values(section, num_values, levels, room)?;
                 self.recycle(values_buffer);
                 Ok(())
             }
@@ -418,15 +421,12 @@ impl ColumnReader {
     /// [`Pending`] for the next batch (so a batch that ends inside a page copies nothing twice).
     fn append_values(
         &mut self,
-        buffer: &Buffer,
-        offset: usize,
-        encoding: Encoding,
+        section: Section,
         rows: usize,
         levels: PageLevels<'_>,
         room: usize,
     ) -> Result<()> {
-        let section =
-            Section { buffer: buffer.clone(), offset, len: buffer.len() - offset, encoding };
+        let encoding = section.encoding;
         let whole = rows <= room || !self.cutter.can_cut(encoding);
         let Some(validity) = self.validity.as_mut() else {
             // A required column: every row has a value.
