@@ -1,0 +1,230 @@
+//! [`ViewSink`]: byte-array values as Arrow `ByteView`s (`Utf8View`/`BinaryView`).
+
+use super::{check_lengths, no_previous, prefix_too_long, ByteArraySink};
+use crate::error::{Error, Result};
+
+/// A [`ByteArraySink`] building Arrow's `ByteView` layout (`Utf8View`/`BinaryView`).
+///
+/// Each view is a `u128` (little endian): bits 0..32 the length; for values of at most 12
+/// bytes the value itself follows, zero padded; otherwise a 4-byte prefix, the buffer index
+/// and the offset in that buffer. Values that lie in the page point at buffer
+/// `page_buffer_index` (the caller registers the page slice given to the decoder as that
+/// buffer); values built by the decoder (DELTA_BYTE_ARRAY) are appended to `owned`, which is
+/// buffer `owned_buffer_index`.
+#[derive(Debug, Clone, Default)]
+pub struct ViewSink {
+    /// The views, one per value.
+    pub views: Vec<u128>,
+    /// Bytes of values that are not in the page.
+    pub owned: Vec<u8>,
+    /// The buffer index that views into the current page get.
+    pub page_buffer_index: u32,
+    /// The buffer index of `owned`.
+    pub owned_buffer_index: u32,
+    /// The bitwise OR of the lengths of the PLAIN values pushed since it was last reset.
+    ///
+    /// Below 128 it proves every length prefix is ASCII, so a PLAIN page's values can be
+    /// UTF-8 validated in one pass over the whole page (see the view reader).
+    pub plain_length_bits: u32,
+}
+
+/// Builds an Arrow `ByteView` for a value stored at `offset` in buffer `buffer`.
+#[inline]
+pub fn make_view(bytes: &[u8], buffer: u32, offset: u32) -> u128 {
+    let len = bytes.len() as u32;
+    if let Some(prefix) = bytes.first_chunk::<4>().filter(|_| bytes.len() > 12) {
+        return u128::from(len)
+            | u128::from(u32::from_le_bytes(*prefix)) << 32
+            | u128::from(buffer) << 64
+            | u128::from(offset) << 96;
+    }
+    let mut v = [0u8; 16];
+    v[..4].copy_from_slice(&len.to_le_bytes());
+    if let Some(t) = v.get_mut(4..4 + bytes.len()) {
+        t.copy_from_slice(bytes);
+    }
+    u128::from_le_bytes(v)
+}
+
+impl ViewSink {
+    /// An empty sink whose owned values go to buffer `owned_buffer_index`.
+    pub fn new(owned_buffer_index: u32) -> Self {
+        Self { owned_buffer_index, ..Self::default() }
+    }
+
+    #[inline]
+    fn push_page_view(&mut self, page_pos: usize, bytes: &[u8]) -> Result<()> {
+        if bytes.len() > u32::MAX as usize || page_pos > u32::MAX as usize {
+            return Err(view_overflow(page_pos, bytes.len()));
+        }
+        self.views.push(make_view(bytes, self.page_buffer_index, page_pos as u32));
+        Ok(())
+    }
+}
+
+#[cold]
+fn view_overflow(pos: usize, len: usize) -> Error {
+    Error::corrupt(format!(
+        "byte array value of {len} bytes at offset {pos} does not fit a view (limit 4 GiB)"
+    ))
+}
+
+impl ByteArraySink for ViewSink {
+    fn reserve(&mut self, values: usize, _bytes: usize) {
+        self.views.reserve(values);
+    }
+
+    #[inline]
+    fn push_slice_from_page(&mut self, page_pos: usize, bytes: &[u8]) -> Result<()> {
+        self.push_page_view(page_pos, bytes)
+    }
+
+    #[inline]
+    fn push_plain_value(&mut self, page: &[u8], len_pos: usize, len: usize) -> Result<()> {
+        let start = len_pos + 4;
+        // A PLAIN value is its little-endian u32 length followed by its bytes: exactly the
+        // first bytes of its Arrow view. One 16-byte load gives an inline view (after clearing
+        // the bytes past the value) or the length and 4-byte prefix of a long one.
+        if let Some(block) = page.get(len_pos..).and_then(|p| p.first_chunk::<16>()) {
+            let raw = u128::from_le_bytes(*block);
+            self.plain_length_bits |= len as u32;
+            let view = if len <= 12 {
+                raw & (u128::MAX >> (96 - 8 * len))
+            } else {
+                if start > u32::MAX as usize {
+                    return Err(view_overflow(start, len));
+                }
+                (raw & u128::from(u64::MAX))
+                    | u128::from(self.page_buffer_index) << 64
+                    | (start as u128) << 96
+            };
+            self.views.push(view);
+            return Ok(());
+        }
+        match page.get(start..start + len) {
+            Some(v) => self.push_page_view(start, v),
+            None => Err(Error::corrupt(format!("PLAIN value of {len} bytes at {start} is past the page"))),
+        }
+    }
+
+    #[inline]
+    fn push_owned(&mut self, bytes: &[u8]) -> Result<()> {
+        if bytes.len() <= 12 {
+            self.views.push(make_view(bytes, 0, 0));
+            return Ok(());
+        }
+        let pos = self.owned.len();
+        if pos.saturating_add(bytes.len()) > u32::MAX as usize {
+            return Err(view_overflow(pos, bytes.len()));
+        }
+        self.owned.extend_from_slice(bytes);
+        self.views.push(make_view(bytes, self.owned_buffer_index, pos as u32));
+        Ok(())
+    }
+
+    fn push_prefixed(&mut self, prefix_len: usize, suffix: &[u8]) -> Result<()> {
+        let Some(&last) = self.views.last() else { return Err(no_previous(prefix_len)) };
+        let raw = last.to_le_bytes();
+        let prev_len = (last as u32) as usize;
+        if prefix_len > prev_len {
+            return Err(prefix_too_long(prefix_len, prev_len));
+        }
+        // Where the previous value's bytes are: inline in its view, or in `owned`.
+        let owned_start = if prev_len <= 12 {
+            None
+        } else {
+            let buffer = u32::from_le_bytes([raw[8], raw[9], raw[10], raw[11]]);
+            let start = u32::from_le_bytes([raw[12], raw[13], raw[14], raw[15]]) as usize;
+            if buffer != self.owned_buffer_index || start + prefix_len > self.owned.len() {
+                return Err(Error::corrupt(
+                    "DELTA_BYTE_ARRAY: previous value is not in the view sink's own buffer",
+                ));
+            }
+            Some(start)
+        };
+        let len = prefix_len + suffix.len();
+        if len <= 12 {
+            // The new value is inline: build it on the stack.
+            let mut buf = [0u8; 12];
+            let prefix = match owned_start {
+                None => &raw[4..4 + prefix_len],
+                Some(start) => self.owned.get(start..start + prefix_len).unwrap_or_default(),
+            };
+            buf[..prefix_len].copy_from_slice(prefix);
+            buf[prefix_len..len].copy_from_slice(suffix);
+            self.views.push(make_view(&buf[..len], 0, 0));
+            return Ok(());
+        }
+        let pos = self.owned.len();
+        if pos.saturating_add(len) > u32::MAX as usize {
+            return Err(view_overflow(pos, len));
+        }
+        match owned_start {
+            None => self.owned.extend_from_slice(&raw[4..4 + prefix_len]),
+            Some(start) => self.owned.extend_from_within(start..start + prefix_len),
+        }
+        self.owned.extend_from_slice(suffix);
+        let value = self.owned.get(pos..).unwrap_or_default();
+        let view = make_view(value, self.owned_buffer_index, pos as u32);
+        self.views.push(view);
+        Ok(())
+    }
+
+    fn copy_last(&self, out: &mut Vec<u8>) -> bool {
+        out.clear();
+        let Some(&last) = self.views.last() else { return false };
+        let raw = last.to_le_bytes();
+        let len = (last as u32) as usize;
+        if len <= 12 {
+            out.extend_from_slice(&raw[4..4 + len]);
+            return true;
+        }
+        let buffer = u32::from_le_bytes([raw[8], raw[9], raw[10], raw[11]]);
+        let start = u32::from_le_bytes([raw[12], raw[13], raw[14], raw[15]]) as usize;
+        match self.owned.get(start..start.saturating_add(len)) {
+            Some(v) if buffer == self.owned_buffer_index => {
+                out.extend_from_slice(v);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn extend_from_lengths(&mut self, lengths: &[u32], data: &[u8], data_pos: usize) -> Result<()> {
+        check_lengths(lengths, data)?;
+        if data_pos.saturating_add(data.len()) > u32::MAX as usize {
+            return Err(view_overflow(data_pos, data.len()));
+        }
+        let index = self.page_buffer_index;
+        let mut off = 0usize;
+        self.views.reserve(lengths.len());
+        for &l in lengths {
+            let len = l as usize;
+            // The lengths sum to data.len() (checked above), so every value is in `data`.
+            let view = match data.get(off..off + 12) {
+                // Short values: one fixed 12-byte load (no memcpy call per value), the bytes
+                // past the value cleared.
+                Some(block) if len <= 12 => {
+                    let mut word = [0u8; 16];
+                    word[4..].copy_from_slice(block);
+                    let value = u128::from_le_bytes(word) & (u128::MAX >> (96 - 8 * len));
+                    (value & !u128::from(u32::MAX)) | u128::from(l)
+                }
+                Some(block) => {
+                    let prefix = u32::from_le_bytes([block[0], block[1], block[2], block[3]]);
+                    u128::from(l)
+                        | u128::from(prefix) << 32
+                        | u128::from(index) << 64
+                        | ((data_pos + off) as u128) << 96
+                }
+                None => match data.get(off..off + len) {
+                    Some(v) => make_view(v, index, (data_pos + off) as u32),
+                    None => return Err(Error::corrupt("byte array lengths run past the values")),
+                },
+            };
+            self.views.push(view);
+            off += len;
+        }
+        Ok(())
+    }
+}
