@@ -45,8 +45,6 @@ pub struct PageStream {
     index: usize,
     /// An allocation given back by [`recycle`](Self::recycle), for the next read.
     spare: Vec<u8>,
-    /// Read the whole chunk at the first read instead of page by page.
-    whole: bool,
 }
 
 impl PageStream {
@@ -62,18 +60,7 @@ impl PageStream {
             values_left: meta.num_values,
             index: 0,
             spare: Vec::new(),
-            whole: false,
         })
-    }
-
-    /// Reads the whole chunk in one read, so every page is a slice of one buffer.
-    ///
-    /// For uncompressed chunks read into views, the pages *are* the output (views point into
-    /// them), so holding the whole chunk costs no memory the output would not hold anyway,
-    /// and one read replaces a read and an allocation per page.
-    pub fn read_whole_chunk(mut self, whole: bool) -> Self {
-        self.whole = whole;
-        self
     }
 
     fn window_end(&self) -> u64 {
@@ -82,8 +69,7 @@ impl PageStream {
 
     /// Makes the window cover at least `want` bytes from `pos` (or up to the chunk's end).
     fn fill<S: ChunkSource>(&mut self, source: &mut S, want: usize) -> Result<()> {
-        let want = if self.whole { usize::MAX } else { want.max(WINDOW) };
-        let len = (want as u64).min(self.end - self.pos) as usize;
+        let len = (want.max(WINDOW) as u64).min(self.end - self.pos) as usize;
         let old = std::mem::replace(&mut self.window, Buffer::from_vec(Vec::<u8>::new()));
         self.recycle(old);
         self.window = source.read_at_reusing(self.pos, len, std::mem::take(&mut self.spare))?;

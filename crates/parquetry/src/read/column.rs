@@ -2,9 +2,10 @@
 //!
 //! A [`ColumnReader`] pulls pages from its [`PageStream`], checks CRCs, decompresses, splits
 //! levels from values, turns definition levels into validity bits and hands the values to the
-//! [`ValueDecoder`] of the output type. Decoders take whole pages; batches are cut here: when a
-//! page overshoots the batch, the extra rows are kept as a slice of the finished array and open
-//! the next batch.
+//! [`ValueDecoder`] of the output type. Decoders take whole values sections; batches are cut
+//! here: a page that overshoots the batch is cut between two values ([`super::cut`]) and its
+//! rest opens the next batch. Pages that cannot be cut (booleans) are decoded whole and the
+//! extra rows are kept as a slice of the finished array, joined to the next batch.
 
 use arrow_array::{new_empty_array, Array, ArrayRef};
 use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, Buffer, NullBuffer};
@@ -173,9 +174,7 @@ impl ColumnReader {
         };
         let rows = usize::try_from(rg.num_rows).unwrap_or(0);
         let padding = has_parquet_816_bug(metadata.created_by.as_deref());
-        let views = matches!(data_type, DataType::Utf8View | DataType::BinaryView);
-        let stream = PageStream::new(meta, source.len(), padding)?
-            .read_whole_chunk(views && codec == Codec::Uncompressed);
+        let stream = PageStream::new(meta, source.len(), padding)?;
         let max_reserve_rows = bounded_rows(usize::MAX, meta);
         let max_reserve_bytes = bounded_bytes(usize::MAX, meta);
         Ok(ColumnReader {
