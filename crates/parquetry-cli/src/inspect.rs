@@ -5,10 +5,9 @@
 //! output renders the same value for people, so the two can never disagree.
 
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
 
 use parquetry::format::{self, ColumnChunk, FileMetaData, PageHeader};
-use parquetry::page::{chunk_byte_range, has_parquet_816_bug, ChunkPages};
+use parquetry::page::{has_parquet_816_bug, ChunkSource, PageStream, ReaderSource};
 use parquetry::schema::{arrow_schema, SchemaDescriptor, SchemaNode};
 use serde_json::{json, Map, Value};
 
@@ -72,6 +71,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
 fn gather(opts: &Options) -> parquetry::Result<Value> {
     let mut file = File::open(&opts.path).map_err(|e| parquetry::Error::io("opening the file", e))?;
     let (meta, file_len) = format::read_metadata(&mut file)?;
+    let mut source = ReaderSource::new(file)?;
     let desc = SchemaDescriptor::from_metadata(&meta)?;
     let arrow = arrow_schema(&desc, meta.key_value_metadata.as_deref())?;
     let arrow_types: Vec<String> = arrow.fields().iter().map(|f| f.data_type().to_string()).collect();
@@ -95,7 +95,7 @@ fn gather(opts: &Options) -> parquetry::Result<Value> {
             let mut c = column_chunk(&desc, j, chunk);
             if opts.pages {
                 let padding = has_parquet_816_bug(meta.created_by.as_deref());
-                let pages = chunk_pages(&mut file, file_len, chunk, padding)
+                let pages = chunk_pages(&mut source, chunk, padding)
                     .map_err(|e| e.context(format_args!("row group {i}, column {j}")))?;
                 c.insert("pages".into(), Value::Array(pages));
             }
@@ -190,24 +190,16 @@ fn column_chunk(desc: &SchemaDescriptor, leaf: usize, chunk: &ColumnChunk) -> Ma
     m
 }
 
-fn chunk_pages(
-    file: &mut File,
-    file_len: u64,
+fn chunk_pages<S: ChunkSource>(
+    source: &mut S,
     chunk: &ColumnChunk,
     padding: bool,
 ) -> parquetry::Result<Vec<Value>> {
     let Some(md) = &chunk.meta_data else { return Ok(Vec::new()) };
-    let (start, len) = chunk_byte_range(md, file_len, padding)?;
-    let mut bytes = Vec::with_capacity(len as usize);
-    file.seek(SeekFrom::Start(start)).map_err(|e| parquetry::Error::io("seeking to the chunk", e))?;
-    file.by_ref()
-        .take(len)
-        .read_to_end(&mut bytes)
-        .map_err(|e| parquetry::Error::io("reading the chunk", e))?;
+    let mut stream = PageStream::new(md, source.len(), padding)?;
     let mut pages = Vec::new();
-    for page in ChunkPages::new(&bytes, md.num_values) {
-        let page = page?;
-        pages.push(page_json(&page.header, start + page.offset as u64));
+    while let Some(page) = stream.next_page(source)? {
+        pages.push(page_json(&page.header, page.offset));
     }
     Ok(pages)
 }

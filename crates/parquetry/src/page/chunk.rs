@@ -1,7 +1,7 @@
-//! A column chunk's byte range, and iteration over its pages.
+//! A column chunk's byte range in its file (and the PARQUET-816 widening of old writers).
 
 use crate::error::{Error, Result};
-use crate::format::{thrift, ColumnMetaData, PageHeader};
+use crate::format::ColumnMetaData;
 
 /// Old parquet-mr versions (before 1.2.9, PARQUET-816) wrote `total_compressed_size` too small
 /// by up to the size of a dictionary page header, so their last page runs past the recorded
@@ -53,84 +53,6 @@ pub fn chunk_byte_range(meta: &ColumnMetaData, file_len: u64, padding: bool) -> 
         len += PARQUET_816_PADDING.min(file_len - start - len);
     }
     Ok((start, len))
-}
-
-/// One page as stored: its decoded header and its (possibly compressed) body.
-#[derive(Debug, Clone)]
-pub struct RawPage<'a> {
-    /// The page header.
-    pub header: PageHeader,
-    /// Offset of the header from the start of the chunk.
-    pub offset: usize,
-    /// Length of the serialized header.
-    pub header_len: usize,
-    /// The page body as stored (`compressed_page_size` bytes).
-    pub body: &'a [u8],
-}
-
-/// Iterates over the pages of a column chunk held in memory.
-///
-/// Stops after `num_values` values of data pages have been seen (so trailing bytes after the
-/// last page, which some writers leave, are not misread as a page) or at the end of the bytes.
-/// A header that does not decode or a body that runs past the chunk is an error naming the
-/// page number and offset; iteration ends after the first error.
-pub struct ChunkPages<'a> {
-    data: &'a [u8],
-    pos: usize,
-    index: usize,
-    values_left: i64,
-    failed: bool,
-}
-
-impl<'a> ChunkPages<'a> {
-    /// Pages of a chunk whose bytes are `data`, holding `num_values` values in total.
-    pub fn new(data: &'a [u8], num_values: i64) -> Self {
-        ChunkPages { data, pos: 0, index: 0, values_left: num_values, failed: false }
-    }
-
-    fn next_page(&mut self) -> Result<RawPage<'a>> {
-        let rest = &self.data[self.pos..];
-        let (header, header_len) = thrift::decode::<PageHeader>(rest)?;
-        let size = header.compressed_page_size;
-        if size < 0 || header.uncompressed_page_size < 0 {
-            return Err(Error::corrupt(format!(
-                "negative page size (compressed {size}, uncompressed {})",
-                header.uncompressed_page_size
-            )));
-        }
-        let size = size as usize;
-        if size > rest.len() - header_len {
-            return Err(Error::corrupt(format!(
-                "page body of {size} bytes runs past the end of the column chunk ({} bytes left)",
-                rest.len() - header_len
-            )));
-        }
-        let body = &rest[header_len..header_len + size];
-        let offset = self.pos;
-        self.pos += header_len + size;
-        if let Some(h) = &header.data_page_header {
-            self.values_left -= i64::from(h.num_values);
-        } else if let Some(h) = &header.data_page_header_v2 {
-            self.values_left -= i64::from(h.num_values);
-        }
-        Ok(RawPage { header, offset, header_len, body })
-    }
-}
-
-impl<'a> Iterator for ChunkPages<'a> {
-    type Item = Result<RawPage<'a>>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.failed || self.pos >= self.data.len() || self.values_left <= 0 {
-            return None;
-        }
-        let index = self.index;
-        self.index += 1;
-        let at = self.pos;
-        let page = self.next_page().map_err(|e| e.context(format_args!("page {index} at chunk offset {at}")));
-        self.failed = page.is_err();
-        Some(page)
-    }
 }
 
 #[cfg(test)]

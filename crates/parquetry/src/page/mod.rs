@@ -5,6 +5,6 @@ mod chunk;
 mod source;
 mod stream;
 
-pub use chunk::{chunk_byte_range, has_parquet_816_bug, ChunkPages, RawPage};
+pub use chunk::{chunk_byte_range, has_parquet_816_bug};
 pub use source::{BytesSource, ChunkSource, ReaderSource};
 pub use stream::{Page, PageStream, MAX_RECYCLED};
