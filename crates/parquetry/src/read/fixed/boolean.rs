@@ -12,11 +12,11 @@ use arrow_buffer::bit_iterator::BitSliceIterator;
 use arrow_buffer::{BooleanBufferBuilder, NullBuffer};
 
 use super::{
-    check_dictionary_encoding, dense_count, for_each_index_run, no_dictionary, unsupported_encoding,
+    read_dictionary, dense_count, for_each_index_run, no_dictionary, unsupported_encoding,
 };
 use crate::encoding::plain;
 use crate::encoding::rle::{split_length_prefixed, RleDecoder, Run};
-use crate::error::{Error, Result, ResultExt};
+use crate::error::{Error, Result};
 use crate::format::Encoding;
 use crate::read::values::{PageValues, Validity, ValueDecoder};
 
@@ -144,13 +144,9 @@ impl ValueDecoder for BoolDecoder {
     }
 
     fn set_dictionary(&mut self, page: &PageValues<'_>) -> Result<()> {
-        check_dictionary_encoding(page)?;
-        let mut dict = self.dictionary.take().unwrap_or_default();
-        dict.clear();
-        plain::decode_bools(page.data, 0, page.num_values, &mut dict)
-            .context(|| "dictionary page")?;
-        self.dictionary = Some(dict);
-        Ok(())
+        read_dictionary(&mut self.dictionary, page, |dict| {
+            plain::decode_bools(page.data, 0, page.num_values, dict).map(drop)
+        })
     }
 
     fn append_page(

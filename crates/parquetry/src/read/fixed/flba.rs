@@ -7,13 +7,13 @@ use arrow_buffer::NullBuffer;
 
 use super::convert::{self, Target};
 use super::{
-    check_dictionary_encoding, dense_count, for_each_index_run, no_dictionary, spread, try_reserve,
+    read_dictionary, dense_count, for_each_index_run, no_dictionary, spread, try_reserve,
     unsupported_encoding, ByteSlots,
 };
 use crate::encoding::delta_byte_array::DeltaByteArrayDecoder;
 use crate::encoding::rle::Run;
 use crate::encoding::{byte_stream_split, plain, ByteArraySink};
-use crate::error::{Error, Result, ResultExt};
+use crate::error::{Error, Result};
 use crate::format::Encoding;
 use crate::read::values::{PageValues, Validity, ValueDecoder};
 
@@ -139,13 +139,10 @@ impl ValueDecoder for FixedLenDecoder {
     }
 
     fn set_dictionary(&mut self, page: &PageValues<'_>) -> Result<()> {
-        check_dictionary_encoding(page)?;
-        let mut dict = self.dictionary.take().unwrap_or_default();
-        dict.clear();
-        plain::decode_fixed_len(page.data, self.width, page.num_values, &mut dict)
-            .context(|| "dictionary page")?;
-        self.dictionary = Some(dict);
-        Ok(())
+        let width = self.width;
+        read_dictionary(&mut self.dictionary, page, |dict| {
+            plain::decode_fixed_len(page.data, width, page.num_values, dict).map(drop)
+        })
     }
 
     fn append_page(

@@ -134,6 +134,21 @@ fn check_dictionary_encoding(page: &PageValues<'_>) -> Result<()> {
     }
 }
 
+/// Decodes a dictionary page's PLAIN values with `decode` into `slot`, reusing the vector of
+/// the previous chunk's dictionary (every fixed-width decoder keeps its dictionary this way).
+fn read_dictionary<T>(
+    slot: &mut Option<Vec<T>>,
+    page: &PageValues<'_>,
+    decode: impl FnOnce(&mut Vec<T>) -> Result<()>,
+) -> Result<()> {
+    check_dictionary_encoding(page)?;
+    let mut dict = slot.take().unwrap_or_default();
+    dict.clear();
+    decode(&mut dict).map_err(|e| e.context("dictionary page"))?;
+    *slot = Some(dict);
+    Ok(())
+}
+
 /// Reads the `n` dictionary indexes of a data page (one byte of bit width, then the RLE /
 /// bit-packing hybrid) and hands them to `f` run by run, every index checked to be below
 /// `dict_len`: a [`Run::Repeated`] is one fill, a [`Run::Packed`] a gather.

@@ -7,13 +7,13 @@ use arrow_buffer::NullBuffer;
 
 use super::convert::{self, Target};
 use super::{
-    check_dictionary_encoding, dense_count, for_each_index_run, no_dictionary, spread, try_reserve,
+    read_dictionary, dense_count, for_each_index_run, no_dictionary, spread, try_reserve,
     unsupported_encoding,
 };
 use crate::encoding::delta_binary_packed::{DeltaBinaryPackedDecoder, DeltaValue};
 use crate::encoding::rle::Run;
 use crate::encoding::{byte_stream_split, plain};
-use crate::error::{Error, Result, ResultExt};
+use crate::error::{Error, Result};
 use crate::format::Encoding;
 use crate::read::values::{PageValues, Validity, ValueDecoder};
 
@@ -249,12 +249,9 @@ impl<T: Native> ValueDecoder for NativeDecoder<T> {
     }
 
     fn set_dictionary(&mut self, page: &PageValues<'_>) -> Result<()> {
-        check_dictionary_encoding(page)?;
-        let mut dict = self.dictionary.take().unwrap_or_default();
-        dict.clear();
-        T::decode_plain(page.data, page.num_values, &mut dict).context(|| "dictionary page")?;
-        self.dictionary = Some(dict);
-        Ok(())
+        read_dictionary(&mut self.dictionary, page, |dict| {
+            T::decode_plain(page.data, page.num_values, dict).map(drop)
+        })
     }
 
     fn append_page(
