@@ -52,16 +52,18 @@ fn run_cell_here(args: &CellArgs) -> Value {
     let rss_setup = memory::status_bytes("VmRSS");
     let hwm_setup = memory::status_bytes("VmHWM");
     let reset = memory::reset_peak_rss();
-    let (mut times, mut cpu) = (Vec::new(), Vec::new());
+    let (mut times, mut cpu, mut faults) = (Vec::new(), Vec::new(), Vec::new());
     let load_before = memory::loadavg_1min();
     let mut last: Option<Output> = None;
     for k in 0..args.warmup + args.runs.max(1) {
         drop(last.take()); // drop the previous output before the next read, as peers.py does
         let c0 = memory::cpu_seconds();
+        let f0 = memory::minor_faults();
         let t0 = Instant::now();
         let result = (prepared.run)();
         let wall = t0.elapsed().as_secs_f64();
         let c1 = memory::cpu_seconds();
+        let f1 = memory::minor_faults();
         match result {
             Ok(out) => last = Some(std::hint::black_box(out)),
             Err(e) => {
@@ -72,6 +74,7 @@ fn run_cell_here(args: &CellArgs) -> Value {
         if k >= args.warmup {
             times.push(wall);
             cpu.push(c1 - c0);
+            faults.push(f1 - f0);
         }
     }
     let load_after = memory::loadavg_1min();
@@ -82,6 +85,7 @@ fn run_cell_here(args: &CellArgs) -> Value {
         "median_s": median(&times),
         "cpu_times_s": cpu,
         "median_cpu_s": median(&cpu),
+        "minor_faults": faults,
         "loadavg_1min_before_after": [load_before, load_after],
         "rss_after_setup_bytes": rss_setup,
         "peak_rss_bytes": peak.max(hwm_setup),

@@ -17,8 +17,16 @@ use crate::limits;
 pub const ARROW_RS_VERSION: &str = "60.1";
 
 /// Every implementation, in report order.
-pub const IMPLS: [&str; 6] =
-    ["parquetry", "parquetry_view", "arrow_rs", "arrow_rs_view", "decompress", "memcpy"];
+pub const IMPLS: [&str; 8] = [
+    "parquetry",
+    "parquetry_view",
+    "parquetry_mmap",
+    "parquetry_mmap_view",
+    "arrow_rs",
+    "arrow_rs_view",
+    "decompress",
+    "memcpy",
+];
 
 /// What one run produced.
 pub enum Output {
@@ -50,8 +58,10 @@ pub struct Prepared {
 /// Sets up `name` on `path`. `value_bytes` sizes the memcpy limit.
 pub fn prepare(name: &str, path: &str, value_bytes: u64) -> Result<Prepared, NotRun> {
     match name {
-        "parquetry" => Ok(parquetry(path, None)),
-        "parquetry_view" => Ok(parquetry(path, Some(ByteArrayType::View))),
+        "parquetry" => Ok(parquetry(path, None, false)),
+        "parquetry_view" => Ok(parquetry(path, Some(ByteArrayType::View), false)),
+        "parquetry_mmap" => Ok(parquetry(path, None, true)),
+        "parquetry_mmap_view" => Ok(parquetry(path, Some(ByteArrayType::View), true)),
         "arrow_rs" => arrow_rs(path, false).map_err(NotRun::Failed),
         "arrow_rs_view" => arrow_rs(path, true).map_err(NotRun::Failed),
         "decompress" => limits::decompress(path),
@@ -62,8 +72,9 @@ pub fn prepare(name: &str, path: &str, value_bytes: u64) -> Result<Prepared, Not
     }
 }
 
-/// parquetry: open by path, read all row groups whole (batch size unbounded).
-fn parquetry(path: &str, byte_array_type: Option<ByteArrayType>) -> Prepared {
+/// parquetry: open by path (with `mmap`, as a memory map), read all row groups whole (batch
+/// size unbounded).
+fn parquetry(path: &str, byte_array_type: Option<ByteArrayType>, mmap: bool) -> Prepared {
     let path = path.to_owned();
     let mut options = ReadOptions::default().with_batch_size(usize::MAX);
     if let Some(t) = byte_array_type {
@@ -73,10 +84,17 @@ fn parquetry(path: &str, byte_array_type: Option<ByteArrayType>) -> Prepared {
         "version": concat!("parquetry (workspace) via parquetry-bench ", env!("CARGO_PKG_VERSION")),
         "batch_size": "unbounded (whole row groups)",
         "byte_array_type": format!("{byte_array_type:?}"),
+        "source": if mmap { "ParquetFile::open_mapped (memory map)" } else { "ParquetFile::open (read)" },
     });
     let run = move || -> Result<Output, String> {
-        let mut file = ParquetFile::open(&path).map_err(|e| e.to_string())?;
-        file.read_all(&options).map(Output::Batches).map_err(|e| e.to_string())
+        let batches = if mmap {
+            // SAFETY: the bench's data files are not modified while it runs.
+            let mut file = unsafe { ParquetFile::open_mapped(&path) }.map_err(|e| e.to_string())?;
+            file.read_all(&options)
+        } else {
+            ParquetFile::open(&path).and_then(|mut file| file.read_all(&options))
+        };
+        batches.map(Output::Batches).map_err(|e| e.to_string())
     };
     Prepared { run: Box::new(run), info }
 }

@@ -14,7 +14,8 @@ use std::sync::OnceLock;
 
 use parquetry::read::{ByteArrayType, ParquetFile, ReadOptions};
 use read_compare::{
-    diff_tables, diff_with_byte_array_type, read_parquetry, read_parquetry_batches, Table,
+    diff_tables, diff_with_byte_array_type, read_parquetry, read_parquetry_batches,
+    read_parquetry_mapped, Table,
 };
 
 /// The files under test: flat schema, read by pyarrow.
@@ -102,6 +103,25 @@ fn corpus_byte_array_types_match_pyarrow() {
         }
     }
     report("byte array type overrides", &failures, files.len() * 4);
+}
+
+#[test]
+fn corpus_read_through_a_memory_map_matches_pyarrow() {
+    let files = corpus_files();
+    let mut failures = Vec::new();
+    for choice in [ByteArrayType::Regular, ByteArrayType::View] {
+        for path in &files {
+            let Ok(want) = expected(path) else { continue }; // reported by corpus_values_match_pyarrow
+            let diffs = match read_parquetry_mapped(path, &ReadOptions::default().with_byte_array_type(choice)) {
+                Ok(got) => diff_with_byte_array_type(want, &got, choice),
+                Err(e) => vec![e],
+            };
+            if !diffs.is_empty() {
+                failures.push(format!("{} (mapped, {choice:?}):\n    {}", rel(path), diffs.join("\n    ")));
+            }
+        }
+    }
+    report("memory-mapped reads", &failures, files.len() * 2);
 }
 
 /// Multi-page (and one multi-row-group) files for the batch size tests.

@@ -63,6 +63,11 @@ impl PageStream {
         })
     }
 
+    /// The chunk's bytes in the file: offset and length (padding included).
+    pub fn byte_range(&self) -> (u64, u64) {
+        (self.pos, self.end - self.pos)
+    }
+
     fn window_end(&self) -> u64 {
         self.window_start + self.window.len() as u64
     }

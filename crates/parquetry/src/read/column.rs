@@ -175,6 +175,8 @@ impl ColumnReader {
         let rows = usize::try_from(rg.num_rows).unwrap_or(0);
         let padding = has_parquet_816_bug(metadata.created_by.as_deref());
         let stream = PageStream::new(meta, source.len(), padding)?;
+        let (start, len) = stream.byte_range();
+        source.will_need(start, len);
         let max_reserve_rows = bounded_rows(usize::MAX, meta);
         let max_reserve_bytes = bounded_bytes(usize::MAX, meta);
         Ok(ColumnReader {

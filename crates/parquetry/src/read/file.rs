@@ -44,6 +44,28 @@ impl ParquetFile<ReaderSource<File>> {
     }
 }
 
+impl ParquetFile<BytesSource> {
+    /// Opens a file by path as a memory map: no `read` copy of the file, so reading
+    /// uncompressed (and, to a lesser degree, compressed) files is faster than with
+    /// [`ParquetFile::open`], and views over uncompressed pages copy nothing at all.
+    ///
+    /// # Safety
+    ///
+    /// The file must not be truncated or modified while this `ParquetFile` or any array read
+    /// from it is alive (see [`BytesSource::map`]): a truncation kills the process with
+    /// `SIGBUS`, a modification can change already-validated bytes under the arrays. Use
+    /// [`ParquetFile::open`] for files that another process may be writing.
+    pub unsafe fn open_mapped(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let at = |e: Error| e.context(format_args!("{}", path.display()));
+        let file = File::open(path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
+        // SAFETY: forwarded to the caller (this function's contract).
+        let source = unsafe { BytesSource::map(&file) }.map_err(at)?;
+        let metadata = format::read_metadata_from_bytes(source.bytes().as_slice())?;
+        Self::with_source(source, metadata)
+    }
+}
+
 impl<R: Read + Seek> ParquetFile<ReaderSource<R>> {
     /// Reads a file from any `Read + Seek` (a `File`, a `Cursor`, ...).
     pub fn from_reader(mut reader: R) -> Result<Self> {

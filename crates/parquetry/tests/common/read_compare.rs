@@ -15,6 +15,7 @@ use std::sync::{Arc, Once};
 use arrow_array::cast::AsArray;
 use arrow_array::{new_empty_array, Array, ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Schema};
+use parquetry::page::ChunkSource;
 use parquetry::read::{ByteArrayType, ParquetFile, ReadOptions};
 
 /// A table with each column concatenated into one array.
@@ -137,19 +138,33 @@ fn payload(p: &(dyn std::any::Any + Send)) -> String {
 pub fn read_parquetry(path: &Path, options: &ReadOptions) -> Result<Table, String> {
     catch(|| {
         let mut file = ParquetFile::open(path).map_err(|e| format!("open: {e}"))?;
-        let batches = file.read_all(options).map_err(|e| format!("read_all: {e}"))?;
-        let schema = match batches.first() {
-            Some(b) => b.schema(),
-            None => {
-                // No batches: the schema comes from the iterator (it reflects projection and
-                // byte-array type overrides).
-                let iter = file.batches(options.clone()).map_err(|e| format!("batches: {e}"))?;
-                iter.schema()
-            }
-        };
-        Table::from_batches(&schema, &batches)
+        read_table(&mut file, options)
     })
     .and_then(|r| r)
+}
+
+/// Like [`read_parquetry`], through a memory map (`ParquetFile::open_mapped`).
+pub fn read_parquetry_mapped(path: &Path, options: &ReadOptions) -> Result<Table, String> {
+    catch(|| {
+        // SAFETY: the test corpus is not modified while the tests run.
+        let mut file = unsafe { ParquetFile::open_mapped(path) }.map_err(|e| format!("open: {e}"))?;
+        read_table(&mut file, options)
+    })
+    .and_then(|r| r)
+}
+
+fn read_table<S: ChunkSource>(file: &mut ParquetFile<S>, options: &ReadOptions) -> Result<Table, String> {
+    let batches = file.read_all(options).map_err(|e| format!("read_all: {e}"))?;
+    let schema = match batches.first() {
+        Some(b) => b.schema(),
+        None => {
+            // No batches: the schema comes from the iterator (it reflects projection and
+            // byte-array type overrides).
+            let iter = file.batches(options.clone()).map_err(|e| format!("batches: {e}"))?;
+            iter.schema()
+        }
+    };
+    Table::from_batches(&schema, &batches)
 }
 
 /// Reads a file with parquetry and returns its batches (schema from the iterator).
