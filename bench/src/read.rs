@@ -17,13 +17,15 @@ use crate::limits;
 pub const ARROW_RS_VERSION: &str = "60.1";
 
 /// Every implementation, in report order.
-pub const IMPLS: [&str; 8] = [
+pub const IMPLS: [&str; 10] = [
     "parquetry",
     "parquetry_view",
     "parquetry_mmap",
     "parquetry_mmap_view",
     "arrow_rs",
     "arrow_rs_view",
+    "arrow_rs_mmap",
+    "arrow_rs_mmap_view",
     "decompress",
     "memcpy",
 ];
@@ -62,8 +64,10 @@ pub fn prepare(name: &str, path: &str, value_bytes: u64) -> Result<Prepared, Not
         "parquetry_view" => Ok(parquetry(path, Some(ByteArrayType::View), false)),
         "parquetry_mmap" => Ok(parquetry(path, None, true)),
         "parquetry_mmap_view" => Ok(parquetry(path, Some(ByteArrayType::View), true)),
-        "arrow_rs" => arrow_rs(path, false).map_err(NotRun::Failed),
-        "arrow_rs_view" => arrow_rs(path, true).map_err(NotRun::Failed),
+        "arrow_rs" => arrow_rs(path, false, false).map_err(NotRun::Failed),
+        "arrow_rs_view" => arrow_rs(path, true, false).map_err(NotRun::Failed),
+        "arrow_rs_mmap" => arrow_rs(path, false, true).map_err(NotRun::Failed),
+        "arrow_rs_mmap_view" => arrow_rs(path, true, true).map_err(NotRun::Failed),
         "decompress" => limits::decompress(path),
         "memcpy" => Ok(limits::memcpy(value_bytes)),
         other => {
@@ -99,10 +103,11 @@ fn parquetry(path: &str, byte_array_type: Option<ByteArrayType>, mmap: bool) -> 
     Prepared { run: Box::new(run), info }
 }
 
-/// The arrow-rs `parquet` crate: `ParquetRecordBatchReaderBuilder` over a `File`, batches
-/// as large as the largest row group; with `view`, the Arrow schema is overridden so that
-/// Utf8/Binary columns read as Utf8View/BinaryView (the same output types as parquetry's).
-fn arrow_rs(path: &str, view: bool) -> Result<Prepared, String> {
+/// The arrow-rs `parquet` crate: `ParquetRecordBatchReaderBuilder` over a `File` (with
+/// `mmap`, over `Bytes` of a memory map, populated up front since the whole file is read),
+/// batches as large as the largest row group; with `view`, the Arrow schema is overridden so
+/// that Utf8/Binary columns read as Utf8View/BinaryView (the same output types as parquetry's).
+fn arrow_rs(path: &str, view: bool, mmap: bool) -> Result<Prepared, String> {
     let open = || File::open(path).map_err(|e| format!("opening {path}: {e}"));
     let builder = ParquetRecordBatchReaderBuilder::try_new(open()?).map_err(|e| e.to_string())?;
     let max_rows = builder.metadata().row_groups().iter().map(|rg| rg.num_rows()).max().unwrap_or(1);
@@ -116,18 +121,31 @@ fn arrow_rs(path: &str, view: bool) -> Result<Prepared, String> {
         "version": format!("parquet (arrow-rs) {ARROW_RS_VERSION}"),
         "batch_size": batch_size,
         "schema_override": if view { "Utf8/Binary → Utf8View/BinaryView" } else { "none" },
+        "source": if mmap { "bytes::Bytes over a populated memory map" } else { "std::fs::File" },
     });
     let path = path.to_owned();
     let run = move || -> Result<Output, String> {
         let file = File::open(&path).map_err(|e| format!("opening {path}: {e}"))?;
-        let reader = ParquetRecordBatchReaderBuilder::try_new_with_options(file, options.clone())
-            .map_err(|e| e.to_string())?
-            .with_batch_size(batch_size)
-            .build()
-            .map_err(|e| e.to_string())?;
-        reader.collect::<Result<Vec<_>, _>>().map(Output::Batches).map_err(|e| e.to_string())
+        let batches = if mmap {
+            // SAFETY: the bench's data files are not modified while it runs.
+            let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) }
+                .map_err(|e| format!("mapping {path}: {e}"))?;
+            collect(ParquetRecordBatchReaderBuilder::try_new_with_options(bytes::Bytes::from_owner(map), options.clone()), batch_size)
+        } else {
+            collect(ParquetRecordBatchReaderBuilder::try_new_with_options(file, options.clone()), batch_size)
+        };
+        batches.map(Output::Batches)
     };
     Ok(Prepared { run: Box::new(run), info })
+}
+
+/// Builds the arrow-rs reader and reads every batch.
+fn collect<T: parquet::file::reader::ChunkReader + 'static>(
+    builder: parquet::errors::Result<ParquetRecordBatchReaderBuilder<T>>,
+    batch_size: usize,
+) -> Result<Vec<RecordBatch>, String> {
+    let reader = builder.map_err(|e| e.to_string())?.with_batch_size(batch_size).build().map_err(|e| e.to_string())?;
+    reader.collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())
 }
 
 /// `schema` with every top-level string/binary field as its view type.
@@ -150,7 +168,7 @@ fn view_schema(schema: &SchemaRef) -> SchemaRef {
 /// The reference read: arrow-rs, Utf8 output, untimed. Used when no pyarrow reference
 /// checksum is available for a file.
 pub fn reference_read(path: &str) -> Result<Vec<RecordBatch>, String> {
-    let mut prepared = arrow_rs(path, false)?;
+    let mut prepared = arrow_rs(path, false, false)?;
     match (prepared.run)()? {
         Output::Batches(b) => Ok(b),
         Output::Bytes(_) => unreachable!("arrow_rs returns batches"),

@@ -149,8 +149,8 @@ impl<'a> DeltaByteArrayDecoder<'a> {
         }
         // The rest build on the sink's last value.
         for &p in prefixes {
-            let suffix = self.suffixes.next_value().unwrap_or_default();
-            sink.push_prefixed(p as usize, suffix)?;
+            let (len, tail) = self.suffixes.next_value_and_tail().unwrap_or_default();
+            sink.push_prefixed_in(p as usize, tail, len)?;
         }
         if k > 0 && !sink.copy_last(&mut self.prev) {
             return Err(Error::invalid_argument("DELTA_BYTE_ARRAY: the sink lost the last value"));
