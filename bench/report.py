@@ -31,6 +31,10 @@ IMPLS = [
     ("parquetry_view", "parquetry view", "rust"),
     ("arrow_rs", "arrow-rs", "rust"),
     ("arrow_rs_view", "arrow-rs view", "rust"),
+    ("parquetry_mmap", "parquetry mmap", "rust"),
+    ("parquetry_mmap_view", "parquetry mmap view", "rust"),
+    ("arrow_rs_mmap", "arrow-rs mmap", "rust"),
+    ("arrow_rs_mmap_view", "arrow-rs mmap view", "rust"),
     ("pyarrow", "pyarrow", "peers"),
     ("pyarrow_view", "pyarrow view", "peers"),
     ("polars", "polars", "peers"),
@@ -183,19 +187,28 @@ def is_compressed(name: str, cells: dict) -> bool:
     return bool(d) and "skipped" not in d
 
 
-def ratio_table(files, notes: Notes) -> list[str]:
-    out = ["### parquetry's ratios", "",
+def ratio_table(files, notes: Notes, mmap: bool = False) -> list[str]:
+    """parquetry's ratios; with `mmap`, of the memory-mapped reads (arrow-rs mapped too)."""
+    sfx = "_mmap" if mmap else ""
+    title = ("### parquetry's ratios, both Rust readers over a memory map" if mmap
+             else "### parquetry's ratios, both Rust readers with read() from a File")
+    out = [title, "",
            "Speed-up = peer time ÷ parquetry time (> 1: parquetry faster); Utf8 output compared "
            "with Utf8, view with view. Limit: read time ÷ decompress-only time for compressed "
            "files (target ≤ 1.25), parquetry GB/s ÷ memcpy GB/s for uncompressed ones (target ≥ 0.65 "
-           "for DELTA_LENGTH_BYTE_ARRAY). ✓/✗ mark the issue's targets (≥ 1.5x arrow-rs, ≥ 2x pyarrow).",
+           "for DELTA_LENGTH_BYTE_ARRAY). ✓/✗ mark the issue's targets (≥ 1.5x arrow-rs, ≥ 2x pyarrow)."
+           + (" Here parquetry is `ParquetFile::open_mapped` and arrow-rs reads `Bytes` of a "
+              "populated memory map; pyarrow, polars and duckdb are the same runs as above."
+              if mmap else ""),
            "",
            "| file | vs arrow-rs | view vs arrow-rs view | vs pyarrow | view vs pyarrow view "
            "| vs polars | vs duckdb | read ÷ decompress | view ÷ decompress | speed ÷ memcpy "
            "| view speed ÷ memcpy |",
            "|---|" + "---:|" * 10]
     for name, e, cells in files:
-        p, pv = cells.get("parquetry"), cells.get("parquetry_view")
+        p, pv = cells.get("parquetry" + sfx), cells.get("parquetry" + sfx + "_view")
+        if p is None and pv is None:
+            continue
 
         def why(c):
             if c is None:
@@ -207,7 +220,7 @@ def ratio_table(files, notes: Notes) -> list[str]:
         def vs(ours, peer, target=None):
             return fmt_ratio(ratio(ours, cells.get(peer), invert=True), target, why(ours))
 
-        row = [name, vs(p, "arrow_rs", (">=", 1.5)), vs(pv, "arrow_rs_view", (">=", 1.5)),
+        row = [name, vs(p, "arrow_rs" + sfx, (">=", 1.5)), vs(pv, "arrow_rs" + sfx + "_view", (">=", 1.5)),
                vs(p, "pyarrow", (">=", 2.0)), vs(pv, "pyarrow_view", (">=", 2.0)),
                vs(p, "polars"), vs(p, "duckdb")]
         if is_compressed(name, cells):
@@ -223,6 +236,10 @@ def ratio_table(files, notes: Notes) -> list[str]:
     return out
 
 
+def mmap_ratio_table(files, notes: Notes) -> list[str]:
+    return ratio_table(files, notes, mmap=True)
+
+
 def memory_table(files, notes: Notes) -> list[str]:
     cols = [label for key, label, _ in READERS]
     out = ["### Peak memory, MiB above the process's RSS after setup", "",
@@ -230,7 +247,8 @@ def memory_table(files, notes: Notes) -> list[str]:
            "one whole-file output at a time. Arrow output = parquetry's output size "
            "(RecordBatch::get_array_memory_size of the Utf8 read; view arrays share page "
            "buffers, which that count would add once per page). The issue's target is "
-           "peak ≤ 1.2 × output + the largest page (uncompressed size).",
+           "peak ≤ 1.2 × output + the largest page (uncompressed size). The mmap columns "
+           "include the file's pages mapped from the page cache (shared, not allocated).",
            "",
            "| file | Arrow output MiB | largest page MiB | " + " | ".join(cols)
            + " | parquetry peak ÷ output | view peak ÷ output |",
@@ -269,7 +287,7 @@ def main() -> None:
     files = merge(rust, peers)
     notes = Notes()
     lines = header(rust, peers, args.title)
-    for table in (throughput_table, ratio_table, memory_table):
+    for table in (throughput_table, ratio_table, mmap_ratio_table, memory_table):
         lines += [""] + table(files, notes)
     if notes.items:
         lines += ["", "Errors:", ""]

@@ -232,6 +232,17 @@ impl<O: OffsetSize> ByteArraySink for OffsetsSink<O> {
                     return Ok(());
                 }
             }
+        } else if len <= 2 * SHORT_COPY {
+            // The same for values up to two blocks (URLs, paths).
+            if let Some(block) = page.get(start..start + 2 * SHORT_COPY) {
+                if self.data.capacity() - old >= 2 * SHORT_COPY {
+                    let end = self.check_len(len)?;
+                    self.data.extend_from_slice(block);
+                    self.data.truncate(old + len);
+                    self.offsets.push(O::from_usize(end));
+                    return Ok(());
+                }
+            }
         }
         match page.get(start..start + len) {
             Some(v) => self.push_owned(v),
