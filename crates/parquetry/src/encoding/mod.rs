@@ -28,7 +28,7 @@ pub mod plain;
 pub mod rle;
 mod view_sink;
 
-pub use view_sink::{make_view, ViewSink};
+pub use view_sink::{extend_views_over_offsets, make_view, ViewSink};
 
 /// Where byte-array decoders put their values.
 ///
@@ -187,6 +187,39 @@ impl<O: OffsetSize> OffsetsSink<O> {
     }
 }
 
+/// Appends `data[start..start + prefix_len]` followed by `tail[..len]` to `data` as two
+/// fixed-size block copies (vector moves instead of two `memcpy` calls) when both pieces are
+/// at most one block, `tail` holds a whole block and `data` has room for two; returns false,
+/// having changed nothing, otherwise. DELTA_BYTE_ARRAY's step for most (short) values.
+#[inline]
+fn append_prefixed_blocks(data: &mut Vec<u8>, start: usize, prefix_len: usize, tail: &[u8], len: usize) -> bool {
+    let old = data.len();
+    if prefix_len > SHORT_COPY
+        || len > SHORT_COPY
+        || len > tail.len()
+        || tail.len() < SHORT_COPY
+        || start.checked_add(prefix_len).is_none_or(|end| end > old)
+        || data.capacity() - old < 2 * SHORT_COPY
+    {
+        return false;
+    }
+    let base = data.as_mut_ptr();
+    // SAFETY: the allocation holds `capacity >= old + 2 * SHORT_COPY` bytes, so the destination
+    // `old..old + SHORT_COPY` and the source `start..start + SHORT_COPY` (`start <= old`) are
+    // inside it; `ptr::copy` allows the overlap (the prefix's value may be shorter than a
+    // block) and may copy bytes past `old` that are not initialized (an untyped copy). Only the
+    // first `prefix_len` bytes, which lie below `old` and are initialized, are kept.
+    unsafe { std::ptr::copy(base.add(start), base.add(old), SHORT_COPY) };
+    // SAFETY: `tail` has at least `SHORT_COPY` readable bytes; the destination ends at
+    // `old + prefix_len + SHORT_COPY <= old + 2 * SHORT_COPY <= capacity`; `tail` is borrowed
+    // immutably while `data` is borrowed mutably, so they cannot overlap.
+    unsafe { std::ptr::copy_nonoverlapping(tail.as_ptr(), base.add(old + prefix_len), SHORT_COPY) };
+    // SAFETY: `old..old + prefix_len` now holds the prefix and the next `len` bytes the
+    // suffix (`prefix_len + len <= 2 * SHORT_COPY <= capacity - old`).
+    unsafe { data.set_len(old + prefix_len + len) };
+    true
+}
+
 #[cold]
 fn offset_overflow<O: OffsetSize>(have: usize, extra: usize) -> Error {
     Error::corrupt(format!(
@@ -273,31 +306,7 @@ impl<O: OffsetSize> ByteArraySink for OffsetsSink<O> {
             return Err(suffix_past_page(len, tail.len()));
         }
         let total = self.check_len(prefix_len + len)?;
-        let old = self.data.len();
-        // Prefix and suffix short enough for one block each, with a block of readable page
-        // after the suffix's start and room for two blocks: two fixed-size copies (vector
-        // moves) instead of two memcpy calls. Most DELTA_BYTE_ARRAY values are short.
-        if prefix_len <= SHORT_COPY
-            && len <= SHORT_COPY
-            && tail.len() >= SHORT_COPY
-            && end == old
-            && self.data.capacity() - old >= 2 * SHORT_COPY
-        {
-            let base = self.data.as_mut_ptr();
-            // SAFETY: the allocation holds `capacity >= old + 2 * SHORT_COPY` bytes, so the
-            // destination `old..old + SHORT_COPY` and the source `start..start + SHORT_COPY`
-            // (`start <= old`) are inside it; `ptr::copy` allows the overlap (the previous
-            // value may be shorter than a block) and copies bytes past `old` that are not
-            // initialized, which an untyped copy may do. Only the first `prefix_len` bytes,
-            // which lie in the initialized previous value, are kept.
-            unsafe { std::ptr::copy(base.add(start), base.add(old), SHORT_COPY) };
-            // SAFETY: `tail` has `SHORT_COPY` readable bytes; the destination ends at
-            // `old + prefix_len + SHORT_COPY <= old + 2 * SHORT_COPY <= capacity`, and a page
-            // slice never overlaps the sink's own allocation.
-            unsafe { std::ptr::copy_nonoverlapping(tail.as_ptr(), base.add(old + prefix_len), SHORT_COPY) };
-            // SAFETY: bytes `old..old + prefix_len` are the prefix copied above and the next
-            // `len` bytes the suffix; everything below `old` was initialized already.
-            unsafe { self.data.set_len(old + prefix_len + len) };
+        if append_prefixed_blocks(&mut self.data, start, prefix_len, tail, len) {
             self.offsets.push(O::from_usize(total));
             return Ok(());
         }

@@ -1,6 +1,6 @@
 //! [`ViewSink`]: byte-array values as Arrow `ByteView`s (`Utf8View`/`BinaryView`).
 
-use super::{check_lengths, no_previous, prefix_too_long, ByteArraySink};
+use super::{check_lengths, no_previous, prefix_too_long, ByteArraySink, OffsetSize};
 use crate::error::{Error, Result};
 
 /// A [`ByteArraySink`] building Arrow's `ByteView` layout (`Utf8View`/`BinaryView`).
@@ -44,6 +44,44 @@ pub fn make_view(bytes: &[u8], buffer: u32, offset: u32) -> u128 {
         t.copy_from_slice(bytes);
     }
     u128::from_le_bytes(v)
+}
+
+/// Appends the views of the values that `offsets` delimit in `data`, which will be buffer
+/// `buffer`; returns whether any value is longer than 12 bytes (only then do the views need
+/// `data` as a buffer). Each view comes from one 16-byte load at its value's start instead of
+/// a variable-length copy (a third of the time of reading DELTA_BYTE_ARRAY pages as views).
+pub fn extend_views_over_offsets<O: OffsetSize>(
+    views: &mut Vec<u128>,
+    data: &[u8],
+    offsets: &[O],
+    buffer: u32,
+) -> bool {
+    views.reserve(offsets.len().saturating_sub(1));
+    let mut long = false;
+    for w in offsets.windows(2) {
+        let (start, end) = (w[0].as_usize(), w[1].as_usize());
+        let block = data.get(start..).and_then(|d| d.first_chunk::<16>()).filter(|_| start <= end && end <= data.len());
+        let view = match block {
+            Some(block) => {
+                let raw = u128::from_le_bytes(*block);
+                let len = end - start;
+                if len <= 12 {
+                    // The value's bytes after its length, the bytes past it cleared.
+                    ((raw << 32) & (u128::MAX >> (96 - 8 * len))) | len as u128
+                } else {
+                    long = true;
+                    len as u128 | u128::from(raw as u32) << 32 | u128::from(buffer) << 64 | (start as u128) << 96
+                }
+            }
+            None => {
+                let v = data.get(start..end).unwrap_or_default();
+                long |= v.len() > 12;
+                make_view(v, buffer, start as u32)
+            }
+        };
+        views.push(view);
+    }
+    long
 }
 
 impl ViewSink {
@@ -226,5 +264,32 @@ impl ByteArraySink for ViewSink {
             off += len;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn views_over_offsets_match_make_view() {
+        // Values of 0..=20 bytes, the last ones within 16 bytes of the end of `data`.
+        let mut data = Vec::new();
+        let mut offsets = vec![0i32];
+        for len in (0..=20).chain((0..=20).rev()) {
+            data.extend((0..len).map(|i| (len * 7 + i) as u8));
+            offsets.push(data.len() as i32);
+        }
+        let mut views = vec![7u128];
+        let long = extend_views_over_offsets(&mut views, &data, &offsets, 3);
+        assert!(long);
+        assert_eq!(views.len(), offsets.len());
+        for (i, w) in offsets.windows(2).enumerate() {
+            let (s, e) = (w[0] as usize, w[1] as usize);
+            assert_eq!(views[i + 1], make_view(&data[s..e], 3, s as u32), "value {i}");
+        }
+        let mut short = Vec::new();
+        assert!(!extend_views_over_offsets(&mut short, b"abcdefghijkl", &[0, 12], 0));
+        assert_eq!(short, [make_view(b"abcdefghijkl", 0, 0)]);
     }
 }

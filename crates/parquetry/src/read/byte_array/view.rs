@@ -21,7 +21,7 @@ use crate::encoding::delta_byte_array::DeltaByteArrayDecoder;
 use crate::encoding::delta_length_byte_array::DeltaLengthByteArrayDecoder;
 use crate::encoding::plain::decode_byte_array;
 use crate::encoding::rle::Run;
-use crate::encoding::{make_view, OffsetsSink, ViewSink};
+use crate::encoding::{extend_views_over_offsets, OffsetsSink, ViewSink};
 use crate::error::{Error, Result};
 use crate::format::Encoding;
 use crate::read::values::{spread_nulls, PageValues, Validity, ValueDecoder};
@@ -177,14 +177,7 @@ impl ViewDecoder {
             check_utf8_offsets(&arena.data, &arena.offsets)?;
         }
         let index = next_index(&self.buffers)?;
-        let data = &arena.data;
-        let mut long = false;
-        self.sink.views.extend(arena.offsets.windows(2).map(|w| {
-            let (start, end) = (w[0] as usize, w[1] as usize);
-            long |= end - start > 12;
-            // In bounds and below 4 GiB: the sink built these offsets over `data`.
-            make_view(&data[start..end], index, start as u32)
-        }));
+        let long = extend_views_over_offsets(&mut self.sink.views, &arena.data, &arena.offsets, index);
         self.arena_offsets = arena.offsets;
         if long {
             self.buffers.push(Buffer::from_vec(arena.data));
