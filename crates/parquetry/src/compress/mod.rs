@@ -9,6 +9,7 @@
 //! [`Compressor`] and are reused from page to page.
 
 mod lz4_hadoop;
+mod snappy;
 #[cfg(test)]
 mod tests;
 
@@ -259,11 +260,11 @@ fn size_mismatch(codec: Codec, actual: usize, expected: usize) -> Error {
 /// Appends `len` bytes to `out` written by `f`, which gets exactly `len` bytes of room and
 /// returns how many it wrote; fewer than `len` is an error.
 ///
-/// The room is zero-filled first: snap, brotli-decompressor and lz4_flex's `decompress_into`
-/// take `&mut [u8]`, which must be initialised, and handing them the spare capacity would need
+/// The room is zero-filled first: brotli-decompressor and lz4_flex's `decompress_into` take
+/// `&mut [u8]`, which must be initialised, and handing them the spare capacity would need
 /// `unsafe` over uninitialised memory. Measured on a 1 MiB page of strings (examples/bench.rs),
-/// the memset is ~11 us, 3% of a snappy decode and 4-8% of an LZ4 decode; LZ4 pages into a
-/// fresh vector avoid it (see [`lz4_into_fresh_vec`]), so no `unsafe` is used to skip it.
+/// the memset is ~11 us, 4-8% of an LZ4 decode; LZ4 pages into a fresh vector avoid it (see
+/// [`lz4_into_fresh_vec`]). SNAPPY avoids it with its own decoder ([`snappy`]).
 fn fill_exact(
     out: &mut Vec<u8>,
     len: usize,
@@ -279,23 +280,11 @@ fn fill_exact(
     Ok(())
 }
 
+/// SNAPPY pages go through our own decoder ([`snappy`]), which writes into the spare capacity
+/// instead of a zero-filled buffer, checks the block's claimed length against `expected_len`
+/// first, and is faster than `snap::raw::Decoder` on Parquet pages.
 fn decompress_snappy(input: &[u8], expected_len: usize, out: &mut Vec<u8>) -> Result<()> {
-    let claimed = snap::raw::decompress_len(input).map_err(|e| {
-        Error::corrupt(format!("SNAPPY: bad header in {} compressed bytes: {e}", input.len()))
-    })?;
-    if claimed != expected_len {
-        return Err(Error::corrupt(format!(
-            "SNAPPY: compressed data claims {claimed} bytes but the page header says {expected_len}"
-        )));
-    }
-    fill_exact(out, expected_len, Codec::Snappy, |buf| {
-        snap::raw::Decoder::new().decompress(input, buf).map_err(|e| {
-            Error::corrupt(format!(
-                "SNAPPY: cannot decompress {} bytes into {expected_len}: {e}",
-                input.len()
-            ))
-        })
-    })
+    snappy::decompress_into(input, expected_len, out)
 }
 
 fn decompress_brotli(input: &[u8], expected_len: usize, out: &mut Vec<u8>) -> Result<()> {
