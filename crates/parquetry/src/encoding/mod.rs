@@ -169,6 +169,22 @@ impl<O: OffsetSize> OffsetsSink<O> {
         self.data.get(start..end)
     }
 
+    /// Appends the `len`-byte value at `page[start..]` by copying `N` bytes and dropping the
+    /// rest; `None` (nothing done) if the page or the capacity has fewer than `N` bytes left.
+    #[inline]
+    fn push_in_block<const N: usize>(&mut self, page: &[u8], start: usize, len: usize) -> Option<Result<()>> {
+        let block = page.get(start..start.checked_add(N)?)?;
+        let old = self.data.len();
+        if self.data.capacity() - old < N {
+            return None;
+        }
+        Some(self.check_len(len).map(|end| {
+            self.data.extend_from_slice(block);
+            self.data.truncate(old + len);
+            self.offsets.push(O::from_usize(end));
+        }))
+    }
+
     /// The byte range of the last value in `data`, if there is one.
     #[inline]
     fn last_bounds(&self) -> Option<(usize, usize)> {
@@ -251,31 +267,18 @@ impl<O: OffsetSize> ByteArraySink for OffsetsSink<O> {
     #[inline]
     fn push_plain_value(&mut self, page: &[u8], len_pos: usize, len: usize) -> Result<()> {
         let start = len_pos + 4;
-        let old = self.data.len();
-        // Short values (most strings) are copied as a fixed 32-byte block, which compiles to
-        // two vector moves instead of a call to memcpy, and the bytes past the value are then
-        // dropped; this needs 32 readable bytes in the page and 32 free bytes of capacity.
-        if len <= SHORT_COPY {
-            if let Some(block) = page.get(start..start + SHORT_COPY) {
-                if self.data.capacity() - old >= SHORT_COPY {
-                    let end = self.check_len(len)?;
-                    self.data.extend_from_slice(block);
-                    self.data.truncate(old + len);
-                    self.offsets.push(O::from_usize(end));
-                    return Ok(());
-                }
-            }
+        // Short values (most strings) are copied as one fixed-size block, which compiles to
+        // vector moves instead of a call to memcpy, and the bytes past the value are then
+        // dropped; this needs a block of readable page and of free capacity.
+        let pushed = if len <= SHORT_COPY {
+            self.push_in_block::<SHORT_COPY>(page, start, len)
         } else if len <= 2 * SHORT_COPY {
-            // The same for values up to two blocks (URLs, paths).
-            if let Some(block) = page.get(start..start + 2 * SHORT_COPY) {
-                if self.data.capacity() - old >= 2 * SHORT_COPY {
-                    let end = self.check_len(len)?;
-                    self.data.extend_from_slice(block);
-                    self.data.truncate(old + len);
-                    self.offsets.push(O::from_usize(end));
-                    return Ok(());
-                }
-            }
+            self.push_in_block::<{ 2 * SHORT_COPY }>(page, start, len)
+        } else {
+            None
+        };
+        if let Some(result) = pushed {
+            return result;
         }
         match page.get(start..start + len) {
             Some(v) => self.push_owned(v),
@@ -285,15 +288,7 @@ impl<O: OffsetSize> ByteArraySink for OffsetsSink<O> {
 
     #[inline]
     fn push_prefixed(&mut self, prefix_len: usize, suffix: &[u8]) -> Result<()> {
-        let (start, end) = self.last_bounds().ok_or_else(|| no_previous(prefix_len))?;
-        if prefix_len > end - start {
-            return Err(prefix_too_long(prefix_len, end - start));
-        }
-        let total = self.check_len(prefix_len + suffix.len())?;
-        self.data.extend_from_within(start..start + prefix_len);
-        self.data.extend_from_slice(suffix);
-        self.offsets.push(O::from_usize(total));
-        Ok(())
+        self.push_prefixed_in(prefix_len, suffix, suffix.len())
     }
 
     #[inline]
