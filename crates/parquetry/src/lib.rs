@@ -9,6 +9,7 @@
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
+mod alloc;
 pub mod error;
 pub mod format;
 pub mod compress;

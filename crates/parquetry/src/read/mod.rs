@@ -6,7 +6,6 @@
 //! decompresses them, decodes definition levels into validity bits, and hands the values to
 //! a [`values::ValueDecoder`] for the output type.
 
-pub(crate) mod alloc;
 pub(crate) mod byte_array;
 mod column;
 mod cut;

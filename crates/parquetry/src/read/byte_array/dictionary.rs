@@ -201,7 +201,7 @@ impl<K: ArrowDictionaryKeyType, O: OffsetSize + OffsetSizeTrait> DictionaryDecod
         }
         let Some(base) = &self.base else {
             // No dictionary: the extra values are the whole array, moved without a copy.
-            let OffsetsSink { offsets, data } = std::mem::take(&mut self.extra);
+            let OffsetsSink { offsets, data, .. } = std::mem::take(&mut self.extra);
             return Ok(values_array::<O>(offsets, Buffer::from_vec(data), self.utf8));
         };
         check_room::<O>(base.data.len(), self.extra.data.len() as u64)?;

@@ -9,7 +9,7 @@ use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use super::view::page_buffer;
 use super::{
     check_dictionary_encoding, check_room, check_utf8_offsets, check_utf8_plain, decode_dense,
-    for_each_index_run, is_dictionary_encoded, no_dictionary, page_rows, spread_offsets, Scratch,
+    for_each_index_run, is_dictionary_encoded, no_dictionary, page_rows, spread_offsets, utf8_error_at, Scratch,
 };
 use crate::encoding::rle::Run;
 use crate::encoding::{ByteArraySink, OffsetSize, OffsetsSink};
@@ -51,6 +51,7 @@ impl PageDict {
         }
         let mut prefixes = Vec::with_capacity(n.min(data.len() / 4) + 1);
         let mut p = 0usize;
+        let mut lengths_or = 0u32;
         for i in 0..n {
             let Some(len) = data.get(p..).and_then(|s| s.first_chunk::<4>()) else {
                 return Err(Error::corrupt(format!(
@@ -58,7 +59,9 @@ impl PageDict {
                     data.len()
                 )));
             };
-            let end = (p + 4).saturating_add(u32::from_le_bytes(*len) as usize);
+            let len = u32::from_le_bytes(*len);
+            lengths_or |= len;
+            let end = (p + 4).saturating_add(len as usize);
             if end > data.len() {
                 return Err(Error::corrupt(format!(
                     "dictionary page: value {i} of {n} runs to byte {end} of {}",
@@ -69,7 +72,11 @@ impl PageDict {
             p = end;
         }
         prefixes.push(p as u32);
-        if utf8 {
+        // With every length below 128 the length prefixes are ASCII bytes, which no
+        // multi-byte character can span: the whole section is then UTF-8 exactly when every
+        // value is, and one check over it saves a second walk over the values. Otherwise (or
+        // to name the bad value) the check goes value run by value run.
+        if utf8 && (lengths_or >= 128 || utf8_error_at(&data[..p]).is_some()) {
             check_utf8_plain(&data[..p], n).map_err(|e| e.context("dictionary page"))?;
         }
         Ok(PageDict { page: page_buffer(page)?, prefixes })
@@ -127,10 +134,10 @@ impl<O: OffsetSize + OffsetSizeTrait> OffsetsDecoder<O> {
             }
         })?;
         check_room::<O>(self.sink.data.len(), bytes)?;
-        // Exactly the gathered bytes: no slack, so an exact hint is never outgrown (the
-        // last few values then take the plain copy instead of the block copy).
-        self.sink.data.reserve(bytes as usize);
-        self.sink.offsets.reserve(indexes.len());
+        // Exactly the gathered bytes while the hint holds: no slack, so an exact hint is
+        // never outgrown (the last few values then take the plain copy instead of the block
+        // copy); past it, growth by projection.
+        self.sink.reserve(indexes.len(), bytes as usize);
         let src = dict.page.as_slice();
         for &i in indexes.iter() {
             let i = i as usize;
@@ -142,8 +149,9 @@ impl<O: OffsetSize + OffsetSizeTrait> OffsetsDecoder<O> {
 
 impl<O: OffsetSize + OffsetSizeTrait> ValueDecoder for OffsetsDecoder<O> {
     fn reserve(&mut self, rows: usize, value_bytes: usize) {
-        crate::read::alloc::reserve(&mut self.sink.offsets, rows);
-        crate::read::alloc::reserve(&mut self.sink.data, value_bytes);
+        crate::alloc::reserve(&mut self.sink.offsets, rows);
+        crate::alloc::reserve(&mut self.sink.data, value_bytes);
+        self.sink.expect(self.sink.len() + rows);
     }
 
     fn set_dictionary(&mut self, page: &PageValues<'_>) -> Result<()> {
@@ -183,7 +191,7 @@ impl<O: OffsetSize + OffsetSizeTrait> ValueDecoder for OffsetsDecoder<O> {
                 n.len()
             )));
         }
-        let OffsetsSink { offsets, data } = std::mem::take(&mut self.sink);
+        let OffsetsSink { offsets, data, .. } = std::mem::take(&mut self.sink);
         // SAFETY: the sink's offsets start at 0 and only grow by value lengths (null rows
         // repeat the previous offset), the last one is data.len(), and all fit `O` (checked
         // before each page was decoded): the OffsetBuffer invariants.

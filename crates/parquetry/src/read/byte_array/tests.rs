@@ -367,6 +367,15 @@ fn invalid_utf8_is_an_error_naming_the_value() {
             .set_dictionary(&encode(Encoding::PLAIN, &[b"a", b"b\xC3", b"\xA9"]).values())
             .unwrap_err();
         assert!(e.to_string().contains("dictionary page: value 1 of the page"), "{e}");
+        // The same past a long value, whose length prefix is not ASCII.
+        let long = [b'y'; 200];
+        let e = decoder(output)
+            .set_dictionary(&encode(Encoding::PLAIN, &[b"a", &long, b"\xC3"]).values())
+            .unwrap_err();
+        assert!(e.to_string().contains("dictionary page: value 2 of the page"), "{e}");
+        decoder(output)
+            .set_dictionary(&encode(Encoding::PLAIN, &[b"a", &long, "é".as_bytes()]).values())
+            .unwrap();
     }
 }
 
@@ -467,6 +476,28 @@ fn exact_reserve_is_never_exceeded() {
         };
         assert_eq!(data_len, 4 * total);
         assert_eq!(data_capacity, 4 * total, "{output}: the data buffer grew");
+    }
+}
+
+#[test]
+fn an_underestimated_hint_grows_by_projection_not_doubling() {
+    // The footer's estimate says 10 bytes for 1,000 rows; ten pages of 100 ten-byte values
+    // follow. Doubling would end with 16,000 bytes of capacity for 10,000 of data.
+    let value = [b'v'; 10];
+    let page: Vec<&[u8]> = vec![&value; 100];
+    for enc in DENSE.into_iter().chain([Encoding::RLE_DICTIONARY]) {
+        let mut d = decoder(&DataType::Utf8);
+        d.set_dictionary(&encode(Encoding::PLAIN, &[&value]).values()).unwrap();
+        d.reserve(1000, 10);
+        let mut valid = Vec::new();
+        for _ in 0..10 {
+            let p = if is_dictionary_encoded(enc) { indexes(&[0; 100], 1) } else { encode(enc, &page) };
+            valid.extend(append(d.as_mut(), &p, None).unwrap());
+        }
+        let a = finish(d.as_mut(), &valid);
+        let values = a.as_string::<i32>().values();
+        assert_eq!(values.len(), 10_000);
+        assert!(values.capacity() <= 12_000, "{enc}: capacity {}", values.capacity());
     }
 }
 

@@ -170,7 +170,8 @@ impl ViewDecoder {
         let mut offsets = std::mem::take(&mut self.arena_offsets);
         offsets.clear();
         offsets.push(0);
-        let mut arena = OffsetsSink { offsets, data: Vec::with_capacity(bytes as usize) };
+        let mut arena = OffsetsSink::with_capacity(0, bytes as usize);
+        arena.offsets = offsets;
         d.decode(n, &mut arena)?;
         self.scratch.delta = d.into_buffers();
         if self.utf8 {
@@ -226,8 +227,11 @@ impl ValueDecoder for ViewDecoder {
         check_dictionary_encoding(page)?;
         let buffer = page_buffer(page)?;
         let mut sink = ViewSink::new(u32::MAX);
-        decode_byte_array(page.data, 0, page.num_values, &mut sink)?;
-        if self.utf8 {
+        let end = decode_byte_array(page.data, 0, page.num_values, &mut sink)?;
+        // One pass when the prefixes are ASCII, as for PLAIN data pages (append_values).
+        if self.utf8
+            && (sink.plain_length_bits >= 128 || utf8_error_at(&page.data[..end]).is_some())
+        {
             check_utf8_plain(page.data, page.num_values)
                 .map_err(|e| e.context("dictionary page"))?;
         }

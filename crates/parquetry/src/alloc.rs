@@ -20,6 +20,18 @@ pub fn reserve<T>(v: &mut Vec<T>, additional: usize) {
     }
 }
 
+/// Like [`reserve`], but for exactly `additional` more elements (no amortized doubling): for
+/// callers that computed how much they need. Returns false, leaving `v` as it was, if the
+/// memory could not be had.
+pub fn reserve_exact<T>(v: &mut Vec<T>, additional: usize) -> bool {
+    let before = v.capacity();
+    let ok = v.try_reserve_exact(additional).is_ok();
+    if ok && v.capacity() != before {
+        advise_huge_pages(v);
+    }
+    ok
+}
+
 #[cfg(target_os = "linux")]
 fn advise_huge_pages<T>(v: &Vec<T>) {
     const HUGE_PAGE: usize = 2 << 20;
