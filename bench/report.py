@@ -282,6 +282,51 @@ def memory_table(files, notes: Notes) -> list[str]:
     return out
 
 
+def heap_table(files, notes: Notes) -> list[str]:
+    """Peak live heap bytes of one read: the figure the issue's memory target is about."""
+    keys = [(k, label) for k, label, _ in READERS if k.startswith(("parquetry", "arrow_rs"))]
+    keys.append(("pyarrow", "pyarrow (pool)"))
+    out = ["### Peak heap, MiB allocated and live at once during one read", "",
+           "The Rust readers run under a counting allocator: for each run, the most bytes live "
+           "at once above what was live when the run started (the largest over the cell's "
+           "runs). Unlike peak RSS this leaves out memory the allocator keeps after a free, "
+           "code pages and the page cache behind a memory map, so it is what one read "
+           "allocates. pyarrow: its memory pool's `max_memory()` over the cell's reads. "
+           "Target: ≤ 1.2 × Arrow output + the largest page.",
+           "",
+           "| file | Arrow output MiB | target MiB | " + " | ".join(l for _, l in keys)
+           + " | parquetry ÷ target | parquetry view ÷ target |",
+           "|---|---:|---:|" + "---:|" * (len(keys) + 2)]
+    for name, e, cells in files:
+        p = cells.get("parquetry")
+        out_bytes = p.get("output_bytes") if p else None
+        page = e.get("largest_page_bytes") or 0
+        target = 1.2 * out_bytes + page if out_bytes else None
+        row = [name, f"{out_bytes / MIB:.1f}" if out_bytes else "",
+               f"{target / MIB:.1f}" if target else ""]
+
+        def heap(key):
+            c = cells.get(key)
+            if not c:
+                return None
+            if key == "pyarrow":
+                return c.get("impl_info", {}).get("arrow_pool_max_memory_bytes")
+            return c.get("peak_heap_delta_bytes")
+
+        for key, _ in keys:
+            v = heap(key)
+            row.append(show(cells.get(key), notes, f"{v / MIB:.0f}" if v is not None else ""))
+        for key in ("parquetry", "parquetry_view"):
+            v = heap(key)
+            if v is None or not target:
+                row.append("")
+            else:
+                r = v / target
+                row.append(f"{r:.2f} {'✓' if r <= 1 else '✗'}")
+        out.append("| " + " | ".join(row) + " |")
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rust", required=True, help="JSON of parquetry-bench read")
@@ -294,7 +339,7 @@ def main() -> None:
     files = merge(rust, peers)
     notes = Notes()
     lines = header(rust, peers, args.title)
-    for table in (throughput_table, ratio_table, mmap_ratio_table, memory_table):
+    for table in (throughput_table, ratio_table, mmap_ratio_table, heap_table, memory_table):
         lines += [""] + table(files, notes)
     if notes.items:
         lines += ["", "Errors:", ""]

@@ -3,8 +3,8 @@
 //! or panic in one implementation is recorded and does not stop the run.
 //!
 //! A cell sets up, resets its peak RSS, does `warmup` untimed and `runs` timed runs (dropping
-//! each output before the next run), records its peak RSS, and then, outside the timed
-//! region, checksums the last output. It prints one JSON line on stdout.
+//! each output before the next run), records its peak RSS and each run's peak of live heap
+//! bytes (`heap`), and then, outside the timed region, checksums the last output. It prints one JSON line on stdout.
 
 use std::io::Read;
 use std::process::{Child, Command, Output as ProcessOutput, Stdio};
@@ -14,7 +14,7 @@ use std::time::Instant;
 use serde_json::{json, Map, Value};
 
 use crate::checksum::file_checksum;
-use crate::memory;
+use crate::{heap, memory};
 use crate::read::{self, NotRun, Output};
 
 /// What a cell is asked to do.
@@ -53,17 +53,21 @@ fn run_cell_here(args: &CellArgs) -> Value {
     let hwm_setup = memory::status_bytes("VmHWM");
     let reset = memory::reset_peak_rss();
     let (mut times, mut cpu, mut faults) = (Vec::new(), Vec::new(), Vec::new());
+    let mut peak_heap = 0usize;
     let load_before = memory::loadavg_1min();
     let mut last: Option<Output> = None;
     for k in 0..args.warmup + args.runs.max(1) {
         drop(last.take()); // drop the previous output before the next read, as peers.py does
         let c0 = memory::cpu_seconds();
         let f0 = memory::minor_faults();
+        let heap0 = heap::live();
+        heap::reset_peak();
         let t0 = Instant::now();
         let result = (prepared.run)();
         let wall = t0.elapsed().as_secs_f64();
         let c1 = memory::cpu_seconds();
         let f1 = memory::minor_faults();
+        peak_heap = peak_heap.max(heap::peak().saturating_sub(heap0));
         match result {
             Ok(out) => last = Some(std::hint::black_box(out)),
             Err(e) => {
@@ -91,6 +95,7 @@ fn run_cell_here(args: &CellArgs) -> Value {
         "peak_rss_bytes": peak.max(hwm_setup),
         "peak_rss_delta_bytes": peak.saturating_sub(rss_setup),
         "peak_rss_reset_after_setup": reset,
+        "peak_heap_delta_bytes": peak_heap,
     });
     let obj = cell.as_object_mut().expect("cell is an object");
     match last {

@@ -12,13 +12,15 @@
 /// The allocator pyarrow uses (mimalloc), for parquetry and arrow-rs alike: freed output
 /// memory is kept for the next run instead of going back to the kernel, which would zero it
 /// again on first touch (that zeroing otherwise dominates every read on this kind of machine).
+/// Wrapped to count live heap bytes (`heap`), for the peak-memory figures.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: heap::Counting = heap::Counting(mimalloc::MiMalloc);
 
 mod cells;
 mod checksum;
 mod driver;
 mod footer;
+mod heap;
 mod limits;
 mod memory;
 mod read;
