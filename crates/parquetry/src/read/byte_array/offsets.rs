@@ -9,7 +9,8 @@ use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use super::view::page_buffer;
 use super::{
     check_dictionary_encoding, check_room, check_utf8_offsets, check_utf8_plain, decode_dense,
-    for_each_index_run, is_dictionary_encoded, no_dictionary, page_rows, spread_offsets, utf8_error_at, Scratch,
+    for_each_index_run, is_dictionary_encoded, no_dictionary, page_rows, spread_offsets,
+    utf8_error_at, Scratch,
 };
 use crate::encoding::rle::Run;
 use crate::encoding::{ByteArraySink, OffsetSize, OffsetsSink};

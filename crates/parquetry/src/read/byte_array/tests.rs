@@ -491,7 +491,10 @@ fn an_underestimated_hint_grows_by_projection_not_doubling() {
         d.reserve(1000, 10);
         let mut valid = Vec::new();
         for _ in 0..10 {
-            let p = if is_dictionary_encoded(enc) { indexes(&[0; 100], 1) } else { encode(enc, &page) };
+            let p = match enc {
+                Encoding::RLE_DICTIONARY => indexes(&[0; 100], 1),
+                _ => encode(enc, &page),
+            };
             valid.extend(append(d.as_mut(), &p, None).unwrap());
         }
         let a = finish(d.as_mut(), &valid);
