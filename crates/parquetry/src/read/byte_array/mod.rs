@@ -427,3 +427,5 @@ fn spread_offsets<O: OffsetSize>(offsets: &mut Vec<O>, start: usize, validity: &
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod sizing_tests;
