@@ -148,10 +148,9 @@ impl<'a> DeltaByteArrayDecoder<'a> {
             }
         }
         // The rest build on the sink's last value.
-        for &p in prefixes {
-            let (len, tail) = self.suffixes.next_value_and_tail().unwrap_or_default();
-            sink.push_prefixed_in(p as usize, tail, len)?;
-        }
+        let rest = prefixes.as_slice();
+        let (lens, page, first) = self.suffixes.take_in_page(rest.len());
+        sink.extend_prefixed(rest, lens, page, first)?;
         if k > 0 && !sink.copy_last(&mut self.prev) {
             return Err(Error::invalid_argument("DELTA_BYTE_ARRAY: the sink lost the last value"));
         }

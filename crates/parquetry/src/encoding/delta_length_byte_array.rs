@@ -129,21 +129,16 @@ impl<'a> DeltaLengthByteArrayDecoder<'a> {
         k
     }
 
-    /// The next value and its position in the page (for DELTA_BYTE_ARRAY's suffixes).
-    #[inline]
-    /// The next value's length and the page from that value on (the value and everything
-    /// after it), for sinks that copy fixed-size blocks past a short value's end.
-    pub(crate) fn next_value_and_tail(&mut self) -> Option<(usize, &'a [u8])> {
-        let l = *self.lengths.get(self.index)? as usize;
-        let tail = self.page.get(self.data_pos..)?;
-        if l > tail.len() {
-            return None;
-        }
-        self.index += 1;
-        self.data_pos += l;
-        Some((l, tail))
+    /// The next `k` (≤ remaining) lengths, the whole page, and where the first of their
+    /// values starts in it: DELTA_BYTE_ARRAY's suffixes, for
+    /// [`ByteArraySink::extend_prefixed`], which may read the page around them.
+    pub(crate) fn take_in_page(&mut self, k: usize) -> (&[u32], &'a [u8], usize) {
+        let page = self.page;
+        let (lens, _, start) = self.take(k);
+        (lens, page, start)
     }
 
+    /// The next value (for DELTA_BYTE_ARRAY's first value of a call).
     pub(crate) fn next_value(&mut self) -> Option<&'a [u8]> {
         let l = *self.lengths.get(self.index)? as usize;
         let v = self.page.get(self.data_pos..self.data_pos + l)?;

@@ -26,8 +26,11 @@ pub mod delta_byte_array;
 pub mod delta_length_byte_array;
 pub mod plain;
 pub mod rle;
+mod offsets_prefixed;
+mod offsets_sink;
 mod view_sink;
 
+pub use offsets_sink::{OffsetSize, OffsetsSink};
 pub use view_sink::{extend_views_over_offsets, make_view, ViewSink};
 
 /// Where byte-array decoders put their values.
@@ -77,6 +80,22 @@ pub trait ByteArraySink {
         }
     }
 
+    /// Appends a run of DELTA_BYTE_ARRAY values: value `i` is the first `prefixes[i]` bytes
+    /// of the value before it (for the first, the last value this sink received) followed by
+    /// `suffix_lens[i]` bytes of `page`; the suffixes lie back to back from `page[first..]`.
+    ///
+    /// The default pushes one value at a time; an offsets sink overrides it with a loop that
+    /// checks the run's size once and keeps the previous value's head in registers.
+    fn extend_prefixed(&mut self, prefixes: &[u32], suffix_lens: &[u32], page: &[u8], first: usize)
+        -> Result<()> {
+        let mut pos = first;
+        for (&p, &len) in prefixes.iter().zip(suffix_lens) {
+            self.push_prefixed_in(p as usize, page.get(pos..).unwrap_or_default(), len as usize)?;
+            pos += len as usize;
+        }
+        Ok(())
+    }
+
     /// Copies the last value received into `out` (cleared first); false if there is none.
     fn copy_last(&self, out: &mut Vec<u8>) -> bool;
 
@@ -86,293 +105,10 @@ pub trait ByteArraySink {
         -> Result<()>;
 }
 
-/// Values up to this long are copied as one fixed-size block by [`OffsetsSink`].
-const SHORT_COPY: usize = 32;
-
-/// An Arrow offset type: `i32` for `Utf8`/`Binary`, `i64` for the `Large` variants.
-pub trait OffsetSize: Copy + Default {
-    /// The largest offset as a `usize`.
-    const MAX: usize;
-    /// Converts an offset already checked to be at most [`Self::MAX`].
-    fn from_usize(v: usize) -> Self;
-    /// The offset as a `usize`.
-    fn as_usize(self) -> usize;
-}
-
-impl OffsetSize for i32 {
-    const MAX: usize = i32::MAX as usize;
-    #[inline]
-    fn from_usize(v: usize) -> Self {
-        v as i32
-    }
-    #[inline]
-    fn as_usize(self) -> usize {
-        self as usize
-    }
-}
-
-impl OffsetSize for i64 {
-    const MAX: usize = i64::MAX as usize;
-    #[inline]
-    fn from_usize(v: usize) -> Self {
-        v as i64
-    }
-    #[inline]
-    fn as_usize(self) -> usize {
-        self as usize
-    }
-}
-
-/// A [`ByteArraySink`] building Arrow's offsets + data layout: every value is copied once into
-/// `data`, and `offsets` holds `len + 1` entries starting at 0.
-#[derive(Debug, Clone)]
-pub struct OffsetsSink<O: OffsetSize> {
-    /// `offsets[i]..offsets[i + 1]` is value `i` in `data`.
-    pub offsets: Vec<O>,
-    /// All value bytes back to back.
-    pub data: Vec<u8>,
-    /// How many values the sink is expected to hold in all (0: unknown), which sizes growth
-    /// (see [`OffsetsSink::expect`]).
-    expected: usize,
-}
-
-impl<O: OffsetSize> Default for OffsetsSink<O> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<O: OffsetSize> OffsetsSink<O> {
-    /// An empty sink (offsets `[0]`).
-    pub fn new() -> Self {
-        Self { offsets: vec![O::default()], data: Vec::new(), expected: 0 }
-    }
-
-    /// An empty sink with room for `values` values and `bytes` value bytes.
-    pub fn with_capacity(values: usize, bytes: usize) -> Self {
-        let mut offsets = Vec::with_capacity(values.saturating_add(1));
-        offsets.push(O::default());
-        Self { offsets, data: Vec::with_capacity(bytes), expected: 0 }
-    }
-
-    /// Says the sink will hold about `values` values in all. When a reservation outgrows
-    /// `data`, it then grows to what the values so far project for all of them instead of
-    /// doubling: a column whose size the footer underestimates (DELTA_BYTE_ARRAY shares
-    /// prefixes, dictionaries repeat values) is then reallocated once or twice, not log(n)
-    /// times, and each reallocation's fresh pages are not zeroed for nothing.
-    pub fn expect(&mut self, values: usize) {
-        self.expected = values;
-    }
-
-    /// Makes room for `bytes` more value bytes that `values` more values will take.
-    fn grow_data(&mut self, values: usize, bytes: usize) {
-        let len = self.data.len();
-        if self.data.capacity() - len >= bytes {
-            return;
-        }
-        let need = len.saturating_add(bytes);
-        let count = self.len().saturating_add(values).max(1);
-        let mut target = need;
-        if self.expected > count {
-            // The average value so far, times every value expected, plus an eighth for the
-            // average's error. Capped at 8x what is really there, so a footer that inflates the
-            // row count cannot make one small page reserve far beyond the file's real data.
-            let projected = need as u128 * self.expected as u128 / count as u128;
-            let projected = projected + projected / 8;
-            target = projected.min(need as u128 * 8).min(usize::MAX as u128) as usize;
-        }
-        if !crate::alloc::reserve_exact(&mut self.data, target.max(need) - len) {
-            self.data.reserve(bytes);
-        }
-    }
-
-    /// The number of values.
-    pub fn len(&self) -> usize {
-        self.offsets.len().saturating_sub(1)
-    }
-
-    /// True if there are no values.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Value `i`, if it exists.
-    pub fn value(&self, i: usize) -> Option<&[u8]> {
-        let start = self.offsets.get(i)?.as_usize();
-        let end = self.offsets.get(i + 1)?.as_usize();
-        self.data.get(start..end)
-    }
-
-    /// Appends the `len`-byte value at `page[start..]` by copying `N` bytes and dropping the
-    /// rest; `None` (nothing done) if the page or the capacity has fewer than `N` bytes left.
-    #[inline]
-    fn push_in_block<const N: usize>(&mut self, page: &[u8], start: usize, len: usize) -> Option<Result<()>> {
-        let block = page.get(start..start.checked_add(N)?)?;
-        let old = self.data.len();
-        if self.data.capacity() - old < N {
-            return None;
-        }
-        Some(self.check_len(len).map(|end| {
-            self.data.extend_from_slice(block);
-            self.data.truncate(old + len);
-            self.offsets.push(O::from_usize(end));
-        }))
-    }
-
-    /// The byte range of the last value in `data`, if there is one.
-    #[inline]
-    fn last_bounds(&self) -> Option<(usize, usize)> {
-        let n = self.offsets.len();
-        let start = self.offsets.get(n.checked_sub(2)?)?.as_usize();
-        let end = self.offsets.get(n - 1)?.as_usize();
-        (start <= end && end <= self.data.len()).then_some((start, end))
-    }
-
-    #[inline]
-    fn check_len(&self, extra: usize) -> Result<usize> {
-        match self.data.len().checked_add(extra) {
-            Some(end) if end <= O::MAX => Ok(end),
-            _ => Err(offset_overflow::<O>(self.data.len(), extra)),
-        }
-    }
-}
-
-/// Appends `data[start..start + prefix_len]` followed by `tail[..len]` to `data` as two
-/// fixed-size block copies (vector moves instead of two `memcpy` calls) when both pieces are
-/// at most one block, `tail` holds a whole block and `data` has room for two; returns false,
-/// having changed nothing, otherwise. DELTA_BYTE_ARRAY's step for most (short) values.
-#[inline]
-fn append_prefixed_blocks(data: &mut Vec<u8>, start: usize, prefix_len: usize, tail: &[u8], len: usize) -> bool {
-    let old = data.len();
-    if prefix_len > SHORT_COPY
-        || len > SHORT_COPY
-        || len > tail.len()
-        || tail.len() < SHORT_COPY
-        || start.checked_add(prefix_len).is_none_or(|end| end > old)
-        || data.capacity() - old < 2 * SHORT_COPY
-    {
-        return false;
-    }
-    let base = data.as_mut_ptr();
-    // SAFETY: the allocation holds `capacity >= old + 2 * SHORT_COPY` bytes, so the destination
-    // `old..old + SHORT_COPY` and the source `start..start + SHORT_COPY` (`start <= old`) are
-    // inside it; `ptr::copy` allows the overlap (the prefix's value may be shorter than a
-    // block) and may copy bytes past `old` that are not initialized (an untyped copy). Only the
-    // first `prefix_len` bytes, which lie below `old` and are initialized, are kept.
-    unsafe { std::ptr::copy(base.add(start), base.add(old), SHORT_COPY) };
-    // SAFETY: `tail` has at least `SHORT_COPY` readable bytes; the destination ends at
-    // `old + prefix_len + SHORT_COPY <= old + 2 * SHORT_COPY <= capacity`; `tail` is borrowed
-    // immutably while `data` is borrowed mutably, so they cannot overlap.
-    unsafe { std::ptr::copy_nonoverlapping(tail.as_ptr(), base.add(old + prefix_len), SHORT_COPY) };
-    // SAFETY: `old..old + prefix_len` now holds the prefix and the next `len` bytes the
-    // suffix (`prefix_len + len <= 2 * SHORT_COPY <= capacity - old`).
-    unsafe { data.set_len(old + prefix_len + len) };
-    true
-}
-
-#[cold]
-fn offset_overflow<O: OffsetSize>(have: usize, extra: usize) -> Error {
-    Error::corrupt(format!(
-        "byte array data of {have} + {extra} bytes overflows offsets limited to {}; \
-         read this column as a large or view type",
-        O::MAX
-    ))
-}
-
-impl<O: OffsetSize> ByteArraySink for OffsetsSink<O> {
-    fn reserve(&mut self, values: usize, bytes: usize) {
-        self.offsets.reserve(values);
-        self.grow_data(values, bytes);
-    }
-
-    #[inline]
-    fn push_slice_from_page(&mut self, _page_pos: usize, bytes: &[u8]) -> Result<()> {
-        self.push_owned(bytes)
-    }
-
-    #[inline]
-    fn push_owned(&mut self, bytes: &[u8]) -> Result<()> {
-        let end = self.check_len(bytes.len())?;
-        self.data.extend_from_slice(bytes);
-        self.offsets.push(O::from_usize(end));
-        Ok(())
-    }
-
-    #[inline]
-    fn push_plain_value(&mut self, page: &[u8], len_pos: usize, len: usize) -> Result<()> {
-        let start = len_pos + 4;
-        // Short values (most strings) are copied as one fixed-size block, which compiles to
-        // vector moves instead of a call to memcpy, and the bytes past the value are then
-        // dropped; this needs a block of readable page and of free capacity.
-        let pushed = if len <= SHORT_COPY {
-            self.push_in_block::<SHORT_COPY>(page, start, len)
-        } else if len <= 2 * SHORT_COPY {
-            self.push_in_block::<{ 2 * SHORT_COPY }>(page, start, len)
-        } else {
-            None
-        };
-        if let Some(result) = pushed {
-            return result;
-        }
-        match page.get(start..start + len) {
-            Some(v) => self.push_owned(v),
-            None => Err(Error::corrupt(format!("PLAIN value of {len} bytes at {start} is past the page"))),
-        }
-    }
-
-    #[inline]
-    fn push_prefixed(&mut self, prefix_len: usize, suffix: &[u8]) -> Result<()> {
-        self.push_prefixed_in(prefix_len, suffix, suffix.len())
-    }
-
-    #[inline]
-    fn push_prefixed_in(&mut self, prefix_len: usize, tail: &[u8], len: usize) -> Result<()> {
-        let (start, end) = self.last_bounds().ok_or_else(|| no_previous(prefix_len))?;
-        if prefix_len > end - start {
-            return Err(prefix_too_long(prefix_len, end - start));
-        }
-        if len > tail.len() {
-            return Err(suffix_past_page(len, tail.len()));
-        }
-        let total = self.check_len(prefix_len + len)?;
-        if append_prefixed_blocks(&mut self.data, start, prefix_len, tail, len) {
-            self.offsets.push(O::from_usize(total));
-            return Ok(());
-        }
-        self.data.extend_from_within(start..start + prefix_len);
-        self.data.extend_from_slice(&tail[..len]);
-        self.offsets.push(O::from_usize(total));
-        Ok(())
-    }
-
-    fn copy_last(&self, out: &mut Vec<u8>) -> bool {
-        out.clear();
-        match self.len().checked_sub(1).and_then(|i| self.value(i)) {
-            Some(v) => {
-                out.extend_from_slice(v);
-                true
-            }
-            None => false,
-        }
-    }
-
-    fn extend_from_lengths(&mut self, lengths: &[u32], data: &[u8], _data_pos: usize) -> Result<()> {
-        check_lengths(lengths, data)?;
-        // One check for the whole batch: every intermediate offset is below the final one.
-        let mut running = self.data.len();
-        self.check_len(data.len())?;
-        self.data.extend_from_slice(data);
-        self.offsets.extend(lengths.iter().map(|&l| {
-            running += l as usize;
-            O::from_usize(running)
-        }));
-        Ok(())
-    }
-}
 
 /// Checks that `lengths` sum to `data.len()` (a cheap, vectorised pass).
 #[inline]
-fn check_lengths(lengths: &[u32], data: &[u8]) -> Result<()> {
+pub(crate) fn check_lengths(lengths: &[u32], data: &[u8]) -> Result<()> {
     let sum: u64 = lengths.iter().map(|&l| u64::from(l)).sum();
     if sum != data.len() as u64 {
         return Err(Error::corrupt(format!(
@@ -384,17 +120,17 @@ fn check_lengths(lengths: &[u32], data: &[u8]) -> Result<()> {
 }
 
 #[cold]
-fn suffix_past_page(len: usize, left: usize) -> Error {
+pub(crate) fn suffix_past_page(len: usize, left: usize) -> Error {
     Error::corrupt(format!("DELTA_BYTE_ARRAY: a suffix of {len} bytes runs past the page ({left} bytes left)"))
 }
 
 #[cold]
-fn no_previous(prefix_len: usize) -> Error {
+pub(crate) fn no_previous(prefix_len: usize) -> Error {
     Error::corrupt(format!("DELTA_BYTE_ARRAY: prefix length {prefix_len} with no previous value"))
 }
 
 #[cold]
-fn prefix_too_long(prefix_len: usize, prev: usize) -> Error {
+pub(crate) fn prefix_too_long(prefix_len: usize, prev: usize) -> Error {
     Error::corrupt(format!(
         "DELTA_BYTE_ARRAY: prefix length {prefix_len} is longer than the previous value ({prev} bytes)"
     ))
@@ -429,30 +165,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn growth_follows_the_expected_count() {
-        // 1,000 values of 10 bytes expected, room for 10 reserved: the first outgrowing page
-        // reserves for the projected 10,000 bytes (plus an eighth), capped at 8x the bytes
-        // seen, then one more step; doubling would take five reallocations.
-        let mut sink = OffsetsSink::<i32>::new();
-        sink.expect(1000);
-        sink.data.reserve_exact(10);
-        let mut capacities = vec![sink.data.capacity()];
-        for _ in 0..10 {
-            sink.reserve(100, 1000);
-            for _ in 0..100 {
-                sink.push_owned(b"0123456789").unwrap();
-            }
-            if capacities.last() != Some(&sink.data.capacity()) {
-                capacities.push(sink.data.capacity());
-            }
-        }
-        assert_eq!(capacities, [10, 8000, 11250]);
-        // Past the expected count, growth is exact.
-        sink.reserve(1, 5000);
-        assert_eq!(sink.data.capacity(), 15000);
-    }
-
-    #[test]
     fn view_layout_matches_arrow() {
         // Inline: len 3, "abc", zero padded.
         let v = make_view(b"abc", 7, 9).to_le_bytes();
@@ -465,27 +177,6 @@ mod tests {
         // 13 bytes: prefix, buffer index, offset.
         let v = make_view(b"0123456789abc", 7, 9).to_le_bytes();
         assert_eq!(v, [13, 0, 0, 0, b'0', b'1', b'2', b'3', 7, 0, 0, 0, 9, 0, 0, 0]);
-    }
-
-    #[test]
-    fn offsets_sink_basics_and_overflow() {
-        let mut s = OffsetsSink::<i32>::new();
-        s.push_owned(b"hello").unwrap();
-        s.push_prefixed(3, b"icopter").unwrap();
-        s.extend_from_lengths(&[1, 0, 2], b"xyz", 100).unwrap();
-        assert_eq!(s.offsets, vec![0, 5, 15, 16, 16, 18]);
-        assert_eq!(s.data, b"hellohelicopterxyz");
-        assert!(s.push_prefixed(3, b"").is_err()); // last value "yz" is 2 bytes
-        assert!(s.extend_from_lengths(&[5], b"abc", 0).is_err());
-        let mut out = Vec::new();
-        assert!(s.copy_last(&mut out));
-        // Simulated overflow: a sink whose data is already near the i32 limit.
-        let mut s = OffsetsSink::<i32>::new();
-        assert!(s.check_len(i32::MAX as usize).is_ok());
-        assert!(s.check_len(i32::MAX as usize + 1).is_err());
-        s.data.push(1);
-        assert!(s.check_len(i32::MAX as usize).is_err());
-        assert!(OffsetsSink::<i64>::new().check_len(i32::MAX as usize + 1).is_ok());
     }
 
     #[test]
@@ -513,50 +204,5 @@ mod tests {
              "a value longer than !", "a value l"]
         );
         assert!(s.push_prefixed(10, b"").is_err());
-    }
-
-    /// The block-copy path of `push_prefixed_in` at its edges: prefixes and suffixes of 0 and
-    /// exactly one block, a previous value shorter than a block (overlapping copy), a tail of
-    /// exactly one block, and room for exactly two blocks or one byte less (slow path).
-    #[test]
-    fn prefixed_block_copies_match_the_values_at_their_edges() {
-        let mut rng = TestRng::new(7);
-        for room in [0usize, 2 * SHORT_COPY - 1, 2 * SHORT_COPY, 4096] {
-            let mut sink = OffsetsSink::<i32>::new();
-            let mut want: Vec<Vec<u8>> = vec![b"seed".to_vec()];
-            sink.push_owned(b"seed").unwrap();
-            for step in 0..400 {
-                let prev = want.last().unwrap().clone();
-                let prefix_len = match step % 5 {
-                    0 => 0,
-                    1 => prev.len(),
-                    2 => prev.len().min(SHORT_COPY),
-                    _ => rng.below(prev.len() as u64 + 1) as usize,
-                };
-                let len = match step % 7 {
-                    0 => 0,
-                    1 => SHORT_COPY,
-                    2 => SHORT_COPY + 1,
-                    3 => 1,
-                    _ => rng.below(40) as usize,
-                };
-                // The suffix, then either exactly enough bytes for a block or none at all.
-                let after = if step % 3 == 0 { SHORT_COPY.saturating_sub(len) } else { 0 };
-                let tail = rng.bytes(len + after);
-                sink.data.reserve_exact(room.min(prefix_len + len + room));
-                sink.push_prefixed_in(prefix_len, &tail, len).unwrap();
-                let mut v = prev[..prefix_len].to_vec();
-                v.extend_from_slice(&tail[..len]);
-                want.push(v);
-            }
-            for (i, w) in want.iter().enumerate() {
-                assert_eq!(sink.value(i).unwrap(), &w[..], "room {room} value {i}");
-            }
-        }
-        let mut sink = OffsetsSink::<i32>::new();
-        sink.push_owned(b"abc").unwrap();
-        assert!(sink.push_prefixed_in(4, &[0; 64], 1).is_err());
-        assert!(sink.push_prefixed_in(1, &[0; 8], 9).is_err());
-        assert!(OffsetsSink::<i32>::new().push_prefixed_in(0, &[0; 64], 1).is_err());
     }
 }
