@@ -26,6 +26,7 @@ pub mod delta_byte_array;
 pub mod delta_length_byte_array;
 pub mod plain;
 pub mod rle;
+mod offsets_plain;
 mod offsets_prefixed;
 mod offsets_sink;
 mod view_sink;
@@ -58,6 +59,19 @@ pub trait ByteArraySink {
             Some(v) => self.push_slice_from_page(start, v),
             None => Err(Error::corrupt(format!("PLAIN value of {len} bytes at {start} is past the page"))),
         }
+    }
+
+    /// Appends as many as it cheaply can of the `n` PLAIN values that start at `pos` in `page`,
+    /// stopping before the first that does not lie whole in the page or does not fit the
+    /// reserved room; returns how many it appended and the position after them.
+    ///
+    /// The default appends none: the caller pushes values one at a time with
+    /// [`push_plain_value`](Self::push_plain_value), which also reports bad values. An
+    /// offsets sink overrides it with one loop over the page.
+    #[inline]
+    fn extend_plain(&mut self, page: &[u8], pos: usize, n: usize) -> (usize, usize) {
+        let _ = (page, n);
+        (0, pos)
     }
 
     /// Appends a value that does not exist contiguously in the page.

@@ -218,6 +218,10 @@ impl<O: OffsetSize> ByteArraySink for OffsetsSink<O> {
         Ok(())
     }
 
+    fn extend_plain(&mut self, page: &[u8], pos: usize, n: usize) -> (usize, usize) {
+        super::offsets_plain::extend_plain(self, page, pos, n)
+    }
+
     #[inline]
     fn push_plain_value(&mut self, page: &[u8], len_pos: usize, len: usize) -> Result<()> {
         let start = len_pos + 4;

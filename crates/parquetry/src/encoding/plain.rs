@@ -183,8 +183,8 @@ pub fn decode_byte_array<S: ByteArraySink>(
     // Each value takes at least its 4-byte length: bound the reservation by the input.
     let values = n.min(left / 4);
     sink.reserve(values, left - 4 * values);
-    let mut p = pos;
-    for i in 0..n {
+    let (done, mut p) = sink.extend_plain(page, pos, n);
+    for i in done..n {
         let Some(len) = page.get(p..).and_then(|s| s.first_chunk::<4>()) else {
             return Err(byte_array_error(i, n, "a 4-byte length", p, page.len().saturating_sub(p)));
         };
