@@ -80,25 +80,11 @@ fn run<O: OffsetSize>(sink: &mut OffsetsSink<O>, page: &[u8], pos: usize, n: usi
         let Some(&len) = page.get(p..).and_then(|s| s.first_chunk::<4>()) else { break };
         let len = u32::from_le_bytes(len) as usize;
         let start = p + 4;
-        let Some(end) = start.checked_add(len).filter(|&end| end <= page.len()) else { break };
-        let room = cap - out;
-        if len > room {
+        let end = start.saturating_add(len);
+        // SAFETY: `base + out .. base + cap` is the data vector's spare capacity, which
+        // `page` (borrowed immutably) cannot overlap.
+        if !unsafe { put(page, start, len, base.add(out), cap - out) } {
             break;
-        }
-        let src = page.as_ptr().wrapping_add(start);
-        if len <= BLOCK && start + BLOCK <= page.len() && room >= BLOCK {
-            // SAFETY: `page[start..start + BLOCK]` is readable and `out + BLOCK <= cap`
-            // (both checked); the write is untyped and the bytes past the value are either
-            // overwritten by the next value or lie past the final length.
-            unsafe { copy_block::<BLOCK>(src, base.add(out)) };
-        } else if len <= 2 * BLOCK && start + 2 * BLOCK <= page.len() && room >= 2 * BLOCK {
-            // SAFETY: as above, for two blocks.
-            unsafe { copy_block::<{ 2 * BLOCK }>(src, base.add(out)) };
-        } else {
-            // SAFETY: `page[start..end]` is readable and `out + len <= cap` (both checked);
-            // `page` is borrowed immutably while `data` is borrowed mutably, so they do not
-            // overlap.
-            unsafe { std::ptr::copy_nonoverlapping(src, base.add(out), len) };
         }
         out += len;
         // The run's total was checked against the offset limit above.
@@ -113,6 +99,115 @@ fn run<O: OffsetSize>(sink: &mut OffsetsSink<O>, page: &[u8], pos: usize, n: usi
         sink.offsets.set_len(sink.offsets.len() + done);
     }
     (done, p)
+}
+
+/// Appends the values described at [`OffsetsSink::extend_gathered`].
+pub(super) fn extend_gathered<O: OffsetSize>(
+    sink: &mut OffsetsSink<O>,
+    page: &[u8],
+    starts: &[u32],
+    indexes: &[u32],
+) -> usize {
+    gather_with(sink, page, starts, indexes, true)
+}
+
+/// [`extend_gathered`], with the AVX2 build of the loop used only if `avx2` allows it.
+fn gather_with<O: OffsetSize>(
+    sink: &mut OffsetsSink<O>,
+    page: &[u8],
+    starts: &[u32],
+    indexes: &[u32],
+    avx2: bool,
+) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if avx2 && std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor has AVX2 (just checked).
+        return unsafe { gather_avx2(sink, page, starts, indexes) };
+    }
+    let _ = avx2;
+    gather(sink, page, starts, indexes)
+}
+
+/// [`gather`] compiled for AVX2.
+///
+/// # Safety
+///
+/// The processor has AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn gather_avx2<O: OffsetSize>(
+    sink: &mut OffsetsSink<O>,
+    page: &[u8],
+    starts: &[u32],
+    indexes: &[u32],
+) -> usize {
+    gather(sink, page, starts, indexes)
+}
+
+/// The loop of [`extend_gathered`].
+#[inline(always)]
+fn gather<O: OffsetSize>(sink: &mut OffsetsSink<O>, page: &[u8], starts: &[u32], indexes: &[u32]) -> usize {
+    // Every value goes inside the capacity, so offsets up to the capacity are all that need
+    // to fit the offset type: one check for the run.
+    if sink.check_len(sink.data.capacity() - sink.data.len()).is_err() {
+        return 0;
+    }
+    sink.offsets.reserve(indexes.len());
+    let offsets = sink.offsets.spare_capacity_mut();
+    let cap = sink.data.capacity();
+    let base = sink.data.as_mut_ptr();
+    let mut out = sink.data.len();
+    let mut done = 0usize;
+    for (offset, &i) in offsets.iter_mut().zip(indexes) {
+        let i = i as usize;
+        let (Some(&at), Some(&end)) = (starts.get(i), starts.get(i + 1)) else { break };
+        let start = at as usize + 4;
+        let Some(len) = (end as usize).checked_sub(start) else { break };
+        // SAFETY: `base + out .. base + cap` is the data vector's spare capacity, which
+        // `page` (borrowed immutably) cannot overlap.
+        if !unsafe { put(page, start, len, base.add(out), cap - out) } {
+            break;
+        }
+        out += len;
+        // `out <= cap`, checked against the offset limit above.
+        offset.write(O::from_usize(out));
+        done += 1;
+    }
+    // SAFETY: the first `done` values were written whole: their bytes up to `out` (within the
+    // capacity) and their offsets in the spare capacity of `offsets`.
+    unsafe {
+        sink.data.set_len(out);
+        sink.offsets.set_len(sink.offsets.len() + done);
+    }
+    done
+}
+
+/// Copies the value `page[start..start + len]` to `dst` if it lies in the page and fits in
+/// `room` bytes; false (nothing written) otherwise. Values up to two blocks long are copied as
+/// one or two fixed-size blocks when the page and the room have a whole block past them.
+///
+/// # Safety
+///
+/// `dst..dst + room` is writable and does not overlap `page`.
+#[inline(always)]
+unsafe fn put(page: &[u8], start: usize, len: usize, dst: *mut u8, room: usize) -> bool {
+    if start.checked_add(len).is_none_or(|end| end > page.len()) || len > room {
+        return false;
+    }
+    let src = page.as_ptr().wrapping_add(start);
+    if len <= BLOCK && start + BLOCK <= page.len() && room >= BLOCK {
+        // SAFETY: `page[start..start + BLOCK]` is readable and `dst + BLOCK` within the room
+        // (both checked). The bytes past the value are overwritten by the next value or lie
+        // past the vector's final length.
+        unsafe { copy_block::<BLOCK>(src, dst) };
+    } else if len <= 2 * BLOCK && start + 2 * BLOCK <= page.len() && room >= 2 * BLOCK {
+        // SAFETY: as above, for two blocks.
+        unsafe { copy_block::<{ 2 * BLOCK }>(src, dst) };
+    } else {
+        // SAFETY: `page[start..start + len]` is readable and `len <= room` (both checked).
+        unsafe { std::ptr::copy_nonoverlapping(src, dst, len) };
+    }
+    true
 }
 
 /// Copies `N` bytes as one fixed-size move (vector registers, no `memcpy` call).
@@ -211,5 +306,54 @@ mod tests {
                 assert!(e.contains(&format!("value {whole} of 3")), "{e}");
             }
         }
+    }
+
+    /// Dictionary values at the block edges, gathered by random indexes (repeats included)
+    /// into exactly reserved room or none, both builds, both offset widths; a run stops at an
+    /// index past the dictionary or a value whose bounds lie outside the page.
+    #[test]
+    fn gathers_match_the_dictionary_and_stop_at_bad_entries() {
+        let mut rng = TestRng::new(9);
+        let lens = [0, 3, BLOCK - 1, BLOCK, BLOCK + 1, 2 * BLOCK, 2 * BLOCK + 1, 500];
+        for round in 0..100 {
+            let dict: Vec<Vec<u8>> = (0..1 + rng.below(12))
+                .map(|_| {
+                    let len = lens[rng.below(lens.len() as u64) as usize];
+                    rng.bytes(len)
+                })
+                .collect();
+            let page = plain_page(&dict, 0);
+            let mut starts = vec![0u32];
+            for v in &dict {
+                starts.push(starts.last().unwrap() + 4 + v.len() as u32);
+            }
+            let indexes: Vec<u32> = (0..rng.below(50)).map(|_| rng.below(dict.len() as u64) as u32).collect();
+            let bytes: usize = indexes.iter().map(|&i| dict[i as usize].len()).sum();
+            for avx2 in [false, true] {
+                let mut sink = OffsetsSink::<i32>::new();
+                if round % 2 == 0 {
+                    sink.data.reserve_exact(bytes);
+                }
+                let done = gather_with(&mut sink, &page, &starts, &indexes, avx2);
+                if round % 2 == 0 {
+                    assert_eq!(done, indexes.len());
+                }
+                for &i in &indexes[done..] {
+                    sink.push_owned(&dict[i as usize]).unwrap();
+                }
+                let mut large = OffsetsSink::<i64>::with_capacity(0, bytes);
+                assert_eq!(gather_with(&mut large, &page, &starts, &indexes, avx2), indexes.len());
+                for (k, &i) in indexes.iter().enumerate() {
+                    assert_eq!(sink.value(k).unwrap(), &dict[i as usize][..], "round {round} value {k}");
+                    assert_eq!(large.value(k).unwrap(), &dict[i as usize][..], "round {round} value {k}");
+                }
+            }
+        }
+        let page = plain_page(&[b"ab".to_vec(), b"cde".to_vec()], 0);
+        let mut sink = OffsetsSink::<i32>::with_capacity(8, 100);
+        assert_eq!(gather_with(&mut sink, &page, &[0, 6, 13], &[1, 0, 2, 0], true), 2);
+        assert_eq!(gather_with(&mut sink, &page, &[0, 6, 99], &[0, 1], false), 1);
+        assert_eq!(gather_with(&mut sink, &page, &[0, 3], &[0], false), 0);
+        assert_eq!(sink.data, b"cdeabab");
     }
 }

@@ -139,6 +139,15 @@ impl<O: OffsetSize> OffsetsSink<O> {
         }))
     }
 
+    /// Appends, for each of `indexes`, value `i` of a PLAIN dictionary page: the bytes
+    /// `page[starts[i] + 4 .. starts[i + 1]]`, where `starts` holds each value's length-prefix
+    /// position and then the end of the last value. Values are copied in one loop, as
+    /// fixed-size blocks where they are short. Stops before the first index past `starts`, or
+    /// value outside `page` or beyond the reserved room; returns how many were appended.
+    pub fn extend_gathered(&mut self, page: &[u8], starts: &[u32], indexes: &[u32]) -> usize {
+        super::offsets_plain::extend_gathered(self, page, starts, indexes)
+    }
+
     /// The byte range of the last value in `data`, if there is one.
     #[inline]
     pub(super) fn last_bounds(&self) -> Option<(usize, usize)> {

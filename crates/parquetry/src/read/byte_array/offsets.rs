@@ -140,7 +140,8 @@ impl<O: OffsetSize + OffsetSizeTrait> OffsetsDecoder<O> {
         // copy); past it, growth by projection.
         self.sink.reserve(indexes.len(), bytes as usize);
         let src = dict.page.as_slice();
-        for &i in indexes.iter() {
+        let done = self.sink.extend_gathered(src, &dict.prefixes, indexes);
+        for &i in &indexes[done..] {
             let i = i as usize;
             self.sink.push_plain_value(src, dict.prefixes[i] as usize, dict.value_len(i))?;
         }
