@@ -145,6 +145,46 @@ impl ByteArraySink for ViewSink {
         }
     }
 
+    /// One loop over the page: each value's view comes from one 16-byte load at its length
+    /// prefix, as in [`push_plain_value`](Self::push_plain_value), with the page's positions
+    /// checked against the view's 32-bit offset once for the page.
+    fn extend_plain(&mut self, page: &[u8], pos: usize, n: usize) -> (usize, usize) {
+        if page.len() > u32::MAX as usize {
+            return (0, pos);
+        }
+        // Each value takes at least its 4-byte length.
+        let values = n.min(page.len().saturating_sub(pos) / 4);
+        self.views.reserve(values);
+        let buffer = u128::from(self.page_buffer_index) << 64;
+        let mut bits = 0u32;
+        let mut p = pos;
+        let mut done = 0usize;
+        for slot in self.views.spare_capacity_mut().iter_mut().take(values) {
+            // Values in the last 16 bytes of the page are left to `push_plain_value`.
+            let Some(block) = page.get(p..).and_then(|s| s.first_chunk::<16>()) else { break };
+            let raw = u128::from_le_bytes(*block);
+            let len = raw as u32 as usize;
+            let start = p + 4;
+            // No overflow: `p` and `len` are both below 2^32.
+            let end = start + len;
+            if end > page.len() {
+                break;
+            }
+            bits |= len as u32;
+            slot.write(if len <= 12 {
+                raw & (u128::MAX >> (96 - 8 * len))
+            } else {
+                (raw & u128::from(u64::MAX)) | buffer | (start as u128) << 96
+            });
+            p = end;
+            done += 1;
+        }
+        // SAFETY: the first `done` spare slots were written just above.
+        unsafe { self.views.set_len(self.views.len() + done) };
+        self.plain_length_bits |= bits;
+        (done, p)
+    }
+
     #[inline]
     fn push_owned(&mut self, bytes: &[u8]) -> Result<()> {
         if bytes.len() <= 12 {
@@ -291,5 +331,39 @@ mod tests {
         let mut short = Vec::new();
         assert!(!extend_views_over_offsets(&mut short, b"abcdefghijkl", &[0, 12], 0));
         assert_eq!(short, [make_view(b"abcdefghijkl", 0, 0)]);
+    }
+
+    /// A PLAIN run into views: lengths 0..=20 (inline and not, around 12), values in the last
+    /// 16 bytes of the page (left to one-by-one pushes), a stop before a value past the page.
+    #[test]
+    fn plain_runs_match_make_view() {
+        let mut page = vec![0xAA; 5];
+        let mut want = Vec::new();
+        for len in (0..=20).chain((0..=20).rev()) {
+            let v: Vec<u8> = (0..len).map(|i| (len * 3 + i) as u8).collect();
+            page.extend_from_slice(&(len as u32).to_le_bytes());
+            want.push(make_view(&v, 2, page.len() as u32));
+            page.extend_from_slice(&v);
+        }
+        let n = want.len();
+        let mut sink = ViewSink::new(9);
+        sink.page_buffer_index = 2;
+        let (done, mut p) = sink.extend_plain(&page, 5, n);
+        assert!(done < n && done + 4 >= n, "{done} of {n}: only the last values are left");
+        for _ in done..n {
+            let len = u32::from_le_bytes(page[p..p + 4].try_into().unwrap()) as usize;
+            sink.push_plain_value(&page, p, len).unwrap();
+            p += 4 + len;
+        }
+        assert_eq!(p, page.len());
+        assert_eq!(sink.views, want);
+        assert_eq!(sink.plain_length_bits, 31);
+        // A length running past the page stops the run before it.
+        // The lead, the empty value, the 1-byte value, then a 200-byte length with 20 bytes.
+        let mut bad = page[..5 + 4 + 4 + 1].to_vec();
+        bad.extend_from_slice(&[200, 0, 0, 0]);
+        bad.extend_from_slice(&[0; 20]);
+        let mut sink = ViewSink::new(0);
+        assert_eq!(sink.extend_plain(&bad, 5, 3), (2, 5 + 4 + 4 + 1));
     }
 }
