@@ -166,39 +166,6 @@ impl<O: OffsetSize> OffsetsSink<O> {
     }
 }
 
-/// Appends `data[start..start + prefix_len]` followed by `tail[..len]` to `data` as two
-/// fixed-size block copies (vector moves instead of two `memcpy` calls) when both pieces are
-/// at most one block, `tail` holds a whole block and `data` has room for two; returns false,
-/// having changed nothing, otherwise. DELTA_BYTE_ARRAY's step for most (short) values.
-#[inline]
-fn append_prefixed_blocks(data: &mut Vec<u8>, start: usize, prefix_len: usize, tail: &[u8], len: usize) -> bool {
-    let old = data.len();
-    if prefix_len > SHORT_COPY
-        || len > SHORT_COPY
-        || len > tail.len()
-        || tail.len() < SHORT_COPY
-        || start.checked_add(prefix_len).is_none_or(|end| end > old)
-        || data.capacity() - old < 2 * SHORT_COPY
-    {
-        return false;
-    }
-    let base = data.as_mut_ptr();
-    // SAFETY: the allocation holds `capacity >= old + 2 * SHORT_COPY` bytes, so the destination
-    // `old..old + SHORT_COPY` and the source `start..start + SHORT_COPY` (`start <= old`) are
-    // inside it; `ptr::copy` allows the overlap (the prefix's value may be shorter than a
-    // block) and may copy bytes past `old` that are not initialized (an untyped copy). Only the
-    // first `prefix_len` bytes, which lie below `old` and are initialized, are kept.
-    unsafe { std::ptr::copy(base.add(start), base.add(old), SHORT_COPY) };
-    // SAFETY: `tail` has at least `SHORT_COPY` readable bytes; the destination ends at
-    // `old + prefix_len + SHORT_COPY <= old + 2 * SHORT_COPY <= capacity`; `tail` is borrowed
-    // immutably while `data` is borrowed mutably, so they cannot overlap.
-    unsafe { std::ptr::copy_nonoverlapping(tail.as_ptr(), base.add(old + prefix_len), SHORT_COPY) };
-    // SAFETY: `old..old + prefix_len` now holds the prefix and the next `len` bytes the
-    // suffix (`prefix_len + len <= 2 * SHORT_COPY <= capacity - old`).
-    unsafe { data.set_len(old + prefix_len + len) };
-    true
-}
-
 #[cold]
 fn offset_overflow<O: OffsetSize>(have: usize, extra: usize) -> Error {
     Error::corrupt(format!(
@@ -267,11 +234,8 @@ impl<O: OffsetSize> ByteArraySink for OffsetsSink<O> {
         if len > tail.len() {
             return Err(suffix_past_page(len, tail.len()));
         }
+        // One value at a time is the cold path: runs go through `extend_prefixed`.
         let total = self.check_len(prefix_len + len)?;
-        if append_prefixed_blocks(&mut self.data, start, prefix_len, tail, len) {
-            self.offsets.push(O::from_usize(total));
-            return Ok(());
-        }
         self.data.extend_from_within(start..start + prefix_len);
         self.data.extend_from_slice(&tail[..len]);
         self.offsets.push(O::from_usize(total));
@@ -358,11 +322,11 @@ mod tests {
         assert!(OffsetsSink::<i64>::new().check_len(i32::MAX as usize + 1).is_ok());
     }
 
-    /// The block-copy path of `push_prefixed_in` at its edges: prefixes and suffixes of 0 and
-    /// exactly one block, a previous value shorter than a block (overlapping copy), a tail of
-    /// exactly one block, and room for exactly two blocks or one byte less (slow path).
+    /// `push_prefixed_in` at the edges of 32-byte blocks: prefixes and suffixes of 0 and
+    /// exactly one block, a previous value shorter than a block, a tail of exactly one block,
+    /// and room for exactly two blocks or one byte less.
     #[test]
-    fn prefixed_block_copies_match_the_values_at_their_edges() {
+    fn prefixed_pushes_match_the_values_at_their_edges() {
         let mut rng = TestRng::new(7);
         for room in [0usize, 2 * SHORT_COPY - 1, 2 * SHORT_COPY, 4096] {
             let mut sink = OffsetsSink::<i32>::new();
