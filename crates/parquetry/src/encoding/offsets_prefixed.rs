@@ -75,29 +75,35 @@ fn extend_with<O: OffsetSize>(
     }
     let value_bytes = usize::try_from(value_bytes).unwrap_or(usize::MAX);
     sink.check_len(value_bytes)?;
-    // Room for every value plus one window's overrun, so no store below checks capacity.
-    sink.grow_data(prefixes.len(), value_bytes.saturating_add(WINDOW));
+    // Exactly the run's bytes: a window's overrun past them would outgrow an exact
+    // reservation at the end of a chunk. The loop stops where a window no longer fits, and
+    // the last values go one at a time.
+    sink.grow_data(prefixes.len(), value_bytes);
     sink.offsets.reserve(prefixes.len());
-    if sink.data.capacity() - sink.data.len() < value_bytes + WINDOW
-        || sink.offsets.capacity() - sink.offsets.len() < prefixes.len()
-    {
-        // The memory could not be had: one value at a time, growing as needed.
-        let mut pos = first;
-        for (&p, &len) in prefixes.iter().zip(suffix_lens) {
-            sink.push_prefixed_in(p as usize, page.get(pos..).unwrap_or_default(), len as usize)?;
-            pos += len as usize;
-        }
-        return Ok(());
+    let mut done = 0usize;
+    let mut pos = first;
+    if sink.offsets.capacity() - sink.offsets.len() >= prefixes.len() {
+        #[cfg(target_arch = "x86_64")]
+        let fast = if avx2 && std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor has AVX2 (just checked); the run was checked against the
+            // page and its offsets' room reserved above, as `rebuild` requires.
+            unsafe { rebuild_avx2(sink, prefixes, suffix_lens, page, first) }
+        } else {
+            // SAFETY: as above.
+            unsafe { rebuild(sink, prefixes, suffix_lens, page, first) }
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        // SAFETY: the run was checked against the page and its offsets' room reserved above.
+        let fast = unsafe { rebuild(sink, prefixes, suffix_lens, page, first) };
+        let _ = avx2;
+        (done, pos) = fast?;
     }
-    #[cfg(target_arch = "x86_64")]
-    if avx2 && std::is_x86_feature_detected!("avx2") {
-        // SAFETY: the processor has AVX2 (just checked); the run was checked against the page
-        // and its room reserved above, as `rebuild` requires.
-        return unsafe { rebuild_avx2(sink, prefixes, suffix_lens, page, first) };
+    // What the loop left (little room, or the memory could not be had), growing as needed.
+    for (&p, &len) in prefixes[done..].iter().zip(&suffix_lens[done..]) {
+        sink.push_prefixed_in(p as usize, page.get(pos..).unwrap_or_default(), len as usize)?;
+        pos += len as usize;
     }
-    let _ = avx2;
-    // SAFETY: the run was checked against the page and its room reserved above.
-    unsafe { rebuild(sink, prefixes, suffix_lens, page, first) }
+    Ok(())
 }
 
 /// [`rebuild`] compiled for AVX2, where the window fits in two registers instead of four and
@@ -114,18 +120,18 @@ unsafe fn rebuild_avx2<O: OffsetSize>(
     suffix_lens: &[u32],
     page: &[u8],
     first: usize,
-) -> Result<()> {
+) -> Result<(usize, usize)> {
     // SAFETY: the caller guarantees `rebuild`'s requirements.
     unsafe { rebuild(sink, prefixes, suffix_lens, page, first) }
 }
 
-/// The loop of [`extend_prefixed`].
+/// The loop of [`extend_prefixed`]: appends values while a whole window fits in the data
+/// vector's capacity; returns how many it appended and where the next suffix starts.
 ///
 /// # Safety
 ///
 /// `prefixes` and `suffix_lens` have the same length; the suffixes sum to at most
-/// `page.len() - first`; `sink.data` has spare capacity for the run's bytes plus [`WINDOW`],
-/// and `sink.offsets` for one offset per value.
+/// `page.len() - first`; `sink.offsets` has spare capacity for one offset per value.
 #[inline(always)]
 unsafe fn rebuild<O: OffsetSize>(
     sink: &mut OffsetsSink<O>,
@@ -133,7 +139,7 @@ unsafe fn rebuild<O: OffsetSize>(
     suffix_lens: &[u32],
     page: &[u8],
     first: usize,
-) -> Result<()> {
+) -> Result<(usize, usize)> {
     // The previous value: where it is in `data`, and its first WINDOW bytes (the bytes past its
     // length are never used: a prefix is at most that length).
     let (mut prev_start, mut prev_len, mut has_prev) = match sink.last_bounds() {
@@ -146,6 +152,7 @@ unsafe fn rebuild<O: OffsetSize>(
 
     let mut pos = sink.data.len();
     let mut src = first;
+    let cap = sink.data.capacity();
     let base = sink.data.as_mut_ptr();
     let offsets = &mut sink.offsets.spare_capacity_mut()[..prefixes.len()];
     let mut done = 0usize;
@@ -154,6 +161,12 @@ unsafe fn rebuild<O: OffsetSize>(
         let (p, len) = (p as usize, len as usize);
         if p > prev_len {
             result = Err(if has_prev { prefix_too_long(p, prev_len) } else { no_previous(p) });
+            break;
+        }
+        // The window store below needs WINDOW bytes of room; the value itself fits whenever
+        // that does or, for longer values, once `end <= room` (checked here too).
+        let room = cap - pos;
+        if room < WINDOW || room < p + len {
             break;
         }
         let mut next = prev;
@@ -172,9 +185,8 @@ unsafe fn rebuild<O: OffsetSize>(
                 next[k] = (prev[k] & mask[k]) | (block[k] & !mask[k]);
             }
         }
-        // SAFETY: `pos + WINDOW <= capacity`: `pos` never passes the run's end, and the run's
-        // bytes plus WINDOW were reserved above. The write is untyped: bytes past this value's
-        // end are overwritten by the next value or lie past the final length.
+        // SAFETY: `pos + WINDOW <= cap` (checked above). The write is untyped: bytes past this
+        // value's end are overwritten by the next value or lie past the final length.
         unsafe { base.add(pos).cast::<[u8; WINDOW]>().write_unaligned(next) };
         let end = p + len;
         if end > WINDOW {
@@ -182,14 +194,14 @@ unsafe fn rebuild<O: OffsetSize>(
             if p > WINDOW {
                 // SAFETY: `prev_start + p <= pos` (the previous value ends at `pos`), so the
                 // source `prev_start + WINDOW .. prev_start + p` is initialized and lies before
-                // the destination `pos + WINDOW .. pos + p`, which ends within the run.
+                // the destination `pos + WINDOW .. pos + p`, within the room (checked above).
                 unsafe { std::ptr::copy_nonoverlapping(base.add(prev_start + WINDOW), base.add(pos + WINDOW), p - WINDOW) };
                 at = p;
             }
             let skip = at - p;
             // SAFETY: the suffixes sum to at most `page.len() - first` (checked above), so
             // the suffix `src .. src + len` and its part from `skip` on are in `page`; the
-            // destination `pos + at .. pos + end` lies within the run; `page` is borrowed
+            // destination `pos + at .. pos + end` lies within the room (checked above); `page` is borrowed
             // immutably while `data` is borrowed mutably, so the two do not overlap.
             unsafe { std::ptr::copy_nonoverlapping(page.as_ptr().add(src + skip), base.add(pos + at), len - skip) };
         }
@@ -208,7 +220,7 @@ unsafe fn rebuild<O: OffsetSize>(
         sink.data.set_len(pos);
         sink.offsets.set_len(sink.offsets.len() + done);
     }
-    result
+    result.map(|()| (done, src))
 }
 
 /// The page block for a value near either end of the page, where a whole window cannot be
@@ -235,7 +247,7 @@ mod tests {
     /// Runs at the window's edges, through both builds of the loop, against values rebuilt by
     /// hand: prefixes of 0, WINDOW - 1, WINDOW, WINDOW + 1 and longer; suffixes that end inside
     /// and past the window; suffixes at the very start and end of the page (the block cannot be
-    /// read whole there); exact reserved room; both offset widths.
+    /// read whole there); exactly the run's room, never outgrown; both offset widths.
     #[test]
     fn runs_match_values_rebuilt_by_hand() {
         let mut rng = TestRng::new(11);
@@ -275,12 +287,17 @@ mod tests {
             for avx2 in [false, true] {
                 let mut sink = OffsetsSink::<i32>::new();
                 sink.push_owned(&seed).unwrap();
+                let need: usize = values[1..].iter().map(Vec::len).sum();
                 if round % 2 == 0 {
-                    // Exactly the room the run asks for, no more.
-                    let need: usize = values[1..].iter().map(Vec::len).sum::<usize>() + WINDOW;
+                    // Exactly the run's bytes: the loop stops where a window no longer fits,
+                    // one-by-one pushes finish, and the capacity is never outgrown.
                     sink.data.reserve_exact(need);
                 }
+                let capacity = sink.data.capacity();
                 extend_with(&mut sink, &prefixes, &lens, &page, lead, avx2).unwrap();
+                if round % 2 == 0 {
+                    assert_eq!(sink.data.capacity(), capacity, "round {round}: exact room outgrown");
+                }
                 let mut large = OffsetsSink::<i64>::new();
                 large.push_owned(&seed).unwrap();
                 extend_with(&mut large, &prefixes, &lens, &page, lead, avx2).unwrap();

@@ -227,7 +227,12 @@ impl<O: OffsetSize> ByteArraySink for OffsetsSink<O> {
 
     #[inline]
     fn push_prefixed_in(&mut self, prefix_len: usize, tail: &[u8], len: usize) -> Result<()> {
-        let (start, end) = self.last_bounds().ok_or_else(|| no_previous(prefix_len))?;
+        // With no prefix the previous value need not exist (a page's first value).
+        let (start, end) = match self.last_bounds() {
+            Some(bounds) => bounds,
+            None if prefix_len == 0 => (0, 0),
+            None => return Err(no_previous(prefix_len)),
+        };
         if prefix_len > end - start {
             return Err(prefix_too_long(prefix_len, end - start));
         }
@@ -364,6 +369,9 @@ mod tests {
         sink.push_owned(b"abc").unwrap();
         assert!(sink.push_prefixed_in(4, &[0; 64], 1).is_err());
         assert!(sink.push_prefixed_in(1, &[0; 8], 9).is_err());
-        assert!(OffsetsSink::<i32>::new().push_prefixed_in(0, &[0; 64], 1).is_err());
+        assert!(OffsetsSink::<i32>::new().push_prefixed_in(1, &[0; 64], 1).is_err());
+        let mut first = OffsetsSink::<i32>::new();
+        first.push_prefixed_in(0, b"xyz", 2).unwrap();
+        assert_eq!((first.offsets.as_slice(), first.data.as_slice()), (&[0, 2][..], &b"xy"[..]));
     }
 }

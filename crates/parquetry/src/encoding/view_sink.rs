@@ -201,6 +201,10 @@ impl ByteArraySink for ViewSink {
     }
 
     fn push_prefixed(&mut self, prefix_len: usize, suffix: &[u8]) -> Result<()> {
+        if prefix_len == 0 {
+            // Nothing from the previous value, which need not exist (a page's first value).
+            return self.push_owned(suffix);
+        }
         let Some(&last) = self.views.last() else { return Err(no_previous(prefix_len)) };
         let raw = last.to_le_bytes();
         let prev_len = (last as u32) as usize;
