@@ -26,8 +26,8 @@ use arrow_buffer::{ArrowNativeType, Buffer, NullBuffer, OffsetBuffer, ScalarBuff
 use arrow_schema::DataType;
 
 use super::{
-    check_room, check_utf8_offsets, decode_dense, for_each_index_run, is_dictionary_encoded,
-    no_dictionary, page_rows, Dict, Scratch,
+    check_null_rows, check_room, check_utf8_offsets, decode_dense, for_each_index_run,
+    is_dictionary_encoded, no_dictionary, page_rows, Dict, Scratch,
 };
 use crate::encoding::rle::Run;
 use crate::encoding::{OffsetSize, OffsetsSink};
@@ -282,12 +282,7 @@ where
 
     fn finish(&mut self, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
         let len = self.keys.len();
-        if let Some(n) = nulls.as_ref().filter(|n| n.len() != len) {
-            return Err(Error::invalid_argument(format!(
-                "null buffer of {} rows for {len} decoded rows",
-                n.len()
-            )));
-        }
+        check_null_rows(nulls.as_ref(), len)?;
         let values = self.values()?;
         self.extra.offsets.truncate(1);
         self.extra.data.clear();

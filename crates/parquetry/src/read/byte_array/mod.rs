@@ -20,7 +20,7 @@ mod offsets;
 mod view;
 
 use arrow_array::types::{Decimal128Type, Decimal256Type, Decimal32Type, Decimal64Type};
-use arrow_buffer::Buffer;
+use arrow_buffer::{Buffer, NullBuffer};
 use arrow_schema::DataType;
 
 use crate::encoding::delta_byte_array::{DeltaByteArrayBuffers, DeltaByteArrayDecoder};
@@ -204,6 +204,17 @@ fn decode_dense<S: ByteArraySink>(
 }
 
 /// Checks the value count an encoding's header declares against the page header's.
+/// Checks that a null buffer handed to `finish` covers exactly the `len` decoded rows.
+fn check_null_rows(nulls: Option<&NullBuffer>, len: usize) -> Result<()> {
+    match nulls {
+        Some(n) if n.len() != len => Err(Error::invalid_argument(format!(
+            "null buffer of {} rows for {len} decoded rows",
+            n.len()
+        ))),
+        _ => Ok(()),
+    }
+}
+
 fn check_count(what: &str, got: usize, want: usize) -> Result<()> {
     if got == want {
         return Ok(());

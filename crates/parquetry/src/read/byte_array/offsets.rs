@@ -8,9 +8,9 @@ use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 
 use super::view::page_buffer;
 use super::{
-    check_dictionary_encoding, check_room, check_utf8_offsets, check_utf8_plain, decode_dense,
-    for_each_index_run, is_dictionary_encoded, no_dictionary, page_rows, spread_offsets,
-    utf8_error_at, Scratch,
+    check_dictionary_encoding, check_null_rows, check_room, check_utf8_offsets,
+    check_utf8_plain, decode_dense, for_each_index_run, is_dictionary_encoded, no_dictionary,
+    page_rows, spread_offsets, utf8_error_at, Scratch,
 };
 use crate::encoding::rle::Run;
 use crate::encoding::{ByteArraySink, OffsetSize, OffsetsSink};
@@ -187,12 +187,7 @@ impl<O: OffsetSize + OffsetSizeTrait> ValueDecoder for OffsetsDecoder<O> {
 
     fn finish(&mut self, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
         let len = self.sink.len();
-        if let Some(n) = nulls.as_ref().filter(|n| n.len() != len) {
-            return Err(Error::invalid_argument(format!(
-                "null buffer of {} rows for {len} decoded rows",
-                n.len()
-            )));
-        }
+        check_null_rows(nulls.as_ref(), len)?;
         let OffsetsSink { offsets, data, .. } = std::mem::take(&mut self.sink);
         // SAFETY: the sink's offsets start at 0 and only grow by value lengths (null rows
         // repeat the previous offset), the last one is data.len(), and all fit `O` (checked

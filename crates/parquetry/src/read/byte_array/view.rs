@@ -13,9 +13,9 @@ use arrow_array::{ArrayRef, BinaryViewArray, StringViewArray};
 use arrow_buffer::{Buffer, NullBuffer, ScalarBuffer};
 
 use super::{
-    check_count, check_dictionary_encoding, check_utf8_lengths, check_utf8_offsets,
-    check_utf8_plain, for_each_index_run, utf8_error_at, is_dictionary_encoded, no_dictionary, page_rows,
-    unsupported_encoding, Scratch,
+    check_count, check_dictionary_encoding, check_null_rows, check_utf8_lengths,
+    check_utf8_offsets, check_utf8_plain, for_each_index_run, is_dictionary_encoded,
+    no_dictionary, page_rows, unsupported_encoding, utf8_error_at, Scratch,
 };
 use crate::encoding::delta_byte_array::DeltaByteArrayDecoder;
 use crate::encoding::delta_length_byte_array::DeltaLengthByteArrayDecoder;
@@ -268,12 +268,7 @@ impl ValueDecoder for ViewDecoder {
 
     fn finish(&mut self, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
         let len = self.sink.views.len();
-        if let Some(n) = nulls.as_ref().filter(|n| n.len() != len) {
-            return Err(Error::invalid_argument(format!(
-                "null buffer of {} rows for {len} decoded rows",
-                n.len()
-            )));
-        }
+        check_null_rows(nulls.as_ref(), len)?;
         let views = ScalarBuffer::from(std::mem::take(&mut self.sink.views));
         let buffers: Arc<[Buffer]> = std::mem::take(&mut self.buffers).into();
         if let Some(d) = self.dict.as_mut() {
