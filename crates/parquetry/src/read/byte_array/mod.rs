@@ -334,6 +334,11 @@ fn check_utf8_offsets<O: OffsetSize>(data: &[u8], offsets: &[O]) -> Result<()> {
     let (Some(first), Some(last)) = (offsets.first(), offsets.last()) else { return Ok(()) };
     let (base, end) = (first.as_usize(), last.as_usize());
     let region = data.get(base..end).unwrap_or_default();
+    if region.is_ascii() {
+        // Every byte starts a char, so the offsets need no pass. The check costs what the
+        // validator's own ASCII path costs, so nothing is lost when the region is not ASCII.
+        return Ok(());
+    }
     if let Some(p) = utf8_error_at(region) {
         let i = offsets.partition_point(|o| o.as_usize() <= base + p);
         return Err(invalid_utf8(i.saturating_sub(1)));
@@ -349,6 +354,9 @@ fn check_utf8_offsets<O: OffsetSize>(data: &[u8], offsets: &[O]) -> Result<()> {
 
 /// [`check_utf8_offsets`] for values given by their `lengths`, back to back in `region`.
 fn check_utf8_lengths(region: &[u8], lengths: &[u32]) -> Result<()> {
+    if region.is_ascii() {
+        return Ok(());
+    }
     if let Some(p) = utf8_error_at(region) {
         let mut end = 0usize;
         let i = lengths.iter().position(|&l| {
@@ -373,6 +381,10 @@ fn check_utf8_lengths(region: &[u8], lengths: &[u32]) -> Result<()> {
 /// are validated as one slice together with their lengths, and a run is only cut at a
 /// longer value's length.
 pub(super) fn check_utf8_plain(data: &[u8], n: usize) -> Result<()> {
+    if data.is_ascii() {
+        // The values are parts of `data`, so they are ASCII too: no walk over the lengths.
+        return Ok(());
+    }
     let mut begin = 0;
     let mut p = 0;
     for _ in 0..n {
