@@ -13,6 +13,7 @@
 //! the byte-array encodings need to find what follows.
 
 use super::bit_pack::{read_uleb128, unpack32, unpack32_u64};
+use super::prefix_sum::prefix_sum32;
 use crate::error::{Error, Result};
 
 /// A type DELTA_BINARY_PACKED decodes to. The arithmetic wraps in the type's width, as the
@@ -28,6 +29,17 @@ pub trait DeltaValue: Copy + Default {
     fn from_u64(v: u64) -> Self;
     /// `self + min_delta + delta`, wrapping.
     fn step(self, min_delta: Self, delta: Self::Packed) -> Self;
+    /// Appends the 32 values `deltas` rebuild after `self` to `dst` and returns the last: the
+    /// hot loop of decoding, which 32-bit types override with [`prefix_sum32`].
+    #[inline]
+    fn extend32(self, min_delta: Self, deltas: &[Self::Packed; 32], dst: &mut Vec<Self>) -> Self {
+        let mut last = self;
+        dst.extend(deltas.iter().map(|&d| {
+            last = last.step(min_delta, d);
+            last
+        }));
+        last
+    }
 }
 
 impl DeltaValue for i32 {
@@ -44,6 +56,13 @@ impl DeltaValue for i32 {
     #[inline]
     fn step(self, min_delta: Self, delta: u32) -> Self {
         self.wrapping_add(min_delta).wrapping_add(delta as i32)
+    }
+    #[inline]
+    fn extend32(self, min_delta: Self, deltas: &[u32; 32], dst: &mut Vec<Self>) -> Self {
+        let mut out = [0u32; 32];
+        let last = prefix_sum32(self as u32, min_delta as u32, deltas, &mut out);
+        dst.extend(out.iter().map(|&v| v as i32));
+        last as i32
     }
 }
 
@@ -63,6 +82,13 @@ impl DeltaValue for u32 {
     #[inline]
     fn step(self, min_delta: Self, delta: u32) -> Self {
         self.wrapping_add(min_delta).wrapping_add(delta)
+    }
+    #[inline]
+    fn extend32(self, min_delta: Self, deltas: &[u32; 32], dst: &mut Vec<Self>) -> Self {
+        let mut out = [0u32; 32];
+        let last = prefix_sum32(self, min_delta, deltas, &mut out);
+        dst.extend_from_slice(&out);
+        last
     }
 }
 
@@ -223,6 +249,13 @@ impl<'a, T: DeltaValue> DeltaBinaryPackedDecoder<'a, T> {
         while done < n {
             if self.buf_pos == 32 {
                 self.refill()?;
+                if KEEP && n - done >= 32 {
+                    self.last = T::extend32(self.last, self.min_delta, &self.buf, dst);
+                    self.buf_pos = 32;
+                    self.remaining -= 32;
+                    done += 32;
+                    continue;
+                }
             }
             let k = (32 - self.buf_pos).min(n - done);
             let min_delta = self.min_delta;

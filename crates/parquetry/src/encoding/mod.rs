@@ -29,6 +29,7 @@ pub mod rle;
 mod offsets_plain;
 mod offsets_prefixed;
 mod offsets_sink;
+mod prefix_sum;
 mod view_sink;
 
 pub use offsets_sink::{OffsetSize, OffsetsSink};

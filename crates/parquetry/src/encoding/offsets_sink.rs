@@ -4,6 +4,7 @@
 use super::{
     check_lengths, no_previous, prefix_too_long, suffix_past_page, ByteArraySink,
 };
+use super::prefix_sum::prefix_sum32;
 use crate::error::{Error, Result};
 
 /// Values up to this long are copied as one fixed-size block by [`OffsetsSink`].
@@ -17,6 +18,16 @@ pub trait OffsetSize: Copy + Default {
     fn from_usize(v: usize) -> Self;
     /// The offset as a `usize`.
     fn as_usize(self) -> usize;
+    /// Appends `base + lengths[0]`, `base + lengths[0] + lengths[1]`, …; the caller has
+    /// checked that the total fits.
+    #[inline]
+    fn extend_running(offsets: &mut Vec<Self>, base: usize, lengths: &[u32]) {
+        let mut running = base;
+        offsets.extend(lengths.iter().map(|&l| {
+            running += l as usize;
+            Self::from_usize(running)
+        }));
+    }
 }
 
 impl OffsetSize for i32 {
@@ -28,6 +39,25 @@ impl OffsetSize for i32 {
     #[inline]
     fn as_usize(self) -> usize {
         self as usize
+    }
+    /// 32 offsets at a time with [`prefix_sum32`]: as `u32`s the sums are exact, since the
+    /// caller checked that the last one fits in an `i32`.
+    #[inline]
+    fn extend_running(offsets: &mut Vec<Self>, base: usize, lengths: &[u32]) {
+        let mut last = base as u32;
+        offsets.reserve(lengths.len());
+        let mut chunks = lengths.chunks_exact(32);
+        let mut out = [0u32; 32];
+        for c in &mut chunks {
+            if let Ok(c) = <&[u32; 32]>::try_from(c) {
+                last = prefix_sum32(last, 0, c, &mut out);
+                offsets.extend(out.iter().map(|&o| o as i32));
+            }
+        }
+        offsets.extend(chunks.remainder().iter().map(|&l| {
+            last = last.wrapping_add(l);
+            last as i32
+        }));
     }
 }
 
@@ -266,13 +296,9 @@ impl<O: OffsetSize> ByteArraySink for OffsetsSink<O> {
     fn extend_from_lengths(&mut self, lengths: &[u32], data: &[u8], _data_pos: usize) -> Result<()> {
         check_lengths(lengths, data)?;
         // One check for the whole batch: every intermediate offset is below the final one.
-        let mut running = self.data.len();
         self.check_len(data.len())?;
+        O::extend_running(&mut self.offsets, self.data.len(), lengths);
         self.data.extend_from_slice(data);
-        self.offsets.extend(lengths.iter().map(|&l| {
-            running += l as usize;
-            O::from_usize(running)
-        }));
         Ok(())
     }
 }
@@ -373,5 +399,31 @@ mod tests {
         let mut first = OffsetsSink::<i32>::new();
         first.push_prefixed_in(0, b"xyz", 2).unwrap();
         assert_eq!((first.offsets.as_slice(), first.data.as_slice()), (&[0, 2][..], &b"xy"[..]));
+    }
+
+    #[test]
+    fn running_offsets_in_blocks_match_a_plain_sum() {
+        // Counts around the 32-value blocks, a base that is not 0, and totals up to i32::MAX.
+        let mut rng = TestRng::new(11);
+        for n in [0, 1, 31, 32, 33, 64, 95, 200] {
+            for big in [false, true] {
+                let lengths: Vec<u32> = (0..n)
+                    .map(|_| if big { rng.below(1 << 23) as u32 } else { rng.below(40) as u32 })
+                    .collect();
+                let base = if big { i32::MAX as usize - (n << 23) } else { 1000 };
+                let mut want = vec![7i64];
+                let mut sum = base as i64;
+                want.extend(lengths.iter().map(|&l| {
+                    sum += i64::from(l);
+                    sum
+                }));
+                let mut wide = vec![7i64];
+                i64::extend_running(&mut wide, base, &lengths);
+                assert_eq!(wide, want, "{n} {big}");
+                let mut narrow = vec![7i32];
+                i32::extend_running(&mut narrow, base, &lengths);
+                assert!(narrow.iter().map(|&o| i64::from(o)).eq(want.iter().copied()), "{n} {big}");
+            }
+        }
     }
 }
