@@ -42,55 +42,39 @@ pub trait DeltaValue: Copy + Default {
     }
 }
 
-impl DeltaValue for i32 {
-    const MAX_WIDTH: usize = 32;
-    type Packed = u32;
-    #[inline]
-    fn unpack32(input: &[u8], width: usize, out: &mut [u32; 32]) {
-        unpack32(input, width, out)
-    }
-    #[inline]
-    fn from_u64(v: u64) -> Self {
-        v as i32
-    }
-    #[inline]
-    fn step(self, min_delta: Self, delta: u32) -> Self {
-        self.wrapping_add(min_delta).wrapping_add(delta as i32)
-    }
-    #[inline]
-    fn extend32(self, min_delta: Self, deltas: &[u32; 32], dst: &mut Vec<Self>) -> Self {
-        let mut out = [0u32; 32];
-        let last = prefix_sum32(self as u32, min_delta as u32, deltas, &mut out);
-        dst.extend(out.iter().map(|&v| v as i32));
-        last as i32
-    }
+/// `i32` decodes INT32 data; `u32` the same data reinterpreted as unsigned (byte-array
+/// lengths: a negative length shows as a value over `i32::MAX`). The bits are the same, so
+/// both rebuild values with the one 32-bit [`prefix_sum32`].
+macro_rules! delta_value_32 {
+    ($($t:ty),*) => {$(
+        #[allow(clippy::unnecessary_cast)] // `as u32` is a no-op for u32 only
+        impl DeltaValue for $t {
+            const MAX_WIDTH: usize = 32;
+            type Packed = u32;
+            #[inline]
+            fn unpack32(input: &[u8], width: usize, out: &mut [u32; 32]) {
+                unpack32(input, width, out)
+            }
+            #[inline]
+            fn from_u64(v: u64) -> Self {
+                v as $t
+            }
+            #[inline]
+            fn step(self, min_delta: Self, delta: u32) -> Self {
+                self.wrapping_add(min_delta).wrapping_add(delta as $t)
+            }
+            #[inline]
+            fn extend32(self, min_delta: Self, deltas: &[u32; 32], dst: &mut Vec<Self>) -> Self {
+                let mut out = [0u32; 32];
+                let last = prefix_sum32(self as u32, min_delta as u32, deltas, &mut out);
+                dst.extend(out.iter().map(|&v| v as $t));
+                last as $t
+            }
+        }
+    )*};
 }
 
-/// `u32` decodes INT32 data reinterpreted as unsigned (byte-array lengths: a negative length
-/// shows as a value over `i32::MAX`).
-impl DeltaValue for u32 {
-    const MAX_WIDTH: usize = 32;
-    type Packed = u32;
-    #[inline]
-    fn unpack32(input: &[u8], width: usize, out: &mut [u32; 32]) {
-        unpack32(input, width, out)
-    }
-    #[inline]
-    fn from_u64(v: u64) -> Self {
-        v as u32
-    }
-    #[inline]
-    fn step(self, min_delta: Self, delta: u32) -> Self {
-        self.wrapping_add(min_delta).wrapping_add(delta)
-    }
-    #[inline]
-    fn extend32(self, min_delta: Self, deltas: &[u32; 32], dst: &mut Vec<Self>) -> Self {
-        let mut out = [0u32; 32];
-        let last = prefix_sum32(self, min_delta, deltas, &mut out);
-        dst.extend_from_slice(&out);
-        last
-    }
-}
+delta_value_32!(i32, u32);
 
 impl DeltaValue for i64 {
     const MAX_WIDTH: usize = 64;
