@@ -1,9 +1,11 @@
-//! The running sum that rebuilds DELTA_BINARY_PACKED values from 32 unpacked deltas.
+//! The running sum behind DELTA_BINARY_PACKED values and DELTA_LENGTH_BYTE_ARRAY offsets, 32
+//! values at a time.
 //!
 //! As a scalar loop every value waits for the one before it (about 0.6 ns a value here, the
-//! largest part of decoding byte-array lengths). The SSE2 build sums each group of 4 deltas
+//! largest part of decoding byte-array lengths). The SSE2 build sums each group of 4 values
 //! inside one register (two shift-and-add steps) and carries only the group's last lane to the
-//! next group: 0.25 ns a value in a micro-benchmark, and 2.5x less time in the lengths decoder.
+//! next group: 0.25 ns a value in a micro-benchmark; decoding the lengths fell from 8.6% to
+//! 5.6% of a strings_delta_length_none read.
 //! SSE2 is part of every x86_64 CPU, so no run-time check is needed.
 
 /// Writes `out[i] = last + (i + 1) * min + deltas[0] + … + deltas[i]`, wrapping at 32 bits,
