@@ -102,14 +102,14 @@ impl Cutter {
                 Ok((section.clone(), rest))
             }
             _ => {
-                let plain = self.to_plain(section, values)?;
+                let plain = self.rewrite_as_plain(section, values)?;
                 self.cut(&plain, values, keep)
             }
         }
     }
 
     /// Rewrites a section of `values` values as PLAIN.
-    fn to_plain(&self, section: &Section, values: usize) -> Result<Section> {
+    fn rewrite_as_plain(&self, section: &Section, values: usize) -> Result<Section> {
         let data = section.data();
         let mut out: Vec<u8> = Vec::new();
         match (section.encoding, self.physical_type) {
