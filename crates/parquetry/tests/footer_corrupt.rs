@@ -110,7 +110,7 @@ fn hostile_thrift_is_refused_quickly() {
 
     // An unknown field holding structs nested 100,000 deep: refused by the depth bound.
     let mut deep = vec![0x15, 0x02];
-    deep.extend(std::iter::repeat(0x1c).take(100_000)); // field delta 1, type struct
+    deep.extend(std::iter::repeat_n(0x1c, 100_000)); // field delta 1, type struct
     let err = thrift::decode::<FileMetaData>(&deep).unwrap_err();
     assert!(err.to_string().contains("nested deeper"), "{err}");
 

@@ -376,6 +376,19 @@ fn invalid_utf8_is_an_error_naming_the_value() {
         decoder(output)
             .set_dictionary(&encode(Encoding::PLAIN, &[b"a", &long, "é".as_bytes()]).values())
             .unwrap();
+        // Dictionaries of several 64 KiB stretches (checked one after another): a bad value
+        // in a later stretch (of short values only) or an earlier one (with long values), is
+        // named by its index in the page.
+        let short = "ab€".as_bytes();
+        let many: Vec<&[u8]> = (0..40_000).map(|i| if i < 1000 && i % 7 == 0 { &long[..] } else { short }).collect();
+        decoder(output).set_dictionary(&encode(Encoding::PLAIN, &many).values()).unwrap();
+        for bad in [0, 1, 700, 20_000, 39_999] {
+            let mut values = many.clone();
+            let bad_value = [values[bad], b"\xC3"].concat();
+            values[bad] = &bad_value;
+            let e = decoder(output).set_dictionary(&encode(Encoding::PLAIN, &values).values()).unwrap_err();
+            assert!(e.to_string().contains(&format!("dictionary page: value {bad} of the page")), "{e}");
+        }
     }
 }
 
