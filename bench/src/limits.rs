@@ -122,6 +122,59 @@ pub fn decompress(path: &str) -> Result<Prepared, NotRun> {
     Ok(Prepared { run: Box::new(run), info })
 }
 
+/// [`decompress`], but each page into a new buffer that is kept until the run ends, as a
+/// reader whose output points into its pages (views) must: what fresh memory adds.
+pub fn decompress_fresh(path: &str) -> Result<Prepared, NotRun> {
+    let FilePages { source, jobs, .. } = walk_pages(path).map_err(NotRun::Failed)?;
+    if jobs.is_empty() {
+        return Err(NotRun::Skipped("no compressed pages: the limit is memcpy".into()));
+    }
+    let info = json!({"what": "decompress every compressed page into a new buffer per page, all kept until the run ends"});
+    let mut decompressor = Decompressor::new();
+    let run = move || -> Result<Output, String> {
+        let file = source.bytes().as_slice();
+        let mut kept = Vec::with_capacity(jobs.len());
+        let mut total = 0u64;
+        for j in &jobs {
+            let mut page = Vec::with_capacity(j.expected);
+            decompressor
+                .decompress(j.codec, &file[j.start..j.start + j.len], j.expected, &mut page)
+                .map_err(|e| e.to_string())?;
+            total += page.len() as u64;
+            kept.push(page);
+        }
+        std::hint::black_box(&kept);
+        Ok(Output::Bytes(total))
+    };
+    Ok(Prepared { run: Box::new(run), info })
+}
+
+/// [`decompress`] with the `snap` crate (the arrow-rs reader's SNAPPY decoder) instead of
+/// parquetry's own, on files whose compressed pages are all SNAPPY: the two decoders compared
+/// on the same pages.
+pub fn decompress_snap(path: &str) -> Result<Prepared, NotRun> {
+    let FilePages { source, jobs, .. } = walk_pages(path).map_err(NotRun::Failed)?;
+    if jobs.is_empty() || jobs.iter().any(|j| j.codec != Codec::Snappy) {
+        return Err(NotRun::Skipped("not a SNAPPY file".into()));
+    }
+    let info = json!({"what": "decompress every page with snap::raw::Decoder into one reused scratch buffer"});
+    let max_page = jobs.iter().map(|j| j.expected).max().unwrap_or(0);
+    let mut scratch = vec![0u8; max_page];
+    let mut decoder = snap::raw::Decoder::new();
+    let run = move || -> Result<Output, String> {
+        let file = source.bytes().as_slice();
+        let mut total = 0u64;
+        for j in &jobs {
+            let n = decoder
+                .decompress(&file[j.start..j.start + j.len], &mut scratch[..j.expected])
+                .map_err(|e| e.to_string())?;
+            total += std::hint::black_box(&scratch[..n]).len() as u64;
+        }
+        Ok(Output::Bytes(total))
+    };
+    Ok(Prepared { run: Box::new(run), info })
+}
+
 /// memcpy of `n` bytes between two preallocated, touched buffers.
 pub fn memcpy(n: u64) -> Prepared {
     let n = n as usize;

@@ -8,6 +8,9 @@
 //!                      [--impls parquetry,parquetry_view,arrow_rs,arrow_rs_view,decompress,memcpy]
 //!                      [--reference bench/data/peers.json]
 //! ```
+//!
+//! `--impls` also takes `decompress_fresh` (each page into a new buffer, as a view reader
+//! must) and `decompress_snap` (the arrow-rs reader's SNAPPY decoder on the same pages).
 
 /// The allocator pyarrow uses (mimalloc), for parquetry and arrow-rs alike: freed output
 /// memory is kept for the next run instead of going back to the kernel, which would zero it
@@ -30,7 +33,8 @@ const USAGE: &str = "usage:
   parquetry-bench footer [--runs N]
   parquetry-bench read --files F... [--runs N] [--warmup N] [--json OUT]
                        [--impls parquetry,parquetry_view,arrow_rs,arrow_rs_view,decompress,memcpy]
-                       [--reference PEERS_JSON (default bench/data/peers.json)]";
+                       [--reference PEERS_JSON (default bench/data/peers.json)]
+  (--impls also takes decompress_fresh, decompress_snap)";
 
 fn usage_error(msg: &str) -> ! {
     eprintln!("{msg}\n{USAGE}");
@@ -103,7 +107,8 @@ fn main() {
                 None => read::IMPLS.iter().map(|s| s.to_string()).collect(),
                 Some(list) => list.split(',').filter(|s| !s.is_empty()).map(str::to_owned).collect(),
             };
-            if let Some(bad) = impls.iter().find(|i| !read::IMPLS.contains(&i.as_str())) {
+            let known = |i: &str| read::IMPLS.contains(&i) || read::EXTRA_IMPLS.contains(&i);
+            if let Some(bad) = impls.iter().find(|i| !known(i)) {
                 usage_error(&format!("unknown implementation {bad:?}"));
             }
             let runs = flags.number("runs", 5usize);

@@ -30,6 +30,10 @@ pub const IMPLS: [&str; 10] = [
     "memcpy",
 ];
 
+/// Implementations run only when `--impls` names them: limits that explain a figure rather
+/// than set one.
+pub const EXTRA_IMPLS: [&str; 2] = ["decompress_fresh", "decompress_snap"];
+
 /// What one run produced.
 pub enum Output {
     /// A whole-file read: every batch of the file.
@@ -69,9 +73,11 @@ pub fn prepare(name: &str, path: &str, value_bytes: u64) -> Result<Prepared, Not
         "arrow_rs_mmap" => arrow_rs(path, false, true).map_err(NotRun::Failed),
         "arrow_rs_mmap_view" => arrow_rs(path, true, true).map_err(NotRun::Failed),
         "decompress" => limits::decompress(path),
+        "decompress_fresh" => limits::decompress_fresh(path),
+        "decompress_snap" => limits::decompress_snap(path),
         "memcpy" => Ok(limits::memcpy(value_bytes)),
         other => {
-            Err(NotRun::Failed(format!("unknown implementation {other:?} (known: {})", IMPLS.join(","))))
+            Err(NotRun::Failed(format!("unknown implementation {other:?} (known: {})", [&IMPLS[..], &EXTRA_IMPLS[..]].concat().join(","))))
         }
     }
 }
