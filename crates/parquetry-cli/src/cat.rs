@@ -114,10 +114,8 @@ fn is_broken_pipe(e: &(dyn std::error::Error + 'static)) -> bool {
         if err.downcast_ref::<io::Error>().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe) {
             return true;
         }
-        if let Some(arrow) = err.downcast_ref::<arrow_schema::ArrowError>() {
-            if let arrow_schema::ArrowError::IoError(_, io) = arrow {
-                return io.kind() == io::ErrorKind::BrokenPipe;
-            }
+        if let Some(arrow_schema::ArrowError::IoError(_, io)) = err.downcast_ref() {
+            return io.kind() == io::ErrorKind::BrokenPipe;
         }
         cur = err.source();
     }
@@ -127,8 +125,8 @@ fn is_broken_pipe(e: &(dyn std::error::Error + 'static)) -> bool {
 /// Runs the command with the arguments after `cat`.
 pub fn run(args: &[String]) -> Result<(), String> {
     let Some(opts) = parse(args)? else { return Ok(()) };
-    let fail = |e: &Box<dyn std::error::Error>| {
-        if is_broken_pipe(e.as_ref()) {
+    let fail = |e: &(dyn std::error::Error + 'static)| {
+        if is_broken_pipe(e) {
             Ok(())
         } else {
             Err(format!("{}: {e}", opts.path))
@@ -140,7 +138,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         // Batches no larger than the limit, so a small limit reads little.
         read = read.clone().with_batch_size(read.batch_size.min(limit.max(1)));
     }
-    print_batches(&mut file, read, &opts, opts.limit).or_else(|e| fail(&e))
+    print_batches(&mut file, read, &opts, opts.limit).or_else(|e| fail(e.as_ref()))
 }
 
 fn print_batches<S: parquetry::page::ChunkSource>(

@@ -49,16 +49,17 @@ print("ok")
 "#;
     for name in ["data/alltypes_plain.parquet", "data/delta_byte_array.parquet", "data/byte_array_decimal.parquet", "data/delta_encoding_optional_column.parquet"] {
         let file = corpus(name);
-        let cat = Command::new(env!("CARGO_BIN_EXE_parquetry"))
+        let mut cat = Command::new(env!("CARGO_BIN_EXE_parquetry"))
             .args(["cat", "--format", "arrow", "--batch-size", "3", file.to_str().unwrap()])
             .stdout(Stdio::piped())
             .spawn()
             .unwrap();
         let check = Command::new(python())
             .args(["-c", script, file.to_str().unwrap()])
-            .stdin(cat.stdout.unwrap())
+            .stdin(cat.stdout.take().unwrap())
             .output()
             .expect("python3 with pyarrow (./test.sh installs it)");
+        assert!(cat.wait().unwrap().success(), "{name}: parquetry cat failed");
         assert!(
             check.status.success() && String::from_utf8_lossy(&check.stdout).trim() == "ok",
             "{name}: {}",

@@ -20,7 +20,7 @@ pub fn decode(data: &[u8], width: usize, start: usize, n: usize, dst: &mut Vec<u
     if width == 0 {
         return Err(Error::corrupt("BYTE_STREAM_SPLIT: value width is 0"));
     }
-    if data.len() % width != 0 {
+    if !data.len().is_multiple_of(width) {
         return Err(Error::corrupt(format!(
             "BYTE_STREAM_SPLIT: {} bytes is not a multiple of the value width {width}",
             data.len()

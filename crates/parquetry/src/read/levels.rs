@@ -250,7 +250,7 @@ mod tests {
             let levels: Vec<u32> = (0..n)
                 .map(|i| {
                     seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
-                    if (i / 50) % 3 == 0 { 1 } else { ((seed >> 33) % 4 != 0) as u32 }
+                    if (i / 50) % 3 == 0 { 1 } else { !(seed >> 33).is_multiple_of(4) as u32 }
                 })
                 .collect();
             let mut data = Vec::new();

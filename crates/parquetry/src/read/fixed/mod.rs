@@ -28,6 +28,7 @@ use crate::schema::ColumnDescriptor;
 
 mod boolean;
 mod convert;
+mod expand;
 mod flba;
 mod native;
 #[cfg(test)]
@@ -208,7 +209,7 @@ trait Slots {
     fn clear(&mut self, at: usize, n: usize);
 }
 
-impl<T: Copy + Default> Slots for Vec<T> {
+impl<T: Copy + Default> Slots for [T] {
     #[inline]
     fn move_block(&mut self, src: usize, dst: usize, n: usize) {
         self.copy_within(src..src + n, dst);
@@ -278,7 +279,7 @@ fn load_bits(bits: &[u8], pos: usize, n: usize) -> u64 {
 /// all-null word one fill, and only mixed words go row by row. Stops as soon as every earlier
 /// row is valid and already in place. A bitmap whose valid rows do not number `dense` is an
 /// error (after which the values are unspecified), never an out-of-bounds access.
-fn spread<S: Slots>(
+fn spread<S: Slots + ?Sized>(
     slots: &mut S,
     start: usize,
     dense: usize,

@@ -6,6 +6,7 @@ use arrow_array::ArrayRef;
 use arrow_buffer::NullBuffer;
 
 use super::convert::{self, Target};
+use super::expand::spread_lanes;
 use super::{
     read_dictionary, dense_count, for_each_index_run, no_dictionary, spread, try_reserve,
     unsupported_encoding,
@@ -46,6 +47,12 @@ pub(super) trait Native: Copy + Default + Send + 'static {
         ))
     }
 
+    /// Moves a page's `dense` values, at the start of `values` (one slot per row), to their
+    /// rows: [`spread`], unless the type has a faster kernel.
+    fn spread(values: &mut [Self], dense: usize, validity: &Validity<'_>) -> Result<()> {
+        spread(values, 0, dense, validity)
+    }
+
     /// The output array for `values`.
     fn build(values: Vec<Self>, nulls: Option<NullBuffer>, target: &Target) -> Result<ArrayRef>;
 }
@@ -79,6 +86,9 @@ fn split<T>(
 
 impl Native for i32 {
     const NAME: &'static str = "INT32";
+    fn spread(values: &mut [Self], dense: usize, validity: &Validity<'_>) -> Result<()> {
+        spread_lanes(values, dense, validity)
+    }
     fn decode_plain(data: &[u8], n: usize, dst: &mut Vec<Self>) -> Result<usize> {
         plain::decode_i32(data, n, dst)
     }
@@ -100,6 +110,9 @@ impl Native for i32 {
 
 impl Native for i64 {
     const NAME: &'static str = "INT64";
+    fn spread(values: &mut [Self], dense: usize, validity: &Validity<'_>) -> Result<()> {
+        spread_lanes(values, dense, validity)
+    }
     fn decode_plain(data: &[u8], n: usize, dst: &mut Vec<Self>) -> Result<usize> {
         plain::decode_i64(data, n, dst)
     }
@@ -121,6 +134,9 @@ impl Native for i64 {
 
 impl Native for f32 {
     const NAME: &'static str = "FLOAT";
+    fn spread(values: &mut [Self], dense: usize, validity: &Validity<'_>) -> Result<()> {
+        spread_lanes(values, dense, validity)
+    }
     fn decode_plain(data: &[u8], n: usize, dst: &mut Vec<Self>) -> Result<usize> {
         plain::decode_f32(data, n, dst)
     }
@@ -139,6 +155,9 @@ impl Native for f32 {
 
 impl Native for f64 {
     const NAME: &'static str = "DOUBLE";
+    fn spread(values: &mut [Self], dense: usize, validity: &Validity<'_>) -> Result<()> {
+        spread_lanes(values, dense, validity)
+    }
     fn decode_plain(data: &[u8], n: usize, dst: &mut Vec<Self>) -> Result<usize> {
         plain::decode_f64(data, n, dst)
     }
@@ -237,7 +256,7 @@ impl<T: Native> NativeDecoder<T> {
         }
         if let Some(v) = validity {
             self.values.resize(start + v.len, T::default());
-            spread(&mut self.values, start, dense, v)?;
+            T::spread(&mut self.values[start..], dense, v)?;
         }
         Ok(())
     }

@@ -179,7 +179,7 @@ fn spread_matches_the_reference_on_random_bitmaps() {
         let mut ours: Vec<u64> = (0..start + dense).map(|i| i as u64 + 1).collect();
         let mut reference = ours.clone();
         ours.resize(start + rows, 0);
-        spread(&mut ours, start, dense, &v).unwrap();
+        spread(&mut ours[..], start, dense, &v).unwrap();
         spread_nulls(&mut reference, start, &v);
         assert_eq!(ours, reference, "round {round}");
 
@@ -230,10 +230,10 @@ fn spread_rejects_a_bitmap_that_disagrees() {
         len: 3,
         null_count: 1,
     };
-    let mut values = vec![1, 2, 0];
-    assert!(spread(&mut values, 0, 2, &w).is_err());
-    let mut values = vec![1, 0, 0];
-    assert!(spread(&mut values, 0, 1, &v).is_err());
+    let mut values = [1, 2, 0];
+    assert!(spread(&mut values[..], 0, 2, &w).is_err());
+    let mut values = [1, 0, 0];
+    assert!(spread(&mut values[..], 0, 1, &v).is_err());
     // A page whose value count does not match its validity.
     let c = column(PhysicalType::INT32, 0);
     let mut d = decoder(&c, &DataType::Int32);
