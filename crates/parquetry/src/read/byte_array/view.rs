@@ -217,6 +217,9 @@ impl ViewDecoder {
     }
 }
 
+/// Dictionary values a stretch: with the common short strings, tens of KiB, well inside L2.
+const DICT_STRETCH_VALUES: usize = 2048;
+
 impl ValueDecoder for ViewDecoder {
     fn reserve(&mut self, rows: usize, _value_bytes: usize) {
         // Value bytes stay in the pages: only the views need room.
@@ -226,14 +229,32 @@ impl ValueDecoder for ViewDecoder {
     fn set_dictionary(&mut self, page: &PageValues<'_>) -> Result<()> {
         check_dictionary_encoding(page)?;
         let buffer = page_buffer(page)?;
+        let (data, n) = (page.data, page.num_values);
         let mut sink = ViewSink::new(u32::MAX);
-        let end = decode_byte_array(page.data, 0, page.num_values, &mut sink)?;
-        // One pass when the prefixes are ASCII, as for PLAIN data pages (append_values).
-        if self.utf8
-            && (sink.plain_length_bits >= 128 || utf8_error_at(&page.data[..end]).is_some())
-        {
-            check_utf8_plain(page.data, page.num_values)
-                .map_err(|e| e.context("dictionary page"))?;
+        sink.views.reserve(n.min(data.len() / 4));
+        // A stretch of values at a time, each checked right after its views were made, while
+        // its bytes are still in cache (see PageDict::read).
+        let (mut i, mut p) = (0usize, 0usize);
+        while i < n {
+            let k = (n - i).min(DICT_STRETCH_VALUES);
+            sink.plain_length_bits = 0;
+            let Ok(end) = decode_byte_array(data, p, k, &mut sink) else {
+                // Again over the whole page, so that the error names the value's index in it
+                // (the stretch that failed is part of it, so it fails too).
+                let again = decode_byte_array(data, 0, n, &mut ViewSink::new(u32::MAX));
+                return Err(again.err().unwrap_or_else(|| Error::corrupt("dictionary page: bad value")));
+            };
+            // One pass when the prefixes are ASCII, as for PLAIN data pages (append_values).
+            if self.utf8
+                && (sink.plain_length_bits >= 128 || utf8_error_at(&data[p..end]).is_some())
+            {
+                if check_utf8_plain(&data[p..end], k).is_err() {
+                    // Again from the page's start, so that the error names the value's index.
+                    check_utf8_plain(&data[..end], i + k)
+                        .map_err(|e| e.context("dictionary page"))?;
+                }
+            }
+            (i, p) = (i + k, end);
         }
         let has_long = any_long(&sink.views);
         self.dict =
