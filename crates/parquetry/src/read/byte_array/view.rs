@@ -245,14 +245,13 @@ impl ValueDecoder for ViewDecoder {
                 return Err(again.err().unwrap_or_else(|| Error::corrupt("dictionary page: bad value")));
             };
             // One pass when the prefixes are ASCII, as for PLAIN data pages (append_values).
+            let stretch = &data[p..end];
             if self.utf8
-                && (sink.plain_length_bits >= 128 || utf8_error_at(&data[p..end]).is_some())
+                && (sink.plain_length_bits >= 128 || utf8_error_at(stretch).is_some())
+                && check_utf8_plain(stretch, k).is_err()
             {
-                if check_utf8_plain(&data[p..end], k).is_err() {
-                    // Again from the page's start, so that the error names the value's index.
-                    check_utf8_plain(&data[..end], i + k)
-                        .map_err(|e| e.context("dictionary page"))?;
-                }
+                // Again from the page's start, so that the error names the value's index.
+                check_utf8_plain(&data[..end], i + k).map_err(|e| e.context("dictionary page"))?;
             }
             (i, p) = (i + k, end);
         }
