@@ -38,6 +38,22 @@ pub struct DeltaByteArrayDecoder<'a> {
     value_bytes: u64,
 }
 
+/// The error for the first value whose prefix is longer than the value before it.
+#[cold]
+fn prefix_past_previous(prefixes: &[u32], lengths: &[u32]) -> Error {
+    let mut prev_len = 0u64;
+    for (i, (&p, &s)) in prefixes.iter().zip(lengths).enumerate() {
+        if u64::from(p) > prev_len {
+            return Error::corrupt(format!(
+                "DELTA_BYTE_ARRAY: value {i} has prefix length {}, the previous value has {prev_len} bytes",
+                p as i32
+            ));
+        }
+        prev_len = u64::from(p) + u64::from(s);
+    }
+    Error::corrupt("DELTA_BYTE_ARRAY: a prefix is longer than the value before it")
+}
+
 impl<'a> DeltaByteArrayDecoder<'a> {
     /// Reads the prefix and suffix lengths of the data at byte `pos` of `page`; the page may
     /// hold at most `max_values` values (its value count), which bounds memory use.
@@ -75,19 +91,18 @@ impl<'a> DeltaByteArrayDecoder<'a> {
                 suffixes.len()
             )));
         }
-        // Each prefix is at most the previous value's length (0 for the first value).
-        let mut prev_len = 0u64;
-        let mut total = 0u64;
-        for (i, (&p, &s)) in prefixes.iter().zip(suffixes.lengths()).enumerate() {
-            if u64::from(p) > prev_len {
-                return Err(Error::corrupt(format!(
-                    "DELTA_BYTE_ARRAY: value {i} has prefix length {}, the previous value has {prev_len} bytes",
-                    p as i32
-                )));
-            }
-            prev_len = u64::from(p) + u64::from(s);
-            total += prev_len;
+        // Each prefix is at most the previous value's length (0 for the first value). Checked
+        // for every value with no branch, so that the loops vectorize; the culprit is looked
+        // for only on failure. (A saturated sum is past any u32 prefix, as the true one is.)
+        let lengths = suffixes.lengths();
+        let mut bad = prefixes.first().is_some_and(|&p| p != 0);
+        for ((&p, &prev_p), &prev_s) in prefixes.iter().skip(1).zip(&prefixes).zip(lengths) {
+            bad |= p > prev_p.saturating_add(prev_s);
         }
+        if bad {
+            return Err(prefix_past_previous(&prefixes, lengths));
+        }
+        let total = prefixes.iter().chain(lengths).map(|&l| u64::from(l)).sum::<u64>();
         Ok(Self { prefixes, suffixes, index: 0, prev, value_bytes: total })
     }
 
@@ -283,6 +298,17 @@ mod tests {
         let page = [0x80, 0x01, 4, 2, 0, 0, 0, 0, 0, 0, 0x80, 0x01, 4, 1, 2, b'a'];
         assert!(DeltaByteArrayDecoder::new(&page, 0, 2).is_err());
         assert!(DeltaByteArrayDecoder::new(&page, 0, 1).is_err());
+        // A later value, first, inside or last in the vectorized check's blocks.
+        for (bad, n) in [(1, 2), (3, 5), (40, 100), (99, 100)] {
+            let mut prefixes = vec![0i64; n];
+            prefixes[bad] = 3;
+            let mut page = Vec::new();
+            crate::encoding::delta_binary_packed::encode(&prefixes, true, 128, 4, &mut page);
+            crate::encoding::delta_length_byte_array::encode(&vec![&b"ab"[..]; n], &mut page);
+            let e = DeltaByteArrayDecoder::new(&page, 0, n).unwrap_err().to_string();
+            let want = format!("value {bad} has prefix length 3, the previous value has 2 bytes");
+            assert!(e.contains(&want), "{e}");
+        }
     }
 
     #[test]
