@@ -9,9 +9,9 @@ use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 
 use super::view::page_buffer;
 use super::{
-    check_dictionary_encoding, check_null_rows, check_room, check_utf8_offsets,
-    check_utf8_plain, decode_dense, for_each_index_run, is_dictionary_encoded, no_dictionary,
-    page_rows, spread_offsets, utf8_error_at, Scratch,
+    check_dict_utf8, check_dictionary_encoding, check_null_rows, check_room, check_utf8_offsets,
+    decode_dense, for_each_index_run, is_dictionary_encoded, no_dictionary, page_rows,
+    spread_offsets, Scratch,
 };
 use crate::encoding::rle::Run;
 use crate::encoding::{ByteArraySink, OffsetSize, OffsetsSink};
@@ -127,28 +127,6 @@ fn walk_lengths(
 /// How many bytes of a dictionary page [`PageDict::read`] walks before it checks them: well
 /// inside L2, large enough that the validator runs at full speed.
 const DICT_CHECK_BYTES: usize = 64 << 10;
-
-/// Checks that the dictionary values `from.0..to.0`, at bytes `from.1..to.1` of `data` with
-/// their length prefixes, are UTF-8. With every length below 128 the length prefixes are
-/// ASCII bytes, which no multi-byte character can span: the stretch is then UTF-8 exactly
-/// when every value is, and one check over it saves a walk over the values. Otherwise (or to
-/// name the bad value) the check goes value run by value run.
-fn check_dict_utf8(
-    data: &[u8],
-    from: (usize, usize),
-    to: (usize, usize),
-    lengths_or: u32,
-) -> Result<()> {
-    let stretch = &data[from.1..to.1];
-    if lengths_or < 128 && (stretch.is_ascii() || utf8_error_at(stretch).is_none()) {
-        return Ok(());
-    }
-    if check_utf8_plain(stretch, to.0 - from.0).is_err() {
-        // Again from the start of the page, so that the error names the value's index in it.
-        return check_utf8_plain(&data[..to.1], to.0).map_err(|e| e.context("dictionary page"));
-    }
-    Ok(())
-}
 
 impl<O: OffsetSize + OffsetSizeTrait> OffsetsDecoder<O> {
     /// A decoder for a string (`utf8`) or binary output.

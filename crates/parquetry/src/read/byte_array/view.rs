@@ -13,7 +13,7 @@ use arrow_array::{ArrayRef, BinaryViewArray, StringViewArray};
 use arrow_buffer::{Buffer, NullBuffer, ScalarBuffer};
 
 use super::{
-    check_count, check_dictionary_encoding, check_null_rows, check_utf8_lengths,
+    check_count, check_dict_utf8, check_dictionary_encoding, check_null_rows, check_utf8_lengths,
     check_utf8_offsets, check_utf8_plain, for_each_index_run, is_dictionary_encoded,
     no_dictionary, page_rows, unsupported_encoding, utf8_error_at, Scratch,
 };
@@ -244,14 +244,8 @@ impl ValueDecoder for ViewDecoder {
                 let again = decode_byte_array(data, 0, n, &mut ViewSink::new(u32::MAX));
                 return Err(again.err().unwrap_or_else(|| Error::corrupt("dictionary page: bad value")));
             };
-            // One pass when the prefixes are ASCII, as for PLAIN data pages (append_values).
-            let stretch = &data[p..end];
-            if self.utf8
-                && (sink.plain_length_bits >= 128 || utf8_error_at(stretch).is_some())
-                && check_utf8_plain(stretch, k).is_err()
-            {
-                // Again from the page's start, so that the error names the value's index.
-                check_utf8_plain(&data[..end], i + k).map_err(|e| e.context("dictionary page"))?;
+            if self.utf8 {
+                check_dict_utf8(data, (i, p), (i + k, end), sink.plain_length_bits)?;
             }
             (i, p) = (i + k, end);
         }

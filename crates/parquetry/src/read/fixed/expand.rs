@@ -6,7 +6,7 @@
 //! by row there, with a branch per row that a 10% null rate mispredicts often: 10% of reading
 //! the benchmark's numeric file, whose two nullable columns have 10% nulls.
 
-use super::{load_bits, spread, Validity};
+use super::{spread, Slots, Validity};
 use crate::error::{Error, Result};
 
 /// Values the expanding kernel may move as raw 4- or 8-byte lanes.
@@ -27,95 +27,98 @@ unsafe impl Lane for i64 {}
 unsafe impl Lane for f64 {}
 
 /// Moves the page's `dense` values, at the start of `values` (one slot per row), to their rows,
-/// null rows zero; the same contract and errors as [`spread`], which it falls back to on
-/// processors without AVX-512.
+/// null rows zero: [`spread`], with mixed words placed by AVX-512 where the processor has it.
 pub(super) fn spread_lanes<T: Lane>(
     values: &mut [T],
     dense: usize,
     validity: &Validity<'_>,
 ) -> Result<()> {
+    if values.len() < validity.len {
+        return Err(Error::corrupt(format!(
+            "{} slots for a page of {} rows",
+            values.len(),
+            validity.len
+        )));
+    }
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx512f") {
-        // SAFETY: the processor has AVX-512F (just checked).
-        return unsafe { spread_avx512(values, dense, validity) };
+        return spread(&mut Avx512Lanes(values), 0, dense, validity);
     }
     spread(values, 0, dense, validity)
 }
 
-/// [`spread_lanes`] with AVX-512: as [`spread`], a 64-row word at a time from the end, with
-/// mixed words placed a group of lanes at a time from their last group.
+/// Values on a processor with AVX-512F: only built after checking that it has it.
+#[cfg(target_arch = "x86_64")]
+struct Avx512Lanes<'a, T>(&'a mut [T]);
+
+#[cfg(target_arch = "x86_64")]
+impl<T: Lane> Slots for Avx512Lanes<'_, T> {
+    #[inline]
+    fn move_block(&mut self, src: usize, dst: usize, n: usize) {
+        self.0.move_block(src, dst, n);
+    }
+    #[inline]
+    fn move_one(&mut self, src: usize, dst: usize) {
+        self.0.move_one(src, dst);
+    }
+    #[inline]
+    fn clear(&mut self, at: usize, n: usize) {
+        self.0.clear(at, n);
+    }
+    #[inline]
+    fn move_mixed(&mut self, src: usize, dst: usize, word: u64, n: usize) {
+        let count = word.count_ones() as usize;
+        if n > 64 || src + count > self.0.len() || dst + n > self.0.len() {
+            // Never the case from spread; the checked default then does what it can.
+            return <[T] as Slots>::move_mixed(self.0, src, dst, word, n);
+        }
+        // SAFETY: an Avx512Lanes exists only where the processor has AVX-512F (spread_lanes),
+        // and the values read and the rows written are in the slice (just checked).
+        unsafe { move_mixed_avx512(self.0, src, dst, word, n) }
+    }
+}
+
+/// [`Slots::move_mixed`] a group of 8 (or 16) rows at a time, from the last group: one
+/// expanding load places the group's valid values and zeros its null rows.
 ///
 /// # Safety
 ///
-/// The processor has AVX-512F.
+/// The processor has AVX-512F; `src + popcount(word) <= values.len()`, `dst + n <=
+/// values.len()` and `n <= 64`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn spread_avx512<T: Lane>(values: &mut [T], dense: usize, validity: &Validity<'_>) -> Result<()> {
+unsafe fn move_mixed_avx512<T: Lane>(values: &mut [T], src: usize, dst: usize, word: u64, n: usize) {
     use std::arch::x86_64::{
         _mm512_mask_storeu_epi32, _mm512_mask_storeu_epi64, _mm512_maskz_expandloadu_epi32,
         _mm512_maskz_expandloadu_epi64,
     };
-    let rows = validity.len;
-    if values.len() < rows || dense > rows {
-        return Err(disagrees(rows, dense));
-    }
     // Rows per group: one 64-byte register of lanes.
     let group = 64 / size_of::<T>();
-    let mut left = dense; // values not yet moved, at 0..left
-    let mut end = rows; // rows not yet placed, 0..end
-    while end > left {
-        let n = end.min(64);
-        let first = end - n;
-        let word = load_bits(validity.bits, validity.offset + first, n);
-        let valid = word.count_ones() as usize;
-        let Some(src) = left.checked_sub(valid) else { break };
-        if valid == n {
-            values.copy_within(src..left, first);
-        } else if valid == 0 {
-            values[first..end].fill(T::default());
-        } else {
-            let base = values.as_mut_ptr();
-            let mut from = left;
-            let mut g = n.div_ceil(group);
-            while g > 0 {
-                g -= 1;
-                let at = g * group;
-                let lanes = (n - at).min(group);
-                let bits = (word >> at) & (u64::MAX >> (64 - group));
-                from -= bits.count_ones() as usize;
-                // SAFETY: the load reads the popcount(bits) values at `from..`, which lie in
-                // `0..left <= dense <= values.len()` (the word's valid bits number
-                // `left - src`, and the groups above took the values above `from`). The store
-                // writes lanes `first + at .. first + at + lanes <= end <= values.len()`, above
-                // every value not yet read: the rows before `first + at` hold at least as many
-                // values as are left, so `from <= first + at`. The lanes are `T` values
-                // (`Lane`: 4 or 8 bytes, any bits valid), unaligned accesses allowed.
-                unsafe {
-                    let (src_ptr, dst_ptr) = (base.add(from), base.add(first + at));
-                    let store = (1u32 << lanes).wrapping_sub(1);
-                    if size_of::<T>() == 8 {
-                        let v = _mm512_maskz_expandloadu_epi64(bits as u8, src_ptr.cast());
-                        _mm512_mask_storeu_epi64(dst_ptr.cast(), store as u8, v);
-                    } else {
-                        let v = _mm512_maskz_expandloadu_epi32(bits as u16, src_ptr.cast());
-                        _mm512_mask_storeu_epi32(dst_ptr.cast(), store as u16, v);
-                    }
-                }
+    let base = values.as_mut_ptr();
+    let mut from = src + word.count_ones() as usize;
+    let mut g = n.div_ceil(group);
+    while g > 0 {
+        g -= 1;
+        let at = g * group;
+        let lanes = (n - at).min(group);
+        let bits = (word >> at) & (u64::MAX >> (64 - group));
+        from -= bits.count_ones() as usize;
+        // SAFETY: the load reads the popcount(bits) values at `from..`, inside `src..src +
+        // popcount(word)`; the store writes lanes `dst + at .. dst + at + lanes`, inside `dst..dst
+        // + n`: both in the slice (the caller's contract). The lanes are `T` values (`Lane`: 4 or
+        // 8 bytes, any bits valid); unaligned accesses are allowed.
+        unsafe {
+            let (src_ptr, dst_ptr) = (base.add(from), base.add(dst + at));
+            let store = (1u32 << lanes).wrapping_sub(1);
+            if size_of::<T>() == 8 {
+                let v = _mm512_maskz_expandloadu_epi64(bits as u8, src_ptr.cast());
+                _mm512_mask_storeu_epi64(dst_ptr.cast(), store as u8, v);
+            } else {
+                let v = _mm512_maskz_expandloadu_epi32(bits as u16, src_ptr.cast());
+                _mm512_mask_storeu_epi32(dst_ptr.cast(), store as u16, v);
             }
         }
-        left = src;
-        end = first;
     }
-    if left != end {
-        return Err(disagrees(rows, dense));
-    }
-    Ok(())
-}
-
-/// The error for a bitmap whose valid rows are not the page's values.
-#[cold]
-fn disagrees(rows: usize, dense: usize) -> Error {
-    Error::corrupt(format!("the validity bitmap of {rows} rows does not have {dense} valid rows"))
 }
 
 #[cfg(test)]

@@ -207,6 +207,20 @@ trait Slots {
     fn move_one(&mut self, src: usize, dst: usize);
     /// Sets `n` values from `at` to the default (null slots read as zero, as pyarrow's do).
     fn clear(&mut self, at: usize, n: usize);
+    /// Places the `n` rows from `dst` whose validity bits are `word`: the valid rows take, in
+    /// order, the values from `src` on, the null rows the default. `src <= dst`, so going from
+    /// the last row down never overwrites a value before it is moved.
+    fn move_mixed(&mut self, src: usize, dst: usize, word: u64, n: usize) {
+        let mut from = src + word.count_ones() as usize;
+        for j in (0..n).rev() {
+            if word >> j & 1 == 1 {
+                from -= 1;
+                self.move_one(from, dst + j);
+            } else {
+                self.clear(dst + j, 1);
+            }
+        }
+    }
 }
 
 impl<T: Copy + Default> Slots for [T] {
@@ -300,15 +314,7 @@ fn spread<S: Slots + ?Sized>(
         } else if valid == 0 {
             slots.clear(start + first, n);
         } else {
-            let mut from = left;
-            for j in (0..n).rev() {
-                if word >> j & 1 == 1 {
-                    from -= 1;
-                    slots.move_one(start + from, start + first + j);
-                } else {
-                    slots.clear(start + first + j, 1);
-                }
-            }
+            slots.move_mixed(start + src, start + first, word, n);
         }
         left = src;
         end = first;
