@@ -474,3 +474,5 @@ fn spread_offsets<O: OffsetSize>(offsets: &mut Vec<O>, start: usize, validity: &
 mod tests;
 #[cfg(test)]
 mod sizing_tests;
+#[cfg(test)]
+mod dictionary_tests;

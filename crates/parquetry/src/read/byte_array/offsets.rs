@@ -33,19 +33,32 @@ pub(super) struct OffsetsDecoder<O: OffsetSize> {
 /// straight from the page, so the dictionary itself is never copied. (Dictionaries of mostly
 /// distinct values, common for ids and URLs, are as large as the data; copying them first
 /// doubled the work and the memory of reading such a column.)
+///
+/// The values are found lazily, as the data pages' indexes reach them, rather than all when
+/// the dictionary is read: a writer adds values to the dictionary in the order they first
+/// appear, so the indexes of new values come as runs `walked, walked + 1, ...`, and such a
+/// run is decoded like a PLAIN page, straight from the dictionary into the batch, walking and
+/// copying the page in one pass (see [`PageDict::extend_frontier`]). Other indexes are
+/// gathered from values walked a stretch at a time just before, while the stretch is still in
+/// cache. A dictionary of tens of megabytes was otherwise read from memory twice, once to walk
+/// it and once to gather from it. Values are checked (lengths, UTF-8) when they are walked:
+/// a bad value is an error once a page's indexes reach it, and values past the last one any
+/// page reaches are never checked, as no row holds them.
 #[derive(Debug)]
 struct PageDict {
     /// The dictionary page's values section.
     page: Buffer,
-    /// Value `i` has its length prefix at `prefixes[i]` and ends at `prefixes[i + 1]`.
+    /// The number of values the page header declares.
+    n: usize,
+    /// Whether values are checked as UTF-8.
+    utf8: bool,
+    /// Value `i < walked()` has its length prefix at `prefixes[i]` and ends at
+    /// `prefixes[i + 1]`; the last entry is where the first value not yet walked starts.
     prefixes: Vec<u32>,
 }
 
 impl PageDict {
-    /// Finds every value of a PLAIN dictionary page, checking lengths against the page and,
-    /// for strings, UTF-8 over the values a stretch at a time. (A stretch is checked right
-    /// after its lengths were walked, while it is still in cache: the page is fresh from the
-    /// decompressor and often larger than the cache, and a second pass read it from memory.)
+    /// Takes a PLAIN dictionary page, none of its values walked yet.
     fn read(page: &PageValues<'_>, utf8: bool) -> Result<Self> {
         check_dictionary_encoding(page)?;
         let data = page.data;
@@ -53,37 +66,81 @@ impl PageDict {
         if data.len() > u32::MAX as usize {
             return Err(Error::corrupt(format!("dictionary page of {} bytes", data.len())));
         }
+        // Every value takes at least its 4-byte length: the page bounds the count, whatever
+        // its header says.
         let mut prefixes = Vec::with_capacity(n.min(data.len() / 4) + 1);
-        let (mut i, mut p) = (0usize, 0usize);
-        while i < n {
-            let from = (i, p);
-            let spare = prefixes.spare_capacity_mut();
-            let lengths_or;
-            (i, p, lengths_or) = walk_lengths(data, from, n, p + DICT_CHECK_BYTES, spare)?;
-            // SAFETY: walk_lengths wrote the first `i - from.0` elements of the spare capacity.
-            unsafe { prefixes.set_len(prefixes.len() + (i - from.0)) };
-            if utf8 {
-                check_dict_utf8(data, from, (i, p), lengths_or)?;
-            }
-        }
-        prefixes.push(p as u32);
-        Ok(PageDict { page: page_buffer(page)?, prefixes })
+        prefixes.push(0);
+        Ok(PageDict { page: page_buffer(page)?, n, utf8, prefixes })
     }
 
+    /// The number of values, as the header declares: what indexes are checked against.
     fn len(&self) -> usize {
+        self.n
+    }
+
+    /// How many values, from the first, have been walked and checked.
+    fn walked(&self) -> usize {
         self.prefixes.len() - 1
     }
 
-    /// Length of value `i` (< len).
+    /// Length of value `i` (< walked()).
     #[inline]
     fn value_len(&self, i: usize) -> usize {
         (self.prefixes[i + 1] - self.prefixes[i] - 4) as usize
     }
+
+    /// Walks and checks the values up to and including `i` (< len()), a stretch of about
+    /// [`DICT_CHECK_BYTES`] at a time: each stretch's UTF-8 is checked right after its lengths
+    /// were walked, while it is still in cache (the page is fresh from the decompressor and
+    /// often larger than the cache).
+    fn walk_past(&mut self, i: usize) -> Result<()> {
+        let data = self.page.as_slice();
+        while self.walked() <= i && self.walked() < self.n {
+            let from = (self.walked(), self.prefixes[self.walked()] as usize);
+            let spare = self.prefixes.spare_capacity_mut();
+            let (to, p, lengths_or) = walk_lengths(data, from, self.n, from.1 + DICT_CHECK_BYTES, spare)?;
+            if self.utf8 {
+                check_dict_utf8(data, from, (to, p), lengths_or)?;
+            }
+            // SAFETY: walk_lengths wrote the first `to - from.0` elements of the spare
+            // capacity. They count only now that they passed the check, so a decoder that
+            // goes on after the error does not gather unchecked values.
+            unsafe { self.prefixes.set_len(self.prefixes.len() + (to - from.0)) };
+        }
+        if self.walked() <= i {
+            return Err(Error::corrupt(format!("dictionary index {i} of {} values", self.n)));
+        }
+        Ok(())
+    }
+
+    /// Appends the next `run` values not yet walked to `sink` by the PLAIN kernel, straight
+    /// from the page, and records where each ends; returns how many it appended. That is
+    /// fewer when the sink's room or the offset type runs out or a value does not lie in the
+    /// page: the caller walks those values the checked way.
+    fn extend_frontier<O: OffsetSize>(&mut self, sink: &mut OffsetsSink<O>, run: usize) -> Result<usize> {
+        let data = self.page.as_slice();
+        let w = self.walked();
+        let p = self.prefixes[w] as usize;
+        let first = sink.offsets.len() - 1;
+        let (done, end) = sink.extend_plain(data, p, run.min(self.n - w));
+        let offsets = &sink.offsets[first..];
+        if self.utf8 && check_utf8_offsets(&sink.data, offsets).is_err() {
+            // Again over the page, so that the error names the value's index in it.
+            check_dict_utf8(data, (w, p), (w + done, end), u32::MAX)?;
+            return Err(Error::corrupt("dictionary page: values are not valid UTF-8"));
+        }
+        // Value `w + t` ends its 4-byte length and its bytes after `p`: all below
+        // `data.len()`, so they fit u32 (checked in `read`).
+        let base = offsets[0].as_usize();
+        let ends = offsets[1..].iter().enumerate().map(|(t, o)| (p + 4 * (t + 1) + o.as_usize() - base) as u32);
+        self.prefixes.extend(ends);
+        Ok(done)
+    }
 }
 
 /// Walks the length prefixes of a dictionary page's values from value `from.0` at byte
-/// `from.1`, up to value `n` or past byte `stop`, writing where each value's prefix is to
-/// `out` in turn; returns the value and the byte it stopped at, and the OR of the lengths.
+/// `from.1`, up to value `n` or past byte `stop`, writing where each value ends to `out` in
+/// turn; returns the value and the byte it stopped at, and the OR of the lengths.
 /// Its own function, with no call in its loop, so that the position stays in a register:
 /// each step waits on the length the step before it loaded, straight from memory when the
 /// page is larger than the cache.
@@ -117,8 +174,8 @@ fn walk_lengths(
                 data.len()
             )));
         }
-        slot.write(p as u32);
         p = end as usize;
+        slot.write(p as u32);
         i += 1;
     }
     Ok((i, p, lengths_or))
@@ -148,38 +205,101 @@ impl<O: OffsetSize + OffsetSizeTrait> OffsetsDecoder<O> {
         Ok(())
     }
 
-    /// Copies the dictionary values a page's indexes select: first the indexes, then one copy
-    /// per value into the room the batch already has (sized from the chunk's metadata, so
-    /// usually all of it). Only the values that did not fit have their total size summed, for
-    /// one reservation, which saves a pass over the dictionary's lengths in the common case.
+    /// Copies the dictionary values a page's indexes select. Runs of indexes of values not yet
+    /// walked, in order, are decoded straight from the dictionary page; the others are
+    /// gathered after walking the dictionary past them (see [`PageDict`]).
     fn gather(&mut self, page: &PageValues<'_>) -> Result<()> {
-        let dict = self.dict.as_ref().ok_or_else(no_dictionary)?;
+        let dict = self.dict.as_mut().ok_or_else(no_dictionary)?;
         let indexes = &mut self.scratch.indexes;
         indexes.clear();
         for_each_index_run(page, dict.len(), |run| match run {
             Run::Repeated { value, len } => indexes.extend(std::iter::repeat_n(value, len)),
             Run::Packed(ix) => indexes.extend_from_slice(ix),
         })?;
-        let src = dict.page.as_slice();
-        let done = self.sink.extend_gathered(src, &dict.prefixes, indexes);
-        let rest = &indexes[done..];
-        if rest.is_empty() {
-            return Ok(());
-        }
-        // In bounds: for_each_index_run checked every index against dict.len().
-        let bytes = rest.iter().map(|&i| dict.value_len(i as usize) as u64).sum::<u64>();
-        check_room::<O>(self.sink.data.len(), bytes)?;
-        // Exactly the bytes left while the hint holds: no slack, so an exact hint is never
-        // outgrown (the last few values then take the plain copy instead of the block copy);
-        // past it, growth by projection.
-        self.sink.reserve(rest.len(), bytes as usize);
-        let done = self.sink.extend_gathered(src, &dict.prefixes, rest);
-        for &i in &rest[done..] {
-            let i = i as usize;
-            self.sink.push_plain_value(src, dict.prefixes[i] as usize, dict.value_len(i))?;
+        let mut k = 0;
+        while k < indexes.len() {
+            let walked = dict.walked();
+            let run = frontier_run(&indexes[k..], walked);
+            if run >= MIN_FRONTIER_RUN {
+                let done = dict.extend_frontier(&mut self.sink, run)?;
+                k += done;
+                if done == run {
+                    continue;
+                }
+            }
+            // In bounds: for_each_index_run checked every index against dict.len().
+            dict.walk_past(indexes[k] as usize)?;
+            let walked = dict.walked();
+            let m = k + 1 + first_unwalked(&indexes[k + 1..], walked);
+            gather_walked(&mut self.sink, dict, &indexes[k..m])?;
+            k = m;
         }
         Ok(())
     }
+}
+
+/// Runs of indexes of new dictionary values shorter than this are walked and gathered: the
+/// PLAIN kernel's set-up costs more than it saves on a few values.
+const MIN_FRONTIER_RUN: usize = 16;
+
+/// How many of `indexes`, from the first, are `walked, walked + 1, ...`. Compared a block
+/// at a time without a branch per index, which vectorizes: the scan runs over every index of
+/// a column of distinct values.
+fn frontier_run(indexes: &[u32], walked: usize) -> usize {
+    let mut n = 0;
+    if let Ok(w) = u32::try_from(walked) {
+        for block in indexes.chunks_exact(SCAN_BLOCK) {
+            let next = w.wrapping_add(n as u32);
+            if !block.iter().zip(0..).fold(true, |all, (&i, t)| all & (i == next.wrapping_add(t))) {
+                break;
+            }
+            n += SCAN_BLOCK;
+        }
+    }
+    n + indexes[n..].iter().zip(walked + n..).take_while(|&(&i, w)| i as usize == w).count()
+}
+
+/// The position of the first of `indexes` that is `walked` or more (the length if none is),
+/// a block at a time as in [`frontier_run`].
+fn first_unwalked(indexes: &[u32], walked: usize) -> usize {
+    let limit = u32::try_from(walked).unwrap_or(u32::MAX);
+    let mut n = 0;
+    for block in indexes.chunks_exact(SCAN_BLOCK) {
+        if block.iter().fold(false, |any, &i| any | (i >= limit)) {
+            break;
+        }
+        n += SCAN_BLOCK;
+    }
+    n + indexes[n..].iter().position(|&i| i as usize >= walked).unwrap_or(indexes.len() - n)
+}
+
+/// Indexes compared at once by [`frontier_run`] and [`first_unwalked`].
+const SCAN_BLOCK: usize = 16;
+
+/// Copies the walked dictionary values `indexes` select: one copy per value into the room
+/// the batch already has (sized from the chunk's metadata, so usually all of it). Only the
+/// values that did not fit have their total size summed, for one reservation, which saves a
+/// pass over the dictionary's lengths in the common case.
+fn gather_walked<O: OffsetSize>(sink: &mut OffsetsSink<O>, dict: &PageDict, indexes: &[u32]) -> Result<()> {
+    let src = dict.page.as_slice();
+    let done = sink.extend_gathered(src, &dict.prefixes, indexes);
+    let rest = &indexes[done..];
+    if rest.is_empty() {
+        return Ok(());
+    }
+    // In bounds: every index is below dict.walked().
+    let bytes = rest.iter().map(|&i| dict.value_len(i as usize) as u64).sum::<u64>();
+    check_room::<O>(sink.data.len(), bytes)?;
+    // Exactly the bytes left while the hint holds: no slack, so an exact hint is never
+    // outgrown (the last few values then take the plain copy instead of the block copy);
+    // past it, growth by projection.
+    sink.reserve(rest.len(), bytes as usize);
+    let done = sink.extend_gathered(src, &dict.prefixes, rest);
+    for &i in &rest[done..] {
+        let i = i as usize;
+        sink.push_plain_value(src, dict.prefixes[i] as usize, dict.value_len(i))?;
+    }
+    Ok(())
 }
 
 impl<O: OffsetSize + OffsetSizeTrait> ValueDecoder for OffsetsDecoder<O> {

@@ -22,7 +22,7 @@ pub(super) struct Page {
 }
 
 impl Page {
-    fn new(encoding: Encoding, bytes: &[u8], n: usize) -> Self {
+    pub(super) fn new(encoding: Encoding, bytes: &[u8], n: usize) -> Self {
         let mut v = vec![0xEE; 3];
         v.extend_from_slice(bytes);
         Page { buffer: Buffer::from_vec(v), encoding, n }
@@ -38,7 +38,7 @@ impl Page {
         }
     }
 
-    fn bytes(&self) -> &[u8] {
+    pub(super) fn bytes(&self) -> &[u8] {
         &self.buffer.as_slice()[3..]
     }
 }
@@ -127,7 +127,7 @@ pub(super) fn finish(d: &mut dyn ValueDecoder, valid: &[bool]) -> ArrayRef {
 }
 
 /// The rows of a string, binary, view or dictionary array as bytes.
-fn rows(a: &dyn Array) -> Vec<Option<Vec<u8>>> {
+pub(super) fn rows(a: &dyn Array) -> Vec<Option<Vec<u8>>> {
     let bytes = |v: Option<&[u8]>| v.map(<[u8]>::to_vec);
     match a.data_type() {
         DataType::Utf8 => {
@@ -157,7 +157,7 @@ fn expect(values: &[&[u8]], valid: &[bool]) -> Vec<Option<Vec<u8>>> {
     valid.iter().map(|&v| v.then(|| it.next().unwrap().to_vec())).collect()
 }
 
-const OUTPUTS: [fn() -> DataType; 10] = [
+pub(super) const OUTPUTS: [fn() -> DataType; 10] = [
     || DataType::Utf8,
     || DataType::LargeUtf8,
     || DataType::Binary,
@@ -362,20 +362,18 @@ fn invalid_utf8_is_an_error_naming_the_value() {
                 append(d.as_mut(), &encode(enc, values), None).unwrap();
             }
         }
-        // Invalid dictionary values fail once, at the dictionary page.
-        let e = decoder(output)
-            .set_dictionary(&encode(Encoding::PLAIN, &[b"a", b"b\xC3", b"\xA9"]).values())
-            .unwrap_err();
+        // Invalid dictionary values fail once: at the dictionary page for views and
+        // dictionaries, when a page's indexes reach them for offsets.
+        let e = dictionary_error(output, &[b"a", b"b\xC3", b"\xA9"]);
         assert!(e.to_string().contains("dictionary page: value 1 of the page"), "{e}");
         // The same past a long value, whose length prefix is not ASCII.
         let long = [b'y'; 200];
-        let e = decoder(output)
-            .set_dictionary(&encode(Encoding::PLAIN, &[b"a", &long, b"\xC3"]).values())
-            .unwrap_err();
+        let e = dictionary_error(output, &[b"a", &long, b"\xC3"]);
         assert!(e.to_string().contains("dictionary page: value 2 of the page"), "{e}");
-        decoder(output)
-            .set_dictionary(&encode(Encoding::PLAIN, &[b"a", &long, "é".as_bytes()]).values())
-            .unwrap();
+        let ok: [&[u8]; 3] = [b"a", &long, "é".as_bytes()];
+        let mut d = decoder(output);
+        d.set_dictionary(&encode(Encoding::PLAIN, &ok).values()).unwrap();
+        append(d.as_mut(), &indexes(&[0, 1, 2], 2), None).unwrap();
         // Dictionaries of several 64 KiB stretches (checked one after another): a bad value
         // in a later stretch (of short values only) or an earlier one (with long values), is
         // named by its index in the page.
@@ -386,10 +384,21 @@ fn invalid_utf8_is_an_error_naming_the_value() {
             let mut values = many.clone();
             let bad_value = [values[bad], b"\xC3"].concat();
             values[bad] = &bad_value;
-            let e = decoder(output).set_dictionary(&encode(Encoding::PLAIN, &values).values()).unwrap_err();
+            let e = dictionary_error(output, &values);
             assert!(e.to_string().contains(&format!("dictionary page: value {bad} of the page")), "{e}");
         }
     }
+}
+
+/// The error of reading a dictionary page of `values`, then a data page of all its indexes
+/// in order (offsets outputs check values only when indexes reach them).
+fn dictionary_error(output: &DataType, values: &[&[u8]]) -> crate::error::Error {
+    let mut d = decoder(output);
+    if let Err(e) = d.set_dictionary(&encode(Encoding::PLAIN, values).values()) {
+        return e;
+    }
+    let all: Vec<u32> = (0..values.len() as u32).collect();
+    append(d.as_mut(), &indexes(&all, 16), None).unwrap_err()
 }
 
 #[test]
