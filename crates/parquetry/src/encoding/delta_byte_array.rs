@@ -92,14 +92,18 @@ impl<'a> DeltaByteArrayDecoder<'a> {
             )));
         }
         // Each prefix is at most the previous value's length (0 for the first value). Checked
-        // for every value with no branch, so that the loops vectorize; the culprit is looked
-        // for only on failure. (A saturated sum is past any u32 prefix, as the true one is.)
+        // for every value with no branch, so that the loop vectorizes; the culprit is looked
+        // for only on failure. `p - prev_p > prev_s` only where `p > prev_p`, so nothing
+        // wraps: plain u32 compares, which SSE2 has (a saturating add it has not, and left
+        // the loop scalar).
         let lengths = suffixes.lengths();
-        let mut bad = prefixes.first().is_some_and(|&p| p != 0);
-        for ((&p, &prev_p), &prev_s) in prefixes.iter().skip(1).zip(&prefixes).zip(lengths) {
-            bad |= p > prev_p.saturating_add(prev_s);
+        let n = prefixes.len().min(lengths.len());
+        let next = prefixes.get(1..n).unwrap_or_default();
+        let mut bad = u32::from(prefixes.first().is_some_and(|&p| p != 0));
+        for ((&p, &prev_p), &prev_s) in next.iter().zip(&prefixes[..n]).zip(&lengths[..n]) {
+            bad |= u32::from(p > prev_p) & u32::from(p.wrapping_sub(prev_p) > prev_s);
         }
-        if bad {
+        if bad != 0 {
             return Err(prefix_past_previous(&prefixes, lengths));
         }
         let total = prefixes.iter().chain(lengths).map(|&l| u64::from(l)).sum::<u64>();
@@ -298,15 +302,22 @@ mod tests {
         let page = [0x80, 0x01, 4, 2, 0, 0, 0, 0, 0, 0, 0x80, 0x01, 4, 1, 2, b'a'];
         assert!(DeltaByteArrayDecoder::new(&page, 0, 2).is_err());
         assert!(DeltaByteArrayDecoder::new(&page, 0, 1).is_err());
-        // A later value, first, inside or last in the vectorized check's blocks.
-        for (bad, n) in [(1, 2), (3, 5), (40, 100), (99, 100)] {
-            let mut prefixes = vec![0i64; n];
-            prefixes[bad] = 3;
+        // A later value, first, inside or last in the vectorized check's blocks; one past the
+        // previous length, and the largest u32 (which must not wrap). The previous length
+        // itself is fine.
+        let page_of = |prefixes: &[i64]| {
             let mut page = Vec::new();
-            crate::encoding::delta_binary_packed::encode(&prefixes, true, 128, 4, &mut page);
-            crate::encoding::delta_length_byte_array::encode(&vec![&b"ab"[..]; n], &mut page);
-            let e = DeltaByteArrayDecoder::new(&page, 0, n).unwrap_err().to_string();
-            let want = format!("value {bad} has prefix length 3, the previous value has 2 bytes");
+            crate::encoding::delta_binary_packed::encode(prefixes, true, 128, 4, &mut page);
+            crate::encoding::delta_length_byte_array::encode(&vec![&b"ab"[..]; prefixes.len()], &mut page);
+            page
+        };
+        for (bad, n, p) in [(1, 2, 3), (3, 5, 3), (40, 100, 3), (99, 100, 3), (50, 100, -1)] {
+            let mut prefixes = vec![0i64; n];
+            prefixes[bad] = 2;
+            DeltaByteArrayDecoder::new(&page_of(&prefixes), 0, n).unwrap();
+            prefixes[bad] = p;
+            let e = DeltaByteArrayDecoder::new(&page_of(&prefixes), 0, n).unwrap_err().to_string();
+            let want = format!("value {bad} has prefix length {p}, the previous value has 2 bytes");
             assert!(e.contains(&want), "{e}");
         }
     }
