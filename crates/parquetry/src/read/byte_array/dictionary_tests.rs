@@ -171,3 +171,27 @@ fn truncated_dictionaries_fail_where_indexes_reach_past_them() {
         }
     }
 }
+
+#[test]
+fn runs_longer_than_one_scan_and_past_the_room() {
+    // One page of 70,000 new values in order: longer than one scan for a run, and read both
+    // with no room reserved (each part of the run stops where the room ends) and with the
+    // exact room.
+    let owned = words(70_000);
+    let values: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
+    let all: Vec<u32> = (0..values.len() as u32).collect();
+    let total: usize = values.iter().map(|v| v.len()).sum();
+    for output in [DataType::Utf8, DataType::LargeBinary] {
+        for reserve in [false, true] {
+            let mut d = decoder(&output);
+            d.set_dictionary(&encode(Encoding::PLAIN, &values).values()).unwrap();
+            if reserve {
+                d.reserve(all.len(), total);
+            }
+            append(d.as_mut(), &indexes(&all, width(all.len())), None).unwrap();
+            let a = finish(d.as_mut(), &vec![true; all.len()]);
+            let want: Vec<_> = values.iter().map(|v| Some(v.to_vec())).collect();
+            assert!(rows(a.as_ref()) == want, "{output} reserve {reserve}");
+        }
+    }
+}

@@ -129,8 +129,8 @@ impl PageDict {
             check_dict_utf8(data, (w, p), (w + done, end), u32::MAX)?;
             return Err(Error::corrupt("dictionary page: values are not valid UTF-8"));
         }
-        // Value `w + t` ends its 4-byte length and its bytes after `p`: all below
-        // `data.len()`, so they fit u32 (checked in `read`).
+        // Value `w + t` ends `t + 1` length prefixes and the bytes of values `w..=w + t` past
+        // `p`: below `data.len()`, so in u32 (checked in `read`).
         let base = offsets[0].as_usize();
         let ends = offsets[1..].iter().enumerate().map(|(t, o)| (p + 4 * (t + 1) + o.as_usize() - base) as u32);
         self.prefixes.extend(ends);
@@ -219,7 +219,9 @@ impl<O: OffsetSize + OffsetSizeTrait> OffsetsDecoder<O> {
         let mut k = 0;
         while k < indexes.len() {
             let walked = dict.walked();
-            let run = frontier_run(&indexes[k..], walked);
+            // A bounded scan: when the room runs out part way, the rest of a long run is
+            // scanned again, and must not be a whole page each time.
+            let run = frontier_run(&indexes[k..indexes.len().min(k + MAX_FRONTIER_SCAN)], walked);
             if run >= MIN_FRONTIER_RUN {
                 let done = dict.extend_frontier(&mut self.sink, run)?;
                 k += done;
@@ -241,6 +243,9 @@ impl<O: OffsetSize + OffsetSizeTrait> OffsetsDecoder<O> {
 /// Runs of indexes of new dictionary values shorter than this are walked and gathered: the
 /// PLAIN kernel's set-up costs more than it saves on a few values.
 const MIN_FRONTIER_RUN: usize = 16;
+
+/// At most this many indexes are scanned for one run of new values.
+const MAX_FRONTIER_SCAN: usize = 1 << 16;
 
 /// How many of `indexes`, from the first, are `walked, walked + 1, ...`. Compared a block
 /// at a time without a branch per index, which vectorizes: the scan runs over every index of
