@@ -1,9 +1,10 @@
 //! Bit packing as the RLE/bit-packing hybrid and DELTA_BINARY_PACKED use it: values of a fixed
 //! bit width packed back to back, least significant bit first.
 //!
-//! The unpackers work 32 values at a time with code specialised per width (a `match` on the
-//! width selects a function generic over the width as a constant, whose body the compiler
-//! fully unrolls into shifts and masks). 32 values of width `w` are exactly `4 * w` bytes.
+//! The unpackers and packers work 32 values at a time with code specialised per width (a
+//! `match` on the width selects a function generic over the width as a constant, whose body
+//! the compiler fully unrolls into shifts and masks). 32 values of width `w` are exactly
+//! `4 * w` bytes.
 //! Input shorter than that reads as zero bits, so callers can unpack the tail of a run without
 //! a separate slow path.
 //!
@@ -171,26 +172,129 @@ pub fn unpack_u64(input: &[u8], width: usize, out: &mut [u64]) -> usize {
     (out.len() * width).div_ceil(8)
 }
 
-/// Packs `values` with `width` bits each (0..=64, LSB first), appending
+#[inline(always)]
+fn pack32_w<const W: usize>(values: &[u32; 32], out: &mut Vec<u8>) {
+    if W == 0 {
+        return;
+    }
+    let mask = u32::MAX >> (32 - W);
+    // The packed words are built on the stack (OR-ing needs them zeroed) and appended with
+    // one copy; with `W` constant every index and shift below is a constant.
+    let mut words = [0u32; W];
+    unroll32!(I => {
+        let bit = I * W;
+        let (k, s) = (bit / 32, bit % 32);
+        let v = values[I] & mask;
+        words[k] |= v << s;
+        if s + W > 32 {
+            words[k + 1] |= v >> (32 - s);
+        }
+    });
+    out.extend_from_slice(words.map(u32::to_le_bytes).as_flattened());
+}
+
+#[inline(always)]
+fn pack32_w64<const W: usize>(values: &[u64; 32], out: &mut Vec<u8>) {
+    if W == 0 {
+        return;
+    }
+    let mask = u64::MAX >> (64 - W);
+    let mut words = [0u32; W];
+    unroll32!(I => {
+        let bit = I * W;
+        let (k, s) = (bit / 32, bit % 32);
+        let v = values[I] & mask;
+        words[k] |= (v << s) as u32;
+        if s + W > 32 {
+            words[k + 1] |= (v >> (32 - s)) as u32;
+        }
+        if s + W > 64 {
+            words[k + 2] |= (v >> (64 - s)) as u32;
+        }
+    });
+    out.extend_from_slice(words.map(u32::to_le_bytes).as_flattened());
+}
+
+#[inline(always)]
+fn pack8_w<const W: usize>(values: &[u32; 8], out: &mut Vec<u8>) {
+    if W == 0 {
+        return;
+    }
+    let mask = u64::from(u32::MAX >> (32 - W));
+    // 8 values of at most 32 bits fit in 4 words; the first W bytes hold them.
+    let mut words = [0u64; 4];
+    unroll32!(@ I => {
+        let bit = I * W;
+        let (k, s) = (bit / 64, bit % 64);
+        let v = u64::from(values[I]) & mask;
+        words[k] |= v << s;
+        if s + W > 64 {
+            words[k + 1] |= v >> (64 - s);
+        }
+    }; 0 1 2 3 4 5 6 7);
+    out.extend_from_slice(&words.map(u64::to_le_bytes).as_flattened()[..W]);
+}
+
+/// Packs 8 values of `width` bits (0..=32, LSB first), appending exactly `width` bytes to
+/// `out`: one group of the RLE/bit-packing hybrid, for encoders that get values one at a time.
+/// Bits above `width` are dropped.
+///
+/// A width over 32 is a caller bug (debug builds panic); release builds pack at 32.
+#[inline]
+pub fn pack8(values: &[u32; 8], width: usize, out: &mut Vec<u8>) {
+    debug_assert!(width <= 32, "bit width {width} is over 32");
+    dispatch!(width, pack8_w, pack8_w::<32>(values, out), (values, out);
+        0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32)
+}
+
+/// Packs 32 values of `width` bits (0..=32, LSB first), appending exactly `4 * width` bytes to
+/// `out`: the mirror of [`unpack32`], used by the RLE/bit-packing hybrid encoder. Bits above
+/// `width` are dropped.
+///
+/// A width over 32 is a caller bug (debug builds panic); release builds pack at 32.
+#[inline]
+pub fn pack32(values: &[u32; 32], width: usize, out: &mut Vec<u8>) {
+    debug_assert!(width <= 32, "bit width {width} is over 32");
+    dispatch!(width, pack32_w, pack32_w::<32>(values, out), (values, out);
+        0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32)
+}
+
+/// Packs 32 values of `width` bits (0..=64, LSB first), appending exactly `4 * width` bytes to
+/// `out`: the mirror of [`unpack32_u64`], used by the DELTA_BINARY_PACKED encoder for INT64.
+/// Bits above `width` are dropped.
+///
+/// A width over 64 is a caller bug (debug builds panic); release builds pack at 64.
+#[inline]
+pub fn pack32_u64(values: &[u64; 32], width: usize, out: &mut Vec<u8>) {
+    debug_assert!(width <= 64, "bit width {width} is over 64");
+    dispatch!(width, pack32_w64, pack32_w64::<64>(values, out), (values, out);
+        0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32
+        33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62
+        63 64)
+}
+
+/// Packs any number of `values` with `width` bits each (0..=64, LSB first), appending
 /// `ceil(count * width / 8)` bytes to `out`. Bits above `width` are dropped.
 ///
-/// Used by the writer and by tests; not tuned.
+/// A convenience over [`pack32_u64`] for callers whose values are not in groups of 32 (the
+/// last group is packed zero-padded and the padding's bytes cut off).
 pub fn pack(values: impl IntoIterator<Item = u64>, width: usize, out: &mut Vec<u8>) {
     let width = width.min(64);
-    let mask = if width == 0 { 0 } else { u64::MAX >> (64 - width) };
-    let mut acc: u128 = 0;
-    let mut bits = 0usize;
+    let mut group = [0u64; 32];
+    let mut n = 0;
     for v in values {
-        acc |= ((v & mask) as u128) << bits;
-        bits += width;
-        while bits >= 8 {
-            out.push(acc as u8);
-            acc >>= 8;
-            bits -= 8;
+        group[n] = v;
+        n += 1;
+        if n == 32 {
+            pack32_u64(&group, width, out);
+            n = 0;
         }
     }
-    if bits > 0 {
-        out.push(acc as u8);
+    if n > 0 {
+        group[n..].fill(0);
+        let end = out.len() + (n * width).div_ceil(8);
+        pack32_u64(&group, width, out);
+        out.truncate(end);
     }
 }
 
@@ -314,6 +418,37 @@ mod tests {
         let mut too_big = vec![0xff; 9];
         too_big.push(0x02);
         assert!(read_uleb128(&too_big, &mut 0, "t").is_err());
+    }
+
+    #[test]
+    fn pack32_matches_reference_and_drops_high_bits() {
+        let mut rng = TestRng::new(3);
+        for width in 0..=64usize {
+            for _ in 0..20 {
+                let raw: [u64; 32] = std::array::from_fn(|_| rng.next_u64());
+                let mask = if width == 0 { 0 } else { u64::MAX >> (64 - width) };
+                let want: Vec<u64> = raw.iter().map(|&v| v & mask).collect();
+                let mut out = vec![0xEE]; // appends after what is there
+                pack32_u64(&raw, width, &mut out);
+                assert_eq!(out.len(), 1 + 4 * width, "u64 width {width}");
+                assert_eq!(reference(&out[1..], width, 32), want, "u64 width {width}");
+                if width <= 32 {
+                    let raw32: [u32; 32] = raw.map(|v| v as u32);
+                    let mut out32 = vec![0xEE];
+                    pack32(&raw32, width, &mut out32);
+                    assert_eq!(out32, out, "u32 width {width}");
+                    // Four groups of 8 packed one at a time are the same bytes.
+                    let mut out8 = vec![0xEE];
+                    for group in raw32.as_chunks::<8>().0 {
+                        pack8(group, width, &mut out8);
+                    }
+                    assert_eq!(out8, out, "pack8 width {width}");
+                    let mut back = [0u32; 32];
+                    unpack32(&out32[1..], width, &mut back);
+                    assert_eq!(back.map(u64::from).to_vec(), want);
+                }
+            }
+        }
     }
 
     #[test]
