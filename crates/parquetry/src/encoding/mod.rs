@@ -1,8 +1,15 @@
-//! Encoding kernels: decoders for every Parquet value encoding.
+//! Encoding kernels: decoders and encoders for every Parquet value encoding.
 //!
 //! Each module is one encoding from the Parquet spec (`Encodings.md`): pure functions and small
 //! streaming decoders over byte slices that *append* into a destination the caller owns. They
 //! know nothing about pages, columns or Arrow arrays; the `read` layer drives them.
+//!
+//! The encoders sit beside their decoders. Each is incremental, for one page at a time: values
+//! are put as the writer converts them (Arrow offsets + data and bitmaps are taken as they
+//! are), `encoded_len_estimate` tells when the page is full, and `finish_into` appends the
+//! page's encoded values and resets the encoder, which keeps its buffers for the next page.
+//! Values from the writer are trusted (Arrow arrays are valid): a caller bug panics rather than
+//! being an [`Error`].
 //!
 //! Rules every kernel follows:
 //! - Every length or count read from the data is checked against the bytes left before anything
@@ -26,6 +33,7 @@ pub mod delta_byte_array;
 pub mod delta_length_byte_array;
 pub mod plain;
 pub mod rle;
+mod rle_encoder;
 mod offsets_plain;
 mod offsets_prefixed;
 mod offsets_sink;

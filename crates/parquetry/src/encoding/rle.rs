@@ -10,9 +10,10 @@
 //! [`RleDecoder`] streams values out of such data: [`decode`](RleDecoder::decode) appends
 //! values, [`next_run`](RleDecoder::next_run) hands out whole runs (so a dictionary gather can
 //! fill a repeated index as one run), [`skip`](RleDecoder::skip) discards values without
-//! unpacking whole bit-packed groups.
+//! unpacking whole bit-packed groups. [`RleEncoder`] writes such data.
 
-use super::bit_pack::{pack, read_uleb128, unpack32, write_uleb128};
+use super::bit_pack::{read_uleb128, unpack32};
+pub use super::rle_encoder::RleEncoder;
 use crate::error::{Error, Result};
 
 /// Values unpacked ahead from a bit-packed run (a multiple of 32).
@@ -360,37 +361,12 @@ pub fn decode_bit_packed_msb<T: RleValue>(
 }
 
 /// Encodes `values` with the RLE/bit-packing hybrid at `bit_width` (0..=32) bits, appending to
-/// `out` (no length prefix). Runs of 8 or more equal values become RLE runs; the rest is
-/// bit-packed in groups of 8, the last group padded with zeros. Bits above the width are dropped.
+/// `out` (no length prefix): a one-call convenience over [`RleEncoder`], which a writer keeps
+/// per column to reuse its buffer.
 pub fn encode_rle_hybrid(values: &[u32], bit_width: u8, out: &mut Vec<u8>) {
-    let w = (bit_width as usize).min(32);
-    let mask = if w == 0 { 0 } else { u32::MAX >> (32 - w) };
-    let flush = |pending: &mut Vec<u32>, out: &mut Vec<u8>| {
-        if pending.is_empty() {
-            return;
-        }
-        let groups = pending.len().div_ceil(8);
-        pending.resize(groups * 8, 0);
-        write_uleb128(((groups as u64) << 1) | 1, out);
-        pack(pending.iter().map(|&v| u64::from(v)), w, out);
-        pending.clear();
-    };
-    let mut pending: Vec<u32> = Vec::new();
-    let mut i = 0;
-    while let Some(&v) = values.get(i) {
-        let run = values[i..].iter().take_while(|&&x| x & mask == v & mask).count();
-        if run >= 8 {
-            flush(&mut pending, out);
-            write_uleb128((run as u64) << 1, out);
-            out.extend_from_slice(&(v & mask).to_le_bytes()[..w.div_ceil(8)]);
-            i += run;
-        } else {
-            let end = (i + 8).min(values.len());
-            pending.extend(values[i..end].iter().map(|&x| x & mask));
-            i = end;
-        }
-    }
-    flush(&mut pending, out);
+    let mut e = RleEncoder::new(bit_width);
+    e.put_slice(values);
+    e.finish_into(out);
 }
 
 #[cfg(test)]
