@@ -11,10 +11,13 @@
 //! length), which also gives the exact decoded size, [`value_bytes`](DeltaByteArrayDecoder::value_bytes).
 //! That size can be far larger than the page (every value may repeat a long prefix), so a
 //! reader should compare it with what the metadata leads it to expect before decoding.
+//!
+//! The encoder keeps the previous value only between calls; within an Arrow array each value
+//! is compared with the one before it where it lies.
 
-use super::delta_binary_packed::DeltaBinaryPackedDecoder;
-use super::delta_length_byte_array::DeltaLengthByteArrayDecoder;
-use super::ByteArraySink;
+use super::delta_binary_packed::{DeltaBinaryPackedDecoder, DeltaBinaryPackedEncoder};
+use super::delta_length_byte_array::{DeltaLengthByteArrayDecoder, DeltaLengthByteArrayEncoder};
+use super::{ByteArraySink, OffsetSize};
 use crate::error::{Error, Result};
 
 /// The scratch vectors of a [`DeltaByteArrayDecoder`] (prefix lengths, suffix lengths, the
@@ -190,19 +193,105 @@ impl<'a> DeltaByteArrayDecoder<'a> {
     }
 }
 
-/// Encodes `values` as DELTA_BYTE_ARRAY, appending to `out`. For tests and the writer.
-pub fn encode(values: &[&[u8]], out: &mut Vec<u8>) {
-    let mut prefixes = Vec::with_capacity(values.len());
-    let mut suffixes = Vec::with_capacity(values.len());
-    let mut prev: &[u8] = &[];
-    for v in values {
-        let p = prev.iter().zip(v.iter()).take_while(|(a, b)| a == b).count();
-        prefixes.push(p as i64);
-        suffixes.push(&v[p..]);
-        prev = v;
+/// An incremental DELTA_BYTE_ARRAY encoder for one page at a time: each value's prefix shared
+/// with the value before it goes to a [`DeltaBinaryPackedEncoder`] as a length, the rest to a
+/// [`DeltaLengthByteArrayEncoder`].
+#[derive(Debug, Clone, Default)]
+pub struct DeltaByteArrayEncoder {
+    prefixes: DeltaBinaryPackedEncoder<i32>,
+    suffixes: DeltaLengthByteArrayEncoder,
+    /// The last value put: the first value of a call shares its prefix with it.
+    prev: Vec<u8>,
+}
+
+impl DeltaByteArrayEncoder {
+    /// An empty encoder.
+    pub fn new() -> Self {
+        Self::default()
     }
-    super::delta_binary_packed::encode(&prefixes, true, 128, 4, out);
-    super::delta_length_byte_array::encode(&suffixes, out);
+
+    /// Appends one value.
+    #[inline]
+    pub fn put(&mut self, value: &[u8]) {
+        let p = common_prefix(&self.prev, value);
+        let suffix = &value[p..];
+        self.prefixes.put_value(p as i32);
+        self.suffixes.put(suffix);
+        // Only the suffix is copied: the prefix is already there.
+        self.prev.truncate(p);
+        self.prev.extend_from_slice(suffix);
+    }
+
+    /// Appends the `offsets.len() - 1` values `data[offsets[i]..offsets[i + 1]]` of an Arrow
+    /// offsets + data array. Each value is compared with the one before it in `data` itself;
+    /// only the call's last value is copied, for the next call.
+    ///
+    /// The offsets must be valid Arrow offsets (non-decreasing, within `data`); otherwise
+    /// this panics or encodes garbage.
+    pub fn put_offsets<O: OffsetSize>(&mut self, offsets: &[O], data: &[u8]) {
+        let Some(&[before_last, last]) = offsets.last_chunk::<2>() else { return };
+        let mut prev: &[u8] = &self.prev;
+        for w in offsets.windows(2) {
+            let value = &data[w[0].as_usize()..w[1].as_usize()];
+            let p = common_prefix(prev, value);
+            self.prefixes.put_value(p as i32);
+            self.suffixes.put(&value[p..]);
+            prev = value;
+        }
+        self.prev.clear();
+        self.prev.extend_from_slice(&data[before_last.as_usize()..last.as_usize()]);
+    }
+
+    /// The number of values put since the last finish.
+    pub fn len(&self) -> usize {
+        self.prefixes.len()
+    }
+
+    /// True if no value was put since the last finish.
+    pub fn is_empty(&self) -> bool {
+        self.prefixes.is_empty()
+    }
+
+    /// An upper bound of the bytes [`finish_into`](Self::finish_into) would append now.
+    pub fn encoded_len_estimate(&self) -> usize {
+        self.prefixes.encoded_len_estimate() + self.suffixes.encoded_len_estimate()
+    }
+
+    /// Appends the prefix lengths and the suffixes to `out`, and resets the encoder for the
+    /// next page (whose first value shares nothing with this page's last), keeping its
+    /// buffers.
+    pub fn finish_into(&mut self, out: &mut Vec<u8>) {
+        out.reserve(self.encoded_len_estimate());
+        self.prefixes.finish_into(out);
+        self.suffixes.finish_into(out);
+        self.prev.clear();
+    }
+}
+
+/// The length of the longest common prefix of `a` and `b`, compared 8 bytes at a time.
+#[inline]
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut i = 0;
+    for (x, y) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
+        let x = x.try_into().map_or(0, u64::from_le_bytes);
+        let y = y.try_into().map_or(0, u64::from_le_bytes);
+        if x != y {
+            // Little endian: the first differing byte holds the lowest differing bit.
+            return i + ((x ^ y).trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    i + a[i..].iter().zip(&b[i..]).take_while(|(x, y)| x == y).count()
+}
+
+/// Encodes `values` as DELTA_BYTE_ARRAY, appending to `out`: a one-call convenience over
+/// [`DeltaByteArrayEncoder`].
+pub fn encode(values: &[&[u8]], out: &mut Vec<u8>) {
+    let mut e = DeltaByteArrayEncoder::new();
+    values.iter().for_each(|v| e.put(v));
+    e.finish_into(out);
 }
 
 #[cfg(test)]
@@ -305,14 +394,16 @@ mod tests {
         // A later value, first, inside or last in the vectorized check's blocks; one past the
         // previous length, and the largest u32 (which must not wrap). The previous length
         // itself is fine.
-        let page_of = |prefixes: &[i64]| {
+        let page_of = |prefixes: &[i32]| {
             let mut page = Vec::new();
-            crate::encoding::delta_binary_packed::encode(prefixes, true, 128, 4, &mut page);
+            let mut e = DeltaBinaryPackedEncoder::<i32>::new();
+            e.put(prefixes);
+            e.finish_into(&mut page);
             crate::encoding::delta_length_byte_array::encode(&vec![&b"ab"[..]; prefixes.len()], &mut page);
             page
         };
         for (bad, n, p) in [(1, 2, 3), (3, 5, 3), (40, 100, 3), (99, 100, 3), (50, 100, -1)] {
-            let mut prefixes = vec![0i64; n];
+            let mut prefixes = vec![0i32; n];
             prefixes[bad] = 2;
             DeltaByteArrayDecoder::new(&page_of(&prefixes), 0, n).unwrap();
             prefixes[bad] = p;
@@ -320,6 +411,75 @@ mod tests {
             let want = format!("value {bad} has prefix length {p}, the previous value has 2 bytes");
             assert!(e.contains(&want), "{e}");
         }
+    }
+
+    #[test]
+    fn common_prefix_matches_naive() {
+        let mut rng = TestRng::new(33);
+        for _ in 0..2000 {
+            let len = rng.below(40) as usize;
+            let a = rng.bytes(len);
+            let mut b = a.clone();
+            b.truncate(rng.below(a.len() as u64 + 1) as usize);
+            let extra = rng.below(20) as usize;
+            b.extend(rng.bytes(extra).iter().map(|x| x % 2));
+            let naive = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+            assert_eq!(common_prefix(&a, &b), naive);
+            assert_eq!(common_prefix(&b, &a), naive);
+        }
+    }
+
+    #[test]
+    fn encoder_put_and_put_offsets_agree_and_pages_start_fresh() {
+        let mut rng = TestRng::new(34);
+        let mut by_offsets = DeltaByteArrayEncoder::new();
+        for n in [0usize, 1, 2, 9, 127, 128, 129, 700] {
+            // Sorted-ish keys with long shared prefixes, some empty, some long.
+            let mut owned: Vec<Vec<u8>> = Vec::new();
+            for i in 0..n {
+                let mut v = owned.last().cloned().unwrap_or_default();
+                v.truncate(rng.below(v.len() as u64 + 1) as usize);
+                let extra = if i % 50 == 7 { 300 } else { rng.below(12) as usize };
+                v.extend((0..extra).map(|_| b'a' + rng.below(3) as u8));
+                owned.push(v);
+            }
+            let mut data = b"xyz".to_vec();
+            let mut offsets = vec![3i32];
+            for v in &owned {
+                data.extend_from_slice(v);
+                offsets.push(data.len() as i32);
+            }
+            let mut by_put = DeltaByteArrayEncoder::new();
+            owned.iter().for_each(|v| by_put.put(v));
+            assert_eq!(by_put.len(), n);
+            let mut want = Vec::new();
+            by_put.finish_into(&mut want);
+            // Two calls (the second's first value builds on the first call's last).
+            let cut = n / 2;
+            by_offsets.put_offsets(&offsets[..=cut], &data);
+            let offsets64: Vec<i64> = offsets.iter().map(|&o| i64::from(o)).collect();
+            by_offsets.put_offsets(&offsets64[cut..], &data);
+            let estimate = by_offsets.encoded_len_estimate();
+            let mut got = Vec::new();
+            by_offsets.finish_into(&mut got);
+            assert!(got.len() <= estimate);
+            assert_eq!(got, want, "n {n}");
+            let mut d = DeltaByteArrayDecoder::new(&got, 0, n).unwrap();
+            assert_eq!(d.end(), got.len());
+            let mut s = OffsetsSink::<i32>::new();
+            d.decode(n, &mut s).unwrap();
+            assert!((0..n).all(|i| s.value(i) == Some(&owned[i][..])));
+        }
+        // After a finish the next page's first value has prefix 0, whatever came before.
+        let mut e = DeltaByteArrayEncoder::new();
+        e.put(b"same");
+        e.finish_into(&mut Vec::new());
+        e.put(b"same");
+        let mut page = Vec::new();
+        e.finish_into(&mut page);
+        let mut fresh = Vec::new();
+        encode(&[b"same"], &mut fresh);
+        assert_eq!(page, fresh);
     }
 
     #[test]

@@ -5,9 +5,12 @@
 //! sum within the page), so decoding a batch is one bulk call on the sink: for offsets, one
 //! copy of the batch's bytes plus a prefix sum; for views, views into the page and no copy.
 //! Skipping `n` values is a sum of `n` lengths.
+//!
+//! The encoder takes Arrow offsets + data directly: the lengths are the offsets' differences
+//! and the value bytes are one copy.
 
-use super::delta_binary_packed::DeltaBinaryPackedDecoder;
-use super::ByteArraySink;
+use super::delta_binary_packed::{DeltaBinaryPackedDecoder, DeltaBinaryPackedEncoder};
+use super::{ByteArraySink, OffsetSize};
 use crate::error::{Error, Result};
 
 /// A DELTA_LENGTH_BYTE_ARRAY decoder over one page.
@@ -148,13 +151,92 @@ impl<'a> DeltaLengthByteArrayDecoder<'a> {
     }
 }
 
-/// Encodes `values` as DELTA_LENGTH_BYTE_ARRAY, appending to `out`. For tests and the writer.
-pub fn encode(values: &[&[u8]], out: &mut Vec<u8>) {
-    let lengths: Vec<i64> = values.iter().map(|v| v.len() as i64).collect();
-    super::delta_binary_packed::encode(&lengths, true, 128, 4, out);
-    for v in values {
-        out.extend_from_slice(v);
+/// Lengths converted per step of [`DeltaLengthByteArrayEncoder::put_offsets`]: enough to
+/// amortise the call, small enough to stay in L1.
+const LENGTHS_CHUNK: usize = 1024;
+
+/// An incremental DELTA_LENGTH_BYTE_ARRAY encoder for one page at a time: the lengths go to a
+/// [`DeltaBinaryPackedEncoder`], the value bytes to one buffer, and
+/// [`finish_into`](Self::finish_into) writes the one after the other.
+#[derive(Debug, Clone, Default)]
+pub struct DeltaLengthByteArrayEncoder {
+    lengths: DeltaBinaryPackedEncoder<i32>,
+    data: Vec<u8>,
+    /// Lengths of the values of one [`put_offsets`](Self::put_offsets) step.
+    scratch: Vec<i32>,
+}
+
+impl DeltaLengthByteArrayEncoder {
+    /// An empty encoder.
+    pub fn new() -> Self {
+        Self::default()
     }
+
+    /// Appends one value.
+    #[inline]
+    pub fn put(&mut self, value: &[u8]) {
+        self.lengths.put_value(value.len() as i32);
+        self.data.extend_from_slice(value);
+    }
+
+    /// Appends the `offsets.len() - 1` values `data[offsets[i]..offsets[i + 1]]` of an Arrow
+    /// offsets + data array: lengths from the offset differences, and the value bytes as one
+    /// copy of `data[offsets[0]..offsets[n]]`.
+    ///
+    /// The offsets must be valid Arrow offsets (non-decreasing, within `data`); otherwise
+    /// this panics or encodes garbage.
+    pub fn put_offsets<O: OffsetSize>(&mut self, offsets: &[O], data: &[u8]) {
+        let (Some(first), Some(last)) = (offsets.first(), offsets.last()) else { return };
+        let n = offsets.len() - 1;
+        let mut i = 0;
+        while i < n {
+            let end = (i + LENGTHS_CHUNK).min(n);
+            self.scratch.clear();
+            let lengths = offsets[i..=end].windows(2);
+            self.scratch
+                .extend(lengths.map(|w| w[1].as_usize().wrapping_sub(w[0].as_usize()) as i32));
+            self.lengths.put(&self.scratch);
+            i = end;
+        }
+        self.data.extend_from_slice(&data[first.as_usize()..last.as_usize()]);
+    }
+
+    /// The number of values put since the last finish.
+    pub fn len(&self) -> usize {
+        self.lengths.len()
+    }
+
+    /// True if no value was put since the last finish.
+    pub fn is_empty(&self) -> bool {
+        self.lengths.is_empty()
+    }
+
+    /// The value bytes put since the last finish.
+    pub fn data_len(&self) -> usize {
+        self.data.len()
+    }
+
+    /// An upper bound of the bytes [`finish_into`](Self::finish_into) would append now.
+    pub fn encoded_len_estimate(&self) -> usize {
+        self.lengths.encoded_len_estimate() + self.data.len()
+    }
+
+    /// Appends the lengths and the value bytes to `out`, and resets the encoder for the next
+    /// page, keeping its buffers.
+    pub fn finish_into(&mut self, out: &mut Vec<u8>) {
+        out.reserve(self.encoded_len_estimate());
+        self.lengths.finish_into(out);
+        out.extend_from_slice(&self.data);
+        self.data.clear();
+    }
+}
+
+/// Encodes `values` as DELTA_LENGTH_BYTE_ARRAY, appending to `out`: a one-call convenience
+/// over [`DeltaLengthByteArrayEncoder`].
+pub fn encode(values: &[&[u8]], out: &mut Vec<u8>) {
+    let mut e = DeltaLengthByteArrayEncoder::new();
+    values.iter().for_each(|v| e.put(v));
+    e.finish_into(out);
 }
 
 #[cfg(test)]
@@ -248,6 +330,74 @@ mod tests {
             }
             buffer = d.into_buffer();
         }
+    }
+
+    /// Random values (empty, short, some long), as owned vectors and as Arrow offsets + data
+    /// with `skip` values' worth of bytes before the first.
+    fn random_values(
+        rng: &mut TestRng,
+        n: usize,
+        skip: usize,
+    ) -> (Vec<Vec<u8>>, Vec<i64>, Vec<u8>) {
+        let owned: Vec<Vec<u8>> = (0..n)
+            .map(|_| {
+                let len = match rng.below(10) {
+                    0 => 0,
+                    1 => 200 + rng.below(5000) as usize,
+                    _ => rng.below(30) as usize,
+                };
+                rng.bytes(len)
+            })
+            .collect();
+        let mut data = rng.bytes(skip);
+        let mut offsets = vec![skip as i64];
+        for v in &owned {
+            data.extend_from_slice(v);
+            offsets.push(data.len() as i64);
+        }
+        data.extend(rng.bytes(3)); // bytes after the last value are not copied
+        (owned, offsets, data)
+    }
+
+    #[test]
+    fn encoder_put_and_put_offsets_agree() {
+        let mut rng = TestRng::new(23);
+        let mut by_offsets = DeltaLengthByteArrayEncoder::new();
+        for n in [0usize, 1, 2, 127, 128, 129, 1023, 1024, 1025, 3000] {
+            let skip = rng.below(3) as usize * 7;
+            let (owned, offsets, data) = random_values(&mut rng, n, skip);
+            let mut by_put = DeltaLengthByteArrayEncoder::new();
+            owned.iter().for_each(|v| by_put.put(v));
+            let want_bytes: usize = owned.iter().map(Vec::len).sum();
+            assert_eq!((by_put.len(), by_put.data_len()), (n, want_bytes));
+            let mut want = Vec::new();
+            by_put.finish_into(&mut want);
+            // Offsets of both widths, given in one call or in two pieces; the encoder is
+            // reused across pages.
+            let offsets32: Vec<i32> = offsets.iter().map(|&o| o as i32).collect();
+            let cut = n / 3;
+            by_offsets.put_offsets(&offsets32[..=cut], &data);
+            by_offsets.put_offsets(&offsets32[cut..], &data);
+            assert_eq!((by_offsets.len(), by_offsets.data_len()), (n, want_bytes));
+            let estimate = by_offsets.encoded_len_estimate();
+            let mut got = Vec::new();
+            by_offsets.finish_into(&mut got);
+            assert!(got.len() <= estimate);
+            assert_eq!(got, want, "n {n}");
+            by_offsets.put_offsets(&offsets, &data);
+            got.clear();
+            by_offsets.finish_into(&mut got);
+            assert_eq!(got, want, "n {n}, i64 offsets");
+            // And they decode to the values.
+            let mut d = DeltaLengthByteArrayDecoder::new(&got, 0, n).unwrap();
+            assert_eq!(d.end(), got.len());
+            let mut s = OffsetsSink::<i64>::new();
+            d.decode(n, &mut s).unwrap();
+            assert!((0..n).all(|i| s.value(i) == Some(&owned[i][..])));
+        }
+        by_offsets.put_offsets::<i32>(&[], &[]);
+        by_offsets.put_offsets::<i32>(&[5], b"abcdef");
+        assert!(by_offsets.is_empty());
     }
 
     #[test]

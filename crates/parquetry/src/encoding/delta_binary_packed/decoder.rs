@@ -1,19 +1,8 @@
-//! DELTA_BINARY_PACKED (= 5) for INT32 and INT64, and for the lengths inside
-//! DELTA_LENGTH_BYTE_ARRAY and DELTA_BYTE_ARRAY.
-//!
-//! Header: ULEB128 block size (a multiple of 128), ULEB128 miniblocks per block (values per
-//! miniblock a multiple of 32), ULEB128 total value count, zigzag first value. Each block: zigzag
-//! min delta, one bit-width byte per miniblock, then the miniblocks, bit packed. Values are
-//! rebuilt by a wrapping prefix sum of `min delta + packed delta`.
-//!
-//! The decoder unpacks 32 deltas at a time (miniblocks are multiples of 32) with
-//! [`bit_pack`](super::bit_pack) and prefix-sums them straight into the destination. It reads
-//! blocks only when values are needed, so once all values are read
-//! [`bytes_read`](DeltaBinaryPackedDecoder::bytes_read) is the end of the encoded data, which
-//! the byte-array encodings need to find what follows.
+//! The DELTA_BINARY_PACKED decoder.
 
-use super::bit_pack::{read_uleb128, unpack32, unpack32_u64};
-use super::prefix_sum::prefix_sum32;
+use super::zigzag;
+use crate::encoding::bit_pack::{read_uleb128, unpack32, unpack32_u64};
+use crate::encoding::prefix_sum::prefix_sum32;
 use crate::error::{Error, Result};
 
 /// A type DELTA_BINARY_PACKED decodes to. The arithmetic wraps in the type's width, as the
@@ -91,10 +80,6 @@ impl DeltaValue for i64 {
     fn step(self, min_delta: Self, delta: u64) -> Self {
         self.wrapping_add(min_delta).wrapping_add(delta as i64)
     }
-}
-
-fn zigzag(v: u64) -> u64 {
-    (v >> 1) ^ (v & 1).wrapping_neg()
 }
 
 /// A streaming DELTA_BINARY_PACKED decoder.
@@ -315,49 +300,19 @@ impl<'a, T: DeltaValue> DeltaBinaryPackedDecoder<'a, T> {
     }
 }
 
-/// Encodes `values` as DELTA_BINARY_PACKED with `block_size` values per block in `miniblocks`
-/// miniblocks, appending to `out`; with `int32` the arithmetic wraps at 32 bits (values must
-/// be `i32`s). For tests and the writer; not tuned.
-pub fn encode(values: &[i64], int32: bool, block_size: usize, miniblocks: usize, out: &mut Vec<u8>) {
-    use super::bit_pack::pack;
-    use super::bit_pack::write_uleb128;
-    let zz = |v: i64| ((v << 1) ^ (v >> 63)) as u64;
-    write_uleb128(block_size as u64, out);
-    write_uleb128(miniblocks as u64, out);
-    write_uleb128(values.len() as u64, out);
-    write_uleb128(zz(values.first().copied().unwrap_or(0)), out);
-    let per_mb = block_size / miniblocks.max(1);
-    let deltas: Vec<i64> = values
-        .windows(2)
-        .map(|w| match int32 {
-            true => (w[1] as i32).wrapping_sub(w[0] as i32) as i64,
-            false => w[1].wrapping_sub(w[0]),
-        })
-        .collect();
-    for block in deltas.chunks(block_size.max(1)) {
-        let min = block.iter().copied().min().unwrap_or(0);
-        write_uleb128(zz(min), out);
-        let rel: Vec<u64> = match int32 {
-            true => block.iter().map(|&d| u64::from(d.wrapping_sub(min) as u32)).collect(),
-            false => block.iter().map(|&d| d.wrapping_sub(min) as u64).collect(),
-        };
-        let mbs: Vec<&[u64]> = rel.chunks(per_mb.max(1)).collect();
-        let width_of = |mb: &[u64]| mb.iter().map(|v| 64 - v.leading_zeros()).max().unwrap_or(0);
-        for i in 0..miniblocks {
-            out.push(mbs.get(i).map_or(0, |mb| width_of(mb)) as u8);
-        }
-        for mb in &mbs {
-            let w = width_of(mb) as usize;
-            let padded = mb.iter().copied().chain(std::iter::repeat(0)).take(per_mb);
-            pack(padded, w, out);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::encoding::delta_binary_packed::{DeltaBinaryPackedEncoder, DeltaEncodeValue};
     use crate::encoding::TestRng;
+
+    fn encode<T: DeltaEncodeValue>(values: &[T], block_size: usize, miniblocks: usize) -> Vec<u8> {
+        let mut e = DeltaBinaryPackedEncoder::with_block_size(block_size, miniblocks);
+        e.put(values);
+        let mut out = Vec::new();
+        e.finish_into(&mut out);
+        out
+    }
 
     fn decode_i64(data: &[u8]) -> Result<(Vec<i64>, usize)> {
         let mut out = Vec::new();
@@ -414,7 +369,7 @@ mod tests {
         let mut out = Vec::new();
         // A huge count with a few bytes errors without a huge allocation.
         let mut data = vec![0x80, 0x01, 1];
-        super::super::bit_pack::write_uleb128(1 << 31, &mut data);
+        crate::encoding::bit_pack::write_uleb128(1 << 31, &mut data);
         data.extend([0, 0, 0]);
         let mut d = DeltaBinaryPackedDecoder::<i64>::new(&data).unwrap();
         assert!(d.decode_all(&mut out).is_err());
@@ -441,15 +396,13 @@ mod tests {
                 }
             };
             let (bs, mbs) = [(128, 4), (128, 1), (256, 8), (1024, 32)][iter % 4];
-            let mut data = Vec::new();
-            encode(&values, false, bs, mbs, &mut data);
+            let mut data = encode(&values, bs, mbs);
             let end = data.len();
             data.extend([1, 2, 3]);
             assert_eq!(decode_i64(&data).unwrap(), (values.clone(), end), "iter {iter}");
             // INT32: the same data truncated to 32 bits decodes with wrapping.
-            let v32: Vec<i64> = values.iter().map(|&v| v as i32 as i64).collect();
-            let mut data32 = Vec::new();
-            encode(&v32, true, bs, mbs, &mut data32);
+            let v32: Vec<i32> = values.iter().map(|&v| v as i32).collect();
+            let data32 = encode(&v32, bs, mbs);
             let mut d = DeltaBinaryPackedDecoder::<i32>::new(&data32).unwrap();
             let mut got = Vec::new();
             let mut skipped = 0;
@@ -457,7 +410,7 @@ mod tests {
                 let k = 1 + rng.below(100) as usize;
                 if rng.below(3) == 0 {
                     let s = d.skip(k).unwrap();
-                    got.extend(v32[got.len()..got.len() + s].iter().map(|&v| v as i32));
+                    got.extend_from_slice(&v32[got.len()..got.len() + s]);
                     skipped += s;
                 } else {
                     d.decode(k, &mut got).unwrap();
@@ -465,7 +418,7 @@ mod tests {
             }
             let _ = skipped;
             assert_eq!(d.bytes_read(), data32.len());
-            assert_eq!(got, v32.iter().map(|&v| v as i32).collect::<Vec<_>>());
+            assert_eq!(got, v32);
             let mut d = DeltaBinaryPackedDecoder::<i32>::new(&data32).unwrap();
             assert_eq!(d.skip_all().unwrap(), data32.len());
         }
@@ -482,8 +435,7 @@ mod tests {
                 d
             } else {
                 let values: Vec<i64> = (0..rng.below(400)).map(|_| rng.below(1000) as i64).collect();
-                let mut d = Vec::new();
-                encode(&values, false, 128, 4, &mut d);
+                let mut d = encode(&values, 128, 4);
                 d.truncate(rng.below(d.len() as u64 + 1) as usize);
                 d
             };
