@@ -5,8 +5,12 @@
 //! Fixed-width decoders check the whole batch against the input once, then convert in one
 //! pass the compiler turns into a plain copy on little-endian targets. Each returns the bytes
 //! it used, so a caller reading a page in batches advances by that much.
+//!
+//! The write side: [`encode_byte_array_offsets`] for Arrow offsets + data, and
+//! [`BooleanEncoder`]. Fixed-width values need no encoder: their PLAIN form is their
+//! little-endian bytes.
 
-use super::ByteArraySink;
+use super::{ByteArraySink, OffsetSize};
 use crate::error::{Error, Result};
 
 /// The bytes `n` values of `size` bytes need, or an error if `data_len` is shorter.
@@ -102,6 +106,13 @@ pub fn decode_bool_bits(
             dst.len()
         )));
     }
+    append_bits(data, bit_offset, n, dst, dst_bits);
+    Ok(())
+}
+
+/// [`decode_bool_bits`] without its checks, which the caller has made: `data` holds bits
+/// `bit_offset .. bit_offset + n`, and `dst` is `ceil(dst_bits / 8)` bytes.
+fn append_bits(data: &[u8], bit_offset: usize, n: usize, dst: &mut Vec<u8>, dst_bits: usize) {
     // First fill the partial last byte of dst, bit by bit (at most 7 bits).
     let mut src = bit_offset;
     let mut left = n;
@@ -138,7 +149,6 @@ pub fn decode_bool_bits(
         }
         dst.push(b);
     }
-    Ok(())
 }
 
 /// Appends `n` BOOLEAN values starting at bit `bit_offset` of `data` to `dst`.
@@ -208,6 +218,102 @@ pub fn skip_byte_array(page: &[u8], pos: usize, n: usize) -> Result<usize> {
         p = start + v.len();
     }
     Ok(p)
+}
+
+/// Appends the PLAIN BYTE_ARRAY form (a 4-byte little-endian length before each value) of the
+/// `offsets.len() - 1` values `data[offsets[i]..offsets[i + 1]]` of an Arrow offsets + data
+/// array, reserving `out` once for all of them.
+///
+/// The offsets must be valid Arrow offsets (non-decreasing, within `data`); otherwise this
+/// panics or encodes garbage.
+pub fn encode_byte_array_offsets<O: OffsetSize>(offsets: &[O], data: &[u8], out: &mut Vec<u8>) {
+    let (Some(first), Some(last)) = (offsets.first(), offsets.last()) else { return };
+    let n = offsets.len() - 1;
+    out.reserve(4 * n + last.as_usize().saturating_sub(first.as_usize()));
+    for w in offsets.windows(2) {
+        let value = &data[w[0].as_usize()..w[1].as_usize()];
+        out.extend_from_slice(&(value.len() as u32).to_le_bytes());
+        out.extend_from_slice(value);
+    }
+}
+
+/// An incremental PLAIN BOOLEAN encoder: one bit per value, LSB first, the last byte padded
+/// with zeros.
+#[derive(Debug, Clone, Default)]
+pub struct BooleanEncoder {
+    /// `ceil(len / 8)` bytes; the bits past `len` are zero.
+    bytes: Vec<u8>,
+    len: usize,
+}
+
+impl BooleanEncoder {
+    /// An empty encoder.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends one value.
+    #[inline]
+    pub fn put(&mut self, v: bool) {
+        let bit = self.len % 8;
+        if bit == 0 {
+            self.bytes.push(u8::from(v));
+        } else if let Some(last) = self.bytes.last_mut() {
+            *last |= u8::from(v) << bit;
+        }
+        self.len += 1;
+    }
+
+    /// Appends `len` values from the LSB-first `bitmap` (an Arrow boolean array's values),
+    /// starting at bit `offset`: whole bytes are copied, shifted when the bits are not
+    /// aligned the same way in both.
+    ///
+    /// # Panics
+    ///
+    /// If `bitmap` is shorter than `offset + len` bits.
+    pub fn put_bits(&mut self, bitmap: &[u8], offset: usize, len: usize) {
+        if check_bits(bitmap, offset, len).is_err() {
+            panic!("bits {offset}..+{len} are past a bitmap of {} bytes", bitmap.len());
+        }
+        append_bits(bitmap, offset, len, &mut self.bytes, self.len);
+        self.len += len;
+    }
+
+    /// Appends `values`, 8 to a byte.
+    pub fn put_slice(&mut self, values: &[bool]) {
+        let head = ((8 - self.len % 8) % 8).min(values.len());
+        let (head, rest) = values.split_at(head);
+        head.iter().for_each(|&v| self.put(v));
+        let (bytes, tail) = rest.as_chunks::<8>();
+        self.bytes.extend(bytes.iter().map(|b| {
+            b.iter().enumerate().fold(0u8, |acc, (i, &v)| acc | (u8::from(v) << i))
+        }));
+        self.len += 8 * bytes.len();
+        tail.iter().for_each(|&v| self.put(v));
+    }
+
+    /// The number of values put since the last finish.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True if no value was put since the last finish.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The bytes [`finish_into`](Self::finish_into) would append now (exact).
+    pub fn encoded_len_estimate(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// Appends the packed values to `out`, and resets the encoder for the next page, keeping
+    /// its buffer.
+    pub fn finish_into(&mut self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.bytes);
+        self.bytes.clear();
+        self.len = 0;
+    }
 }
 
 #[cfg(test)]
@@ -310,6 +416,82 @@ mod tests {
         assert!(skip_byte_array(&page, 3, 5).is_err());
         let msg = decode_byte_array(&[9, 0, 0, 0, 1], 0, 1, &mut s).unwrap_err().to_string();
         assert!(msg.contains("needs 9 bytes"), "{msg}");
+    }
+
+    #[test]
+    fn byte_array_offsets_encode_as_plain() {
+        let values: [&[u8]; 5] = [b"Hello", b"", b"a string longer than 12", b"World", b""];
+        let mut data = b"skip".to_vec();
+        let mut offsets = vec![4i64];
+        for v in values {
+            data.extend_from_slice(v);
+            offsets.push(data.len() as i64);
+        }
+        data.extend_from_slice(b"after");
+        let mut out = vec![7];
+        encode_byte_array_offsets(&offsets, &data, &mut out);
+        assert_eq!(out[1..], plain_page(&values));
+        let offsets32: Vec<i32> = offsets.iter().map(|&o| o as i32).collect();
+        let mut out32 = vec![7];
+        encode_byte_array_offsets(&offsets32[..3], &data, &mut out32);
+        encode_byte_array_offsets(&offsets32[2..], &data, &mut out32);
+        assert_eq!(out32, out);
+        let mut s = OffsetsSink::<i32>::new();
+        assert_eq!(decode_byte_array(&out, 1, 5, &mut s).unwrap(), out.len());
+        assert_eq!(s.data, data[4..data.len() - 5]);
+        // No values: nothing appended.
+        encode_byte_array_offsets::<i32>(&[], &data, &mut out);
+        encode_byte_array_offsets(&[3i32], &data, &mut out);
+        assert_eq!(out32, out);
+    }
+
+    #[test]
+    fn boolean_encoder_put_bits_put_and_slices_agree() {
+        // Spec: PLAIN booleans are bit packed LSB first: 1 0 1 1 0 0 0 0, 1 is 0b1101, 0b1.
+        let mut e = BooleanEncoder::new();
+        e.put_slice(&[true, false, true, true, false, false, false, false, true]);
+        let mut out = vec![];
+        e.finish_into(&mut out);
+        assert_eq!(out, [0b0000_1101, 0b1]);
+        let mut rng = TestRng::new(9);
+        let bitmap = rng.bytes(80);
+        let bit = |i: usize| (bitmap[i / 8] >> (i % 8)) & 1 == 1;
+        for _ in 0..300 {
+            let mut by_bits = BooleanEncoder::new();
+            let mut by_put = BooleanEncoder::new();
+            let mut by_slice = BooleanEncoder::new();
+            let mut want = Vec::new();
+            for _ in 0..1 + rng.below(5) {
+                let offset = rng.below(100) as usize;
+                let len = rng.below(200) as usize;
+                by_bits.put_bits(&bitmap, offset, len);
+                let vals: Vec<bool> = (offset..offset + len).map(bit).collect();
+                vals.iter().for_each(|&v| by_put.put(v));
+                by_slice.put_slice(&vals);
+                want.extend(vals);
+            }
+            assert_eq!(by_bits.len(), want.len());
+            assert_eq!(by_bits.encoded_len_estimate(), want.len().div_ceil(8));
+            let (mut a, mut b, mut c) = (vec![], vec![], vec![]);
+            by_bits.finish_into(&mut a);
+            by_put.finish_into(&mut b);
+            by_slice.finish_into(&mut c);
+            assert_eq!(a, b);
+            assert_eq!(a, c);
+            let mut got = vec![];
+            decode_bools(&a, 0, want.len(), &mut got).unwrap();
+            assert_eq!(got, want);
+            if want.len() % 8 != 0 {
+                assert_eq!(a[a.len() - 1] >> (want.len() % 8), 0, "padding bits are zero");
+            }
+            assert!(by_bits.is_empty());
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "past a bitmap")]
+    fn boolean_put_bits_past_the_bitmap_panics() {
+        BooleanEncoder::new().put_bits(&[0xFF], 1, 8);
     }
 
     #[test]
