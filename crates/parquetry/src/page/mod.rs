@@ -4,7 +4,9 @@
 mod chunk;
 mod source;
 mod stream;
+mod writer;
 
 pub use chunk::{chunk_byte_range, has_parquet_816_bug};
 pub use source::{BytesSource, ChunkSource, ReaderSource};
 pub use stream::{Page, PageStream, MAX_RECYCLED};
+pub use writer::{DataPage, DataPageVersion, FinishedChunk, PageWriter};

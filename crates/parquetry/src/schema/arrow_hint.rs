@@ -17,6 +17,39 @@ pub fn decode_arrow_schema(value: &str) -> Result<Schema> {
         .map_err(|e| Error::corrupt(format!("ARROW:schema metadata is not an Arrow schema: {e}")))
 }
 
+/// The value of an `ARROW:schema` entry for `schema`: an IPC schema message behind the
+/// continuation marker and its length, in standard base64, as Arrow C++ and arrow-rs write it.
+pub fn encode_arrow_schema(schema: &Schema) -> String {
+    use arrow_ipc::writer::{DictionaryTracker, IpcDataGenerator, IpcWriteOptions};
+    let mut tracker = DictionaryTracker::new(true);
+    let message = IpcDataGenerator {}
+        .schema_to_bytes_with_dictionary_tracker(schema, &mut tracker, &IpcWriteOptions::default())
+        .ipc_message;
+    let mut framed = Vec::with_capacity(message.len() + 8);
+    framed.extend_from_slice(&[0xff; 4]);
+    framed.extend_from_slice(&(message.len() as u32).to_le_bytes());
+    framed.extend_from_slice(&message);
+    base64_encode(&framed)
+}
+
+/// Standard base64 with padding.
+fn base64_encode(input: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(input.len().div_ceil(3) * 4);
+    for chunk in input.chunks(3) {
+        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i)) as usize & 63] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
 /// Standard base64 (with or without padding); `None` on any other byte.
 fn base64_decode(input: &[u8]) -> Option<Vec<u8>> {
     fn sextet(c: u8) -> Option<u32> {
@@ -52,7 +85,7 @@ fn base64_decode(input: &[u8]) -> Option<Vec<u8>> {
 
 #[cfg(test)]
 mod tests {
-    use super::base64_decode;
+    use super::{base64_decode, base64_encode};
 
     #[test]
     fn base64_known_vectors() {
@@ -67,6 +100,7 @@ mod tests {
             ("foobar", "Zm9vYmFy"),
         ] {
             assert_eq!(base64_decode(encoded.as_bytes()).unwrap(), plain.as_bytes());
+            assert_eq!(base64_encode(plain.as_bytes()), encoded);
         }
         assert!(base64_decode(b"Zm9v!").is_none());
     }

@@ -1,0 +1,277 @@
+//! Writing pages: a data or dictionary page body is compressed, given its header (and CRC),
+//! and appended to the column chunk's buffer, which records where each page starts for the
+//! OffsetIndex and sums the sizes for the chunk's metadata.
+//!
+//! The writer and the merge both end here: the writer hands over encoded levels and values,
+//! the merge hands over pages it copied or remapped.
+
+use crate::compress::{Codec, Compressor};
+use crate::error::Result;
+use crate::format::{
+    thrift, DataPageHeader, DataPageHeaderV2, DictionaryPageHeader, Encoding, PageEncodingStats,
+    PageHeader, PageLocation, PageType, Statistics,
+};
+
+/// The data page format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DataPageVersion {
+    /// `DATA_PAGE`: levels and values compressed together (every reader knows it).
+    V1,
+    /// `DATA_PAGE_V2`: levels stored uncompressed before the compressed values.
+    V2,
+}
+
+/// One data page to write: levels already RLE/bit-packed (without a length prefix), values
+/// already encoded.
+#[derive(Debug)]
+pub struct DataPage<'a> {
+    /// Number of level entries (rows for flat columns), nulls included.
+    pub num_values: usize,
+    /// Number of null entries.
+    pub num_nulls: usize,
+    /// Number of rows the page holds.
+    pub num_rows: usize,
+    /// Encoding of `values`.
+    pub encoding: Encoding,
+    /// Repetition levels; empty when the column has none.
+    pub repetition_levels: &'a [u8],
+    /// Definition levels; empty when the column has none.
+    pub definition_levels: &'a [u8],
+    /// Whether the column has definition levels (a level section is written even when empty).
+    pub has_definition_levels: bool,
+    /// Whether the column has repetition levels.
+    pub has_repetition_levels: bool,
+    /// The encoded values.
+    pub values: &'a [u8],
+    /// Statistics for the page header, if wanted.
+    pub statistics: Option<Statistics>,
+}
+
+/// Builds one column chunk's pages in memory.
+#[derive(Debug)]
+pub struct PageWriter {
+    codec: Codec,
+    level: Option<i32>,
+    version: DataPageVersion,
+    crc: bool,
+    body: Vec<u8>,
+    stored: Vec<u8>,
+    dictionary: Vec<u8>,
+    dictionary_uncompressed: usize,
+    pages: Vec<u8>,
+    locations: Vec<PageLocation>,
+    encoding_stats: Vec<PageEncodingStats>,
+    encodings: Vec<Encoding>,
+    uncompressed_size: u64,
+    num_values: u64,
+    rows: u64,
+}
+
+impl PageWriter {
+    /// A writer for pages compressed with `codec` at `level`, in the given page format, with
+    /// CRCs when `crc`.
+    pub fn new(codec: Codec, level: Option<i32>, version: DataPageVersion, crc: bool) -> Self {
+        PageWriter {
+            codec,
+            level,
+            version,
+            crc,
+            body: Vec::new(),
+            stored: Vec::new(),
+            dictionary: Vec::new(),
+            dictionary_uncompressed: 0,
+            pages: Vec::new(),
+            locations: Vec::new(),
+            encoding_stats: Vec::new(),
+            encodings: Vec::new(),
+            uncompressed_size: 0,
+            num_values: 0,
+            rows: 0,
+        }
+    }
+
+    /// The codec of the pages.
+    pub fn codec(&self) -> Codec {
+        self.codec
+    }
+
+    fn note(&mut self, page_type: PageType, encoding: Encoding) {
+        if !self.encodings.contains(&encoding) {
+            self.encodings.push(encoding);
+        }
+        match self.encoding_stats.iter_mut().find(|s| s.page_type == page_type && s.encoding == encoding) {
+            Some(s) => s.count += 1,
+            None => self.encoding_stats.push(PageEncodingStats { page_type, encoding, count: 1 }),
+        }
+    }
+
+    /// Compresses and appends one data page.
+    pub fn write_data_page(&mut self, page: &DataPage<'_>, compressor: &mut Compressor) -> Result<()> {
+        let too_big = |what: &str, n: usize| {
+            crate::error::Error::invalid_argument(format!(
+                "a data page's {what} ({n}) does not fit the 32-bit fields of its header"
+            ))
+        };
+        let num_values = i32::try_from(page.num_values).map_err(|_| too_big("value count", page.num_values))?;
+        self.body.clear();
+        self.stored.clear();
+        let (header_type, uncompressed_len) = match self.version {
+            DataPageVersion::V1 => {
+                if page.has_repetition_levels {
+                    self.body.extend_from_slice(&(page.repetition_levels.len() as u32).to_le_bytes());
+                    self.body.extend_from_slice(page.repetition_levels);
+                }
+                if page.has_definition_levels {
+                    self.body.extend_from_slice(&(page.definition_levels.len() as u32).to_le_bytes());
+                    self.body.extend_from_slice(page.definition_levels);
+                }
+                self.body.extend_from_slice(page.values);
+                compressor.compress(self.codec, self.level, &self.body, &mut self.stored)?;
+                (PageType::DATA_PAGE, self.body.len())
+            }
+            DataPageVersion::V2 => {
+                self.stored.extend_from_slice(page.repetition_levels);
+                self.stored.extend_from_slice(page.definition_levels);
+                compressor.compress(self.codec, self.level, page.values, &mut self.stored)?;
+                let levels = page.repetition_levels.len() + page.definition_levels.len();
+                (PageType::DATA_PAGE_V2, levels + page.values.len())
+            }
+        };
+        let mut header = PageHeader {
+            page_type: header_type,
+            uncompressed_page_size: i32::try_from(uncompressed_len)
+                .map_err(|_| too_big("uncompressed size", uncompressed_len))?,
+            compressed_page_size: i32::try_from(self.stored.len())
+                .map_err(|_| too_big("compressed size", self.stored.len()))?,
+            crc: self.crc.then(|| crc32fast::hash(&self.stored) as i32),
+            data_page_header: None,
+            index_page_header: None,
+            dictionary_page_header: None,
+            data_page_header_v2: None,
+        };
+        match self.version {
+            DataPageVersion::V1 => {
+                header.data_page_header = Some(DataPageHeader {
+                    num_values,
+                    encoding: page.encoding,
+                    definition_level_encoding: Encoding::RLE,
+                    repetition_level_encoding: Encoding::RLE,
+                    statistics: page.statistics.clone(),
+                })
+            }
+            DataPageVersion::V2 => {
+                header.data_page_header_v2 = Some(DataPageHeaderV2 {
+                    num_values,
+                    num_nulls: page.num_nulls as i32,
+                    num_rows: page.num_rows as i32,
+                    encoding: page.encoding,
+                    definition_levels_byte_length: page.definition_levels.len() as i32,
+                    repetition_levels_byte_length: page.repetition_levels.len() as i32,
+                    is_compressed: Some(self.codec != Codec::Uncompressed),
+                    statistics: page.statistics.clone(),
+                })
+            }
+        }
+        let start = self.pages.len();
+        thrift::encode(&header, &mut self.pages);
+        let header_len = self.pages.len() - start;
+        self.pages.extend_from_slice(&self.stored);
+        self.locations.push(PageLocation {
+            offset: start as i64,
+            compressed_page_size: (self.pages.len() - start) as i32,
+            first_row_index: self.rows as i64,
+        });
+        self.uncompressed_size += (header_len + uncompressed_len) as u64;
+        self.num_values += page.num_values as u64;
+        self.rows += page.num_rows as u64;
+        self.note(header_type, page.encoding);
+        if page.has_definition_levels || page.has_repetition_levels {
+            self.note(header_type, Encoding::RLE);
+        }
+        Ok(())
+    }
+
+    /// Compresses and stores the chunk's dictionary page (PLAIN values); it is written before
+    /// the data pages whenever it is set.
+    pub fn write_dictionary_page(&mut self, values: &[u8], num_values: usize, compressor: &mut Compressor) -> Result<()> {
+        self.stored.clear();
+        compressor.compress(self.codec, self.level, values, &mut self.stored)?;
+        let header = PageHeader {
+            page_type: PageType::DICTIONARY_PAGE,
+            uncompressed_page_size: values.len() as i32,
+            compressed_page_size: self.stored.len() as i32,
+            crc: self.crc.then(|| crc32fast::hash(&self.stored) as i32),
+            data_page_header: None,
+            index_page_header: None,
+            dictionary_page_header: Some(DictionaryPageHeader {
+                num_values: num_values as i32,
+                encoding: Encoding::PLAIN,
+                is_sorted: Some(false),
+            }),
+            data_page_header_v2: None,
+        };
+        self.dictionary.clear();
+        thrift::encode(&header, &mut self.dictionary);
+        self.dictionary_uncompressed = self.dictionary.len() + values.len();
+        self.dictionary.extend_from_slice(&self.stored);
+        self.note(PageType::DICTIONARY_PAGE, Encoding::PLAIN);
+        Ok(())
+    }
+
+    /// Bytes of all pages so far as they will be stored (headers included).
+    pub fn buffered_bytes(&self) -> usize {
+        self.dictionary.len() + self.pages.len()
+    }
+
+    /// Number of data pages so far.
+    pub fn data_pages(&self) -> usize {
+        self.locations.len()
+    }
+
+    /// Ends the chunk: the pages in file order and what its metadata needs. The writer is
+    /// ready for the next chunk.
+    pub fn finish(&mut self) -> FinishedChunk {
+        let dictionary = std::mem::take(&mut self.dictionary);
+        let pages = std::mem::take(&mut self.pages);
+        let mut locations = std::mem::take(&mut self.locations);
+        for l in &mut locations {
+            l.offset += dictionary.len() as i64;
+        }
+        let chunk = FinishedChunk {
+            compressed_size: (dictionary.len() + pages.len()) as u64,
+            dictionary,
+            pages,
+            locations,
+            encodings: std::mem::take(&mut self.encodings),
+            encoding_stats: std::mem::take(&mut self.encoding_stats),
+            uncompressed_size: self.uncompressed_size + self.dictionary_uncompressed as u64,
+            num_values: self.num_values,
+        };
+        self.uncompressed_size = 0;
+        self.dictionary_uncompressed = 0;
+        self.num_values = 0;
+        self.rows = 0;
+        chunk
+    }
+}
+
+/// A finished column chunk's pages and sizes; page offsets are relative to the chunk start.
+#[derive(Debug)]
+pub struct FinishedChunk {
+    /// The dictionary page (header included), empty without one; it comes first in the file.
+    pub dictionary: Vec<u8>,
+    /// The data pages, headers included, in order.
+    pub pages: Vec<u8>,
+    /// Where each data page starts, relative to the chunk start.
+    pub locations: Vec<PageLocation>,
+    /// Every encoding the chunk uses.
+    pub encodings: Vec<Encoding>,
+    /// Page counts per type and encoding.
+    pub encoding_stats: Vec<PageEncodingStats>,
+    /// Bytes of all pages uncompressed, headers included.
+    pub uncompressed_size: u64,
+    /// Bytes of all pages as stored.
+    pub compressed_size: u64,
+    /// Level entries of all data pages.
+    pub num_values: u64,
+}
