@@ -7,7 +7,9 @@
 //! rest opens the next batch. Pages that cannot be cut (booleans) are decoded whole and the
 //! extra rows are kept as a slice of the finished array, joined to the next batch.
 
-use arrow_array::{new_empty_array, Array, ArrayRef};
+use std::sync::Arc;
+
+use arrow_array::{new_empty_array, Array, ArrayRef, NullArray};
 use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, Buffer, NullBuffer};
 use arrow_schema::{DataType, Field, Schema};
 
@@ -128,6 +130,8 @@ pub struct ColumnReader {
     /// A decompression buffer recovered from the last page, reused to avoid a fresh
     /// allocation (and the kernel's zero-filled pages) for every page.
     scratch: Vec<u8>,
+    /// The file's column is read as INT32 and returned as a [`NullArray`].
+    null_output: bool,
 }
 
 impl ColumnReader {
@@ -167,7 +171,10 @@ impl ColumnReader {
             return Err(Error::unsupported("column data in another file (file_path) is not supported"));
         }
         let codec = Codec::from_thrift(meta.codec.0)?;
-        let data_type = plan.field.data_type().clone();
+        // A Null column (INT32 annotated UNKNOWN, every value null) is read as INT32 levels
+        // and handed out as a NullArray.
+        let null_output = *plan.field.data_type() == DataType::Null;
+        let data_type = if null_output { DataType::Int32 } else { plan.field.data_type().clone() };
         let decoder = match column.physical_type {
             PhysicalType::BYTE_ARRAY => byte_array_decoder(column, &data_type)?,
             _ => fixed_decoder(column, &data_type)?,
@@ -202,12 +209,17 @@ impl ColumnReader {
             verify_crc: options.verify_crc,
             seen_dictionary: false,
             scratch: Vec::new(),
+            null_output,
         })
     }
 
     /// Reads the next `rows` rows as one array.
     pub fn read<S: ChunkSource>(&mut self, source: &mut S, rows: usize) -> Result<ArrayRef> {
-        self.read_inner(source, rows).map_err(|e| e.context(&self.place))
+        let array = self.read_inner(source, rows).map_err(|e| e.context(&self.place))?;
+        if self.null_output {
+            return Ok(Arc::new(NullArray::new(array.len())));
+        }
+        Ok(array)
     }
 
     fn read_inner<S: ChunkSource>(&mut self, source: &mut S, rows: usize) -> Result<ArrayRef> {
