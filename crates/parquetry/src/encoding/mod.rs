@@ -31,6 +31,7 @@ pub mod byte_stream_split;
 pub mod delta_binary_packed;
 pub mod delta_byte_array;
 pub mod delta_length_byte_array;
+pub mod dictionary;
 pub mod plain;
 pub mod rle;
 mod rle_encoder;
