@@ -17,5 +17,6 @@ pub mod encoding;
 pub mod page;
 pub mod read;
 pub mod schema;
+pub mod write;
 
 pub use error::{Error, ErrorKind, Result};

@@ -1,0 +1,449 @@
+//! One column chunk being written: Arrow arrays in, pages out.
+//!
+//! An array is cut into steps that fit the open data page (by rows, and by value bytes where
+//! they are known up front: offsets give a page's PLAIN size by a binary search, so byte-array
+//! pages end near the limit even with 50 KB values). Each step writes its definition levels
+//! straight from the validity bitmap and hands its valid runs of rows to the encoder. A page
+//! closes when full; a dictionary that passes its limit closes the page, writes the dictionary
+//! page and switches the rest of the chunk to the fallback encoding, as Arrow C++ does.
+
+use arrow_array::cast::AsArray;
+use arrow_array::{Array, ArrayRef};
+use arrow_buffer::bit_iterator::BitSliceIterator;
+use arrow_buffer::NullBuffer;
+use arrow_schema::DataType;
+
+use super::arrow_input::{put_valid_range, Scratch};
+use super::encoder::{Dictionary, ValueEncoder};
+use super::options::{ColumnOptions, StatisticsLevel, WriteOptions};
+use super::schema::{LeafColumn, StatOrder};
+use super::statistics::{statistics, Bounds, ColumnIndexBuilder};
+use crate::compress::Compressor;
+use crate::encoding::rle::RleEncoder;
+use crate::error::{Error, Result};
+use crate::format::{ColumnIndex, Encoding, PhysicalType, SizeStatistics, Statistics};
+use crate::page::{DataPage, DataPageVersion, FinishedChunk, PageWriter};
+
+/// What a finished chunk hands to the file writer besides its pages.
+#[derive(Debug)]
+pub(crate) struct ChunkResult {
+    pub pages: FinishedChunk,
+    pub statistics: Option<Statistics>,
+    pub size_statistics: Option<SizeStatistics>,
+    pub column_index: Option<ColumnIndex>,
+    /// Per page BYTE_ARRAY value bytes, for the OffsetIndex.
+    pub page_byte_array_bytes: Option<Vec<i64>>,
+}
+
+/// Writes one leaf column's chunks, one row group after another.
+#[derive(Debug)]
+pub(crate) struct ColumnChunkWriter {
+    leaf: LeafColumn,
+    options: ColumnOptions,
+    page_size: usize,
+    page_row_limit: usize,
+    truncate: Option<usize>,
+    page_index: bool,
+    header_statistics: bool,
+    size_statistics: bool,
+    pages: PageWriter,
+    encoder: ValueEncoder,
+    definition_levels: RleEncoder,
+    page_rows: usize,
+    page_nulls: usize,
+    page_bounds: Bounds,
+    page_byte_array_bytes: u64,
+    chunk_bounds: Bounds,
+    chunk_nulls: u64,
+    chunk_byte_array_bytes: u64,
+    chunk_page_bytes: Vec<i64>,
+    column_index: ColumnIndexBuilder,
+    /// For each dictionary value, the serial of the last page whose bounds it was folded into.
+    dictionary_stamps: Vec<u32>,
+    page_serial: u32,
+    /// An input dictionary already interned: the array and each of its values' index.
+    dictionary_map: Option<(ArrayRef, Vec<u32>)>,
+    scratch: Scratch,
+    levels: Vec<u8>,
+    values: Vec<u8>,
+}
+
+impl ColumnChunkWriter {
+    /// A writer for `leaf` with the file's options; refuses encodings that do not fit.
+    pub fn new(leaf: LeafColumn, options: &WriteOptions) -> Result<Self> {
+        let column = options.column_options(&leaf.path).clone();
+        let v2 = options.data_page_version == DataPageVersion::V2;
+        let fallback = match column.encoding {
+            Some(e) => e,
+            None if v2 && leaf.physical_type == PhysicalType::BOOLEAN => Encoding::RLE,
+            None => Encoding::PLAIN,
+        };
+        let dictionary = column.dictionary && leaf.physical_type != PhysicalType::BOOLEAN;
+        let encoder = ValueEncoder::new(leaf.physical_type, leaf.type_length, dictionary, fallback)
+            .map_err(|e| e.context(format!("column '{}'", leaf.path)))?;
+        Ok(ColumnChunkWriter {
+            pages: PageWriter::new(column.codec, column.level, options.data_page_version, options.crc),
+            page_size: options.data_page_size,
+            page_row_limit: options.data_page_row_limit,
+            truncate: options.statistics_truncate_length,
+            page_index: options.page_index,
+            header_statistics: options.page_header_statistics,
+            size_statistics: options.size_statistics,
+            encoder,
+            definition_levels: RleEncoder::new(1),
+            page_rows: 0,
+            page_nulls: 0,
+            page_bounds: Bounds::default(),
+            page_byte_array_bytes: 0,
+            chunk_bounds: Bounds::default(),
+            chunk_nulls: 0,
+            chunk_byte_array_bytes: 0,
+            chunk_page_bytes: Vec::new(),
+            column_index: ColumnIndexBuilder::new(),
+            dictionary_stamps: Vec::new(),
+            page_serial: 0,
+            dictionary_map: None,
+            scratch: Scratch::default(),
+            levels: Vec::new(),
+            values: Vec::new(),
+            options: column,
+            leaf,
+        })
+    }
+
+    /// The leaf this writer writes.
+    pub fn leaf(&self) -> &LeafColumn {
+        &self.leaf
+    }
+
+    /// The codec of the column's pages.
+    pub fn codec(&self) -> crate::compress::Codec {
+        self.pages.codec()
+    }
+
+    /// Bytes of the chunk's pages so far, plus the open page and dictionary (estimated).
+    pub fn buffered_bytes(&self) -> usize {
+        self.pages.buffered_bytes() + self.encoder.estimated_len() + self.encoder.dictionary_page_len()
+    }
+
+    fn statistics_on(&self) -> bool {
+        self.options.statistics != StatisticsLevel::None && self.leaf.order != StatOrder::Undefined
+    }
+
+    /// Writes every row of `array` (this column's values of one batch slice).
+    pub fn write(&mut self, array: &dyn Array, compressor: &mut Compressor) -> Result<()> {
+        let nulls = match array.data_type() {
+            DataType::Dictionary(..) | DataType::Null => array.logical_nulls(),
+            _ => array.nulls().cloned(),
+        };
+        if self.leaf.max_def_level == 0 && nulls.as_ref().is_some_and(|n| n.null_count() > 0) {
+            return Err(Error::invalid_argument(format!(
+                "column '{}' is not nullable but the batch has nulls in it",
+                self.leaf.path
+            )));
+        }
+        let dictionary_keys = match array.data_type() {
+            DataType::Dictionary(..) if !array.is_empty() => {
+                let d = array.as_any_dictionary();
+                Some(if d.values().is_empty() { vec![0; array.len()] } else { d.normalized_keys() })
+            }
+            _ => None,
+        };
+        let mut row = 0;
+        while row < array.len() {
+            let rows_left = (self.page_row_limit - self.page_rows.min(self.page_row_limit)).max(1);
+            let bytes_left = self.page_size.saturating_sub(self.encoder.estimated_len());
+            let n = self.rows_fit(array, row, rows_left.min(array.len() - row), bytes_left).max(1);
+            self.write_rows(array, nulls.as_ref(), dictionary_keys.as_deref(), row, row + n)?;
+            row += n;
+            if self.encoder.is_dictionary()
+                && self.encoder.dictionary_page_len() > self.options.dictionary_page_size_limit
+            {
+                self.close_page(compressor)?;
+                self.write_dictionary_page(compressor)?;
+                self.encoder.fall_back();
+                self.dictionary_map = None;
+            } else if self.page_rows >= self.page_row_limit
+                || self.encoder.estimated_len() >= self.page_size
+            {
+                self.close_page(compressor)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// How many rows from `row` (at most `max_rows`) fit in `bytes` more page bytes.
+    fn rows_fit(&self, array: &dyn Array, row: usize, max_rows: usize, bytes: usize) -> usize {
+        if self.encoder.is_dictionary() {
+            return max_rows;
+        }
+        match array.data_type() {
+            DataType::Utf8 => plain_rows_fit(&array.as_string::<i32>().value_offsets()[row..], max_rows, bytes),
+            DataType::Binary => plain_rows_fit(&array.as_binary::<i32>().value_offsets()[row..], max_rows, bytes),
+            DataType::LargeUtf8 => plain_rows_fit(&array.as_string::<i64>().value_offsets()[row..], max_rows, bytes),
+            DataType::LargeBinary => plain_rows_fit(&array.as_binary::<i64>().value_offsets()[row..], max_rows, bytes),
+            DataType::Utf8View | DataType::BinaryView => {
+                let views = match array.data_type() {
+                    DataType::Utf8View => array.as_string_view().views(),
+                    _ => array.as_binary_view().views(),
+                };
+                let mut used = 0;
+                views[row..row + max_rows]
+                    .iter()
+                    .take_while(|&&v| {
+                        used += 4 + (v as u32) as usize;
+                        used <= bytes
+                    })
+                    .count()
+            }
+            DataType::Boolean => max_rows.min(bytes.saturating_mul(8)),
+            DataType::Dictionary(..) => max_rows.min(1024),
+            _ => {
+                let width = self.leaf.physical_type.fixed_width().unwrap_or(self.leaf.type_length).max(1);
+                max_rows.min(bytes / width)
+            }
+        }
+    }
+}
+
+impl ColumnChunkWriter {
+    /// Whether page bounds come from the dictionary values a page's indexes name (byte
+    /// arrays being dictionary-encoded), not from a comparison per row.
+    fn bounds_from_dictionary(&self) -> bool {
+        matches!(self.encoder.dictionary(), Some(Dictionary::Bytes(_)))
+    }
+
+    fn write_rows(
+        &mut self,
+        array: &dyn Array,
+        nulls: Option<&NullBuffer>,
+        keys: Option<&[usize]>,
+        start: usize,
+        end: usize,
+    ) -> Result<()> {
+        let n = end - start;
+        let nulls = nulls.filter(|nb| nb.null_count() > 0);
+        let null_count = nulls.map_or(0, |nb| nb.slice(start, n).null_count());
+        if self.leaf.max_def_level > 0 {
+            match nulls {
+                Some(nb) if null_count > 0 => {
+                    self.definition_levels.put_bits(nb.validity(), nb.offset() + start, n)
+                }
+                _ => self.definition_levels.put_run(1, n),
+            }
+        }
+        self.page_rows += n;
+        self.page_nulls += null_count;
+        if null_count == n || matches!(array.data_type(), DataType::Null) {
+            return Ok(());
+        }
+        match nulls {
+            Some(nb) if null_count > 0 => {
+                for (a, b) in BitSliceIterator::new(nb.validity(), nb.offset() + start, n) {
+                    self.put_range(array, keys, start + a, start + b)?;
+                }
+            }
+            _ => self.put_range(array, keys, start, end)?,
+        }
+        Ok(())
+    }
+
+    fn put_range(&mut self, array: &dyn Array, keys: Option<&[usize]>, start: usize, end: usize) -> Result<()> {
+        let from_dictionary = self.bounds_from_dictionary();
+        let track = self.statistics_on() && !from_dictionary;
+        let Some(keys) = keys else {
+            let bounds = track.then_some(&mut self.page_bounds);
+            let bytes = put_valid_range(&self.leaf, array, start, end, &mut self.encoder, bounds, &mut self.scratch)?;
+            if !from_dictionary {
+                self.page_byte_array_bytes += bytes;
+            }
+            return Ok(());
+        };
+        let values = array.as_any_dictionary().values();
+        if from_dictionary {
+            let mapped = matches!(&self.dictionary_map, Some((a, _)) if std::sync::Arc::ptr_eq(a, values));
+            if !mapped {
+                let bytes = byte_values(values.as_ref())
+                    .map_err(|e| e.context(format!("column '{}'", self.leaf.path)))?;
+                let map = self.encoder.intern_all(bytes.into_iter()).unwrap_or_default();
+                self.dictionary_map = Some((values.clone(), map));
+            }
+            if let Some((_, map)) = &self.dictionary_map {
+                self.encoder.put_indexes(keys[start..end].iter().map(|&k| map[k]));
+            }
+            return Ok(());
+        }
+        // Not dictionary-encoding (or a dictionary of numbers): gather the values.
+        let indexes = arrow_array::UInt64Array::from_iter_values(keys[start..end].iter().map(|&k| k as u64));
+        let taken = arrow_select::take::take(values.as_ref(), &indexes, None)
+            .map_err(|e| Error::invalid_argument(format!("column '{}': {e}", self.leaf.path)))?;
+        let bounds = track.then_some(&mut self.page_bounds);
+        let bytes = put_valid_range(&self.leaf, taken.as_ref(), 0, taken.len(), &mut self.encoder, bounds, &mut self.scratch)?;
+        self.page_byte_array_bytes += bytes;
+        Ok(())
+    }
+
+    /// Folds the bounds (and sizes) of the dictionary values the page's indexes name, each
+    /// distinct value once.
+    fn fold_dictionary_page(&mut self) {
+        let Some(Dictionary::Bytes(d)) = self.encoder.dictionary() else { return };
+        let indexes = self.encoder.page_indexes();
+        if self.page_serial == u32::MAX {
+            self.dictionary_stamps.clear();
+            self.page_serial = 0;
+        }
+        self.page_serial += 1;
+        let serial = self.page_serial;
+        self.dictionary_stamps.resize(d.len(), 0);
+        let stamps = &mut self.dictionary_stamps;
+        if self.options.statistics != StatisticsLevel::None && self.leaf.order != StatOrder::Undefined {
+            let fresh = indexes.iter().filter_map(|&i| {
+                let stamp = &mut stamps[i as usize];
+                (*stamp != serial).then(|| {
+                    *stamp = serial;
+                    d.value(i)
+                })
+            });
+            self.page_bounds.fold_bytes(self.leaf.order, fresh);
+        }
+        if self.leaf.physical_type == PhysicalType::BYTE_ARRAY {
+            self.page_byte_array_bytes += indexes.iter().map(|&i| d.value(i).len() as u64).sum::<u64>();
+        }
+    }
+
+    fn close_page(&mut self, compressor: &mut Compressor) -> Result<()> {
+        if self.page_rows == 0 {
+            return Ok(());
+        }
+        if self.bounds_from_dictionary() {
+            self.fold_dictionary_page();
+        }
+        let stats_on = self.statistics_on();
+        let order = self.leaf.order;
+        let page_level = stats_on && self.options.statistics == StatisticsLevel::Page;
+        self.values.clear();
+        let encoding = self.encoder.finish_page(&mut self.values);
+        self.levels.clear();
+        let has_def = self.leaf.max_def_level > 0;
+        if has_def {
+            self.definition_levels.finish_into(&mut self.levels);
+        }
+        let header_statistics = (page_level && self.header_statistics).then(|| {
+            statistics(&self.page_bounds, self.page_nulls as u64, order, self.leaf.is_string, self.truncate)
+        });
+        let page = DataPage {
+            num_values: self.page_rows,
+            num_nulls: self.page_nulls,
+            num_rows: self.page_rows,
+            encoding,
+            repetition_levels: &[],
+            definition_levels: &self.levels,
+            has_definition_levels: has_def,
+            has_repetition_levels: self.leaf.max_rep_level > 0,
+            values: &self.values,
+            statistics: header_statistics,
+        };
+        self.pages.write_data_page(&page, compressor).map_err(|e| {
+            e.context(format!("column '{}', page {}", self.leaf.path, self.pages.data_pages()))
+        })?;
+        if page_level && self.page_index {
+            let nulls = self.page_nulls as u64;
+            self.column_index.push(&self.page_bounds, nulls, order, self.leaf.is_string, self.truncate);
+            if has_def && self.size_statistics {
+                let valid = (self.page_rows - self.page_nulls) as i64;
+                self.column_index.push_definition_histogram(&[self.page_nulls as i64, valid]);
+            }
+        }
+        self.chunk_page_bytes.push(self.page_byte_array_bytes as i64);
+        self.chunk_bounds.merge(order, &self.page_bounds);
+        self.chunk_nulls += self.page_nulls as u64;
+        self.chunk_byte_array_bytes += self.page_byte_array_bytes;
+        self.page_bounds.clear();
+        self.page_rows = 0;
+        self.page_nulls = 0;
+        self.page_byte_array_bytes = 0;
+        Ok(())
+    }
+
+    fn write_dictionary_page(&mut self, compressor: &mut Compressor) -> Result<()> {
+        if let Some(d) = self.encoder.dictionary() {
+            self.pages.write_dictionary_page(d.page(), d.len(), compressor).map_err(|e| {
+                e.context(format!("column '{}', dictionary page", self.leaf.path))
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Ends the chunk of the open row group: its pages and metadata, ready to be placed in
+    /// the file. The writer is ready for the next row group's chunk.
+    pub fn finish_chunk(&mut self, rows: u64, compressor: &mut Compressor) -> Result<ChunkResult> {
+        self.close_page(compressor)?;
+        if self.encoder.is_dictionary() {
+            self.write_dictionary_page(compressor)?;
+        }
+        let stats_on = self.statistics_on();
+        let order = self.leaf.order;
+        let statistics = stats_on.then(|| {
+            statistics(&self.chunk_bounds, self.chunk_nulls, order, self.leaf.is_string, self.truncate)
+        });
+        let byte_array = self.leaf.physical_type == PhysicalType::BYTE_ARRAY;
+        let size_statistics = self.size_statistics.then(|| SizeStatistics {
+            unencoded_byte_array_data_bytes: byte_array.then_some(self.chunk_byte_array_bytes as i64),
+            repetition_level_histogram: None,
+            definition_level_histogram: (self.leaf.max_def_level > 0)
+                .then(|| vec![self.chunk_nulls as i64, (rows - self.chunk_nulls) as i64]),
+        });
+        let index = std::mem::replace(&mut self.column_index, ColumnIndexBuilder::new());
+        let page_level = stats_on && self.options.statistics == StatisticsLevel::Page;
+        let column_index = if page_level && self.page_index { index.finish() } else { None };
+        let page_bytes = std::mem::take(&mut self.chunk_page_bytes);
+        let result = ChunkResult {
+            pages: self.pages.finish(),
+            statistics,
+            size_statistics,
+            column_index,
+            page_byte_array_bytes: (byte_array && self.size_statistics).then_some(page_bytes),
+        };
+        self.encoder.reset_chunk(self.options.dictionary);
+        self.dictionary_map = None;
+        self.dictionary_stamps.clear();
+        self.chunk_bounds.clear();
+        self.chunk_nulls = 0;
+        self.chunk_byte_array_bytes = 0;
+        Ok(result)
+    }
+}
+
+/// The values of a byte-like dictionary (strings, binaries, fixed-size binaries) as slices.
+fn byte_values(values: &dyn Array) -> Result<Vec<&[u8]>> {
+    let n = values.len();
+    Ok(match values.data_type() {
+        DataType::Utf8 => (0..n).map(|i| values.as_string::<i32>().value(i).as_bytes()).collect(),
+        DataType::LargeUtf8 => (0..n).map(|i| values.as_string::<i64>().value(i).as_bytes()).collect(),
+        DataType::Utf8View => (0..n).map(|i| values.as_string_view().value(i).as_bytes()).collect(),
+        DataType::Binary => (0..n).map(|i| values.as_binary::<i32>().value(i)).collect(),
+        DataType::LargeBinary => (0..n).map(|i| values.as_binary::<i64>().value(i)).collect(),
+        DataType::BinaryView => (0..n).map(|i| values.as_binary_view().value(i)).collect(),
+        DataType::FixedSizeBinary(_) => (0..n).map(|i| values.as_fixed_size_binary().value(i)).collect(),
+        other => {
+            return Err(Error::unsupported(format!("a dictionary of {other} values cannot be written")))
+        }
+    })
+}
+
+/// The most rows `k <= max_rows` whose PLAIN size (bytes plus a 4-byte length each) fits in
+/// `bytes`, by binary search over the offsets from the first row.
+fn plain_rows_fit<O: Copy + Into<i64>>(offsets: &[O], max_rows: usize, bytes: usize) -> usize {
+    let base: i64 = offsets[0].into();
+    let fits = |k: usize| (offsets[k].into() - base) as usize + 4 * k <= bytes;
+    let (mut lo, mut hi) = (0, max_rows);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if fits(mid) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    lo
+}

@@ -1,0 +1,327 @@
+//! The file writer: batches in, row groups and a footer out.
+//!
+//! Each batch is cut at row-group boundaries and each column of it goes to that column's
+//! [`ColumnChunkWriter`], which encodes it into pages at once (column by column, never row by
+//! row). When a row group closes, every chunk's pages are written in column order, offsets
+//! are rebased to the file, and the metadata is kept for the footer; the page index of every
+//! row group is written after the last one, before the footer, as Arrow C++ and arrow-rs do.
+
+use std::io::Write;
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+
+use super::column::ColumnChunkWriter;
+use super::options::WriteOptions;
+use super::schema::parquet_schema;
+use crate::compress::Compressor;
+use crate::error::{Error, Result};
+use crate::format::{
+    encode_footer, thrift, ColumnChunk, ColumnIndex, ColumnMetaData, ColumnOrder,
+    CompressionCodec, FileMetaData, KeyValue, OffsetIndex, RowGroup, SchemaElement,
+};
+use crate::schema::{encode_arrow_schema, ARROW_SCHEMA_KEY};
+
+const MAGIC: &[u8; 4] = b"PAR1";
+
+/// Writes Arrow record batches as one Parquet file to any [`Write`] sink.
+///
+/// ```no_run
+/// # use std::sync::Arc;
+/// # use arrow_array::{ArrayRef, Int32Array, RecordBatch};
+/// use parquetry::write::{ParquetWriter, WriteOptions};
+/// use parquetry::compress::Codec;
+/// # let batch = RecordBatch::try_from_iter([("a", Arc::new(Int32Array::from(vec![1, 2])) as ArrayRef)]).unwrap();
+/// let file = std::fs::File::create("out.parquet")?;
+/// let options = WriteOptions::default().with_compression(Codec::Zstd);
+/// let mut writer = ParquetWriter::try_new(file, batch.schema(), options)?;
+/// writer.write(&batch)?;
+/// writer.close()?;
+/// # Ok::<(), parquetry::Error>(())
+/// ```
+pub struct ParquetWriter<W: Write> {
+    sink: W,
+    offset: u64,
+    schema: SchemaRef,
+    elements: Vec<SchemaElement>,
+    columns: Vec<ColumnChunkWriter>,
+    options: WriteOptions,
+    compressor: Compressor,
+    row_groups: Vec<RowGroup>,
+    page_indexes: Vec<Vec<(Option<ColumnIndex>, OffsetIndex)>>,
+    open_rows: u64,
+    rows: u64,
+    failed: Option<String>,
+}
+
+impl<W: Write> ParquetWriter<W> {
+    /// A writer of batches of `schema`; checks the options against the schema and writes the
+    /// file's leading magic.
+    pub fn try_new(sink: W, schema: SchemaRef, options: WriteOptions) -> Result<Self> {
+        options.validate()?;
+        let (elements, leaves) = parquet_schema(&schema)?;
+        for path in options.per_column.keys() {
+            if !leaves.iter().any(|l| &l.path == path) {
+                return Err(Error::invalid_argument(format!(
+                    "write options name column '{path}', which the schema does not have"
+                )));
+            }
+        }
+        let columns = leaves
+            .into_iter()
+            .map(|leaf| ColumnChunkWriter::new(leaf, &options))
+            .collect::<Result<Vec<_>>>()?;
+        let mut writer = ParquetWriter {
+            sink,
+            offset: 0,
+            schema,
+            elements,
+            columns,
+            options,
+            compressor: Compressor::new(),
+            row_groups: Vec::new(),
+            page_indexes: Vec::new(),
+            open_rows: 0,
+            rows: 0,
+            failed: None,
+        };
+        writer.put(MAGIC)?;
+        Ok(writer)
+    }
+
+    /// The Arrow schema the writer takes.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    fn put(&mut self, bytes: &[u8]) -> Result<()> {
+        self.sink.write_all(bytes).map_err(|e| Error::io(format!("writing at offset {}", self.offset), e))?;
+        self.offset += bytes.len() as u64;
+        Ok(())
+    }
+
+    fn check(&self) -> Result<()> {
+        match &self.failed {
+            Some(why) => Err(Error::invalid_argument(format!(
+                "the writer failed earlier and takes no more writes ({why})"
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// Runs `f`, and on error refuses every later write: a failed write may have left part of
+    /// a row group behind, so the file can no longer be completed correctly.
+    fn guard<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        self.check()?;
+        let result = f(self);
+        if let Err(e) = &result {
+            self.failed = Some(e.message().to_owned());
+        }
+        result
+    }
+
+    /// Writes a batch; row groups are closed as they reach the row (or byte) limit.
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        self.check()?;
+        self.check_schema(batch)?;
+        self.guard(|w| w.write_checked(batch))
+    }
+
+    fn check_schema(&self, batch: &RecordBatch) -> Result<()> {
+        let (ours, theirs) = (self.schema.fields(), batch.schema_ref().fields());
+        if ours.len() != theirs.len() {
+            return Err(Error::invalid_argument(format!(
+                "the batch has {} columns, the writer's schema {}",
+                theirs.len(),
+                ours.len()
+            )));
+        }
+        for (a, b) in ours.iter().zip(theirs.iter()) {
+            if a.name() != b.name() || a.data_type() != b.data_type() {
+                return Err(Error::invalid_argument(format!(
+                    "the batch's column '{}' ({}) differs from the writer's '{}' ({})",
+                    b.name(),
+                    b.data_type(),
+                    a.name(),
+                    a.data_type()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn write_checked(&mut self, batch: &RecordBatch) -> Result<()> {
+        let mut row = 0;
+        let limit = self.options.row_group_rows as u64;
+        while row < batch.num_rows() {
+            let n = ((limit - self.open_rows) as usize).min(batch.num_rows() - row);
+            for column in &mut self.columns {
+                let array = batch.column(column.leaf().field).slice(row, n);
+                column.write(array.as_ref(), &mut self.compressor)?;
+            }
+            self.open_rows += n as u64;
+            row += n;
+            if self.open_rows >= limit {
+                self.flush_row_group()?;
+            }
+        }
+        let buffered: usize = self.columns.iter().map(ColumnChunkWriter::buffered_bytes).sum();
+        if self.open_rows > 0 && buffered >= self.options.row_group_bytes {
+            self.flush_row_group()?;
+        }
+        Ok(())
+    }
+
+    /// Ends the open row group (if it has rows), writing its column chunks.
+    pub fn flush(&mut self) -> Result<()> {
+        self.guard(|w| w.flush_row_group())
+    }
+
+    /// Rows in the row group not yet written.
+    pub fn buffered_rows(&self) -> u64 {
+        self.open_rows
+    }
+
+    fn flush_row_group(&mut self) -> Result<()> {
+        if self.open_rows == 0 {
+            return Ok(());
+        }
+        let ordinal = self.row_groups.len();
+        let start = self.offset;
+        let rows = self.open_rows;
+        let (mut chunks, mut indexes) = (Vec::new(), Vec::new());
+        let (mut uncompressed, mut compressed) = (0u64, 0u64);
+        for i in 0..self.columns.len() {
+            let result = self.columns[i]
+                .finish_chunk(rows, &mut self.compressor)
+                .map_err(|e| e.context(format!("row group {ordinal}")))?;
+            let chunk_start = self.offset;
+            let pages = result.pages;
+            self.put(&pages.dictionary)?;
+            self.put(&pages.pages)?;
+            let leaf = self.columns[i].leaf();
+            let data_page_offset = chunk_start as i64 + pages.dictionary.len() as i64;
+            uncompressed += pages.uncompressed_size;
+            compressed += pages.compressed_size;
+            let meta = ColumnMetaData {
+                physical_type: leaf.physical_type,
+                encodings: pages.encodings.into(),
+                path_in_schema: vec![leaf.path.clone()].into(),
+                codec: CompressionCodec(self.columns[i].codec().to_thrift()),
+                num_values: pages.num_values as i64,
+                total_uncompressed_size: pages.uncompressed_size as i64,
+                total_compressed_size: pages.compressed_size as i64,
+                data_page_offset,
+                dictionary_page_offset: (!pages.dictionary.is_empty()).then_some(chunk_start as i64),
+                statistics: result.statistics,
+                encoding_stats: Some(pages.encoding_stats.into()),
+                size_statistics: result.size_statistics,
+                ..Default::default()
+            };
+            let mut locations = pages.locations;
+            for l in &mut locations {
+                l.offset += chunk_start as i64;
+            }
+            indexes.push((
+                result.column_index,
+                OffsetIndex {
+                    page_locations: locations,
+                    unencoded_byte_array_data_bytes: result.page_byte_array_bytes,
+                },
+            ));
+            chunks.push(ColumnChunk {
+                file_offset: chunk_start as i64,
+                meta_data: Some(meta),
+                ..Default::default()
+            });
+        }
+        self.row_groups.push(RowGroup {
+            columns: chunks,
+            total_byte_size: uncompressed as i64,
+            num_rows: rows as i64,
+            sorting_columns: self.options.sorting_columns.clone(),
+            file_offset: Some(start as i64),
+            total_compressed_size: Some(compressed as i64),
+            ordinal: i16::try_from(ordinal).ok(),
+        });
+        self.page_indexes.push(indexes);
+        self.rows += rows;
+        self.open_rows = 0;
+        Ok(())
+    }
+
+    /// Ends the file: the open row group, the page index and the footer. Returns the footer's
+    /// metadata.
+    pub fn close(self) -> Result<FileMetaData> {
+        self.into_inner().map(|(_, meta)| meta)
+    }
+
+    /// Ends the file like [`ParquetWriter::close`] and gives back the sink.
+    pub fn into_inner(mut self) -> Result<(W, FileMetaData)> {
+        let meta = self.guard(|w| {
+            w.flush_row_group()?;
+            w.write_page_indexes()?;
+            let meta = w.file_metadata();
+            w.put(&encode_footer(&meta))?;
+            w.sink.flush().map_err(|e| Error::io("flushing the file", e))?;
+            Ok(meta)
+        })?;
+        Ok((self.sink, meta))
+    }
+
+    fn write_page_indexes(&mut self) -> Result<()> {
+        if !self.options.page_index {
+            return Ok(());
+        }
+        let indexes = std::mem::take(&mut self.page_indexes);
+        let mut bytes = Vec::new();
+        for (g, group) in indexes.iter().enumerate() {
+            for (c, (column_index, _)) in group.iter().enumerate() {
+                if let Some(index) = column_index {
+                    bytes.clear();
+                    thrift::encode(index, &mut bytes);
+                    let chunk = &mut self.row_groups[g].columns[c];
+                    chunk.column_index_offset = Some(self.offset as i64);
+                    chunk.column_index_length = Some(bytes.len() as i32);
+                    let b = std::mem::take(&mut bytes);
+                    self.put(&b)?;
+                    bytes = b;
+                }
+            }
+        }
+        for (g, group) in indexes.iter().enumerate() {
+            for (c, (_, offset_index)) in group.iter().enumerate() {
+                bytes.clear();
+                thrift::encode(offset_index, &mut bytes);
+                let chunk = &mut self.row_groups[g].columns[c];
+                chunk.offset_index_offset = Some(self.offset as i64);
+                chunk.offset_index_length = Some(bytes.len() as i32);
+                let b = std::mem::take(&mut bytes);
+                self.put(&b)?;
+                bytes = b;
+            }
+        }
+        Ok(())
+    }
+
+    fn file_metadata(&mut self) -> FileMetaData {
+        let mut kv = self.options.key_value_metadata.clone();
+        if self.options.store_arrow_schema && !kv.iter().any(|e| e.key == ARROW_SCHEMA_KEY) {
+            kv.push(KeyValue {
+                key: ARROW_SCHEMA_KEY.to_owned(),
+                value: Some(encode_arrow_schema(&self.schema)),
+            });
+        }
+        FileMetaData {
+            version: 2,
+            schema: self.elements.clone(),
+            num_rows: self.rows as i64,
+            row_groups: std::mem::take(&mut self.row_groups),
+            key_value_metadata: (!kv.is_empty()).then_some(kv),
+            created_by: Some(self.options.created_by.clone()),
+            column_orders: Some(vec![ColumnOrder::TypeDefined; self.columns.len()]),
+            encryption_algorithm: None,
+            footer_signing_key_metadata: None,
+        }
+    }
+}

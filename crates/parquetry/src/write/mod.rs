@@ -1,0 +1,58 @@
+//! Writing Parquet from Arrow: [`ParquetWriter`] takes record batches and writes a file to
+//! any `Write` sink; [`write_table`] writes batches to a path safely (a temporary file beside
+//! it, renamed into place only once complete).
+//!
+//! Layers, as for reading but in reverse: Arrow arrays are converted to physical values
+//! (`arrow_input`), encoded by the kernels of [`crate::encoding`] (`encoder`), assembled into
+//! pages by [`crate::page::PageWriter`] (`column`), and placed in the file with the footer and
+//! page index (`file`).
+
+mod arrow_input;
+mod column;
+mod encoder;
+mod file;
+mod options;
+mod schema;
+mod statistics;
+mod temp;
+
+pub use file::ParquetWriter;
+pub use options::{
+    ColumnOptions, DataPageVersion, StatisticsLevel, WriteOptions, DEFAULT_DATA_PAGE_ROW_LIMIT,
+    DEFAULT_DATA_PAGE_SIZE, DEFAULT_DICTIONARY_PAGE_SIZE_LIMIT, DEFAULT_ROW_GROUP_ROWS,
+    DEFAULT_STATISTICS_TRUNCATE_LENGTH,
+};
+pub use temp::TempFile;
+
+use std::path::Path;
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+
+use crate::error::Result;
+use crate::format::FileMetaData;
+
+/// Writes `batches` (all of `schema`) to a Parquet file at `path`.
+///
+/// The file is written to a temporary file in the same directory and renamed to `path` only
+/// when complete, so `path` never holds a partial file: on any error it is left as it was.
+pub fn write_table<'b>(
+    path: impl AsRef<Path>,
+    schema: SchemaRef,
+    batches: impl IntoIterator<Item = &'b RecordBatch>,
+    options: WriteOptions,
+) -> Result<FileMetaData> {
+    let path = path.as_ref();
+    let temp = TempFile::beside(path)?;
+    let sink = std::io::BufWriter::with_capacity(1 << 20, temp.file()?);
+    let mut writer = ParquetWriter::try_new(sink, schema, options)?;
+    for batch in batches {
+        writer.write(batch)?;
+    }
+    let (sink, meta) = writer.into_inner()?;
+    let file = sink.into_inner().map_err(|e| crate::Error::io("flushing the file", e.into_error()))?;
+    file.sync_all().map_err(|e| crate::Error::io(format!("syncing {}", temp.path().display()), e))?;
+    drop(file);
+    temp.persist(path)?;
+    Ok(meta)
+}

@@ -1,0 +1,306 @@
+//! How to write a file: codec, encodings, page and row-group sizes, statistics, page index.
+//!
+//! Defaults follow the peers (Arrow C++/pyarrow and arrow-rs) wherever their meaning is the
+//! same, so that file sizes and speeds compare like for like: dictionary encoding with a
+//! 1 MiB dictionary page limit and PLAIN fallback, 1 MiB / 20,000-row data pages, 1,048,576-row
+//! row groups, v1 data pages, chunk statistics and a page index.
+
+use std::collections::HashMap;
+
+use crate::compress::Codec;
+use crate::error::{Error, Result};
+use crate::format::{Encoding, KeyValue, SortingColumn};
+pub use crate::page::DataPageVersion;
+
+/// Which statistics to compute and write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatisticsLevel {
+    /// None at all (no chunk statistics, no column index).
+    None,
+    /// Min/max/null count per column chunk.
+    Chunk,
+    /// Per chunk and per page: the page statistics go to the column index (when the page
+    /// index is on) and, if asked, into each data page header.
+    Page,
+}
+
+/// Options that may differ per column; [`WriteOptions`] holds the file's defaults and the
+/// per-column overrides.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnOptions {
+    /// Codec of every page of the column.
+    pub codec: Codec,
+    /// Codec level (ZSTD, GZIP, BROTLI); `None` is the codec's default.
+    pub level: Option<i32>,
+    /// Try RLE_DICTIONARY first, falling back to [`ColumnOptions::encoding`] when the
+    /// dictionary page passes [`ColumnOptions::dictionary_page_size_limit`].
+    pub dictionary: bool,
+    /// The encoding of data pages when no dictionary is used (or after fallback); `None` is
+    /// PLAIN (RLE for booleans in v2 pages, as Arrow C++ writes them).
+    pub encoding: Option<Encoding>,
+    /// Largest dictionary page before falling back, in bytes.
+    pub dictionary_page_size_limit: usize,
+    /// Statistics for this column.
+    pub statistics: StatisticsLevel,
+}
+
+/// Everything the writer can be told; build it with the `with_*` methods.
+#[derive(Debug, Clone)]
+pub struct WriteOptions {
+    pub(crate) column: ColumnOptions,
+    pub(crate) per_column: HashMap<String, ColumnOptions>,
+    pub(crate) data_page_size: usize,
+    pub(crate) data_page_row_limit: usize,
+    pub(crate) row_group_rows: usize,
+    pub(crate) row_group_bytes: usize,
+    pub(crate) data_page_version: DataPageVersion,
+    pub(crate) statistics_truncate_length: Option<usize>,
+    pub(crate) page_index: bool,
+    pub(crate) page_header_statistics: bool,
+    pub(crate) size_statistics: bool,
+    pub(crate) crc: bool,
+    pub(crate) key_value_metadata: Vec<KeyValue>,
+    pub(crate) sorting_columns: Option<Vec<SortingColumn>>,
+    pub(crate) store_arrow_schema: bool,
+    pub(crate) max_buffered_bytes: Option<usize>,
+    pub(crate) created_by: String,
+}
+
+/// The default data page size: 1 MiB, as Arrow C++, arrow-rs and parquet-java.
+pub const DEFAULT_DATA_PAGE_SIZE: usize = 1 << 20;
+/// The default row limit of a data page: 20,000, as Arrow C++ and arrow-rs.
+pub const DEFAULT_DATA_PAGE_ROW_LIMIT: usize = 20_000;
+/// The default dictionary page limit: 1 MiB, as Arrow C++ and arrow-rs.
+pub const DEFAULT_DICTIONARY_PAGE_SIZE_LIMIT: usize = 1 << 20;
+/// The default rows per row group: 1,048,576, as pyarrow and arrow-rs.
+pub const DEFAULT_ROW_GROUP_ROWS: usize = 1 << 20;
+/// The default statistics truncation: 64 bytes, as arrow-rs.
+pub const DEFAULT_STATISTICS_TRUNCATE_LENGTH: usize = 64;
+
+impl Default for WriteOptions {
+    fn default() -> Self {
+        WriteOptions {
+            column: ColumnOptions {
+                codec: Codec::Uncompressed,
+                level: None,
+                dictionary: true,
+                encoding: None,
+                dictionary_page_size_limit: DEFAULT_DICTIONARY_PAGE_SIZE_LIMIT,
+                statistics: StatisticsLevel::Page,
+            },
+            per_column: HashMap::new(),
+            data_page_size: DEFAULT_DATA_PAGE_SIZE,
+            data_page_row_limit: DEFAULT_DATA_PAGE_ROW_LIMIT,
+            row_group_rows: DEFAULT_ROW_GROUP_ROWS,
+            row_group_bytes: usize::MAX,
+            data_page_version: DataPageVersion::V1,
+            statistics_truncate_length: Some(DEFAULT_STATISTICS_TRUNCATE_LENGTH),
+            page_index: true,
+            page_header_statistics: false,
+            size_statistics: true,
+            crc: false,
+            key_value_metadata: Vec::new(),
+            sorting_columns: None,
+            store_arrow_schema: true,
+            max_buffered_bytes: None,
+            created_by: format!("parquetry version {}", env!("CARGO_PKG_VERSION")),
+        }
+    }
+}
+
+impl WriteOptions {
+    /// The default options (uncompressed, dictionary on, v1 pages, page index on).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The options of the column whose dotted path is `path`: its overrides or the defaults.
+    pub fn column_options(&self, path: &str) -> &ColumnOptions {
+        self.per_column.get(path).unwrap_or(&self.column)
+    }
+
+    fn column_mut(&mut self, path: &str) -> &mut ColumnOptions {
+        let default = self.column.clone();
+        self.per_column.entry(path.to_owned()).or_insert(default)
+    }
+
+    /// Compresses every page with `codec` at its default level.
+    pub fn with_compression(mut self, codec: Codec) -> Self {
+        self.column.codec = codec;
+        self.column.level = None;
+        self.per_column.values_mut().for_each(|c| (c.codec, c.level) = (codec, None));
+        self
+    }
+
+    /// Compresses every page with `codec` at `level` (ZSTD 1..=22, GZIP 0..=9, BROTLI 0..=11).
+    pub fn with_compression_level(mut self, codec: Codec, level: i32) -> Self {
+        self.column.codec = codec;
+        self.column.level = Some(level);
+        self.per_column.values_mut().for_each(|c| (c.codec, c.level) = (codec, Some(level)));
+        self
+    }
+
+    /// Turns dictionary encoding on or off for every column.
+    pub fn with_dictionary(mut self, on: bool) -> Self {
+        self.column.dictionary = on;
+        self.per_column.values_mut().for_each(|c| c.dictionary = on);
+        self
+    }
+
+    /// Sets the encoding of non-dictionary data pages for every column (the columns whose
+    /// type cannot take it are refused when the writer is made).
+    pub fn with_encoding(mut self, encoding: Encoding) -> Self {
+        self.column.encoding = Some(encoding);
+        self.per_column.values_mut().for_each(|c| c.encoding = Some(encoding));
+        self
+    }
+
+    /// Sets one column's encoding (dotted path) and turns its dictionary off unless the
+    /// encoding is a dictionary encoding.
+    pub fn with_column_encoding(mut self, path: &str, encoding: Encoding) -> Self {
+        let c = self.column_mut(path);
+        if encoding == Encoding::RLE_DICTIONARY || encoding == Encoding::PLAIN_DICTIONARY {
+            c.dictionary = true;
+        } else {
+            c.dictionary = false;
+            c.encoding = Some(encoding);
+        }
+        self
+    }
+
+    /// Turns dictionary encoding on or off for one column.
+    pub fn with_column_dictionary(mut self, path: &str, on: bool) -> Self {
+        self.column_mut(path).dictionary = on;
+        self
+    }
+
+    /// Sets one column's codec and level.
+    pub fn with_column_compression(mut self, path: &str, codec: Codec, level: Option<i32>) -> Self {
+        let c = self.column_mut(path);
+        (c.codec, c.level) = (codec, level);
+        self
+    }
+
+    /// The largest dictionary page before a column falls back to its non-dictionary encoding.
+    pub fn with_dictionary_page_size_limit(mut self, bytes: usize) -> Self {
+        self.column.dictionary_page_size_limit = bytes;
+        self.per_column.values_mut().for_each(|c| c.dictionary_page_size_limit = bytes);
+        self
+    }
+
+    /// Target size of a data page's encoded values and levels (before compression).
+    pub fn with_data_page_size(mut self, bytes: usize) -> Self {
+        self.data_page_size = bytes;
+        self
+    }
+
+    /// Most rows in one data page.
+    pub fn with_data_page_row_limit(mut self, rows: usize) -> Self {
+        self.data_page_row_limit = rows;
+        self
+    }
+
+    /// Most rows in one row group.
+    pub fn with_row_group_rows(mut self, rows: usize) -> Self {
+        self.row_group_rows = rows;
+        self
+    }
+
+    /// Ends a row group once its encoded pages reach this many bytes (checked after each
+    /// batch, so a row group may pass it by up to one batch).
+    pub fn with_row_group_bytes(mut self, bytes: usize) -> Self {
+        self.row_group_bytes = bytes;
+        self
+    }
+
+    /// Writes v1 or v2 data pages.
+    pub fn with_data_page_version(mut self, version: DataPageVersion) -> Self {
+        self.data_page_version = version;
+        self
+    }
+
+    /// Which statistics every column gets.
+    pub fn with_statistics(mut self, level: StatisticsLevel) -> Self {
+        self.column.statistics = level;
+        self.per_column.values_mut().for_each(|c| c.statistics = level);
+        self
+    }
+
+    /// Truncates byte-array min/max statistics to `bytes` (`None`: never), marking them inexact.
+    pub fn with_statistics_truncate_length(mut self, bytes: Option<usize>) -> Self {
+        self.statistics_truncate_length = bytes;
+        self
+    }
+
+    /// Writes the page index (ColumnIndex and OffsetIndex) after the row groups.
+    pub fn with_page_index(mut self, on: bool) -> Self {
+        self.page_index = on;
+        self
+    }
+
+    /// Also writes each page's statistics into its data page header (with
+    /// [`StatisticsLevel::Page`]).
+    pub fn with_page_header_statistics(mut self, on: bool) -> Self {
+        self.page_header_statistics = on;
+        self
+    }
+
+    /// Writes SizeStatistics (unencoded byte-array sizes, level histograms) per chunk.
+    pub fn with_size_statistics(mut self, on: bool) -> Self {
+        self.size_statistics = on;
+        self
+    }
+
+    /// Stores a CRC-32 of every page.
+    pub fn with_crc(mut self, on: bool) -> Self {
+        self.crc = on;
+        self
+    }
+
+    /// Adds a key/value entry to the footer.
+    pub fn with_key_value(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.key_value_metadata.push(KeyValue { key: key.into(), value: Some(value.into()) });
+        self
+    }
+
+    /// Declares the sort order of every row group.
+    pub fn with_sorting_columns(mut self, columns: Vec<SortingColumn>) -> Self {
+        self.sorting_columns = Some(columns);
+        self
+    }
+
+    /// Stores the Arrow schema as `ARROW:schema` (on by default), so that types Parquet cannot
+    /// name (large and view strings, dictionaries, time zones, durations) read back as written.
+    pub fn with_arrow_schema(mut self, on: bool) -> Self {
+        self.store_arrow_schema = on;
+        self
+    }
+
+    /// Spills encoded pages to a temporary file once the open row group holds more than
+    /// `bytes`, so that a large row group needs about `bytes` of memory.
+    pub fn with_max_buffered_bytes(mut self, bytes: usize) -> Self {
+        self.max_buffered_bytes = Some(bytes);
+        self
+    }
+
+    /// Checks the options that do not depend on the schema.
+    pub(crate) fn validate(&self) -> Result<()> {
+        let bad = |what: &str| Err(Error::invalid_argument(what.to_owned()));
+        if self.data_page_size == 0 {
+            return bad("write options: the data page size must be at least 1 byte");
+        }
+        if self.data_page_row_limit == 0 {
+            return bad("write options: the data page row limit must be at least 1 row");
+        }
+        if self.row_group_rows == 0 {
+            return bad("write options: a row group must hold at least 1 row");
+        }
+        if self.row_group_bytes == 0 {
+            return bad("write options: the row group byte limit must be at least 1 byte");
+        }
+        if self.statistics_truncate_length == Some(0) {
+            return bad("write options: statistics cannot be truncated to 0 bytes");
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,434 @@
+//! Min/max statistics as the spec orders them, for pages (the column index) and chunks.
+//!
+//! Bounds are kept as PLAIN-encoded bytes (what the footer stores) and compared in the
+//! column's order only when a page's or slice's own bounds are folded in: the per-value work is
+//! a typed min/max loop over a slice ([`Bounds::fold_i32`] and friends), or a byte comparison
+//! against the running bounds for byte arrays, never a conversion per value.
+
+use std::cmp::Ordering;
+
+use super::schema::StatOrder;
+use crate::format::{BoundaryOrder, ColumnIndex, Statistics};
+
+/// The running min and max of a page or a chunk, PLAIN-encoded.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Bounds {
+    min: Vec<u8>,
+    max: Vec<u8>,
+    set: bool,
+}
+
+impl Bounds {
+    /// Whether any non-null (non-NaN) value was seen.
+    pub fn is_set(&self) -> bool {
+        self.set
+    }
+
+    /// The minimum, PLAIN-encoded.
+    pub fn min(&self) -> &[u8] {
+        &self.min
+    }
+
+    /// The maximum, PLAIN-encoded.
+    pub fn max(&self) -> &[u8] {
+        &self.max
+    }
+
+    /// Forgets the bounds (a new page or chunk).
+    pub fn clear(&mut self) {
+        self.set = false;
+    }
+
+    /// Folds in a candidate min and max (PLAIN bytes) under `order`.
+    pub fn fold(&mut self, order: StatOrder, min: &[u8], max: &[u8]) {
+        if !self.set {
+            self.min.clear();
+            self.min.extend_from_slice(min);
+            self.max.clear();
+            self.max.extend_from_slice(max);
+            self.set = true;
+            return;
+        }
+        if compare(order, min, &self.min) == Ordering::Less {
+            self.min.clear();
+            self.min.extend_from_slice(min);
+        }
+        if compare(order, max, &self.max) == Ordering::Greater {
+            self.max.clear();
+            self.max.extend_from_slice(max);
+        }
+    }
+
+    /// Folds in another page's or chunk's bounds.
+    pub fn merge(&mut self, order: StatOrder, other: &Bounds) {
+        if other.set {
+            self.fold(order, &other.min, &other.max);
+        }
+    }
+
+    /// Folds in INT32 values (signed, or unsigned when `order` says so).
+    pub fn fold_i32(&mut self, order: StatOrder, values: &[i32]) {
+        let Some((min, max)) = (match order {
+            StatOrder::Unsigned => min_max(values.iter().map(|&v| v as u32))
+                .map(|(a, b)| (a as i32, b as i32)),
+            _ => min_max(values.iter().copied()),
+        }) else {
+            return;
+        };
+        self.fold(order, &min.to_le_bytes(), &max.to_le_bytes());
+    }
+
+    /// Folds in INT64 values (signed, or unsigned when `order` says so).
+    pub fn fold_i64(&mut self, order: StatOrder, values: &[i64]) {
+        let Some((min, max)) = (match order {
+            StatOrder::Unsigned => min_max(values.iter().map(|&v| v as u64))
+                .map(|(a, b)| (a as i64, b as i64)),
+            _ => min_max(values.iter().copied()),
+        }) else {
+            return;
+        };
+        self.fold(order, &min.to_le_bytes(), &max.to_le_bytes());
+    }
+
+    /// Folds in FLOAT values, leaving NaN out; a zero minimum is written as -0.0 and a zero
+    /// maximum as +0.0, as the spec asks, so that either zero is inside the bounds.
+    pub fn fold_f32(&mut self, values: &[f32]) {
+        if let Some((min, max)) = float_min_max(values.iter().map(|&v| v as f64)) {
+            let (min, max) = (min as f32, max as f32);
+            let min = if min == 0.0 { -0.0f32 } else { min };
+            let max = if max == 0.0 { 0.0f32 } else { max };
+            self.fold(StatOrder::Float, &min.to_le_bytes(), &max.to_le_bytes());
+        }
+    }
+
+    /// Folds in DOUBLE values, as [`Bounds::fold_f32`].
+    pub fn fold_f64(&mut self, values: &[f64]) {
+        if let Some((min, max)) = float_min_max(values.iter().copied()) {
+            let min = if min == 0.0 { -0.0f64 } else { min };
+            let max = if max == 0.0 { 0.0f64 } else { max };
+            self.fold(StatOrder::Float, &min.to_le_bytes(), &max.to_le_bytes());
+        }
+    }
+
+    /// Folds in BOOLEAN values.
+    pub fn fold_bool(&mut self, any_false: bool, any_true: bool) {
+        if any_false || any_true {
+            self.fold(StatOrder::Boolean, &[u8::from(!any_false)], &[u8::from(any_true)]);
+        }
+    }
+
+    /// Folds in byte-array values (or fixed-width byte values) under `order`.
+    pub fn fold_bytes<'v>(&mut self, order: StatOrder, values: impl IntoIterator<Item = &'v [u8]>) {
+        let mut values = values.into_iter();
+        let Some(first) = values.by_ref().find(|v| order != StatOrder::Float16 || !is_nan16(v))
+        else {
+            return;
+        };
+        let (mut min, mut max) = (first, first);
+        for v in values {
+            if order == StatOrder::Float16 && is_nan16(v) {
+                continue;
+            }
+            if compare(order, v, min) == Ordering::Less {
+                min = v;
+            } else if compare(order, v, max) == Ordering::Greater {
+                max = v;
+            }
+        }
+        if order == StatOrder::Float16 {
+            // -0.0 and +0.0 as for FLOAT and DOUBLE.
+            let zero = |v: &[u8]| u16::from_le_bytes([v[0], v[1]]) & 0x7fff == 0;
+            let min: &[u8] = if zero(min) { &[0x00, 0x80] } else { min };
+            let max: &[u8] = if zero(max) { &[0x00, 0x00] } else { max };
+            self.fold(order, min, max);
+        } else {
+            self.fold(order, min, max);
+        }
+    }
+}
+
+fn min_max<T: Ord + Copy>(mut values: impl Iterator<Item = T>) -> Option<(T, T)> {
+    let first = values.next()?;
+    Some(values.fold((first, first), |(lo, hi), v| (lo.min(v), hi.max(v))))
+}
+
+fn float_min_max(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    let mut any = false;
+    for v in values {
+        // NaN fails both comparisons, so it never becomes a bound.
+        if v < lo {
+            lo = v;
+        }
+        if v > hi {
+            hi = v;
+        }
+        any |= !v.is_nan();
+    }
+    any.then_some((lo, hi))
+}
+
+fn is_nan16(v: &[u8]) -> bool {
+    let bits = u16::from_le_bytes([v[0], v[1]]);
+    bits & 0x7c00 == 0x7c00 && bits & 0x03ff != 0
+}
+
+fn f16_to_f32(v: &[u8]) -> f32 {
+    let bits = u16::from_le_bytes([v[0], v[1]]) as u32;
+    let sign = (bits >> 15) << 31;
+    let exp = (bits >> 10) & 0x1f;
+    let frac = bits & 0x3ff;
+    let f = match exp {
+        0 => {
+            let magnitude = frac as f32 * (1.0 / (1u32 << 24) as f32);
+            return if sign != 0 { -magnitude } else { magnitude };
+        }
+        0x1f => sign | 0x7f80_0000 | (frac << 13),
+        e => sign | ((e + 112) << 23) | (frac << 13),
+    };
+    f32::from_bits(f)
+}
+
+/// Compares two PLAIN-encoded values in the column's order.
+fn compare(order: StatOrder, a: &[u8], b: &[u8]) -> Ordering {
+    let le4 = |v: &[u8]| u32::from_le_bytes(v[..4].try_into().unwrap_or([0; 4]));
+    let le8 = |v: &[u8]| u64::from_le_bytes(v[..8].try_into().unwrap_or([0; 8]));
+    match order {
+        StatOrder::Boolean | StatOrder::Bytes | StatOrder::Undefined => a.cmp(b),
+        StatOrder::Signed if a.len() == 4 => (le4(a) as i32).cmp(&(le4(b) as i32)),
+        StatOrder::Signed => (le8(a) as i64).cmp(&(le8(b) as i64)),
+        StatOrder::Unsigned if a.len() == 4 => le4(a).cmp(&le4(b)),
+        StatOrder::Unsigned => le8(a).cmp(&le8(b)),
+        StatOrder::Float if a.len() == 4 => {
+            f32::from_bits(le4(a)).total_cmp(&f32::from_bits(le4(b)))
+        }
+        StatOrder::Float => f64::from_bits(le8(a)).total_cmp(&f64::from_bits(le8(b))),
+        StatOrder::Float16 => f16_to_f32(a).total_cmp(&f16_to_f32(b)),
+        StatOrder::SignedBytes => match (a.first(), b.first()) {
+            (Some(&x), Some(&y)) if x != y => (x as i8).cmp(&(y as i8)),
+            _ => a.cmp(b),
+        },
+    }
+}
+
+/// A min or max ready for the footer: possibly truncated, with whether it is exact.
+pub(crate) struct Bound {
+    pub bytes: Vec<u8>,
+    pub exact: bool,
+}
+
+/// `bounds` as footer values, truncating long byte arrays to `limit` bytes: the minimum to a
+/// prefix, the maximum to a prefix with its last byte (or, for UTF-8, character) incremented,
+/// so both stay bounds. Only unsigned-lexicographic values are truncated.
+pub(crate) fn truncated(
+    bounds: &Bounds,
+    order: StatOrder,
+    utf8: bool,
+    limit: Option<usize>,
+) -> Option<(Bound, Bound)> {
+    if !bounds.is_set() || order == StatOrder::Undefined {
+        return None;
+    }
+    let (min, max) = (bounds.min(), bounds.max());
+    let limit = match limit {
+        Some(l) if order == StatOrder::Bytes => l,
+        _ => {
+            return Some((
+                Bound { bytes: min.to_vec(), exact: true },
+                Bound { bytes: max.to_vec(), exact: true },
+            ))
+        }
+    };
+    let min = if min.len() > limit {
+        Bound { bytes: min[..prefix_len(min, limit, utf8)].to_vec(), exact: false }
+    } else {
+        Bound { bytes: min.to_vec(), exact: true }
+    };
+    let max = if max.len() > limit {
+        match increment_prefix(max, limit, utf8) {
+            Some(bytes) => Bound { bytes, exact: false },
+            None => Bound { bytes: max.to_vec(), exact: true },
+        }
+    } else {
+        Bound { bytes: max.to_vec(), exact: true }
+    };
+    Some((min, max))
+}
+
+fn prefix_len(v: &[u8], limit: usize, utf8: bool) -> usize {
+    let mut n = limit.min(v.len());
+    // A UTF-8 continuation byte is 0b10xx_xxxx: back up to a character start.
+    while utf8 && n > 0 && n < v.len() && v[n] & 0xc0 == 0x80 {
+        n -= 1;
+    }
+    n
+}
+
+/// The shortest value above every value starting with `v`'s first `limit` bytes, if any.
+fn increment_prefix(v: &[u8], limit: usize, utf8: bool) -> Option<Vec<u8>> {
+    let mut out = v[..prefix_len(v, limit, utf8)].to_vec();
+    if utf8 {
+        let text = std::str::from_utf8(&out).ok()?.to_owned();
+        let mut chars: Vec<char> = text.chars().collect();
+        while let Some(c) = chars.pop() {
+            let next = (c as u32 + 1..=char::MAX as u32).find_map(char::from_u32);
+            if let Some(n) = next {
+                chars.push(n);
+                return Some(chars.into_iter().collect::<String>().into_bytes());
+            }
+        }
+        return None;
+    }
+    while let Some(last) = out.pop() {
+        if last < 0xff {
+            out.push(last + 1);
+            return Some(out);
+        }
+    }
+    None
+}
+
+/// The `Statistics` of a chunk or page.
+pub(crate) fn statistics(
+    bounds: &Bounds,
+    null_count: u64,
+    order: StatOrder,
+    utf8: bool,
+    limit: Option<usize>,
+) -> Statistics {
+    let mut s = Statistics { null_count: Some(null_count as i64), ..Default::default() };
+    if let Some((min, max)) = truncated(bounds, order, utf8, limit) {
+        // The deprecated fields are signed-order only: write them just where that is the
+        // column's order, as Arrow C++ does, so old readers never misuse them.
+        if matches!(order, StatOrder::Signed | StatOrder::Boolean | StatOrder::Float) {
+            s.min = Some(min.bytes.as_slice().into());
+            s.max = Some(max.bytes.as_slice().into());
+        }
+        s.is_min_value_exact = Some(min.exact);
+        s.is_max_value_exact = Some(max.exact);
+        s.min_value = Some(min.bytes.into());
+        s.max_value = Some(max.bytes.into());
+    }
+    s
+}
+
+/// Builds a chunk's ColumnIndex page by page.
+#[derive(Debug, Default)]
+pub(crate) struct ColumnIndexBuilder {
+    index: ColumnIndex,
+    ascending: bool,
+    descending: bool,
+    /// False once a page's bounds could not be stored (then no index is written).
+    valid: bool,
+    last: Option<(Vec<u8>, Vec<u8>)>,
+}
+
+impl ColumnIndexBuilder {
+    /// An empty index.
+    pub fn new() -> Self {
+        ColumnIndexBuilder {
+            index: ColumnIndex { null_counts: Some(Vec::new()), ..Default::default() },
+            ascending: true,
+            descending: true,
+            valid: true,
+            last: None,
+        }
+    }
+
+    /// Adds one page's entry.
+    pub fn push(&mut self, bounds: &Bounds, null_count: u64, order: StatOrder, utf8: bool, limit: Option<usize>) {
+        if let Some(n) = self.index.null_counts.as_mut() {
+            n.push(null_count as i64);
+        }
+        match truncated(bounds, order, utf8, limit) {
+            Some((min, max)) => {
+                if let Some((lmin, lmax)) = &self.last {
+                    let (a, d) = (
+                        compare(order, lmin, &min.bytes) != Ordering::Greater
+                            && compare(order, lmax, &max.bytes) != Ordering::Greater,
+                        compare(order, lmin, &min.bytes) != Ordering::Less
+                            && compare(order, lmax, &max.bytes) != Ordering::Less,
+                    );
+                    self.ascending &= a;
+                    self.descending &= d;
+                }
+                self.last = Some((min.bytes.clone(), max.bytes.clone()));
+                self.index.null_pages.push(false);
+                self.index.min_values.push(min.bytes);
+                self.index.max_values.push(max.bytes);
+            }
+            None if order == StatOrder::Undefined => self.valid = false,
+            None => {
+                self.index.null_pages.push(true);
+                self.index.min_values.push(Vec::new());
+                self.index.max_values.push(Vec::new());
+            }
+        }
+    }
+
+    /// Adds a page's definition level histogram (for columns with levels).
+    pub fn push_definition_histogram(&mut self, histogram: &[i64]) {
+        self.index.definition_level_histograms.get_or_insert_with(Vec::new).extend_from_slice(histogram);
+    }
+
+    /// The finished index, or `None` when the column has no order to index by.
+    pub fn finish(mut self) -> Option<ColumnIndex> {
+        if !self.valid {
+            return None;
+        }
+        self.index.boundary_order = match (self.ascending, self.descending) {
+            (true, _) => BoundaryOrder::ASCENDING,
+            (false, true) => BoundaryOrder::DESCENDING,
+            _ => BoundaryOrder::UNORDERED,
+        };
+        Some(self.index)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncation_keeps_bounds() {
+        let mut b = Bounds::default();
+        b.fold_bytes(StatOrder::Bytes, [&b"abcdef"[..], b"abcdzz\xff\xff"]);
+        let (min, max) = truncated(&b, StatOrder::Bytes, false, Some(4)).unwrap();
+        assert_eq!((min.bytes.as_slice(), min.exact), (&b"abcd"[..], false));
+        assert_eq!((max.bytes.as_slice(), max.exact), (&b"abce"[..], false));
+        // A maximum of 0xff bytes has no shorter upper bound: kept whole.
+        let mut b = Bounds::default();
+        b.fold_bytes(StatOrder::Bytes, [&b"\xff\xff\xff"[..]]);
+        let (_, max) = truncated(&b, StatOrder::Bytes, false, Some(2)).unwrap();
+        assert_eq!((max.bytes.as_slice(), max.exact), (&b"\xff\xff\xff"[..], true));
+        // UTF-8: cut at a character start, increment a character.
+        let mut b = Bounds::default();
+        b.fold_bytes(StatOrder::Bytes, ["aé€x".as_bytes()]);
+        let (min, max) = truncated(&b, StatOrder::Bytes, true, Some(4)).unwrap();
+        assert_eq!(min.bytes, "aé".as_bytes());
+        assert_eq!(max.bytes, "aê".as_bytes());
+    }
+
+    #[test]
+    fn floats_skip_nan_and_sign_zeros() {
+        let mut b = Bounds::default();
+        b.fold_f64(&[f64::NAN, 0.0, 1.5, -0.0]);
+        assert_eq!(b.min(), (-0.0f64).to_le_bytes());
+        assert_eq!(b.max(), 1.5f64.to_le_bytes());
+        let mut b = Bounds::default();
+        b.fold_f32(&[f32::NAN]);
+        assert!(!b.is_set());
+    }
+
+    #[test]
+    fn unsigned_and_decimal_orders() {
+        let mut b = Bounds::default();
+        b.fold_i32(StatOrder::Unsigned, &[-1, 5]);
+        assert_eq!(b.min(), 5i32.to_le_bytes());
+        assert_eq!(b.max(), (-1i32).to_le_bytes());
+        let mut b = Bounds::default();
+        b.fold_bytes(StatOrder::SignedBytes, [&[0xff, 0x00][..], &[0x00, 0x01]]);
+        assert_eq!(b.min(), [0xff, 0x00]);
+        assert_eq!(b.max(), [0x00, 0x01]);
+    }
+}

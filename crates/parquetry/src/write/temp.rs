@@ -1,0 +1,78 @@
+//! A temporary file beside the output, removed unless it is renamed into place: how every
+//! output of the library and the CLI appears only when complete.
+
+use std::fs::{File, OpenOptions};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::error::{Error, Result};
+
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// A file created next to a destination; dropped without [`TempFile::persist`], it is deleted.
+#[derive(Debug)]
+pub struct TempFile {
+    path: PathBuf,
+    persisted: bool,
+}
+
+impl TempFile {
+    /// Creates an empty, uniquely named hidden file in `dest`'s directory (so that the final
+    /// rename stays on one file system and is atomic).
+    pub fn beside(dest: &Path) -> Result<Self> {
+        let dir = match dest.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let name = dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        for _ in 0..16 {
+            let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.subsec_nanos());
+            let path = dir.join(format!(".{name}.{}.{n}.{nanos}.tmp", std::process::id()));
+            match OpenOptions::new().write(true).create_new(true).open(&path) {
+                Ok(_) => return Ok(TempFile { path, persisted: false }),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => {
+                    return Err(Error::io(format!("creating a temporary file in {}", dir.display()), e))
+                }
+            }
+        }
+        Err(Error::invalid_argument(format!(
+            "could not find a free temporary file name in {}",
+            dir.display()
+        )))
+    }
+
+    /// The temporary file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Opens the temporary file for writing.
+    pub fn file(&self) -> Result<File> {
+        OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(&self.path)
+            .map_err(|e| Error::io(format!("opening {}", self.path.display()), e))
+    }
+
+    /// Renames the temporary file to `dest`, replacing what was there.
+    pub fn persist(mut self, dest: &Path) -> Result<()> {
+        std::fs::rename(&self.path, dest).map_err(|e| {
+            Error::io(format!("renaming {} to {}", self.path.display(), dest.display()), e)
+        })?;
+        self.persisted = true;
+        Ok(())
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if !self.persisted {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
