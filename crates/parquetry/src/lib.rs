@@ -17,6 +17,7 @@ pub mod encoding;
 pub mod page;
 pub mod read;
 pub mod schema;
+pub mod temp;
 pub mod write;
 
 pub use error::{Error, ErrorKind, Result};

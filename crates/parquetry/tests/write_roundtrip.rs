@@ -105,6 +105,15 @@ fn option_sets(schema: &Schema) -> Vec<(&'static str, WriteOptions)> {
             ),
         ),
         (
+            // Pages spill to a scratch file past 4 KiB and are copied back into place.
+            "spill_4k_snappy",
+            WriteOptions::default()
+                .with_compression(Codec::Snappy)
+                .with_data_page_size(512)
+                .with_max_buffered_bytes(4096)
+                .with_row_group_rows(600),
+        ),
+        (
             "brotli_no_stats_no_index",
             WriteOptions::default()
                 .with_compression(Codec::Brotli)

@@ -5,6 +5,7 @@
 //! The writer and the merge both end here: the writer hands over encoded levels and values,
 //! the merge hands over pages it copied or remapped.
 
+use super::spill::{Segment, SpillFile};
 use crate::compress::{Codec, Compressor};
 use crate::error::Result;
 use crate::format::{
@@ -59,6 +60,8 @@ pub struct PageWriter {
     dictionary: Vec<u8>,
     dictionary_uncompressed: usize,
     pages: Vec<u8>,
+    spilled: Vec<Segment>,
+    spilled_len: u64,
     locations: Vec<PageLocation>,
     encoding_stats: Vec<PageEncodingStats>,
     encodings: Vec<Encoding>,
@@ -81,6 +84,8 @@ impl PageWriter {
             dictionary: Vec::new(),
             dictionary_uncompressed: 0,
             pages: Vec::new(),
+            spilled: Vec::new(),
+            spilled_len: 0,
             locations: Vec::new(),
             encoding_stats: Vec::new(),
             encodings: Vec::new(),
@@ -177,7 +182,7 @@ impl PageWriter {
         let header_len = self.pages.len() - start;
         self.pages.extend_from_slice(&self.stored);
         self.locations.push(PageLocation {
-            offset: start as i64,
+            offset: (self.spilled_len + start as u64) as i64,
             compressed_page_size: (self.pages.len() - start) as i32,
             first_row_index: self.rows as i64,
         });
@@ -218,9 +223,22 @@ impl PageWriter {
         Ok(())
     }
 
-    /// Bytes of all pages so far as they will be stored (headers included).
+    /// Bytes of the pages held in memory (headers included).
     pub fn buffered_bytes(&self) -> usize {
         self.dictionary.len() + self.pages.len()
+    }
+
+    /// Moves the data pages held in memory to `file` (they are copied back in order when the
+    /// chunk is written); the dictionary page stays, as it must come first.
+    pub fn spill(&mut self, file: &mut SpillFile) -> Result<()> {
+        if self.pages.is_empty() {
+            return Ok(());
+        }
+        let segment = file.append(&self.pages)?;
+        self.spilled.push(segment);
+        self.spilled_len += self.pages.len() as u64;
+        self.pages.clear();
+        Ok(())
     }
 
     /// Number of data pages so far.
@@ -238,8 +256,9 @@ impl PageWriter {
             l.offset += dictionary.len() as i64;
         }
         let chunk = FinishedChunk {
-            compressed_size: (dictionary.len() + pages.len()) as u64,
+            compressed_size: dictionary.len() as u64 + self.spilled_len + pages.len() as u64,
             dictionary,
+            spilled: std::mem::take(&mut self.spilled),
             pages,
             locations,
             encodings: std::mem::take(&mut self.encodings),
@@ -248,6 +267,7 @@ impl PageWriter {
             num_values: self.num_values,
         };
         self.uncompressed_size = 0;
+        self.spilled_len = 0;
         self.dictionary_uncompressed = 0;
         self.num_values = 0;
         self.rows = 0;
@@ -260,7 +280,9 @@ impl PageWriter {
 pub struct FinishedChunk {
     /// The dictionary page (header included), empty without one; it comes first in the file.
     pub dictionary: Vec<u8>,
-    /// The data pages, headers included, in order.
+    /// Data pages spilled to a [`SpillFile`], in order; they come before `pages`.
+    pub spilled: Vec<Segment>,
+    /// The data pages held in memory, headers included, in order.
     pub pages: Vec<u8>,
     /// Where each data page starts, relative to the chunk start.
     pub locations: Vec<PageLocation>,

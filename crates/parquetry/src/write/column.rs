@@ -116,6 +116,11 @@ impl ColumnChunkWriter {
         &self.leaf
     }
 
+    /// Moves the chunk's finished data pages to `file` (see [`PageWriter::spill`]).
+    pub fn spill(&mut self, file: &mut crate::page::SpillFile) -> Result<()> {
+        self.pages.spill(file)
+    }
+
     /// The codec of the column's pages.
     pub fn codec(&self) -> crate::compress::Codec {
         self.pages.codec()

@@ -20,6 +20,7 @@ use crate::format::{
     encode_footer, thrift, ColumnChunk, ColumnIndex, ColumnMetaData, ColumnOrder,
     CompressionCodec, FileMetaData, KeyValue, OffsetIndex, RowGroup, SchemaElement,
 };
+use crate::page::SpillFile;
 use crate::schema::{encode_arrow_schema, ARROW_SCHEMA_KEY};
 
 const MAGIC: &[u8; 4] = b"PAR1";
@@ -52,6 +53,8 @@ pub struct ParquetWriter<W: Write> {
     open_rows: u64,
     rows: u64,
     failed: Option<String>,
+    spill: Option<SpillFile>,
+    copy_buffer: Vec<u8>,
 }
 
 impl<W: Write> ParquetWriter<W> {
@@ -84,6 +87,8 @@ impl<W: Write> ParquetWriter<W> {
             open_rows: 0,
             rows: 0,
             failed: None,
+            spill: None,
+            copy_buffer: Vec::new(),
         };
         writer.put(MAGIC)?;
         Ok(writer)
@@ -155,9 +160,10 @@ impl<W: Write> ParquetWriter<W> {
         let limit = self.options.row_group_rows as u64;
         while row < batch.num_rows() {
             let n = ((limit - self.open_rows) as usize).min(batch.num_rows() - row);
-            for column in &mut self.columns {
-                let array = batch.column(column.leaf().field).slice(row, n);
-                column.write(array.as_ref(), &mut self.compressor)?;
+            for i in 0..self.columns.len() {
+                let array = batch.column(self.columns[i].leaf().field).slice(row, n);
+                self.columns[i].write(array.as_ref(), &mut self.compressor)?;
+                self.spill_if_over()?;
             }
             self.open_rows += n as u64;
             row += n;
@@ -168,6 +174,24 @@ impl<W: Write> ParquetWriter<W> {
         let buffered: usize = self.columns.iter().map(ColumnChunkWriter::buffered_bytes).sum();
         if self.open_rows > 0 && buffered >= self.options.row_group_bytes {
             self.flush_row_group()?;
+        }
+        Ok(())
+    }
+
+    /// Past `max_buffered_bytes`, moves every column's finished pages to the spill file.
+    fn spill_if_over(&mut self) -> Result<()> {
+        let Some(limit) = self.options.max_buffered_bytes else { return Ok(()) };
+        let buffered: usize = self.columns.iter().map(ColumnChunkWriter::buffered_bytes).sum();
+        if buffered <= limit {
+            return Ok(());
+        }
+        if self.spill.is_none() {
+            self.spill = Some(SpillFile::new()?);
+        }
+        if let Some(file) = self.spill.as_mut() {
+            for column in &mut self.columns {
+                column.spill(file)?;
+            }
         }
         Ok(())
     }
@@ -198,6 +222,14 @@ impl<W: Write> ParquetWriter<W> {
             let chunk_start = self.offset;
             let pages = result.pages;
             self.put(&pages.dictionary)?;
+            if let Some(file) = self.spill.as_mut() {
+                for &segment in &pages.spilled {
+                    file.copy_to(segment, &mut self.sink, &mut self.copy_buffer).map_err(|e| {
+                        e.context(format!("writing row group {ordinal} at offset {}", self.offset))
+                    })?;
+                    self.offset += segment.1;
+                }
+            }
             self.put(&pages.pages)?;
             let leaf = self.columns[i].leaf();
             let data_page_offset = chunk_start as i64 + pages.dictionary.len() as i64;
@@ -247,6 +279,9 @@ impl<W: Write> ParquetWriter<W> {
         self.page_indexes.push(indexes);
         self.rows += rows;
         self.open_rows = 0;
+        if let Some(file) = self.spill.as_mut() {
+            file.reset()?;
+        }
         Ok(())
     }
 

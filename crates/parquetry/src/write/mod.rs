@@ -14,7 +14,6 @@ mod file;
 mod options;
 mod schema;
 mod statistics;
-mod temp;
 
 pub use file::ParquetWriter;
 pub use options::{
@@ -22,7 +21,7 @@ pub use options::{
     DEFAULT_DATA_PAGE_SIZE, DEFAULT_DICTIONARY_PAGE_SIZE_LIMIT, DEFAULT_ROW_GROUP_ROWS,
     DEFAULT_STATISTICS_TRUNCATE_LENGTH,
 };
-pub use temp::TempFile;
+pub use crate::temp::TempFile;
 
 use std::path::Path;
 

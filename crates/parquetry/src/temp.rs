@@ -1,5 +1,6 @@
-//! A temporary file beside the output, removed unless it is renamed into place: how every
-//! output of the library and the CLI appears only when complete.
+//! Temporary files: one beside an output, renamed into place only once complete (how every
+//! output of the library and the CLI appears), and scratch files for spilled pages. Both are
+//! removed when dropped unless persisted.
 
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
@@ -48,6 +49,20 @@ impl TempFile {
     /// The temporary file's path.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// A scratch file in the system's temporary directory (`TMPDIR`), removed when dropped.
+    pub fn scratch() -> Result<Self> {
+        Self::beside(&std::env::temp_dir().join("parquetry-scratch"))
+    }
+
+    /// Opens the temporary file for reading and writing.
+    pub fn open_read_write(&self) -> Result<File> {
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&self.path)
+            .map_err(|e| Error::io(format!("opening {}", self.path.display()), e))
     }
 
     /// Opens the temporary file for writing.
