@@ -25,9 +25,10 @@ mod bench;
 /// The foldhash seed: any fixed value, so that runs (and their page orders) are reproducible.
 const SEED: u64 = 0x5851_F42D_4C95_7F2D;
 
-/// Hashes a byte value. foldhash's `write` alone (no length prefix, as `Hash for [u8]` adds)
-/// already folds the length into the hash, and it is the fastest of the hashes at hand on
-/// the 10 to 60-byte strings that dictionary columns mostly hold.
+/// Hashes a byte value with foldhash. Its `write` mixes the length in itself, so this skips
+/// the separate length that `Hash for [u8]` (and so `BuildHasher::hash_one`) would add.
+/// The seed is fixed, but nothing the dictionary produces depends on it: indexes and the
+/// page follow first-seen order, only the table's layout changes with the seed.
 #[inline(always)]
 fn hash_bytes(bytes: &[u8]) -> u64 {
     let mut hasher = FixedState::with_seed(SEED).build_hasher();
@@ -129,8 +130,10 @@ impl ByteArrayDictionary {
             assert!(data.is_empty(), "values of width 0 have no bytes");
             return;
         }
-        assert!(data.len() % width == 0, "{} bytes are not whole values of {width} bytes", data.len());
-        out.extend(data.chunks_exact(width).map(|value| self.intern_hashed::<false>(value, hash_bytes(value))));
+        let n = data.len();
+        assert!(n.is_multiple_of(width), "{n} bytes are not whole values of {width} bytes");
+        let values = data.chunks_exact(width);
+        out.extend(values.map(|value| self.intern_hashed::<false>(value, hash_bytes(value))));
     }
 
     /// The number of distinct values interned.
@@ -220,7 +223,8 @@ impl ByteArrayDictionary {
     #[inline(never)]
     fn intern_colliding<const PREFIXED: bool>(&mut self, value: &[u8], hash: u64) -> u32 {
         let Self { table, entries, .. } = &*self;
-        let found = table.find(hash, |&i| entries[i as usize].hash == hash && self.holds::<PREFIXED>(i, value));
+        let eq = |&i: &u32| entries[i as usize].hash == hash && self.holds::<PREFIXED>(i, value);
+        let found = table.find(hash, eq);
         match found {
             Some(&index) => index,
             None => self.insert::<PREFIXED>(value, hash),
@@ -234,7 +238,6 @@ impl ByteArrayDictionary {
         let index = u32::try_from(entries.len()).expect("more than u32::MAX dictionary values");
         if PREFIXED {
             let len = u32::try_from(value.len()).expect("a BYTE_ARRAY value longer than u32::MAX bytes");
-            page.reserve(4 + value.len());
             page.extend_from_slice(&len.to_le_bytes());
         }
         entries.push(Entry { hash, start: page.len() });

@@ -2,11 +2,13 @@
 //!
 //! `cargo test -p parquetry --release --lib dictionary::bench -- --ignored --nocapture`
 //!
-//! It interns the three columns of the guide's `strings` dataset 20,000 values (one page) at
+//! `intern_strings` interns the three columns of the guide's `strings` dataset 20,000 values (one page) at
 //! a time, into one dictionary for the whole column ("unbounded": the `id` column then
 //! inserts 2M values and grows the table to 2M) and into one that starts over whenever the
 //! page passes 1 MiB (the writer's default limit: what it really interns), and compares with
 //! the obvious code, a std `HashMap<Vec<u8>, u32>` (SipHash, or foldhash) beside the page.
+//! `intern_fixed` does the same for 8-byte values. Times are this thread's CPU time, best of
+//! five runs.
 
 use std::collections::HashMap;
 use std::hash::BuildHasher;
@@ -107,53 +109,58 @@ fn cpu_seconds() -> f64 {
     t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
 }
 
-/// Nanoseconds per value, best of five runs over the whole column; `limit` starts the
-/// dictionary over once its page passes that many bytes.
+/// Nanoseconds per value interning the whole column a page at a time, best of five runs;
+/// `limit` starts the dictionary over once its page passes that many bytes.
 fn time(dict: &mut dyn Interner, col: &Column, limit: usize) -> f64 {
     let mut out = Vec::with_capacity(PAGE_ROWS);
-    let mut best = f64::MAX;
-    let mut check = 0u64;
-    for _ in 0..5 {
+    best_of_five(|| {
         dict.clear();
-        let start = cpu_seconds();
         for first in (0..ROWS).step_by(PAGE_ROWS) {
             out.clear();
             let offsets = &col.offsets[first..=(first + PAGE_ROWS).min(ROWS)];
             if dict.intern_page(offsets, &col.data, &mut out) > limit {
                 dict.clear();
             }
-            check = check.wrapping_add(u64::from(out[out.len() - 1]));
+            std::hint::black_box(&out);
         }
+    })
+}
+
+/// Nanoseconds per value of `ROWS` values for `run`, best of five.
+fn best_of_five(mut run: impl FnMut()) -> f64 {
+    let mut best = f64::MAX;
+    for _ in 0..5 {
+        let start = cpu_seconds();
+        run();
         best = best.min(cpu_seconds() - start);
     }
-    std::hint::black_box(check);
     best * 1e9 / ROWS as f64
 }
 
 #[test]
 #[ignore = "a benchmark: run with --release -- --ignored --nocapture"]
 fn intern_strings() {
-    // DICT_BENCH=name,... times only those columns, and only parquetry (for profiling);
-    // with `1mib` or `unbounded` among the names, only that mode.
+    // DICT_BENCH=name,... times only the columns and modes (`1mib`, `unbounded`) named, and
+    // only parquetry (for profiling).
     let only = std::env::var("DICT_BENCH").ok();
-    let cols: Vec<Column> =
-        columns().into_iter().filter(|c| only.as_ref().is_none_or(|o| o.split(',').any(|n| n == c.name))).collect();
+    let named = |name: &str| only.as_ref().is_none_or(|o| o.split(',').any(|n| n == name));
+    let any_mode = only.as_ref().is_none_or(|o| !o.contains("1mib") && !o.contains("unbounded"));
+    let cols: Vec<Column> = columns().into_iter().filter(|c| named(c.name)).collect();
     println!("ns/value        {:>10} {:>10} {:>10}", "parquetry", "std+sip", "std+fold");
-    let modes = [(LIMIT, "1mib"), (usize::MAX, "unbounded")];
-    let modes = modes.iter().filter(|(_, m)| {
-        only.as_ref().is_none_or(|o| !o.contains(m) && !o.contains("1mib") && !o.contains("unbounded") || o.contains(m))
-    });
-    for &(limit, _) in modes {
+    for (limit, mode) in [(LIMIT, "1mib"), (usize::MAX, "unbounded")] {
+        if !any_mode && !named(mode) {
+            continue;
+        }
         for col in &cols {
             let ours = time(&mut ByteArrayDictionary::new(), col, limit);
             let (mut sip, mut fold) = (f64::NAN, f64::NAN);
             if only.is_none() {
                 sip = time(&mut Baseline { map: HashMap::new(), page: Vec::new() }, col, limit);
                 let hasher = FixedState::with_seed(SEED);
-                fold = time(&mut Baseline { map: HashMap::with_hasher(hasher), page: Vec::new() }, col, limit);
+                let map = HashMap::with_hasher(hasher);
+                fold = time(&mut Baseline { map, page: Vec::new() }, col, limit);
             }
-            let mode = if limit == LIMIT { "1 MiB" } else { "unbounded" };
-            println!("{:<9} {:<9} {ours:>6.1} {sip:>10.1} {fold:>10.1}", col.name, mode);
+            println!("{:<9} {mode:<9} {ours:>6.1} {sip:>10.1} {fold:>10.1}", col.name);
         }
     }
 }
@@ -175,6 +182,7 @@ fn intern_fixed() {
             for page in values.chunks(PAGE_ROWS) {
                 out.clear();
                 dict.intern_u64s(page, &mut out);
+                std::hint::black_box(&out);
                 if dict.page_len() > LIMIT {
                     dict.clear();
                 }
@@ -195,6 +203,7 @@ fn intern_fixed() {
                     });
                     out.push(i);
                 }
+                std::hint::black_box(&out);
                 if page.len() > LIMIT {
                     map.clear();
                     page.clear();
@@ -205,12 +214,3 @@ fn intern_fixed() {
     }
 }
 
-fn best_of_five(mut run: impl FnMut()) -> f64 {
-    let mut best = f64::MAX;
-    for _ in 0..5 {
-        let start = cpu_seconds();
-        run();
-        best = best.min(cpu_seconds() - start);
-    }
-    best * 1e9 / ROWS as f64
-}

@@ -147,7 +147,8 @@ fn long_values_with_equal_prefixes() {
 fn growth_across_many_resizes() {
     // 100,000 distinct values through every table size from empty, then all again.
     let mut rng = TestRng::new(3);
-    let mut values: Vec<Vec<u8>> = (0..100_000u64).map(|i| format!("{:016x}-{i}", rng.next_u64()).into_bytes()).collect();
+    let mut values: Vec<Vec<u8>> =
+        (0..100_000u64).map(|i| format!("{:016x}-{i}", rng.next_u64()).into_bytes()).collect();
     let again = values.clone();
     values.extend(again);
     let mut dict = ByteArrayDictionary::new();
@@ -182,6 +183,20 @@ fn equal_hashes_fall_back_to_the_bytes() {
         }
     }
     assert_eq!(dict.page(), &reference.plain_page()[..]);
+}
+
+#[test]
+fn equal_hashes_of_fixed_width_values() {
+    let mut rng = TestRng::new(10);
+    let mut dict = ByteArrayDictionary::new_fixed(12);
+    let mut reference = Reference::default();
+    let pool: Vec<Vec<u8>> = (0..200).map(|_| rng.bytes(12)).collect();
+    for _ in 0..1000 {
+        let v = &pool[rng.below(200) as usize];
+        // Three hashes in all, each always given to the same values.
+        assert_eq!(dict.intern_hashed::<false>(v, u64::from(v[0] % 3)), reference.intern(v));
+    }
+    assert_eq!(dict.page(), &reference.values.concat()[..]);
 }
 
 #[test]
@@ -314,7 +329,8 @@ fn doubles_by_bit_pattern() {
 #[test]
 fn ints_and_floats_of_four_bytes() {
     let mut rng = TestRng::new(9);
-    let specials = [0u32, (-0.0f32).to_bits(), f32::NAN.to_bits(), f32::NAN.to_bits() | 2, i32::MIN as u32, i32::MAX as u32];
+    let specials =
+        [0u32, (-0.0f32).to_bits(), f32::NAN.to_bits(), f32::NAN.to_bits() | 2, i32::MIN as u32, i32::MAX as u32];
     let values: Vec<u32> = (0..10_000)
         .map(|_| match rng.below(3) {
             0 => specials[rng.below(specials.len() as u64) as usize],
