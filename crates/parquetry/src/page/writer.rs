@@ -120,35 +120,51 @@ impl PageWriter {
         let num_values = i32::try_from(page.num_values).map_err(|_| too_big("value count", page.num_values))?;
         self.body.clear();
         self.stored.clear();
-        let (header_type, uncompressed_len) = match self.version {
-            DataPageVersion::V1 => {
-                if page.has_repetition_levels {
-                    self.body.extend_from_slice(&(page.repetition_levels.len() as u32).to_le_bytes());
-                    self.body.extend_from_slice(page.repetition_levels);
-                }
-                if page.has_definition_levels {
-                    self.body.extend_from_slice(&(page.definition_levels.len() as u32).to_le_bytes());
-                    self.body.extend_from_slice(page.definition_levels);
-                }
-                self.body.extend_from_slice(page.values);
-                compressor.compress(self.codec, self.level, &self.body, &mut self.stored)?;
-                (PageType::DATA_PAGE, self.body.len())
-            }
-            DataPageVersion::V2 => {
-                self.stored.extend_from_slice(page.repetition_levels);
-                self.stored.extend_from_slice(page.definition_levels);
-                compressor.compress(self.codec, self.level, page.values, &mut self.stored)?;
-                let levels = page.repetition_levels.len() + page.definition_levels.len();
-                (PageType::DATA_PAGE_V2, levels + page.values.len())
-            }
+        let v1 = self.version == DataPageVersion::V1;
+        let rep_prefix = (page.repetition_levels.len() as u32).to_le_bytes();
+        let def_prefix = (page.definition_levels.len() as u32).to_le_bytes();
+        let empty: &[u8] = &[];
+        // The stored body in pieces: v1 puts each level section behind its length; v2 stores
+        // the levels bare (their lengths are in the header).
+        let levels: [&[u8]; 4] = [
+            if v1 && page.has_repetition_levels { &rep_prefix } else { empty },
+            page.repetition_levels,
+            if v1 && page.has_definition_levels { &def_prefix } else { empty },
+            page.definition_levels,
+        ];
+        let levels_len: usize = levels.iter().map(|l| l.len()).sum();
+        let uncompressed_len = levels_len + page.values.len();
+        let header_type = if v1 { PageType::DATA_PAGE } else { PageType::DATA_PAGE_V2 };
+        let pieces: [&[u8]; 5] = if self.codec == Codec::Uncompressed {
+            // Nothing to compress: the pieces go straight into the chunk.
+            [levels[0], levels[1], levels[2], levels[3], page.values]
+        } else if !v1 {
+            // v2 compresses the values only.
+            levels.iter().for_each(|l| self.stored.extend_from_slice(l));
+            compressor.compress(self.codec, self.level, page.values, &mut self.stored)?;
+            [&self.stored, empty, empty, empty, empty]
+        } else if levels_len == 0 {
+            compressor.compress(self.codec, self.level, page.values, &mut self.stored)?;
+            [&self.stored, empty, empty, empty, empty]
+        } else {
+            levels.iter().for_each(|l| self.body.extend_from_slice(l));
+            self.body.extend_from_slice(page.values);
+            compressor.compress(self.codec, self.level, &self.body, &mut self.stored)?;
+            [&self.stored, empty, empty, empty, empty]
         };
+        let stored_len: usize = pieces.iter().map(|p| p.len()).sum();
+        let crc = self.crc.then(|| {
+            let mut h = crc32fast::Hasher::new();
+            pieces.iter().for_each(|p| h.update(p));
+            h.finalize() as i32
+        });
         let mut header = PageHeader {
             page_type: header_type,
             uncompressed_page_size: i32::try_from(uncompressed_len)
                 .map_err(|_| too_big("uncompressed size", uncompressed_len))?,
-            compressed_page_size: i32::try_from(self.stored.len())
-                .map_err(|_| too_big("compressed size", self.stored.len()))?,
-            crc: self.crc.then(|| crc32fast::hash(&self.stored) as i32),
+            compressed_page_size: i32::try_from(stored_len)
+                .map_err(|_| too_big("compressed size", stored_len))?,
+            crc,
             data_page_header: None,
             index_page_header: None,
             dictionary_page_header: None,
@@ -180,7 +196,8 @@ impl PageWriter {
         let start = self.pages.len();
         thrift::encode(&header, &mut self.pages);
         let header_len = self.pages.len() - start;
-        self.pages.extend_from_slice(&self.stored);
+        self.pages.reserve(stored_len);
+        pieces.iter().for_each(|p| self.pages.extend_from_slice(p));
         self.locations.push(PageLocation {
             offset: (self.spilled_len + start as u64) as i64,
             compressed_page_size: (self.pages.len() - start) as i32,
@@ -239,6 +256,16 @@ impl PageWriter {
         self.spilled_len += self.pages.len() as u64;
         self.pages.clear();
         Ok(())
+    }
+
+    /// Gives back a finished chunk's page buffer, so the next chunk writes into memory that
+    /// is already mapped instead of growing a new buffer (each growth faults in fresh pages
+    /// that the kernel zeroes).
+    pub fn recycle(&mut self, mut buffer: Vec<u8>) {
+        if self.pages.is_empty() && buffer.capacity() > self.pages.capacity() {
+            buffer.clear();
+            self.pages = buffer;
+        }
     }
 
     /// Number of data pages so far.

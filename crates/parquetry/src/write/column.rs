@@ -121,6 +121,11 @@ impl ColumnChunkWriter {
         self.pages.spill(file)
     }
 
+    /// Gives back a written chunk's page buffer for the next chunk.
+    pub fn recycle(&mut self, buffer: Vec<u8>) {
+        self.pages.recycle(buffer);
+    }
+
     /// The codec of the column's pages.
     pub fn codec(&self) -> crate::compress::Codec {
         self.pages.codec()
@@ -180,7 +185,9 @@ impl ColumnChunkWriter {
     /// How many rows from `row` (at most `max_rows`) fit in `bytes` more page bytes.
     fn rows_fit(&self, array: &dyn Array, row: usize, max_rows: usize, bytes: usize) -> usize {
         if self.encoder.is_dictionary() {
-            return max_rows;
+            // Index pages are small; the step bounds how far one call can carry the
+            // dictionary page past its limit (Arrow C++ checks every 1,024 values too).
+            return max_rows.min(1024);
         }
         match array.data_type() {
             DataType::Utf8 => plain_rows_fit(&array.as_string::<i32>().value_offsets()[row..], max_rows, bytes),

@@ -219,7 +219,12 @@ impl ValueEncoder {
     pub fn finish_page(&mut self, out: &mut Vec<u8>) -> Encoding {
         match &mut self.values {
             Values::Plain(v) => {
-                out.extend_from_slice(v);
+                if out.is_empty() {
+                    // Hand the page over instead of copying it; `v` takes `out`'s buffer.
+                    std::mem::swap(v, out);
+                } else {
+                    out.extend_from_slice(v);
+                }
                 v.clear();
                 Encoding::PLAIN
             }

@@ -231,6 +231,7 @@ impl<W: Write> ParquetWriter<W> {
                 }
             }
             self.put(&pages.pages)?;
+            self.columns[i].recycle(pages.pages);
             let leaf = self.columns[i].leaf();
             let data_page_offset = chunk_start as i64 + pages.dictionary.len() as i64;
             uncompressed += pages.uncompressed_size;

@@ -125,6 +125,21 @@ impl Bounds {
             return;
         };
         let (mut min, mut max) = (first, first);
+        if order == StatOrder::Bytes {
+            // The first 8 bytes as a big-endian number order most pairs without a call to
+            // memcmp; equal keys fall back to comparing the slices.
+            let (mut min_key, mut max_key) = (prefix_key(first), prefix_key(first));
+            for v in values {
+                let k = prefix_key(v);
+                if k < min_key || (k == min_key && v < min) {
+                    (min, min_key) = (v, k);
+                } else if k > max_key || (k == max_key && v > max) {
+                    (max, max_key) = (v, k);
+                }
+            }
+            self.fold(order, min, max);
+            return;
+        }
         for v in values {
             if order == StatOrder::Float16 && is_nan16(v) {
                 continue;
@@ -145,6 +160,16 @@ impl Bounds {
             self.fold(order, min, max);
         }
     }
+}
+
+/// `v`'s first 8 bytes, zero-padded, as a big-endian number: if two keys differ, so do the
+/// values, in the same order.
+#[inline]
+fn prefix_key(v: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    let n = v.len().min(8);
+    b[..n].copy_from_slice(&v[..n]);
+    u64::from_be_bytes(b)
 }
 
 fn min_max<T: Ord + Copy>(mut values: impl Iterator<Item = T>) -> Option<(T, T)> {
