@@ -1,6 +1,7 @@
 //! The `parquetry` command-line tool.
 
 mod cat;
+mod convert;
 mod display;
 mod inspect;
 mod values;
@@ -19,10 +20,13 @@ parquetry: fast Apache Parquet tools
 USAGE:
     parquetry inspect [--pages] [--json] FILE
     parquetry cat [--columns A,B] [--limit N] [--json|--csv|--format arrow] FILE
+    parquetry convert [--compression CODEC[:LEVEL]] [--encoding [COL=]ENC] ... INPUT OUTPUT
 
 COMMANDS:
     inspect     Show a file's schema, file facts and every column chunk
     cat         Print a file's rows (table, JSON lines, CSV, or an Arrow IPC stream)
+    convert     Convert between Parquet, CSV, JSON lines and Arrow IPC, choosing the codec,
+                encodings, row groups and page version of Parquet output
 
 Run `parquetry COMMAND --help` for the options of a command.
 ";
@@ -32,6 +36,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("inspect") => inspect::run(&args[1..]),
         Some("cat") => cat::run(&args[1..]),
+        Some("convert") => convert::run(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             Ok(())

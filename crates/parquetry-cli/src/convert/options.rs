@@ -1,0 +1,226 @@
+//! The command line of `parquetry convert`: every value is checked here, before any file is
+//! opened, and a bad one is an error naming the option and the values it accepts.
+
+use parquetry::compress::Codec;
+use parquetry::format::Encoding;
+use parquetry::write::{DataPageVersion, StatisticsLevel, WriteOptions};
+
+/// What the command was asked to do.
+pub(crate) struct Options {
+    pub input: String,
+    pub output: String,
+    /// The writer's options that do not depend on the schema.
+    pub write: WriteOptions,
+    /// `--encoding` in order: a column (or every column that fits) and its encoding.
+    pub encodings: Vec<(Option<String>, Encoding)>,
+    /// The first option given that only Parquet output takes, to refuse it for other outputs.
+    pub parquet_only: Option<String>,
+    pub batch_size: usize,
+    pub infer_rows: usize,
+    pub quiet: bool,
+}
+
+const CODECS: &str = "none, uncompressed, snappy, gzip, brotli, lz4, lz4_raw, zstd";
+
+const ENCODINGS: &str = "PLAIN, RLE, DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, \
+                         DELTA_BYTE_ARRAY, BYTE_STREAM_SPLIT, RLE_DICTIONARY";
+
+/// Parses the arguments after `convert`; `None` when help was shown.
+pub(crate) fn parse(args: &[String], help: &str) -> Result<Option<Options>, String> {
+    let mut opts = Options {
+        input: String::new(),
+        output: String::new(),
+        write: WriteOptions::default(),
+        encodings: Vec::new(),
+        parquet_only: None,
+        batch_size: 65536,
+        infer_rows: 1000,
+        quiet: false,
+    };
+    let mut paths = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = |name: &str| it.next().cloned().ok_or_else(|| format!("convert: {name} needs a value"));
+        if a.starts_with("--") && is_parquet_option(a) && opts.parquet_only.is_none() {
+            opts.parquet_only = Some(a.clone());
+        }
+        let w = std::mem::take(&mut opts.write);
+        opts.write = match a.as_str() {
+            "-h" | "--help" => {
+                print!("{help}");
+                return Ok(None);
+            }
+            "-q" | "--quiet" => {
+                opts.quiet = true;
+                w
+            }
+            "--compression" => match codec(&value("--compression")?)? {
+                (c, Some(level)) => w.with_compression_level(c, level),
+                (c, None) => w.with_compression(c),
+            },
+            "--no-dictionary" => w.with_dictionary(false),
+            "--encoding" => {
+                opts.encodings.push(encoding_arg(&value("--encoding")?)?);
+                w
+            }
+            "--row-group-size" => w.with_row_group_rows(count("--row-group-size", &value("--row-group-size")?)?),
+            "--page-size" => w.with_data_page_size(bytes("--page-size", &value("--page-size")?)?),
+            "--data-page-version" => w.with_data_page_version(match value("--data-page-version")?.as_str() {
+                "1" => DataPageVersion::V1,
+                "2" => DataPageVersion::V2,
+                other => return Err(format!("convert: --data-page-version '{other}' is not 1 or 2")),
+            }),
+            "--no-statistics" => w.with_statistics(StatisticsLevel::None),
+            "--no-page-index" => w.with_page_index(false),
+            "--batch-size" => {
+                opts.batch_size = count("--batch-size", &value("--batch-size")?)?;
+                w
+            }
+            "--infer-rows" => {
+                opts.infer_rows = count("--infer-rows", &value("--infer-rows")?)?;
+                w
+            }
+            "-" => {
+                paths.push(a.clone());
+                w
+            }
+            s if s.starts_with('-') => return Err(format!("convert: unknown option '{s}'\n\n{help}")),
+            s => {
+                paths.push(s.to_owned());
+                w
+            }
+        };
+    }
+    match <[String; 2]>::try_from(paths) {
+        Ok([input, output]) => (opts.input, opts.output) = (input, output),
+        Err(paths) if paths.len() < 2 => return Err(format!("convert: needs INPUT and OUTPUT\n\n{help}")),
+        Err(paths) => {
+            return Err(format!("convert: unexpected argument '{}' (one INPUT and one OUTPUT only)", paths[2]))
+        }
+    }
+    Ok(Some(opts))
+}
+
+fn is_parquet_option(a: &str) -> bool {
+    matches!(
+        a,
+        "--compression"
+            | "--no-dictionary"
+            | "--encoding"
+            | "--row-group-size"
+            | "--page-size"
+            | "--data-page-version"
+            | "--no-statistics"
+            | "--no-page-index"
+    )
+}
+
+/// `CODEC[:LEVEL]`, with the level checked against the codec's range.
+fn codec(value: &str) -> Result<(Codec, Option<i32>), String> {
+    let (name, level) = match value.split_once(':') {
+        Some((n, l)) => (n, Some(l)),
+        None => (value, None),
+    };
+    let codec = match name.to_ascii_lowercase().as_str() {
+        "none" | "uncompressed" => Codec::Uncompressed,
+        "snappy" => Codec::Snappy,
+        "gzip" => Codec::Gzip,
+        "brotli" => Codec::Brotli,
+        "lz4" => Codec::Lz4,
+        "lz4_raw" | "lz4raw" => Codec::Lz4Raw,
+        "zstd" => Codec::Zstd,
+        _ => return Err(format!("convert: --compression: unknown codec '{name}' (codecs: {CODECS})")),
+    };
+    let Some(level) = level else { return Ok((codec, None)) };
+    let (range, what) = match codec {
+        Codec::Zstd => (-131072..=22, "1..=22, or negative for faster"),
+        Codec::Gzip => (0..=9, "0..=9"),
+        Codec::Brotli => (0..=11, "0..=11"),
+        _ => return Err(format!("convert: --compression: {name} takes no level (only zstd, gzip and brotli do)")),
+    };
+    match level.parse::<i32>() {
+        Ok(l) if range.contains(&l) => Ok((codec, Some(l))),
+        _ => Err(format!("convert: --compression: '{level}' is not a {name} level ({what})")),
+    }
+}
+
+/// `[COLUMN=]ENCODING`; the column name may itself hold '=' (encodings never do).
+fn encoding_arg(value: &str) -> Result<(Option<String>, Encoding), String> {
+    let (column, name) = match value.rsplit_once('=') {
+        Some(("", _)) => return Err(format!("convert: --encoding '{value}' names no column")),
+        Some((c, e)) => (Some(c.to_owned()), e),
+        None => (None, value),
+    };
+    let encoding = match name.to_ascii_uppercase().as_str() {
+        "PLAIN" => Encoding::PLAIN,
+        "RLE" => Encoding::RLE,
+        "DELTA_BINARY_PACKED" => Encoding::DELTA_BINARY_PACKED,
+        "DELTA_LENGTH_BYTE_ARRAY" => Encoding::DELTA_LENGTH_BYTE_ARRAY,
+        "DELTA_BYTE_ARRAY" => Encoding::DELTA_BYTE_ARRAY,
+        "BYTE_STREAM_SPLIT" => Encoding::BYTE_STREAM_SPLIT,
+        "RLE_DICTIONARY" => Encoding::RLE_DICTIONARY,
+        _ => return Err(format!("convert: --encoding: unknown encoding '{name}' (encodings: {ENCODINGS})")),
+    };
+    Ok((column, encoding))
+}
+
+/// A count of at least 1.
+fn count(option: &str, value: &str) -> Result<usize, String> {
+    match value.replace('_', "").parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!("convert: {option} '{value}' is not a whole number of at least 1")),
+    }
+}
+
+/// A byte size of at least 1, with an optional K, M or G suffix (powers of 1024).
+fn bytes(option: &str, value: &str) -> Result<usize, String> {
+    let upper = value.to_ascii_uppercase();
+    let digits = upper.trim_end_matches(['B', 'I']);
+    let (digits, scale) = match digits.as_bytes().last() {
+        Some(b'K') => (&digits[..digits.len() - 1], 1 << 10),
+        Some(b'M') => (&digits[..digits.len() - 1], 1 << 20),
+        Some(b'G') => (&digits[..digits.len() - 1], 1 << 30),
+        _ => (digits, 1),
+    };
+    match digits.parse::<usize>().ok().and_then(|n| n.checked_mul(scale)) {
+        Some(n) if n > 0 => Ok(n),
+        _ => Err(format!(
+            "convert: {option} '{value}' is not a size of at least 1 byte (a number, optionally with K, M or G)"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codecs_and_levels() {
+        assert_eq!(codec("ZSTD:3").unwrap(), (Codec::Zstd, Some(3)));
+        assert_eq!(codec("none").unwrap(), (Codec::Uncompressed, None));
+        assert_eq!(codec("lz4_raw").unwrap(), (Codec::Lz4Raw, None));
+        assert!(codec("zstd:23").unwrap_err().contains("1..=22"));
+        assert!(codec("gzip:x").unwrap_err().contains("0..=9"));
+        assert!(codec("snappy:1").unwrap_err().contains("takes no level"));
+        assert!(codec("lzo").unwrap_err().contains("unknown codec 'lzo'"));
+    }
+
+    #[test]
+    fn encodings_with_and_without_columns() {
+        assert_eq!(encoding_arg("plain").unwrap(), (None, Encoding::PLAIN));
+        assert_eq!(encoding_arg("a=b=Delta_Byte_Array").unwrap(), (Some("a=b".into()), Encoding::DELTA_BYTE_ARRAY));
+        assert!(encoding_arg("=PLAIN").is_err());
+        assert!(encoding_arg("x=BIT_PACKED").unwrap_err().contains("unknown encoding 'BIT_PACKED'"));
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(bytes("--page-size", "64K").unwrap(), 65536);
+        assert_eq!(bytes("--page-size", "1MiB").unwrap(), 1 << 20);
+        assert_eq!(bytes("--page-size", "100").unwrap(), 100);
+        assert!(bytes("--page-size", "0").is_err());
+        assert!(bytes("--page-size", "k").is_err());
+        assert_eq!(count("--row-group-size", "1_000").unwrap(), 1000);
+        assert!(count("--row-group-size", "-1").is_err());
+    }
+}
