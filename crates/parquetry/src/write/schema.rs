@@ -159,19 +159,17 @@ fn leaf(index: usize, field: &Field) -> Result<(SchemaElement, LeafColumn)> {
             (P::INT32, c, StatOrder::Signed, 0)
         }
         D::Time32(unit) => {
-            // Parquet has no seconds: stored as milliseconds, as pyarrow does.
+            // Parquet has no seconds: stored as milliseconds, as pyarrow does. Arrow times
+            // are local (pyarrow writes isAdjustedToUTC=false and no legacy annotation, which
+            // would imply UTC).
             e.logical_type =
-                Some(LogicalType::Time { is_adjusted_to_utc: true, unit: TimeUnit::Millis });
-            e.converted_type = Some(ConvertedType::TIME_MILLIS);
+                Some(LogicalType::Time { is_adjusted_to_utc: false, unit: TimeUnit::Millis });
             let c = if *unit == ArrowTimeUnit::Second { C::Scale(1000) } else { C::Same };
             (P::INT32, c, StatOrder::Signed, 0)
         }
         D::Time64(unit) => {
             let unit = parquet_unit(*unit);
-            e.logical_type = Some(LogicalType::Time { is_adjusted_to_utc: true, unit });
-            if unit == TimeUnit::Micros {
-                e.converted_type = Some(ConvertedType::TIME_MICROS);
-            }
+            e.logical_type = Some(LogicalType::Time { is_adjusted_to_utc: false, unit });
             (P::INT64, C::Same, StatOrder::Signed, 0)
         }
         D::Timestamp(unit, tz) => {
