@@ -198,19 +198,79 @@ impl PageWriter {
         let header_len = self.pages.len() - start;
         self.pages.reserve(stored_len);
         pieces.iter().for_each(|p| self.pages.extend_from_slice(p));
+        self.push_location(start, header_len, uncompressed_len, page.num_rows);
+        self.num_values += page.num_values as u64;
+        self.note(header_type, page.encoding);
+        if page.has_definition_levels || page.has_repetition_levels {
+            self.note(header_type, Encoding::RLE);
+        }
+        Ok(())
+    }
+
+    /// Appends a data page as it is (header and stored body, e.g. copied from another file
+    /// with the same codec); `rows` is the number of rows it holds.
+    pub fn append_raw(&mut self, header: &PageHeader, body: &[u8], rows: usize) -> Result<()> {
+        let start = self.pages.len();
+        thrift::encode(header, &mut self.pages);
+        let header_len = self.pages.len() - start;
+        self.pages.extend_from_slice(body);
+        self.push_location(start, header_len, header.uncompressed_page_size.max(0) as usize, rows);
+        let (num_values, encoding) = data_page_facts(header);
+        self.num_values += num_values;
+        self.note(header.page_type, encoding);
+        Ok(())
+    }
+
+    /// Writes a data page shaped like `template` (its type, counts, level encodings and
+    /// statistics) with new contents: `levels` are the page's level bytes as the page type
+    /// stores them (v1: with length prefixes; v2: bare, the lengths stay the template's),
+    /// `values` the new encoded values in `encoding`. Compressed with this writer's codec.
+    pub fn write_like(
+        &mut self,
+        template: &PageHeader,
+        levels: &[u8],
+        values: &[u8],
+        encoding: Encoding,
+        rows: usize,
+        compressor: &mut Compressor,
+    ) -> Result<()> {
+        self.stored.clear();
+        let mut header = template.clone();
+        let uncompressed_len = levels.len() + values.len();
+        if header.page_type == PageType::DATA_PAGE_V2 {
+            self.stored.extend_from_slice(levels);
+            compressor.compress(self.codec, self.level, values, &mut self.stored)?;
+            if let Some(h) = header.data_page_header_v2.as_mut() {
+                h.encoding = encoding;
+                h.is_compressed = Some(self.codec != Codec::Uncompressed);
+            }
+        } else {
+            self.body.clear();
+            self.body.extend_from_slice(levels);
+            self.body.extend_from_slice(values);
+            compressor.compress(self.codec, self.level, &self.body, &mut self.stored)?;
+            if let Some(h) = header.data_page_header.as_mut() {
+                h.encoding = encoding;
+            }
+        }
+        let too_big = || crate::error::Error::invalid_argument("a rewritten page does not fit the 32-bit sizes of its header");
+        header.uncompressed_page_size = i32::try_from(uncompressed_len).map_err(|_| too_big())?;
+        header.compressed_page_size = i32::try_from(self.stored.len()).map_err(|_| too_big())?;
+        header.crc = header.crc.map(|_| crc32fast::hash(&self.stored) as i32).or(self.crc.then(|| crc32fast::hash(&self.stored) as i32));
+        let stored = std::mem::take(&mut self.stored);
+        let result = self.append_raw(&header, &stored, rows);
+        self.stored = stored;
+        result
+    }
+
+    fn push_location(&mut self, start: usize, header_len: usize, uncompressed_len: usize, rows: usize) {
         self.locations.push(PageLocation {
             offset: (self.spilled_len + start as u64) as i64,
             compressed_page_size: (self.pages.len() - start) as i32,
             first_row_index: self.rows as i64,
         });
         self.uncompressed_size += (header_len + uncompressed_len) as u64;
-        self.num_values += page.num_values as u64;
-        self.rows += page.num_rows as u64;
-        self.note(header_type, page.encoding);
-        if page.has_definition_levels || page.has_repetition_levels {
-            self.note(header_type, Encoding::RLE);
-        }
-        Ok(())
+        self.rows += rows as u64;
     }
 
     /// Compresses and stores the chunk's dictionary page (PLAIN values); it is written before
@@ -299,6 +359,15 @@ impl PageWriter {
         self.num_values = 0;
         self.rows = 0;
         chunk
+    }
+}
+
+/// A data page header's value count and value encoding.
+fn data_page_facts(header: &PageHeader) -> (u64, Encoding) {
+    match (&header.data_page_header, &header.data_page_header_v2) {
+        (Some(h), _) => (h.num_values.max(0) as u64, h.encoding),
+        (None, Some(h)) => (h.num_values.max(0) as u64, h.encoding),
+        _ => (0, Encoding::PLAIN),
     }
 }
 

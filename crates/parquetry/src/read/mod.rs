@@ -11,7 +11,7 @@ mod column;
 mod cut;
 mod file;
 pub(crate) mod fixed;
-mod levels;
+pub(crate) mod levels;
 mod options;
 pub mod values;
 
