@@ -19,5 +19,6 @@ pub mod read;
 pub mod schema;
 pub mod temp;
 pub mod write;
+pub mod merge;
 
 pub use error::{Error, ErrorKind, Result};

@@ -12,8 +12,8 @@ mod column;
 mod encoder;
 mod file;
 mod options;
-mod schema;
-mod statistics;
+pub(crate) mod schema;
+pub(crate) mod statistics;
 
 pub use file::ParquetWriter;
 pub use options::{

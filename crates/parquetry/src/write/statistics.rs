@@ -215,7 +215,7 @@ fn f16_to_f32(v: &[u8]) -> f32 {
 }
 
 /// Compares two PLAIN-encoded values in the column's order.
-fn compare(order: StatOrder, a: &[u8], b: &[u8]) -> Ordering {
+pub(crate) fn compare(order: StatOrder, a: &[u8], b: &[u8]) -> Ordering {
     let le4 = |v: &[u8]| u32::from_le_bytes(v[..4].try_into().unwrap_or([0; 4]));
     let le8 = |v: &[u8]| u64::from_le_bytes(v[..8].try_into().unwrap_or([0; 8]));
     match order {

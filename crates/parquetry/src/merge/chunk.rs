@@ -1,0 +1,370 @@
+//! One output column chunk made from the same column of several input row groups, at the
+//! page level: pages without a dictionary are copied as they are (recompressed only for a new
+//! codec); dictionary-encoded pages get their indexes remapped into one unified dictionary,
+//! built by hashing each input dictionary's values once; once that dictionary passes its limit,
+//! later inputs' dictionary pages are turned into PLAIN pages gathered from their own
+//! dictionaries, what a writer's fallback would produce. Levels are copied, never decoded
+//! beyond what counting values needs.
+
+use crate::compress::{Codec, Compressor, Decompressor};
+use crate::encoding::dictionary::{ByteArrayDictionary, FixedDictionary};
+use crate::encoding::rle::{decode_bit_packed_msb, RleDecoder, RleEncoder};
+use crate::error::{Error, Result};
+use crate::format::{ColumnMetaData, Encoding, PageHeader, PageType, PhysicalType};
+use crate::page::{has_parquet_816_bug, ChunkSource, PageStream, PageWriter};
+use crate::read::levels::{level_bit_width, split_v1_levels, LevelData};
+use crate::schema::ColumnDescriptor;
+
+/// Counts of what happened to pages, for the merge summary.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct PageCounts {
+    /// Pages copied byte for byte.
+    pub copied: u64,
+    /// Dictionary-index pages whose indexes were remapped.
+    pub remapped: u64,
+    /// Pages decoded and re-encoded (dictionary fallback to PLAIN) or recompressed.
+    pub reencoded: u64,
+}
+
+/// The unified dictionary of the output chunk.
+enum Unified {
+    Bytes(ByteArrayDictionary),
+    Fixed(FixedDictionary),
+}
+
+impl Unified {
+    fn new(column: &ColumnDescriptor) -> Option<Self> {
+        let width = value_width(column);
+        Some(match column.physical_type {
+            PhysicalType::BYTE_ARRAY => Unified::Bytes(ByteArrayDictionary::new()),
+            PhysicalType::INT32 | PhysicalType::FLOAT => Unified::Fixed(FixedDictionary::new(4)),
+            PhysicalType::INT64 | PhysicalType::DOUBLE => Unified::Fixed(FixedDictionary::new(8)),
+            PhysicalType::FIXED_LEN_BYTE_ARRAY | PhysicalType::INT96 => {
+                Unified::Bytes(ByteArrayDictionary::new_fixed(width?))
+            }
+            _ => return None,
+        })
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Unified::Bytes(d) => d.len(),
+            Unified::Fixed(d) => d.len(),
+        }
+    }
+
+    fn page(&self) -> &[u8] {
+        match self {
+            Unified::Bytes(d) => d.page(),
+            Unified::Fixed(d) => d.page(),
+        }
+    }
+
+    fn intern(&mut self, value: &[u8]) -> u32 {
+        match self {
+            Unified::Bytes(d) => d.intern(value),
+            Unified::Fixed(d) => {
+                let mut b = [0u8; 8];
+                b[..value.len()].copy_from_slice(value);
+                d.intern(u64::from_le_bytes(b))
+            }
+        }
+    }
+}
+
+/// The fixed byte width of a column's values (`None` for BYTE_ARRAY and BOOLEAN).
+fn value_width(column: &ColumnDescriptor) -> Option<usize> {
+    match column.physical_type {
+        PhysicalType::FIXED_LEN_BYTE_ARRAY => usize::try_from(column.type_length).ok().filter(|&w| w > 0),
+        PhysicalType::BYTE_ARRAY | PhysicalType::BOOLEAN => None,
+        p => p.fixed_width(),
+    }
+}
+
+/// One input dictionary page, decompressed: where each value lies in `bytes`.
+struct InputDictionary {
+    bytes: Vec<u8>,
+    values: Vec<(usize, usize)>,
+    /// Each value's index in the unified dictionary, when it was interned there.
+    remap: Option<Vec<u32>>,
+}
+
+impl InputDictionary {
+    fn parse(bytes: Vec<u8>, count: usize, column: &ColumnDescriptor) -> Result<Self> {
+        let mut values = Vec::with_capacity(count.min(bytes.len()));
+        match value_width(column) {
+            Some(w) => {
+                if bytes.len() < count.saturating_mul(w) {
+                    return Err(Error::corrupt(format!(
+                        "dictionary page: {count} values of {w} bytes need {} bytes, it has {}",
+                        count.saturating_mul(w),
+                        bytes.len()
+                    )));
+                }
+                values.extend((0..count).map(|i| (i * w, w)));
+            }
+            None => {
+                let mut pos = 0;
+                for i in 0..count {
+                    let len = bytes
+                        .get(pos..pos + 4)
+                        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+                        .filter(|&len| pos + 4 + len <= bytes.len())
+                        .ok_or_else(|| Error::corrupt(format!("dictionary page: value {i} runs past the page")))?;
+                    values.push((pos + 4, len));
+                    pos += 4 + len;
+                }
+            }
+        }
+        Ok(InputDictionary { bytes, values, remap: None })
+    }
+
+    fn value(&self, i: usize) -> &[u8] {
+        let (start, len) = self.values[i];
+        &self.bytes[start..start + len]
+    }
+}
+
+/// Builds one output column chunk from several input chunks of the same column.
+pub(crate) struct ChunkMerger<'a> {
+    column: &'a ColumnDescriptor,
+    pages: PageWriter,
+    codec: Codec,
+    unified: Option<Unified>,
+    dictionary_limit: usize,
+    full: bool,
+    decompressor: Decompressor,
+    values: Vec<u8>,
+    indexes: Vec<u32>,
+    pub counts: PageCounts,
+}
+
+impl<'a> ChunkMerger<'a> {
+    /// A merger writing pages with `codec` (and `level`), unifying dictionaries up to
+    /// `dictionary_limit` bytes.
+    pub fn new(column: &'a ColumnDescriptor, codec: Codec, level: Option<i32>, dictionary_limit: usize) -> Self {
+        ChunkMerger {
+            column,
+            pages: PageWriter::new(codec, level, crate::page::DataPageVersion::V1, false),
+            codec,
+            unified: Unified::new(column),
+            dictionary_limit,
+            full: false,
+            decompressor: Decompressor::new(),
+            values: Vec::new(),
+            indexes: Vec::new(),
+            counts: PageCounts::default(),
+        }
+    }
+
+    /// Appends every page of one input chunk.
+    pub fn add_chunk<S: ChunkSource>(
+        &mut self,
+        source: &mut S,
+        meta: &ColumnMetaData,
+        created_by: Option<&str>,
+        compressor: &mut Compressor,
+    ) -> Result<()> {
+        let codec = Codec::from_thrift(meta.codec.0)?;
+        let mut stream = PageStream::new(meta, source.len(), has_parquet_816_bug(created_by))?;
+        let mut dictionary: Option<InputDictionary> = None;
+        while let Some(page) = stream.next_page(source)? {
+            let place = format!("page {} at file offset {}", page.index, page.offset);
+            let body = page.body.as_slice();
+            match page.header.page_type {
+                PageType::DICTIONARY_PAGE => {
+                    let count = page.header.dictionary_page_header.as_ref().map_or(0, |h| h.num_values.max(0) as usize);
+                    let bytes = self.decompress(codec, body, page.header.uncompressed_page_size)?;
+                    let mut d = InputDictionary::parse(bytes, count, self.column).map_err(|e| e.context(&place))?;
+                    if !self.full {
+                        if let Some(u) = self.unified.as_mut() {
+                            d.remap = Some((0..d.values.len()).map(|i| u.intern(d.value(i))).collect());
+                            self.full = u.page().len() > self.dictionary_limit;
+                        }
+                    }
+                    dictionary = Some(d);
+                }
+                PageType::DATA_PAGE | PageType::DATA_PAGE_V2 => {
+                    self.data_page(&page.header, body, codec, dictionary.as_ref(), compressor)
+                        .map_err(|e| e.context(&place))?;
+                }
+                _ => {}
+            }
+            stream.recycle(page.body);
+        }
+        Ok(())
+    }
+
+    fn decompress(&mut self, codec: Codec, body: &[u8], uncompressed: i32) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        if codec == Codec::Uncompressed {
+            out.extend_from_slice(body);
+        } else {
+            self.decompressor.decompress(codec, body, uncompressed.max(0) as usize, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    fn data_page(
+        &mut self,
+        header: &PageHeader,
+        body: &[u8],
+        codec: Codec,
+        dictionary: Option<&InputDictionary>,
+        compressor: &mut Compressor,
+    ) -> Result<()> {
+        let (num_values, encoding, v2) = match (&header.data_page_header, &header.data_page_header_v2) {
+            (Some(h), _) => (h.num_values.max(0) as usize, h.encoding, None),
+            (None, Some(h)) => (h.num_values.max(0) as usize, h.encoding, Some(h)),
+            _ => return Err(Error::corrupt("a data page without its data page header")),
+        };
+        let dict_encoded = encoding == Encoding::RLE_DICTIONARY || encoding == Encoding::PLAIN_DICTIONARY;
+        if !dict_encoded && codec == self.codec {
+            let rows = self.page_rows(header, body, codec)?;
+            self.counts.copied += 1;
+            return self.pages.append_raw(header, body, rows);
+        }
+        // Split the page into its level bytes (kept as they are) and decompressed values.
+        let (levels, values, present) = match v2 {
+            Some(h) => {
+                let levels_len = (h.repetition_levels_byte_length.max(0) + h.definition_levels_byte_length.max(0)) as usize;
+                let (levels, rest) = body.split_at_checked(levels_len).ok_or_else(|| Error::corrupt("v2 page levels run past the page"))?;
+                let values = if h.is_compressed.unwrap_or(true) && codec != Codec::Uncompressed {
+                    let want = (header.uncompressed_page_size.max(0) as usize).saturating_sub(levels_len);
+                    self.decompress(codec, rest, want as i32)?
+                } else {
+                    rest.to_vec()
+                };
+                let present = num_values.saturating_sub(h.num_nulls.max(0) as usize);
+                (levels.to_vec(), values, present)
+            }
+            None => {
+                let page = self.decompress(codec, body, header.uncompressed_page_size)?;
+                let (levels_len, present) = self.v1_levels(header, &page, num_values)?;
+                let values = page[levels_len..].to_vec();
+                let mut levels = page;
+                levels.truncate(levels_len);
+                (levels, values, present)
+            }
+        };
+        let rows = self.page_rows(header, body, codec)?;
+        if !dict_encoded {
+            self.counts.reencoded += 1;
+            return self.pages.write_like(header, &levels, &values, encoding, rows, compressor);
+        }
+        let dictionary = dictionary.ok_or_else(|| Error::corrupt("a dictionary-encoded page comes before any dictionary page"))?;
+        let width = *values.first().ok_or_else(|| Error::corrupt("a dictionary-encoded page without its bit width"))?;
+        self.indexes.clear();
+        RleDecoder::new(&values[1..], width)?.decode_exact(present, &mut self.indexes)?;
+        let n = dictionary.values.len();
+        if let Some(bad) = self.indexes.iter().find(|&&i| i as usize >= n) {
+            return Err(Error::corrupt(format!("dictionary index {bad} is past the dictionary's {n} values")));
+        }
+        self.values.clear();
+        match (&dictionary.remap, self.unified.as_ref()) {
+            (Some(remap), Some(unified)) => {
+                let width = bit_width(unified.len());
+                self.values.push(width);
+                let mut rle = RleEncoder::new(width);
+                self.indexes.iter().for_each(|&i| rle.put(remap[i as usize]));
+                rle.finish_into(&mut self.values);
+                self.counts.remapped += 1;
+                let values = std::mem::take(&mut self.values);
+                let r = self.pages.write_like(header, &levels, &values, Encoding::RLE_DICTIONARY, rows, compressor);
+                self.values = values;
+                r
+            }
+            _ => {
+                if self.column.physical_type == PhysicalType::BOOLEAN {
+                    return Err(Error::unsupported("dictionary-encoded BOOLEAN pages cannot be merged"));
+                }
+                let fixed = value_width(self.column).is_some();
+                for &i in &self.indexes {
+                    let v = dictionary.value(i as usize);
+                    if !fixed {
+                        self.values.extend_from_slice(&(v.len() as u32).to_le_bytes());
+                    }
+                    self.values.extend_from_slice(v);
+                }
+                self.counts.reencoded += 1;
+                let values = std::mem::take(&mut self.values);
+                let r = self.pages.write_like(header, &levels, &values, Encoding::PLAIN, rows, compressor);
+                self.values = values;
+                r
+            }
+        }
+    }
+
+    /// The byte length of a decompressed v1 page's level sections and its count of present
+    /// (non-null) values.
+    fn v1_levels(&self, header: &PageHeader, page: &[u8], num_values: usize) -> Result<(usize, usize)> {
+        let Some(h) = &header.data_page_header else { return Ok((0, num_values)) };
+        let c = self.column;
+        let mut rest = page;
+        if c.max_rep_level > 0 {
+            rest = split_v1_levels(rest, h.repetition_level_encoding, c.max_rep_level, num_values, "repetition")?.1;
+        }
+        let mut present = num_values;
+        if c.max_def_level > 0 {
+            let (levels, after) = split_v1_levels(rest, h.definition_level_encoding, c.max_def_level, num_values, "definition")?;
+            rest = after;
+            let width = level_bit_width(c.max_def_level);
+            self.scratch_levels(levels, width, num_values, c.max_def_level, &mut present)?;
+        }
+        Ok((page.len() - rest.len(), present))
+    }
+
+    fn scratch_levels(&self, levels: LevelData<'_>, width: u8, n: usize, max: i16, present: &mut usize) -> Result<()> {
+        let mut decoded: Vec<u16> = Vec::new();
+        match levels {
+            LevelData::Rle(data) => RleDecoder::new(data, width)?.decode_exact(n, &mut decoded)?,
+            LevelData::BitPacked(data) => {
+                decode_bit_packed_msb(data, width, n, &mut decoded)?;
+            }
+        }
+        *present = decoded.iter().filter(|&&l| l as i16 == max).count();
+        Ok(())
+    }
+
+    /// Rows in a data page: its value count for flat columns, the header's row count for v2;
+    /// for nested v1 pages, the repetition levels that start a record.
+    fn page_rows(&mut self, header: &PageHeader, body: &[u8], codec: Codec) -> Result<usize> {
+        if let Some(h) = &header.data_page_header_v2 {
+            return Ok(h.num_rows.max(0) as usize);
+        }
+        let Some(h) = &header.data_page_header else { return Ok(0) };
+        let n = h.num_values.max(0) as usize;
+        if self.column.max_rep_level == 0 {
+            return Ok(n);
+        }
+        let page = self.decompress(codec, body, header.uncompressed_page_size)?;
+        let (levels, _) = split_v1_levels(&page, h.repetition_level_encoding, self.column.max_rep_level, n, "repetition")?;
+        let width = level_bit_width(self.column.max_rep_level);
+        let mut decoded: Vec<u16> = Vec::new();
+        match levels {
+            LevelData::Rle(data) => RleDecoder::new(data, width)?.decode_exact(n, &mut decoded)?,
+            LevelData::BitPacked(data) => {
+                decode_bit_packed_msb(data, width, n, &mut decoded)?;
+            }
+        }
+        Ok(decoded.iter().filter(|&&l| l == 0).count())
+    }
+
+    /// Writes the unified dictionary page (if any page used it) and ends the chunk.
+    pub fn finish(mut self, compressor: &mut Compressor) -> Result<(crate::page::FinishedChunk, PageCounts)> {
+        if let Some(u) = &self.unified {
+            if u.len() > 0 {
+                self.pages.write_dictionary_page(u.page(), u.len(), compressor)?;
+            }
+        }
+        Ok((self.pages.finish(), self.counts))
+    }
+}
+
+/// Bits for indexes into a dictionary of `len` values (at least 1, as the writer does).
+fn bit_width(len: usize) -> u8 {
+    match len {
+        0..=2 => 1,
+        n => (usize::BITS - (n - 1).leading_zeros()) as u8,
+    }
+}

@@ -1,0 +1,332 @@
+//! Merging Parquet files without decoding values: [`merge`] writes the rows of many inputs
+//! (same schema) as one file, copying big row groups whole and coalescing runs of small ones
+//! page by page; [`merge_files`] does it into a path safely (temporary file + rename).
+//!
+//! Per output column chunk, pages are copied as they are; dictionary-encoded pages get their
+//! indexes remapped into one unified dictionary (each input dictionary value hashed once);
+//! past the dictionary page limit, later inputs' dictionary pages become PLAIN pages. Chunk
+//! statistics, size statistics and column indexes are merged from the inputs' own; offset
+//! indexes are rebuilt; bloom filters are dropped. Memory stays about one output column chunk
+//! (chunks are built one column at a time) and one open input file at a time.
+
+mod chunk;
+mod inputs;
+mod statistics;
+
+pub use chunk::PageCounts;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::compress::{Codec, Compressor};
+use crate::error::{Error, Result};
+use crate::format::{
+    thrift, ColumnChunk, ColumnIndex, ColumnMetaData, CompressionCodec, FileMetaData, OffsetIndex,
+    RowGroup,
+};
+use crate::format::footer::MAGIC;
+use crate::page::{chunk_byte_range, has_parquet_816_bug, ChunkSource};
+use crate::schema::SchemaDescriptor;
+use chunk::ChunkMerger;
+use inputs::{check_schema, plan, Group, Input};
+use statistics::{stat_order, StatisticsMerger};
+
+/// How to merge.
+#[derive(Debug, Clone)]
+pub struct MergeOptions {
+    /// Target rows per output row group (default 1,048,576).
+    pub row_group_rows: u64,
+    /// Target bytes (as stored) per output row group (default 128 MiB).
+    pub row_group_bytes: u64,
+    /// Recompress every page with this codec and level; `None` keeps each input's codec
+    /// (pages of a coalesced chunk take the first input's).
+    pub compression: Option<(Codec, Option<i32>)>,
+    /// Largest unified dictionary page before falling back to PLAIN (default 1 MiB).
+    pub dictionary_page_size_limit: usize,
+}
+
+impl Default for MergeOptions {
+    fn default() -> Self {
+        MergeOptions {
+            row_group_rows: 1 << 20,
+            row_group_bytes: 128 << 20,
+            compression: None,
+            dictionary_page_size_limit: 1 << 20,
+        }
+    }
+}
+
+/// What a merge did.
+#[derive(Debug, Default, Clone)]
+pub struct MergeSummary {
+    /// Rows written.
+    pub rows: u64,
+    /// Input files.
+    pub files: usize,
+    /// Row groups read.
+    pub row_groups_in: usize,
+    /// Row groups written.
+    pub row_groups_out: usize,
+    /// Row groups copied whole.
+    pub row_groups_copied: usize,
+    /// Bytes of the output file.
+    pub bytes_out: u64,
+    /// What happened to the pages of coalesced row groups.
+    pub pages: PageCounts,
+}
+
+/// Merges `inputs` into `output` through a temporary file beside it, renamed on success: on
+/// any error nothing is left under `output`. `output` may not be one of the inputs.
+pub fn merge_files(inputs: &[PathBuf], output: &Path, options: &MergeOptions) -> Result<MergeSummary> {
+    if let Ok(out) = output.canonicalize() {
+        if inputs.iter().any(|i| i.canonicalize().is_ok_and(|i| i == out)) {
+            return Err(Error::invalid_argument(format!(
+                "the output {} is also an input; write the merge somewhere else",
+                output.display()
+            )));
+        }
+    }
+    let temp = crate::temp::TempFile::beside(output)?;
+    let sink = std::io::BufWriter::with_capacity(1 << 20, temp.file()?);
+    let summary = merge(inputs, sink, options)?;
+    temp.persist(output)?;
+    Ok(summary)
+}
+
+/// Merges `inputs` (in this order) into one Parquet file written to `sink`.
+pub fn merge<W: Write>(inputs: &[PathBuf], mut sink: W, options: &MergeOptions) -> Result<MergeSummary> {
+    if inputs.is_empty() {
+        return Err(Error::invalid_argument("merge: no input files"));
+    }
+    let inputs = inputs.iter().map(|p| Input::open(p)).collect::<Result<Vec<_>>>()?;
+    for other in &inputs[1..] {
+        check_schema(&inputs[0], other)?;
+    }
+    let schema = SchemaDescriptor::from_metadata(&inputs[0].metadata)?;
+    let copy_whole = options.compression.is_none();
+    let groups = plan(&inputs, options.row_group_rows, options.row_group_bytes, copy_whole);
+    let mut out = Output { sink: &mut sink, offset: 0 };
+    out.put(MAGIC)?;
+    let mut summary = MergeSummary {
+        files: inputs.len(),
+        row_groups_in: inputs.iter().map(|i| i.metadata.row_groups.len()).sum(),
+        ..Default::default()
+    };
+    let mut row_groups = Vec::new();
+    let mut page_indexes = Vec::new();
+    let mut compressor = Compressor::new();
+    for group in &groups {
+        let ordinal = row_groups.len();
+        let (rg, indexes) = match group {
+            Group::Copy(i, g) => {
+                summary.row_groups_copied += 1;
+                copy_row_group(&inputs[*i], *g, &mut out).map_err(|e| e.context(format!("{}, row group {g}", inputs[*i].path.display())))?
+            }
+            Group::Coalesce(items) => coalesce(&inputs, items, &schema, options, &mut out, &mut compressor, &mut summary)?,
+        };
+        summary.rows += rg.num_rows as u64;
+        let mut rg = rg;
+        rg.ordinal = i16::try_from(ordinal).ok();
+        row_groups.push(rg);
+        page_indexes.push(indexes);
+    }
+    write_page_indexes(&mut out, &mut row_groups, page_indexes)?;
+    let first = &inputs[0].metadata;
+    let meta = FileMetaData {
+        version: first.version,
+        schema: first.schema.clone(),
+        num_rows: summary.rows as i64,
+        row_groups,
+        key_value_metadata: first.key_value_metadata.clone(),
+        created_by: Some(format!("parquetry version {}", env!("CARGO_PKG_VERSION"))),
+        column_orders: first.column_orders.clone(),
+        encryption_algorithm: None,
+        footer_signing_key_metadata: None,
+    };
+    out.put(&crate::format::encode_footer(&meta))?;
+    out.sink.flush().map_err(|e| Error::io("flushing the output", e))?;
+    summary.row_groups_out = meta.row_groups.len();
+    summary.bytes_out = out.offset;
+    Ok(summary)
+}
+
+struct Output<'w, W: Write> {
+    sink: &'w mut W,
+    offset: u64,
+}
+
+impl<W: Write> Output<'_, W> {
+    fn put(&mut self, bytes: &[u8]) -> Result<()> {
+        self.sink.write_all(bytes).map_err(|e| Error::io(format!("writing the output at offset {}", self.offset), e))?;
+        self.offset += bytes.len() as u64;
+        Ok(())
+    }
+}
+
+type PageIndexes = Vec<(Option<ColumnIndex>, Option<OffsetIndex>)>;
+
+fn read_index<T: thrift::ThriftStruct, S: ChunkSource>(source: &mut S, offset: Option<i64>, len: Option<i32>) -> Option<T> {
+    let (offset, len) = (u64::try_from(offset?).ok()?, usize::try_from(len?).ok()?);
+    let bytes = source.read_at(offset, len).ok()?;
+    thrift::decode::<T>(bytes.as_slice()).ok().map(|(t, _)| t)
+}
+
+/// Copies one input row group's column chunks byte for byte, rebasing their offsets.
+fn copy_row_group<W: Write>(input: &Input, g: usize, out: &mut Output<'_, W>) -> Result<(RowGroup, PageIndexes)> {
+    let rg = &input.metadata.row_groups[g];
+    let mut source = input.source()?;
+    let padding = has_parquet_816_bug(input.metadata.created_by.as_deref());
+    let start = out.offset;
+    let mut columns = Vec::with_capacity(rg.columns.len());
+    let mut indexes = Vec::with_capacity(rg.columns.len());
+    for chunk in &rg.columns {
+        let meta = chunk.meta_data.as_ref().ok_or_else(|| Error::unsupported("a column chunk without metadata"))?;
+        let (from, len) = chunk_byte_range(meta, source.len(), padding)?;
+        let delta = out.offset as i64 - from as i64;
+        let mut left = len;
+        let mut at = from;
+        while left > 0 {
+            let n = left.min(8 << 20) as usize;
+            let bytes = source.read_at(at, n)?;
+            out.put(bytes.as_slice())?;
+            (at, left) = (at + n as u64, left - n as u64);
+        }
+        let mut meta = meta.clone();
+        meta.data_page_offset += delta;
+        meta.dictionary_page_offset = meta.dictionary_page_offset.map(|o| o + delta);
+        meta.index_page_offset = meta.index_page_offset.map(|o| o + delta);
+        meta.bloom_filter_offset = None;
+        meta.bloom_filter_length = None;
+        let column_index = read_index::<ColumnIndex, _>(&mut source, chunk.column_index_offset, chunk.column_index_length);
+        let offset_index = read_index::<OffsetIndex, _>(&mut source, chunk.offset_index_offset, chunk.offset_index_length).map(|mut o| {
+            o.page_locations.iter_mut().for_each(|l| l.offset += delta);
+            o
+        });
+        indexes.push((column_index, offset_index));
+        columns.push(ColumnChunk { file_offset: out.offset as i64 - len as i64, meta_data: Some(meta), ..Default::default() });
+    }
+    let group = RowGroup {
+        columns,
+        total_byte_size: rg.total_byte_size,
+        num_rows: rg.num_rows,
+        sorting_columns: rg.sorting_columns.clone(),
+        file_offset: Some(start as i64),
+        total_compressed_size: Some((out.offset - start) as i64),
+        ordinal: None,
+    };
+    Ok((group, indexes))
+}
+
+/// Builds one output row group from several small input row groups, one column at a time.
+fn coalesce<W: Write>(
+    inputs: &[Input],
+    items: &[(usize, usize)],
+    schema: &SchemaDescriptor,
+    options: &MergeOptions,
+    out: &mut Output<'_, W>,
+    compressor: &mut Compressor,
+    summary: &mut MergeSummary,
+) -> Result<(RowGroup, PageIndexes)> {
+    let start = out.offset;
+    let rows: i64 = items.iter().map(|&(i, g)| inputs[i].metadata.row_groups[g].num_rows).sum();
+    let (mut columns, mut indexes) = (Vec::new(), Vec::new());
+    let mut uncompressed_total = 0i64;
+    for (c, column) in schema.columns.iter().enumerate() {
+        let first_meta = inputs[items[0].0].metadata.row_groups[items[0].1].columns[c].meta_data.as_ref();
+        let (codec, level) = match options.compression {
+            Some(c) => c,
+            None => (Codec::from_thrift(first_meta.map_or(0, |m| m.codec.0))?, None),
+        };
+        let mut merger = ChunkMerger::new(column, codec, level, options.dictionary_page_size_limit);
+        let mut stats = StatisticsMerger::new(stat_order(column));
+        let mut byte_array_bytes: Option<Vec<i64>> = Some(Vec::new());
+        for &(i, g) in items {
+            let input = &inputs[i];
+            let chunk = &input.metadata.row_groups[g].columns[c];
+            let meta = chunk.meta_data.as_ref().ok_or_else(|| Error::unsupported("a column chunk without metadata"))?;
+            let mut source = input.source()?;
+            let place = || format!("{}, row group {g}, column '{}'", input.path.display(), column.dotted_path());
+            merger.add_chunk(&mut source, meta, input.metadata.created_by.as_deref(), compressor).map_err(|e| e.context(place()))?;
+            let column_index = read_index::<ColumnIndex, _>(&mut source, chunk.column_index_offset, chunk.column_index_length);
+            let offset_index = read_index::<OffsetIndex, _>(&mut source, chunk.offset_index_offset, chunk.offset_index_length);
+            byte_array_bytes = match (byte_array_bytes, offset_index.and_then(|o| o.unencoded_byte_array_data_bytes)) {
+                (Some(mut acc), Some(b)) => {
+                    acc.extend(b);
+                    Some(acc)
+                }
+                _ => None,
+            };
+            stats.add(meta.statistics.as_ref(), meta.size_statistics.as_ref(), column_index);
+        }
+        let (pages, counts) = merger.finish(compressor)?;
+        summary.pages.copied += counts.copied;
+        summary.pages.remapped += counts.remapped;
+        summary.pages.reencoded += counts.reencoded;
+        let chunk_start = out.offset;
+        out.put(&pages.dictionary)?;
+        out.put(&pages.pages)?;
+        let (statistics, size_statistics, column_index) = stats.finish();
+        let mut locations = pages.locations;
+        locations.iter_mut().for_each(|l| l.offset += chunk_start as i64);
+        let byte_array_bytes = byte_array_bytes.filter(|b| b.len() == locations.len());
+        let column_index = column_index.filter(|ci| ci.null_pages.len() == locations.len());
+        uncompressed_total += pages.uncompressed_size as i64;
+        let meta = ColumnMetaData {
+            physical_type: column.physical_type,
+            encodings: pages.encodings.into(),
+            path_in_schema: column.path.clone().into(),
+            codec: CompressionCodec(codec.to_thrift()),
+            num_values: pages.num_values as i64,
+            total_uncompressed_size: pages.uncompressed_size as i64,
+            total_compressed_size: pages.compressed_size as i64,
+            data_page_offset: chunk_start as i64 + pages.dictionary.len() as i64,
+            dictionary_page_offset: (!pages.dictionary.is_empty()).then_some(chunk_start as i64),
+            statistics,
+            encoding_stats: Some(pages.encoding_stats.into()),
+            size_statistics,
+            ..Default::default()
+        };
+        indexes.push((column_index, Some(OffsetIndex { page_locations: locations, unencoded_byte_array_data_bytes: byte_array_bytes })));
+        columns.push(ColumnChunk { file_offset: chunk_start as i64, meta_data: Some(meta), ..Default::default() });
+    }
+    let group = RowGroup {
+        columns,
+        total_byte_size: uncompressed_total,
+        num_rows: rows,
+        sorting_columns: None,
+        file_offset: Some(start as i64),
+        total_compressed_size: Some((out.offset - start) as i64),
+        ordinal: None,
+    };
+    Ok((group, indexes))
+}
+
+/// Writes every column index, then every offset index, and points the chunks at them.
+fn write_page_indexes<W: Write>(out: &mut Output<'_, W>, groups: &mut [RowGroup], indexes: Vec<PageIndexes>) -> Result<()> {
+    let mut bytes = Vec::new();
+    for (g, group) in indexes.iter().enumerate() {
+        for (c, (column_index, _)) in group.iter().enumerate() {
+            if let Some(index) = column_index {
+                bytes.clear();
+                thrift::encode(index, &mut bytes);
+                let chunk = &mut groups[g].columns[c];
+                chunk.column_index_offset = Some(out.offset as i64);
+                chunk.column_index_length = Some(bytes.len() as i32);
+                out.put(&bytes)?;
+            }
+        }
+    }
+    for (g, group) in indexes.iter().enumerate() {
+        for (c, (_, offset_index)) in group.iter().enumerate() {
+            if let Some(index) = offset_index {
+                bytes.clear();
+                thrift::encode(index, &mut bytes);
+                let chunk = &mut groups[g].columns[c];
+                chunk.offset_index_offset = Some(out.offset as i64);
+                chunk.offset_index_length = Some(bytes.len() as i32);
+                out.put(&bytes)?;
+            }
+        }
+    }
+    Ok(())
+}

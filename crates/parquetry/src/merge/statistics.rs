@@ -1,0 +1,145 @@
+//! Chunk statistics of a merged chunk, from the inputs' statistics alone (no value is
+//! decoded): min/max compared in the column's order, null counts and SizeStatistics summed.
+//! Whatever one input lacks, the output lacks too.
+
+use std::cmp::Ordering;
+
+use crate::format::{ColumnIndex, ConvertedType, LogicalType, PhysicalType, SizeStatistics, Statistics};
+use crate::schema::ColumnDescriptor;
+use crate::write::schema::StatOrder;
+use crate::write::statistics::compare;
+
+/// The statistics order of a stored column, from its types (the spec's column orders).
+pub(crate) fn stat_order(c: &ColumnDescriptor) -> StatOrder {
+    let unsigned = matches!(c.logical_type, Some(LogicalType::Integer { is_signed: false, .. }))
+        || matches!(
+            c.converted_type,
+            Some(ConvertedType::UINT_8 | ConvertedType::UINT_16 | ConvertedType::UINT_32 | ConvertedType::UINT_64)
+        );
+    let decimal = matches!(c.logical_type, Some(LogicalType::Decimal { .. })) || c.converted_type == Some(ConvertedType::DECIMAL);
+    match c.physical_type {
+        PhysicalType::BOOLEAN => StatOrder::Boolean,
+        PhysicalType::INT32 | PhysicalType::INT64 if unsigned => StatOrder::Unsigned,
+        PhysicalType::INT32 | PhysicalType::INT64 => StatOrder::Signed,
+        PhysicalType::FLOAT | PhysicalType::DOUBLE => StatOrder::Float,
+        PhysicalType::FIXED_LEN_BYTE_ARRAY if matches!(c.logical_type, Some(LogicalType::Float16)) => StatOrder::Float16,
+        PhysicalType::BYTE_ARRAY | PhysicalType::FIXED_LEN_BYTE_ARRAY if decimal => StatOrder::SignedBytes,
+        PhysicalType::BYTE_ARRAY | PhysicalType::FIXED_LEN_BYTE_ARRAY => StatOrder::Bytes,
+        _ => StatOrder::Undefined,
+    }
+}
+
+/// Merged chunk statistics: `None` once any input had none.
+#[derive(Debug)]
+pub(crate) struct StatisticsMerger {
+    order: StatOrder,
+    stats: Option<Statistics>,
+    first: bool,
+    size: Option<SizeStatistics>,
+    index: Option<ColumnIndex>,
+    indexes: usize,
+}
+
+impl StatisticsMerger {
+    /// An empty merger for a column of `order`.
+    pub fn new(order: StatOrder) -> Self {
+        StatisticsMerger { order, stats: None, first: true, size: None, index: None, indexes: 0 }
+    }
+
+    /// Folds in one input chunk's statistics, size statistics and column index.
+    pub fn add(&mut self, stats: Option<&Statistics>, size: Option<&SizeStatistics>, index: Option<ColumnIndex>) {
+        let first = std::mem::replace(&mut self.first, false);
+        self.stats = match (first, self.stats.take(), stats) {
+            (true, _, Some(s)) => Some(s.clone()),
+            (false, Some(acc), Some(s)) => merge_statistics(self.order, acc, s),
+            _ => None,
+        };
+        self.size = match (first, self.size.take(), size) {
+            (true, _, Some(s)) => Some(s.clone()),
+            (false, Some(acc), Some(s)) => Some(merge_size(acc, s)),
+            _ => None,
+        };
+        self.index = match (first, self.index.take(), index) {
+            (true, _, Some(i)) => Some(i),
+            (false, Some(acc), Some(i)) => merge_index(acc, i),
+            _ => None,
+        };
+        self.indexes += 1;
+    }
+
+    /// The merged statistics, size statistics and column index.
+    pub fn finish(self) -> (Option<Statistics>, Option<SizeStatistics>, Option<ColumnIndex>) {
+        (self.stats, self.size, self.index)
+    }
+}
+
+fn merge_statistics(order: StatOrder, mut acc: Statistics, s: &Statistics) -> Option<Statistics> {
+    acc.null_count = acc.null_count.zip(s.null_count).map(|(a, b)| a + b);
+    acc.distinct_count = None;
+    acc.nan_count = acc.nan_count.zip(s.nan_count).map(|(a, b)| a + b);
+    // The deprecated signed-order fields are dropped: their order may not be the column's.
+    acc.min = None;
+    acc.max = None;
+    let keep_bounds = order != StatOrder::Undefined;
+    match (acc.min_value.take(), s.min_value.as_ref()) {
+        (Some(a), Some(b)) if keep_bounds => {
+            if compare(order, b, &a) == Ordering::Less {
+                acc.min_value = Some(b.clone());
+                acc.is_min_value_exact = s.is_min_value_exact;
+            } else {
+                acc.min_value = Some(a);
+            }
+        }
+        _ => acc.is_min_value_exact = None,
+    }
+    match (acc.max_value.take(), s.max_value.as_ref()) {
+        (Some(a), Some(b)) if keep_bounds => {
+            if compare(order, b, &a) == Ordering::Greater {
+                acc.max_value = Some(b.clone());
+                acc.is_max_value_exact = s.is_max_value_exact;
+            } else {
+                acc.max_value = Some(a);
+            }
+        }
+        _ => acc.is_max_value_exact = None,
+    }
+    Some(acc)
+}
+
+fn add_histograms(a: Option<Vec<i64>>, b: &Option<Vec<i64>>) -> Option<Vec<i64>> {
+    match (a, b) {
+        (Some(mut a), Some(b)) if a.len() == b.len() => {
+            a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+            Some(a)
+        }
+        _ => None,
+    }
+}
+
+fn merge_size(acc: SizeStatistics, s: &SizeStatistics) -> SizeStatistics {
+    SizeStatistics {
+        unencoded_byte_array_data_bytes: acc
+            .unencoded_byte_array_data_bytes
+            .zip(s.unencoded_byte_array_data_bytes)
+            .map(|(a, b)| a + b),
+        repetition_level_histogram: add_histograms(acc.repetition_level_histogram, &s.repetition_level_histogram),
+        definition_level_histogram: add_histograms(acc.definition_level_histogram, &s.definition_level_histogram),
+    }
+}
+
+fn merge_index(mut acc: ColumnIndex, i: ColumnIndex) -> Option<ColumnIndex> {
+    acc.null_pages.extend(i.null_pages);
+    acc.min_values.extend(i.min_values);
+    acc.max_values.extend(i.max_values);
+    acc.null_counts = acc.null_counts.zip(i.null_counts).map(|(mut a, b)| {
+        a.extend(b);
+        a
+    });
+    let concat = |a: Option<Vec<i64>>, b: Option<Vec<i64>>| a.zip(b).map(|(mut a, b)| { a.extend(b); a });
+    acc.repetition_level_histograms = concat(acc.repetition_level_histograms, i.repetition_level_histograms);
+    acc.definition_level_histograms = concat(acc.definition_level_histograms, i.definition_level_histograms);
+    acc.nan_counts = concat(acc.nan_counts, i.nan_counts);
+    // Ordered within each input says nothing about the order across inputs.
+    acc.boundary_order = crate::format::BoundaryOrder::UNORDERED;
+    Some(acc)
+}

@@ -1,0 +1,122 @@
+//! Merging: inputs written by pyarrow (dictionary and plain, every page version, dictionary
+//! fallback mid-chunk, tiny pages, CRCs, page indexes, nested columns, 0-row inputs), duckdb
+//! and polars, merged by parquetry; pyarrow reads the output equal to the inputs concatenated.
+//! A schema mismatch and a truncated input give errors and leave no output.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use parquetry::merge::{merge_files, MergeOptions};
+use parquetry::compress::Codec;
+
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn script() -> &'static str {
+    concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/merge_cases.py")
+}
+
+fn make_cases(dir: &Path) -> Vec<String> {
+    let out = Command::new(common::python()).arg(script()).arg("make").arg(dir).output()
+        .unwrap_or_else(|e| panic!("cannot run python3 ({e}); ./test.sh installs pyarrow"));
+    assert!(out.status.success(), "merge_cases.py make failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap().lines().map(str::to_owned).collect()
+}
+
+fn inputs_of(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "parquet")).collect();
+    v.sort();
+    v
+}
+
+fn check(out: &Path, inputs: &[PathBuf]) -> serde_json::Value {
+    let o = Command::new(common::python()).arg(script()).arg("check").arg(out).args(inputs).output().unwrap();
+    assert!(o.status.success(), "merge_cases.py check failed:\n{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[test]
+fn merged_files_read_as_the_inputs_concatenated() {
+    let dir = TempDir(std::env::temp_dir().join(format!("parquetry-merge-{}", std::process::id())));
+    let _ = std::fs::remove_dir_all(&dir.0);
+    std::fs::create_dir_all(&dir.0).unwrap();
+    let mut failures = Vec::new();
+    for case in make_cases(&dir.0) {
+        let inputs = inputs_of(&dir.0.join(&case));
+        let settings: Vec<(&str, MergeOptions)> = vec![
+            ("default", MergeOptions::default()),
+            ("small_groups", MergeOptions { row_group_rows: 2500, ..Default::default() }),
+            ("tiny_dictionary", MergeOptions { dictionary_page_size_limit: 500, row_group_rows: 7000, ..Default::default() }),
+            ("zstd", MergeOptions { compression: Some((Codec::Zstd, Some(3))), ..Default::default() }),
+            ("copy_whole", MergeOptions { row_group_rows: 100, ..Default::default() }),
+        ];
+        for (name, options) in settings {
+            let out = dir.0.join(format!("{case}-{name}.out.parquet"));
+            match merge_files(&inputs, &out, &options) {
+                Ok(summary) => {
+                    let r = check(&out, &inputs);
+                    if r["equal"] != true {
+                        failures.push(format!("{case}/{name}: {r} ({summary:?})"));
+                    }
+                    // The work was done the way it is meant to be: small row groups coalesced,
+                    // dictionary pages remapped, PLAIN fallback past a small dictionary limit.
+                    let p = summary.pages;
+                    let expect = match (case.as_str(), name) {
+                        ("dict_snappy", "default") => r["row_groups"] == 1 && p.remapped > 0 && p.reencoded == 0,
+                        ("plain_zstd", "default") => r["row_groups"] == 1 && p.copied > 0 && p.remapped == 0,
+                        ("dict_snappy", "tiny_dictionary") => p.remapped > 0 && p.reencoded > 0,
+                        ("dict_snappy", "copy_whole") => summary.row_groups_copied == 8,
+                        _ => true,
+                    };
+                    if !expect {
+                        failures.push(format!("{case}/{name}: unexpected work: {summary:?}, {r}"));
+                    }
+                }
+                Err(e) => failures.push(format!("{case}/{name}: merge failed: {e}")),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn bad_inputs_leave_no_output() {
+    let dir = TempDir(std::env::temp_dir().join(format!("parquetry-merge-bad-{}", std::process::id())));
+    let _ = std::fs::remove_dir_all(&dir.0);
+    std::fs::create_dir_all(&dir.0).unwrap();
+    make_cases(&dir.0);
+    let out = dir.0.join("out.parquet");
+    // Different schemas: the nested case has a column more.
+    let a = inputs_of(&dir.0.join("single"));
+    let b = inputs_of(&dir.0.join("nested"));
+    let inputs = [a[0].clone(), b[0].clone()];
+    let e = merge_files(&inputs, &out, &MergeOptions::default()).unwrap_err();
+    assert!(e.message().contains("schema differs"), "{e}");
+    assert!(!out.exists());
+    // A truncated input (a page runs past the end of its chunk).
+    let src = inputs_of(&dir.0.join("plain_zstd"))[0].clone();
+    let bytes = std::fs::read(&src).unwrap();
+    let bad = dir.0.join("truncated.parquet");
+    let mut cut = bytes.clone();
+    // Keep the footer, zero out the middle of the data.
+    let mid = bytes.len() / 3;
+    cut[mid..mid + 200].iter_mut().for_each(|b| *b = 0xff);
+    std::fs::write(&bad, &cut).unwrap();
+    let inputs = [src.clone(), bad.clone(), src.clone()];
+    let e = merge_files(&inputs, &out, &MergeOptions { row_group_rows: 1 << 30, compression: Some((Codec::Snappy, None)), ..Default::default() });
+    assert!(e.is_err(), "a corrupt input merged without error");
+    assert!(!out.exists());
+    let leftovers: Vec<_> = std::fs::read_dir(&dir.0).unwrap().filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().ends_with(".tmp")).collect();
+    assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
+    // The output may not be an input.
+    let e = merge_files(&[src.clone()], &src, &MergeOptions::default()).unwrap_err();
+    assert!(e.message().contains("also an input"), "{e}");
+}

@@ -1,0 +1,105 @@
+"""Inputs and checks of the merge tests.
+
+    merge_cases.py make DIR     writes each case's input files into DIR/CASE/ (pyarrow,
+                                duckdb and polars as writers) and prints the case names
+    merge_cases.py check OUT IN...   reads OUT and the inputs with pyarrow; prints JSON
+                                {"equal": bool, "rows": n, "row_groups": k, "why": "..."}
+
+A merged file must read (pq.read_table) equal to the inputs read one by one and
+concatenated: values, types and row order.
+"""
+import json
+import os
+import sys
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+
+def table(seed: int, rows: int, nested: bool = False) -> pa.Table:
+    rng = np.random.default_rng(seed)
+    ids = [f"{rng.integers(0, 2**63):016x}-{i:08x}" for i in range(rows)]
+    cats = [None if rng.random() < 0.1 else f"category_{int(rng.integers(0, 100)):03}" for _ in range(rows)]
+    cols = {
+        "id": pa.array(ids),
+        "category": pa.array(cats),
+        "n": pa.array(rng.integers(-10**9, 10**9, rows), pa.int64()),
+        "small": pa.array([None if rng.random() < 0.2 else int(x) for x in rng.integers(0, 50, rows)], pa.int32()),
+        "x": pa.array(rng.normal(size=rows)),
+        "flag": pa.array(rng.random(rows) < 0.5),
+        "blob": pa.array([bytes(rng.integers(0, 256, int(rng.integers(0, 40)), dtype=np.uint8)) for _ in range(rows)]),
+    }
+    if nested:
+        cols["tags"] = pa.array([None if rng.random() < 0.1 else [f"t{int(t)}" for t in rng.integers(0, 9, int(rng.integers(0, 4)))] for _ in range(rows)])
+    types = {"id": pa.string(), "category": pa.string(), "n": pa.int64(), "small": pa.int32(),
+             "x": pa.float64(), "flag": pa.bool_(), "blob": pa.binary(), "tags": pa.list_(pa.string())}
+    return pa.table({k: v.cast(types[k]) for k, v in cols.items()})
+
+
+def make(root: str) -> None:
+    cases = {
+        # name: list of (rows, writer kwargs) per input
+        "dict_snappy": [(2000, {})] * 8,
+        "plain_zstd": [(1500, dict(use_dictionary=False, compression="zstd"))] * 5,
+        "v2_gzip_mixed": [(1000, dict(data_page_version="2.0", compression="gzip")), (700, dict(data_page_version="2.0", compression="gzip", use_dictionary=False))] * 3,
+        "fallback": [(3000, dict(dictionary_pagesize_limit=2000, data_page_size=4000))] * 4,
+        "tiny_pages_many_groups": [(2500, dict(row_group_size=300, data_page_size=512, write_page_index=True))] * 3,
+        "crc_page_index": [(1200, dict(write_page_index=True, write_page_checksum=True))] * 3,
+        "single": [(5000, {})],
+        "nested": [(800, {})] * 4,
+        "empty_and_full": [(0, {}), (900, {}), (0, {})],
+    }
+    for name, specs in cases.items():
+        d = os.path.join(root, name)
+        os.makedirs(d, exist_ok=True)
+        for k, (rows, kwargs) in enumerate(specs):
+            t = table(hash((name, k)) % 10000, rows, nested=(name == "nested"))
+            pq.write_table(t, os.path.join(d, f"{k:03}.parquet"), **kwargs)
+        print(name)
+    # Files written by duckdb and polars.
+    d = os.path.join(root, "duckdb_polars")
+    os.makedirs(d, exist_ok=True)
+    try:
+        import duckdb
+        import polars as pl
+        for k in range(3):
+            t = table(500 + k, 1500)
+            pl.from_arrow(t).write_parquet(os.path.join(d, f"{2*k:03}.parquet"), row_group_size=600)
+            con = duckdb.connect()
+            con.register("t", t)
+            con.execute(f"COPY t TO '{os.path.join(d, f'{2*k+1:03}.parquet')}' (FORMAT parquet, ROW_GROUP_SIZE 700)")
+        print("duckdb_polars")
+    except ImportError as e:
+        print(f"skip duckdb_polars: {e}", file=sys.stderr)
+
+
+def check(out: str, inputs: list) -> None:
+    tables = [pq.read_table(p) for p in inputs]
+    try:
+        got = pq.read_table(out)
+    except Exception as e:  # noqa: BLE001
+        print(json.dumps({"equal": False, "why": f"pyarrow cannot read the output: {e}"}))
+        return
+    # The output keeps the first input's ARROW:schema; inputs from other writers may read as
+    # other Arrow forms of the same Parquet types (polars: large_string, duckdb: string), so
+    # each input is cast to the output's Arrow types before comparing values.
+    want = pa.concat_tables([t.cast(got.schema) if t.schema != got.schema else t for t in tables])
+    meta = pq.ParquetFile(out).metadata
+    result = {"rows": got.num_rows, "row_groups": meta.num_row_groups, "equal": got.equals(want)}
+    if not result["equal"]:
+        why = []
+        if got.schema != want.schema:
+            why.append(f"schema {got.schema} vs {want.schema}")
+        for name in want.column_names:
+            if name in got.column_names and not got[name].equals(want[name]):
+                why.append(f"column {name} differs")
+        result["why"] = "; ".join(why) or "tables differ"
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "make":
+        make(sys.argv[2])
+    else:
+        check(sys.argv[2], sys.argv[3:])
