@@ -201,8 +201,9 @@ impl PageWriter {
         self.push_location(start, header_len, uncompressed_len, page.num_rows);
         self.num_values += page.num_values as u64;
         self.note(header_type, page.encoding);
-        if page.has_definition_levels || page.has_repetition_levels {
-            self.note(header_type, Encoding::RLE);
+        // Levels are RLE: the chunk lists the encoding, but page counts are by value encoding.
+        if (page.has_definition_levels || page.has_repetition_levels) && !self.encodings.contains(&Encoding::RLE) {
+            self.encodings.push(Encoding::RLE);
         }
         Ok(())
     }

@@ -17,7 +17,7 @@ use super::arrow_input::{put_valid_range, Scratch};
 use super::encoder::{Dictionary, ValueEncoder};
 use super::options::{ColumnOptions, StatisticsLevel, WriteOptions};
 use super::schema::{LeafColumn, StatOrder};
-use super::statistics::{statistics, Bounds, ColumnIndexBuilder};
+use super::statistics::{nan_bounds, statistics, Bounds, ColumnIndexBuilder};
 use crate::compress::Compressor;
 use crate::encoding::rle::RleEncoder;
 use crate::error::{Error, Result};
@@ -360,7 +360,9 @@ impl ColumnChunkWriter {
         })?;
         if page_level && self.page_index {
             let nulls = self.page_nulls as u64;
-            self.column_index.push(&self.page_bounds, nulls, order, self.leaf.is_string, self.truncate);
+            let all_nan = !self.page_bounds.is_set() && self.page_rows > self.page_nulls;
+            let bounds = if all_nan { nan_bounds(self.leaf.physical_type) } else { self.page_bounds.clone() };
+            self.column_index.push(&bounds, nulls, order, self.leaf.is_string, self.truncate);
             if has_def && self.size_statistics {
                 let valid = (self.page_rows - self.page_nulls) as i64;
                 self.column_index.push_definition_histogram(&[self.page_nulls as i64, valid]);

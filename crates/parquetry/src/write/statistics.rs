@@ -172,6 +172,17 @@ fn prefix_key(v: &[u8]) -> u64 {
     u64::from_be_bytes(b)
 }
 
+/// Bounds of NaN alone, for the column index entry of a page whose only non-null values are
+/// NaN: it is not a null page, and NaN is the one bound that covers its values.
+pub(crate) fn nan_bounds(physical: crate::format::PhysicalType) -> Bounds {
+    let nan: Vec<u8> = match physical {
+        crate::format::PhysicalType::FLOAT => f32::NAN.to_le_bytes().to_vec(),
+        crate::format::PhysicalType::DOUBLE => f64::NAN.to_le_bytes().to_vec(),
+        _ => 0x7e00u16.to_le_bytes().to_vec(),
+    };
+    Bounds { min: nan.clone(), max: nan, set: true }
+}
+
 fn min_max<T: Ord + Copy>(mut values: impl Iterator<Item = T>) -> Option<(T, T)> {
     let first = values.next()?;
     Some(values.fold((first, first), |(lo, hi), v| (lo.min(v), hi.max(v))))
