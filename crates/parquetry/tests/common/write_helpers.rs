@@ -8,6 +8,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use arrow_array::RecordBatch;
 use arrow_schema::{DataType, Schema, SchemaRef};
@@ -19,9 +20,12 @@ use parquetry::write::{ParquetWriter, WriteOptions};
 pub struct TempDir(pub PathBuf);
 
 impl TempDir {
-    /// A fresh directory under the system temp dir, named by `tag` and the process id.
+    /// A fresh directory under the system temp dir, named by `tag`, the process id and a
+    /// counter (tests of one binary run in parallel).
     pub fn new(tag: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("parquetry-{tag}-{}", std::process::id()));
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("parquetry-{tag}-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         TempDir(dir)
