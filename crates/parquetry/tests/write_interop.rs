@@ -75,9 +75,10 @@ const EXCLUSIONS: &[Exclusion] = &[
         columns: &["binary", "large_binary", "binary_view", "utf8", "large_utf8", "utf8_view"],
         when: &["codec=LZ4", "page_over=131072"],
         error_contains: &["Decompression failed. Input invalid or too long?"],
-        reason: "polars decodes an LZ4 (Hadoop) page only when it is one Hadoop block; parquetry \
-                 splits pages into blocks of 128 KiB, as Hadoop's BlockCompressorStream does past \
-                 its buffer (seen on dictionary pages of 1.3 MB; Arrow C++ and duckdb read them)",
+        reason: "polars fails on LZ4 (Hadoop) pages made of several Hadoop blocks: parquetry cuts \
+                 pages into blocks of 128 KiB (Hadoop's own LZ4 stream also writes a page larger \
+                 than its 256 KiB buffer as several blocks). Seen on dictionary pages of 1.3 MB, \
+                 which pyarrow, duckdb and parquetry read",
     },
     Exclusion {
         reader: "duckdb",
@@ -85,8 +86,10 @@ const EXCLUSIONS: &[Exclusion] = &[
         when: &["codec=LZ4", "v2_page_without_values"],
         error_contains: &["LZ4 decompression failure"],
         reason: "duckdb fails on a DATA_PAGE_V2 whose rows are all null when its (empty) values are \
-                 LZ4 (Hadoop) compressed: parquetry writes them as one empty Hadoop block (9 bytes, \
-                 as Arrow C++'s codec would); parquet-java writes 0 bytes, which duckdb reads",
+                 LZ4 (Hadoop) compressed: parquetry writes them as one empty Hadoop block (9 bytes: \
+                 two lengths and an empty LZ4 block, what Arrow C++'s Hadoop codec makes of empty \
+                 input). Spark/parquet-java write 0 bytes there (duckdb issue 17029 made duckdb \
+                 accept that); pyarrow and parquetry read both",
     },
 ];
 

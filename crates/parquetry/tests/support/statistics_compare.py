@@ -230,8 +230,8 @@ class Case:
             mine = (ours_col.physical_type, str(ours_col.logical_type))
             their = (their_col.physical_type, str(their_col.logical_type))
             if mine != their:
-                # Arrow times are times of day with no zone; pyarrow (Arrow C++ since 19 or so)
-                # says isAdjustedToUTC=false. The value and the Arrow type read back are the
+                # Arrow times are times of day with no zone; pyarrow (26 here) writes
+                # isAdjustedToUTC=false. The value and the Arrow type read back are the
                 # same either way, so this is reported, not failed.
                 if pa.types.is_time(self.arrow_type(j)) and mine[1].replace("=true", "=false") == their[1]:
                     self.notes.append(f"{self.name}: column '{name}': {mine[1]}, pyarrow writes {their[1]}")
