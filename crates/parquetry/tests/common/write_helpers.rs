@@ -1,0 +1,128 @@
+//! Helpers of the writer's interop tests: scratch directories, Arrow IPC files of the input
+//! (what the Python side reads as the reference), parquetry files written with given options,
+//! and Python scripts that take a JSON request on stdin and answer JSON on stdout.
+//!
+//! Include with `#[path = "common/write_helpers.rs"] mod write_helpers;` beside `mod common;`.
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use arrow_array::RecordBatch;
+use arrow_schema::{DataType, Schema, SchemaRef};
+use parquetry::format::Encoding;
+use parquetry::write::{ParquetWriter, WriteOptions};
+
+/// A scratch directory, removed when dropped unless `PARQUETRY_KEEP_TEST_FILES` is set (then
+/// its path is printed, to look at the files by hand).
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    /// A fresh directory under the system temp dir, named by `tag`, the process id and a
+    /// counter (tests of one binary run in parallel).
+    pub fn new(tag: &str) -> TempDir {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("parquetry-{tag}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    /// `name` inside the directory.
+    pub fn join(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        if std::env::var_os("PARQUETRY_KEEP_TEST_FILES").is_some() {
+            eprintln!("kept {}", self.0.display());
+        } else {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+/// Writes `batches` as an uncompressed Arrow IPC file (the reference the Python side reads).
+pub fn write_ipc(path: &Path, schema: &SchemaRef, batches: &[RecordBatch]) {
+    let file = std::fs::File::create(path).unwrap();
+    let mut w = arrow_ipc::writer::FileWriter::try_new_buffered(file, schema).unwrap();
+    for b in batches {
+        w.write(b).unwrap();
+    }
+    w.finish().unwrap();
+}
+
+/// Writes a Parquet file with parquetry, panicking with the path and error on failure.
+pub fn write_parquet(path: &Path, schema: &SchemaRef, batches: &[RecordBatch], options: WriteOptions) {
+    let file = std::fs::File::create(path).unwrap();
+    let mut w = ParquetWriter::try_new(file, schema.clone(), options)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    for b in batches {
+        w.write(b).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    }
+    w.close().unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+}
+
+/// Sets each column's non-dictionary encoding by its type: `ints` for integer-like columns,
+/// `bytes` for BYTE_ARRAY, `floats` for FLOAT/DOUBLE, `fixed` for FIXED_LEN_BYTE_ARRAY
+/// (as write_roundtrip.rs does). Arrow dictionaries keep the default: pyarrow reads a
+/// dictionary-typed column only from dictionary or PLAIN pages ("DecodeArrow of
+/// DictAccumulator for DeltaLengthByteArrayDecoder" otherwise).
+pub fn per_type(
+    mut o: WriteOptions,
+    schema: &Schema,
+    ints: Encoding,
+    bytes: Encoding,
+    floats: Encoding,
+    fixed: Encoding,
+) -> WriteOptions {
+    for f in schema.fields() {
+        let e = match f.data_type() {
+            DataType::Dictionary(..) | DataType::Boolean | DataType::Null => continue,
+            DataType::Float32 | DataType::Float64 => floats,
+            DataType::Utf8
+            | DataType::LargeUtf8
+            | DataType::Utf8View
+            | DataType::Binary
+            | DataType::LargeBinary
+            | DataType::BinaryView => bytes,
+            DataType::FixedSizeBinary(_) | DataType::Float16 => fixed,
+            DataType::Decimal128(p, _) | DataType::Decimal256(p, _) if *p > 18 => fixed,
+            _ => ints,
+        };
+        o = o.with_column_encoding(f.name(), e);
+    }
+    o
+}
+
+/// Runs `tests/support/<script>` with `request` as JSON on stdin; returns its stdout as JSON.
+/// Panics (with stderr) if Python, a module or the script fails.
+pub fn run_python_json(script: &str, request: &serde_json::Value) -> serde_json::Value {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/support").join(script);
+    let python = super::common::python();
+    let mut child = Command::new(&python)
+        .arg(&path)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {python} ({e}): ./test.sh installs what the tests need"));
+    {
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(request.to_string().as_bytes()).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{script} failed (./test.sh installs pyarrow, polars and duckdb from requirements-test.txt):\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("{script}: bad JSON ({e}):\n{}", String::from_utf8_lossy(&out.stdout))
+    })
+}

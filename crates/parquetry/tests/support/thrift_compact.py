@@ -1,0 +1,95 @@
+"""A small, independent decoder of the Thrift compact protocol, for checking the structures
+parquetry writes that pyarrow does not expose (page headers, ColumnIndex, OffsetIndex).
+
+`read_struct(buf, pos)` returns (struct, next_pos), where a struct is a dict from field id to
+value: int, bool, bytes, float, list, or a nested dict. Field names are the caller's business
+(the Parquet thrift IDL numbers them).
+"""
+import struct
+
+# Compact protocol type ids.
+T_STOP, T_TRUE, T_FALSE, T_BYTE, T_I16, T_I32, T_I64, T_DOUBLE, T_BINARY, T_LIST, T_SET, T_MAP, T_STRUCT = range(13)
+
+
+def read_varint(buf, pos):
+    shift = result = 0
+    while True:
+        b = buf[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if b < 0x80:
+            return result, pos
+        shift += 7
+
+
+def zigzag(n):
+    return (n >> 1) ^ -(n & 1)
+
+
+def read_value(buf, pos, t):
+    if t == T_TRUE:
+        return True, pos
+    if t == T_FALSE:
+        return False, pos
+    if t == T_BYTE:
+        v = buf[pos]
+        return (v - 256 if v > 127 else v), pos + 1
+    if t in (T_I16, T_I32, T_I64):
+        v, pos = read_varint(buf, pos)
+        return zigzag(v), pos
+    if t == T_DOUBLE:
+        return struct.unpack_from("<d", buf, pos)[0], pos + 8
+    if t == T_BINARY:
+        n, pos = read_varint(buf, pos)
+        return bytes(buf[pos:pos + n]), pos + n
+    if t in (T_LIST, T_SET):
+        head = buf[pos]
+        pos += 1
+        n, et = head >> 4, head & 0x0F
+        if n == 15:
+            n, pos = read_varint(buf, pos)
+        out = []
+        for _ in range(n):
+            if et in (T_TRUE, T_FALSE):
+                # Booleans in lists are one byte each: 1 true, 2 (or 0) false.
+                out.append(buf[pos] == 1)
+                pos += 1
+            else:
+                v, pos = read_value(buf, pos, et)
+                out.append(v)
+        return out, pos
+    if t == T_MAP:
+        n, pos = read_varint(buf, pos)
+        if n == 0:
+            return {}, pos
+        types = buf[pos]
+        pos += 1
+        kt, vt = types >> 4, types & 0x0F
+        out = {}
+        for _ in range(n):
+            k, pos = read_value(buf, pos, kt)
+            v, pos = read_value(buf, pos, vt)
+            out[k] = v
+        return out, pos
+    if t == T_STRUCT:
+        return read_struct(buf, pos)
+    raise ValueError(f"unknown thrift compact type {t} at {pos}")
+
+
+def read_struct(buf, pos=0):
+    out = {}
+    last = 0
+    while True:
+        head = buf[pos]
+        pos += 1
+        t = head & 0x0F
+        if t == T_STOP:
+            return out, pos
+        delta = head >> 4
+        if delta:
+            fid = last + delta
+        else:
+            fid, pos = read_varint(buf, pos)
+            fid = zigzag(fid)
+        out[fid], pos = read_value(buf, pos, t)
+        last = fid
