@@ -433,8 +433,6 @@ fn unusual_but_legal_columns_write_or_fail_cleanly() {
 /// pyarrow refuses to write `fixed_size_binary(0)` ("Invalid FIXED_LEN_BYTE_ARRAY length: 0")
 /// and to open a file that has one; parquetry writes such a file.
 #[test]
-#[ignore = "writer bug: FixedSizeBinary(0) is written as FIXED_LEN_BYTE_ARRAY with type_length 0, \
-            a file pyarrow cannot open (Invalid FIXED_LEN_BYTE_ARRAY length: 0); it should be refused"]
 fn fixed_size_binary_of_width_zero_is_refused_or_readable() {
     let dir = TempDir::new("write-errors-fixed0");
     let array = FixedSizeBinaryArray::try_from_sparse_iter_with_size(vec![Some(vec![]), None, Some(vec![])].into_iter(), 0).unwrap();

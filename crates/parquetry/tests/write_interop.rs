@@ -80,17 +80,6 @@ const EXCLUSIONS: &[Exclusion] = &[
                  than its 256 KiB buffer as several blocks). Seen on dictionary pages of 1.3 MB, \
                  which pyarrow, duckdb and parquetry read",
     },
-    Exclusion {
-        reader: "duckdb",
-        columns: &["binary", "large_binary", "binary_view", "utf8", "large_utf8", "utf8_view", "dict_utf8"],
-        when: &["codec=LZ4", "v2_page_without_values"],
-        error_contains: &["LZ4 decompression failure"],
-        reason: "duckdb fails on a DATA_PAGE_V2 whose rows are all null when its (empty) values are \
-                 LZ4 (Hadoop) compressed: parquetry writes them as one empty Hadoop block (9 bytes: \
-                 two lengths and an empty LZ4 block, what Arrow C++'s Hadoop codec makes of empty \
-                 input). Spark/parquet-java write 0 bytes there (duckdb issue 17029 made duckdb \
-                 accept that); pyarrow and parquetry read both",
-    },
 ];
 
 const CODECS: &[(&str, Codec)] = &[

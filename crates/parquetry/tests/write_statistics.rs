@@ -335,8 +335,6 @@ fn edges_nan_zeros_unsigned_decimals_timestamps_booleans_nulls() {
 /// pages for `x IS NOT NULL` (or `isnan(x)`) would drop these rows. Arrow C++ writes no
 /// ColumnIndex for such a chunk.
 #[test]
-#[ignore = "writer bug: a page of only NaN values is written as a null page (null_pages true, \
-            empty min/max) in the ColumnIndex, though its null count is 0"]
 fn page_of_only_nan_values_is_not_a_null_page() {
     let (schema, batches) = edge_table(Nan::OnlyNanRowGroup);
     let one_row_pages = WriteOptions::default().with_data_page_row_limit(1);
@@ -351,8 +349,6 @@ fn page_of_only_nan_values_is_not_a_null_page() {
 /// (`[DATA_PAGE PLAIN 1]` for one PLAIN page with nulls). Readers use them to tell that every
 /// data page of a chunk is dictionary-encoded.
 #[test]
-#[ignore = "writer bug: every data page with definition levels adds a second (DATA_PAGE, RLE) entry, \
-            so encoding_stats count each page twice and a dictionary-encoded chunk looks partly RLE"]
 fn encoding_stats_count_each_page_once() {
     let (schema, batches) = all_types(3, 500, 2, Shape::default());
     check_also(

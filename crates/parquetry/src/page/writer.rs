@@ -139,9 +139,12 @@ impl PageWriter {
             // Nothing to compress: the pieces go straight into the chunk.
             [levels[0], levels[1], levels[2], levels[3], page.values]
         } else if !v1 {
-            // v2 compresses the values only.
+            // v2 compresses the values only; no values are stored as no bytes (duckdb fails
+            // on an empty LZ4 block there, and parquet-java writes nothing).
             levels.iter().for_each(|l| self.stored.extend_from_slice(l));
-            compressor.compress(self.codec, self.level, page.values, &mut self.stored)?;
+            if !page.values.is_empty() {
+                compressor.compress(self.codec, self.level, page.values, &mut self.stored)?;
+            }
             [&self.stored, empty, empty, empty, empty]
         } else if levels_len == 0 {
             compressor.compress(self.codec, self.level, page.values, &mut self.stored)?;
@@ -240,7 +243,9 @@ impl PageWriter {
         let uncompressed_len = levels.len() + values.len();
         if header.page_type == PageType::DATA_PAGE_V2 {
             self.stored.extend_from_slice(levels);
-            compressor.compress(self.codec, self.level, values, &mut self.stored)?;
+            if !values.is_empty() {
+                compressor.compress(self.codec, self.level, values, &mut self.stored)?;
+            }
             if let Some(h) = header.data_page_header_v2.as_mut() {
                 h.encoding = encoding;
                 h.is_compressed = Some(self.codec != Codec::Uncompressed);

@@ -362,7 +362,7 @@ impl ColumnChunkWriter {
             let nulls = self.page_nulls as u64;
             let all_nan = !self.page_bounds.is_set() && self.page_rows > self.page_nulls;
             let bounds = if all_nan { nan_bounds(self.leaf.physical_type) } else { self.page_bounds.clone() };
-            self.column_index.push(&bounds, nulls, order, self.leaf.is_string, self.truncate);
+            self.column_index.push(&bounds, nulls, order, self.leaf.is_string, self.truncate, !all_nan);
             if has_def && self.size_statistics {
                 let valid = (self.page_rows - self.page_nulls) as i64;
                 self.column_index.push_definition_histogram(&[self.page_nulls as i64, valid]);

@@ -208,7 +208,7 @@ fn leaf(index: usize, field: &Field) -> Result<(SchemaElement, LeafColumn)> {
             (P::BYTE_ARRAY, C::Same, StatOrder::Bytes, 0)
         }
         D::Binary | D::LargeBinary | D::BinaryView => (P::BYTE_ARRAY, C::Same, StatOrder::Bytes, 0),
-        D::FixedSizeBinary(n) if *n >= 0 => {
+        D::FixedSizeBinary(n) if *n > 0 => {
             (P::FIXED_LEN_BYTE_ARRAY, C::Same, StatOrder::Bytes, *n as usize)
         }
         _ => return Err(unsupported()),

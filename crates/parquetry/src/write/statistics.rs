@@ -371,12 +371,19 @@ impl ColumnIndexBuilder {
         }
     }
 
-    /// Adds one page's entry.
-    pub fn push(&mut self, bounds: &Bounds, null_count: u64, order: StatOrder, utf8: bool, limit: Option<usize>) {
+    /// Adds one page's entry. `ordered` is false for a page whose bounds say nothing about
+    /// the order of the pages (NaN bounds of a page of NaN), which then does not take part in
+    /// the boundary order, as null pages do not.
+    pub fn push(&mut self, bounds: &Bounds, null_count: u64, order: StatOrder, utf8: bool, limit: Option<usize>, ordered: bool) {
         if let Some(n) = self.index.null_counts.as_mut() {
             n.push(null_count as i64);
         }
         match truncated(bounds, order, utf8, limit) {
+            Some((min, max)) if !ordered => {
+                self.index.null_pages.push(false);
+                self.index.min_values.push(min.bytes);
+                self.index.max_values.push(max.bytes);
+            }
             Some((min, max)) => {
                 if let Some((lmin, lmax)) = &self.last {
                     let (a, d) = (
