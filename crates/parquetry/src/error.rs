@@ -90,6 +90,14 @@ impl std::error::Error for Error {
     }
 }
 
+/// An I/O error from the caller's own file handling (`File::create(..)?` in code that returns
+/// this crate's [`Result`]).
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::io("I/O", e)
+    }
+}
+
 /// Adds [`Error::context`] to results, so `?` chains can say where they were.
 pub trait ResultExt<T> {
     /// Prepends `place` to the error, if any. The closure runs only on error.

@@ -334,6 +334,14 @@ impl PageWriter {
         }
     }
 
+    /// Says that about `bytes` more page bytes are coming, so that an uncompressed chunk
+    /// grows once instead of by doubling (every doubling faults in fresh memory).
+    pub fn reserve(&mut self, bytes: usize) {
+        if self.codec == Codec::Uncompressed {
+            self.pages.reserve(bytes);
+        }
+    }
+
     /// Number of data pages so far.
     pub fn data_pages(&self) -> usize {
         self.locations.len()

@@ -131,9 +131,9 @@ impl Bounds {
             let (mut min_key, mut max_key) = (prefix_key(first), prefix_key(first));
             for v in values {
                 let k = prefix_key(v);
-                if k < min_key || (k == min_key && v < min) {
+                if k < min_key || (k == min_key && cmp_bytes(v, min) == Ordering::Less) {
                     (min, min_key) = (v, k);
-                } else if k > max_key || (k == max_key && v > max) {
+                } else if k > max_key || (k == max_key && cmp_bytes(v, max) == Ordering::Greater) {
                     (max, max_key) = (v, k);
                 }
             }
@@ -181,6 +181,21 @@ pub(crate) fn nan_bounds(physical: crate::format::PhysicalType) -> Bounds {
         _ => 0x7e00u16.to_le_bytes().to_vec(),
     };
     Bounds { min: nan.clone(), max: nan, set: true }
+}
+
+/// Lexicographic comparison 8 bytes at a time without a call: values that share a long
+/// prefix (`category_…`, `https://www.example…`) otherwise cost a `memcmp` call per value.
+#[inline]
+fn cmp_bytes(a: &[u8], b: &[u8]) -> Ordering {
+    let (mut x, mut y) = (a, b);
+    while x.len() >= 8 && y.len() >= 8 {
+        let (p, q) = (prefix_key(x), prefix_key(y));
+        if p != q {
+            return p.cmp(&q);
+        }
+        (x, y) = (&x[8..], &y[8..]);
+    }
+    x.cmp(y)
 }
 
 fn min_max<T: Ord + Copy>(mut values: impl Iterator<Item = T>) -> Option<(T, T)> {
