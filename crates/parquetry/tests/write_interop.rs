@@ -70,16 +70,6 @@ const EXCLUSIONS: &[Exclusion] = &[
         error_contains: &["precision must be between 1 and 38, got 50", "assertion failed: *precision >= 1 && *precision <= 38"],
         reason: "polars decimals hold at most 38 digits",
     },
-    Exclusion {
-        reader: "polars",
-        columns: &["binary", "large_binary", "binary_view", "utf8", "large_utf8", "utf8_view"],
-        when: &["codec=LZ4", "page_over=131072"],
-        error_contains: &["Decompression failed. Input invalid or too long?"],
-        reason: "polars fails on LZ4 (Hadoop) pages made of several Hadoop blocks: parquetry cuts \
-                 pages into blocks of 128 KiB (Hadoop's own LZ4 stream also writes a page larger \
-                 than its 256 KiB buffer as several blocks). Seen on dictionary pages of 1.3 MB, \
-                 which pyarrow, duckdb and parquetry read",
-    },
 ];
 
 const CODECS: &[(&str, Codec)] = &[

@@ -13,10 +13,11 @@ use std::io::Read;
 use super::{lz4_raw_compress, lz4_raw_decompress, Codec};
 use crate::error::{Error, Result};
 
-/// Uncompressed bytes per Hadoop block written. Hadoop's decompressor reads each block into a
-/// buffer of `io.compression.codec.lz4.buffersize` (256 KiB by default), which must hold the
-/// compressed chunk too; 128 KiB keeps even incompressible chunks well below that.
-const HADOOP_BLOCK_SIZE: usize = 128 * 1024;
+/// Uncompressed bytes per Hadoop block written: the whole page, as Arrow C++ writes it. Hadoop's
+/// own stream cuts blocks at its 256 KiB buffer, but arrow-rs 60 (which moves to the next block
+/// only while the input is longer than the block before it) and polars fail on pages of several
+/// blocks, and Arrow C++'s single-block pages are what every reader has been made to read.
+const HADOOP_BLOCK_SIZE: usize = u32::MAX as usize;
 
 /// The LZ4 frame magic number, little-endian.
 const FRAME_MAGIC: [u8; 4] = [0x04, 0x22, 0x4D, 0x18];

@@ -340,12 +340,33 @@ impl<W: Write> ParquetWriter<W> {
         Ok(())
     }
 
+    /// The schema stored as `ARROW:schema`: the writer's, except that a dictionary column
+    /// whose pages may be DELTA or BYTE_STREAM_SPLIT is stored as its value type, since pyarrow
+    /// reads a dictionary type only from dictionary or PLAIN pages ("DecodeArrow of
+    /// DictAccumulator ... not implemented"), even from its own files.
+    fn hint_schema(&self) -> arrow_schema::Schema {
+        let fields: Vec<arrow_schema::FieldRef> = self
+            .schema
+            .fields()
+            .iter()
+            .map(|f| match (f.data_type(), self.options.column_options(f.name()).encoding) {
+                (arrow_schema::DataType::Dictionary(_, value), Some(e))
+                    if e != crate::format::Encoding::PLAIN =>
+                {
+                    std::sync::Arc::new(f.as_ref().clone().with_data_type(value.as_ref().clone()))
+                }
+                _ => f.clone(),
+            })
+            .collect();
+        arrow_schema::Schema::new_with_metadata(fields, self.schema.metadata().clone())
+    }
+
     fn file_metadata(&mut self) -> FileMetaData {
         let mut kv = self.options.key_value_metadata.clone();
         if self.options.store_arrow_schema && !kv.iter().any(|e| e.key == ARROW_SCHEMA_KEY) {
             kv.push(KeyValue {
                 key: ARROW_SCHEMA_KEY.to_owned(),
-                value: Some(encode_arrow_schema(&self.schema)),
+                value: Some(encode_arrow_schema(&self.hint_schema())),
             });
         }
         FileMetaData {
