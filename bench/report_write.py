@@ -15,7 +15,7 @@ cannot be told the encoding; see each cell's data_page_encodings in the JSON).
 
 from __future__ import annotations
 
-from report import MIB, Notes, bad_checksum, cell_ok, fmt_ratio, ratio
+from report import MIB, Notes, bad_checksum, cell_ok, fmt_ratio, nproc, ratio
 
 # (key, column label)
 WRITERS = [
@@ -83,17 +83,33 @@ def intro(rust: dict, peers: dict) -> list[str]:
         "level 1), per column its dictionary (1 GiB dictionary page limit: no fallback) or "
         "its data page encoding, row groups as large as the input's (1,048,576 rows in the "
         "full strings and numeric files, 484 for blobs), v1 data pages "
-        "of 1 MiB / 20,000 rows, chunk statistics and the page index. arrow-rs and pyarrow "
-        "check page limits between write batches (1,024 rows, their default), so blob pages "
-        "are a whole row group there. † = the writer chose its own encodings (polars and "
+        "of 1 MiB / 20,000 rows, chunk statistics and the page index. pyarrow checks page "
+        "limits only between write batches (1,024 rows, its default), so its blob pages are "
+        "a whole row group (see the pages column). † = the writer chose its own encodings (polars and "
         "duckdb cannot be told; n/a: polars has no DELTA encodings); duckdb sets no page size "
         "and writes no page index.",
         "- *dict input*: the same strings as `DictionaryArray<Int32, Utf8>` columns (one "
         "dictionary per batch), dictionary encoding on; target ≥ 10x arrow-rs on the same "
         "input. Limits: *compress only* compresses the pages of parquetry's output with the "
         "same codec and level (parquetry's `Compressor`), *memcpy* copies the value bytes.",
-        "- GB/s = value bytes (string/binary lengths + fixed-width sizes) / median wall time.",
+        "- GB/s = value bytes (string/binary lengths + fixed-width sizes) / median wall time."
+        + load_note(rust, peers),
     ]
+
+
+def load_note(rust: dict, peers: dict) -> str:
+    """The 1-minute load averages the cells saw: above the core count, other work competed."""
+    parts = []
+    for label, src in (("Rust cells", rust), ("Python cells", peers)):
+        loads = [x for e in src.get("files", {}).values() for c in e.get("results", {}).values()
+                 for x in c.get("loadavg_1min_before_after", []) if isinstance(x, (int, float))]
+        if loads:
+            parts.append(f"{label} {min(loads):.1f}–{max(loads):.1f}")
+    if not parts:
+        return ""
+    return (" 1-minute load average during the cells (other work on the machine counts): "
+            + ", ".join(parts) + f"; {nproc()} cores. The CPU-time column compares the two "
+            "Rust writers by process CPU seconds, less sensitive to that than wall time.")
 
 
 def throughput(files, notes: Notes) -> list[str]:
@@ -132,10 +148,10 @@ def ratios(files, notes: Notes) -> list[str]:
            "= the fastest of arrow-rs, pyarrow, polars and duckdb among those that wrote the "
            "input's encodings. Pages = data pages written by parquetry / arrow-rs / pyarrow.",
            "",
-           "| file | vs arrow-rs | dict input vs arrow-rs dict input | vs best peer | write ÷ "
-           "compress only | speed ÷ memcpy | parquetry MB | arrow-rs MB | pyarrow MB | parquetry "
-           "size ÷ pyarrow | arrow-rs size ÷ pyarrow | pages |",
-           "|---|" + "---:|" * 11]
+           "| file | vs arrow-rs | vs arrow-rs, CPU time | dict input vs arrow-rs dict input "
+           "| vs best peer | write ÷ compress only | speed ÷ memcpy | parquetry MB | arrow-rs MB "
+           "| pyarrow MB | parquetry size ÷ pyarrow | arrow-rs size ÷ pyarrow | pages |",
+           "|---|" + "---:|" * 12]
     for name, e, cells in files:
         p, pd = cells.get("parquetry"), cells.get("parquetry_dict_input")
         if p is None and pd is None:
@@ -154,7 +170,11 @@ def ratios(files, notes: Notes) -> list[str]:
         mem = "" if compressed else fmt_ratio(ratio(cells.get("memcpy"), p), None, why(p, notes))
         pages = "/".join(str((cells.get(k) or {}).get("data_pages", "?"))
                          for k in ("parquetry", "arrow_rs", "pyarrow"))
-        row = [name, vs(p, "arrow_rs"), dict_vs, best_s, limit, mem,
+        a = cells.get("arrow_rs")
+        cpu = (fmt_ratio(a["median_cpu_s"] / p["median_cpu_s"])
+               if cell_ok(p) and cell_ok(a) and p.get("median_cpu_s") and a.get("median_cpu_s")
+               else why(p, notes))
+        row = [name, vs(p, "arrow_rs"), cpu, dict_vs, best_s, limit, mem,
                size_mb(p), size_mb(cells.get("arrow_rs")), size_mb(cells.get("pyarrow")),
                size_ratio(p, cells.get("pyarrow")),
                size_ratio(cells.get("arrow_rs"), cells.get("pyarrow")), pages]
