@@ -94,6 +94,10 @@ def intro(rust: dict, peers: dict) -> list[str]:
         "same codec and level (parquetry's `Compressor`), *memcpy* copies the value bytes.",
         "- GB/s = value bytes (string/binary lengths + fixed-width sizes) / median wall time."
         + load_note(rust, peers),
+        "- Reproduce: `bench/run.sh` (reads, then writes), or the write cells alone: "
+        "`python3 bench/peers.py --mode write --files F... --json P.json`, "
+        "`parquetry-bench write --files F... --reference P.json --json R.json`, "
+        "`python3 bench/report.py --rust-write R.json --peers-write P.json`.",
     ]
 
 
@@ -120,6 +124,27 @@ def throughput(files, notes: Notes) -> list[str]:
     for name, e, cells in files:
         row = [name, f"{(e.get('value_bytes') or 0) / 1e6:.1f}"]
         row += [gbps(cells.get(k), notes) for k, _ in cols]
+        out.append("| " + " | ".join(row) + " |")
+    return out
+
+
+def throughput_cpu(files, notes: Notes) -> list[str]:
+    """The same cells by process CPU time: on a shared machine whose load is above its core
+    count, wall time also counts the time a cell waited for a core."""
+    cols = WRITERS + LIMITS
+    out = ["### Write throughput by CPU time, GB/s of value bytes / median CPU seconds", "",
+           "The same runs as above, timed by the process's CPU seconds (user + system, all "
+           "threads) instead of wall time.",
+           "",
+           "| file | " + " | ".join(label for _, label in cols) + " |",
+           "|---|" + "---:|" * len(cols)]
+    for name, e, cells in files:
+        row = [name]
+        for k, _ in cols:
+            c = cells.get(k)
+            cpu = c.get("median_cpu_s") if c else None
+            v = (e.get("value_bytes") or 0) / cpu / 1e9 if cpu else None
+            row.append(show(c, notes, f"{v:.3f}" if v is not None else ""))
         out.append("| " + " | ".join(row) + " |")
     return out
 
@@ -212,7 +237,7 @@ def section(files, rust: dict, peers: dict) -> list[str]:
     """The whole write section: intro, tables, error notes."""
     notes = Notes()
     lines = intro(rust, peers)
-    for table in (throughput, ratios, memory):
+    for table in (throughput, throughput_cpu, ratios, memory):
         lines += [""] + table(files, notes)
     if notes.items:
         lines += ["", "Write errors:", ""]
