@@ -278,7 +278,19 @@ def inspect_footer(path: Path) -> dict:
         (flen,) = struct.unpack("<I", tail[:4])
         assert tail[4:] == b"PAR1", "not a parquet file"
         f.seek(-8 - flen, os.SEEK_END)
-        meta = _Compact(f.read(flen)).struct()
+        return _inspect_metadata(f.read(flen))
+
+
+def inspect_footer_bytes(data) -> dict:
+    """inspect_footer() of a whole file held in memory (bytes or a buffer)."""
+    view = memoryview(data)
+    (flen,) = struct.unpack("<I", view[-8:-4])
+    assert bytes(view[-4:]) == b"PAR1", "not a parquet file"
+    return _inspect_metadata(bytes(view[-8 - flen:-8]))
+
+
+def _inspect_metadata(footer: bytes) -> dict:
+    meta = _Compact(footer).struct()
     row_groups = []
     for rg in meta.get(4, []):
         cols = {}

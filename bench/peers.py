@@ -1,9 +1,17 @@
 #!/usr/bin/env python3
-"""Time whole-file Parquet reads by peer implementations (pyarrow, polars, duckdb).
+"""Time whole-file Parquet reads (and writes) by peer implementations (pyarrow, polars, duckdb).
 
 Usage:
     python3 bench/peers.py --files F1 F2 ... [--runs 5] [--warmup 1]
                            [--impls pyarrow,pyarrow_view,polars,duckdb] --json out.json
+    python3 bench/peers.py --mode write --files F1 F2 ... [--runs 5] [--warmup 1]
+                           [--impls pyarrow,polars,duckdb] --json out.json
+
+--mode write times writing each file's table, loaded into memory at setup, as a
+Parquet file in memory with the input file's own settings; see bench/peer_writers.py
+for what each peer is set to. The rest of this text describes reads; write cells
+follow the same scheme (subprocess per cell, warm-up and timed runs, peak RSS), and
+checksum the last file written, read back with pyarrow, against the input's.
 
 Each (file, implementation) cell runs in its own subprocess (so POLARS_MAX_THREADS=1
 is set before polars is imported, and peak RSS belongs to that one cell):
@@ -86,6 +94,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 IMPLS = ["pyarrow", "pyarrow_view", "polars", "duckdb"]
+WRITE_IMPLS = ["pyarrow", "polars", "duckdb"]
 WORKER_TIMEOUT_S = 1800
 
 # --------------------------------------------------------------------------
@@ -257,28 +266,49 @@ def _setup(impl: str, path: str):
     raise ValueError(f"unknown implementation {impl!r}")
 
 
-def worker(impl: str, path: str, runs: int, warmup: int) -> dict:
-    read, to_arrow, info = _setup(impl, path)
+def _time_runs(run, runs: int, warmup: int, reset=None) -> dict:
+    """warmup untimed and runs timed calls of run() (reset(), if given, untimed before
+    each), dropping each result before the next; peak RSS from after setup."""
     gc.collect()
     rss_setup = _status_bytes("VmRSS")
     hwm_setup = _status_bytes("VmHWM")
-    reset = _reset_peak_rss()
+    reset_ok = _reset_peak_rss()
     times, cpu_times = [], []
     load_before = os.getloadavg()[0]
     result = None
     for k in range(warmup + runs):
         result = None
+        if reset is not None:
+            reset()
         gc.collect()
         c0 = time.process_time()
         t0 = time.perf_counter()
-        result = read()
+        result = run()
         t1 = time.perf_counter()
         c1 = time.process_time()
         if k >= warmup:
             times.append(t1 - t0)
             cpu_times.append(c1 - c0)
     load_after = os.getloadavg()[0]
-    peak_reads = _status_bytes("VmHWM")
+    peak = _status_bytes("VmHWM")
+    return {
+        "result": result,
+        "times_s": times,
+        "median_s": median(times),
+        "cpu_times_s": cpu_times,
+        "median_cpu_s": median(cpu_times),
+        "loadavg_1min_before_after": [load_before, load_after],
+        "rss_after_setup_bytes": rss_setup,
+        "peak_rss_bytes": max(hwm_setup, peak),
+        "peak_rss_delta_bytes": peak - rss_setup,
+        "peak_rss_reset_after_setup": reset_ok,
+    }
+
+
+def worker(impl: str, path: str, runs: int, warmup: int) -> dict:
+    read, to_arrow, info = _setup(impl, path)
+    cell = _time_runs(read, runs, warmup)
+    result = cell.pop("result")
     if impl.startswith("pyarrow"):
         pool = pa.default_memory_pool()
         info["arrow_pool"] = pool.backend_name
@@ -287,29 +317,36 @@ def worker(impl: str, path: str, runs: int, warmup: int) -> dict:
     del result
     return {
         "impl_info": info,
-        "times_s": times,
-        "median_s": median(times),
-        "cpu_times_s": cpu_times,
-        "median_cpu_s": median(cpu_times),
-        "loadavg_1min_before_after": [load_before, load_after],
+        **cell,
         "rows": table.num_rows,
         "output_types": {f.name: str(f.type) for f in table.schema},
         "checksum": table_checksum(table),
-        "rss_after_setup_bytes": rss_setup,
-        "peak_rss_bytes": max(hwm_setup, peak_reads),
-        "peak_rss_delta_bytes": peak_reads - rss_setup,
-        "peak_rss_reset_after_setup": reset,
     }
+
+
+def write_worker(impl: str, path: str, runs: int, warmup: int) -> dict:
+    import peer_writers
+    try:
+        write, reset, finish, info = peer_writers.setup(impl, path, table_checksum)
+    except peer_writers.Skip as e:
+        return {"skipped": str(e)}
+    cell = _time_runs(write, runs, warmup, reset)
+    result = cell.pop("result")
+    if impl == "pyarrow":
+        pool = pa.default_memory_pool()
+        info["arrow_pool"] = pool.backend_name
+        info["arrow_pool_max_memory_bytes"] = pool.max_memory()
+    return {"impl_info": info, **cell, **finish(result)}
 
 
 # --------------------------------------------------------------------------
 # Driver
 # --------------------------------------------------------------------------
 
-def _run_cell(impl: str, path: str, runs: int, warmup: int) -> dict:
+def _run_cell(impl: str, path: str, runs: int, warmup: int, mode: str = "read") -> dict:
     env = dict(os.environ, POLARS_MAX_THREADS="1", OMP_NUM_THREADS="1",
                RAYON_NUM_THREADS="1")
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", impl,
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", impl, "--mode", mode,
            "--files", path, "--runs", str(runs), "--warmup", str(warmup)]
     try:
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True,
@@ -347,10 +384,12 @@ def _cpu_model() -> str:
     return platform.processor()
 
 
-def drive(files: list[str], impls: list[str], runs: int, warmup: int, out: str) -> dict:
+def drive(files: list[str], impls: list[str], runs: int, warmup: int, out: str,
+          mode: str = "read") -> dict:
     report = {
         "meta": {
-            "tool": "bench/peers.py",
+            "tool": "bench/peers.py" + (" --mode write" if mode == "write" else ""),
+            "mode": mode,
             "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "runs": runs, "warmup": warmup, "impls": impls,
             "versions": _versions(), "cpu": _cpu_model(), "nproc": os.cpu_count(),
@@ -373,8 +412,8 @@ def drive(files: list[str], impls: list[str], runs: int, warmup: int, out: str) 
         del table
         report["files"][path] = entry
         for impl in impls:
-            cell = _run_cell(impl, path, runs, warmup)
-            if "error" not in cell:
+            cell = _run_cell(impl, path, runs, warmup, mode)
+            if "error" not in cell and "skipped" not in cell:
                 cell["gb_per_s"] = entry["value_bytes"] / cell["median_s"] / 1e9
                 cell["checksum_matches"] = cell["checksum"] == ref
             entry["results"][impl] = cell
@@ -388,11 +427,16 @@ def drive(files: list[str], impls: list[str], runs: int, warmup: int, out: str) 
 def _cell_line(name: str, impl: str, cell: dict) -> str:
     if "error" in cell:
         return f"{name:40} {impl:13} ERROR {cell['error'][:120]}"
+    if "skipped" in cell:
+        return f"{name:36} {impl:13} n/a: {cell['skipped']}"
     ok = "ok" if cell["checksum_matches"] else "CHECKSUM MISMATCH"
+    size = (f" file {cell['output_file_bytes'] / 1e6:6.1f} MB"
+            if "output_file_bytes" in cell else "")
+    own = " (own encodings)" if cell.get("encodings_ok") is False else ""
     return (f"{name:36} {impl:13} {cell['median_s'] * 1e3:8.1f} ms {cell['gb_per_s']:6.3f} GB/s "
             f"cpu {cell['median_cpu_s'] * 1e3:8.1f} ms "
             f"peak {cell['peak_rss_bytes'] / 2**20:7.0f} MiB "
-            f"(+{cell['peak_rss_delta_bytes'] / 2**20:6.0f}) {ok}")
+            f"(+{cell['peak_rss_delta_bytes'] / 2**20:6.0f}){size} {ok}{own}")
 
 
 def main() -> None:
@@ -400,23 +444,27 @@ def main() -> None:
     ap.add_argument("--files", nargs="+", required=True)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--warmup", type=int, default=1)
-    ap.add_argument("--impls", default=",".join(IMPLS),
-                    help=f"comma-separated subset of {','.join(IMPLS)}")
+    ap.add_argument("--mode", choices=["read", "write"], default="read",
+                    help="time reads (default) or writes of each file")
+    ap.add_argument("--impls", help=f"comma-separated subset of {','.join(IMPLS)} (read) "
+                    f"or {','.join(WRITE_IMPLS)} (write); default all")
     ap.add_argument("--json", help="where to write the report (required unless --worker)")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.runs < 1:
         ap.error("--runs must be at least 1")
     if args.worker:
-        print(json.dumps(worker(args.worker, args.files[0], args.runs, args.warmup)))
+        work = write_worker if args.mode == "write" else worker
+        print(json.dumps(work(args.worker, args.files[0], args.runs, args.warmup)))
         return
     if not args.json:
         ap.error("--json is required")
-    impls = [i for i in args.impls.split(",") if i]
-    unknown = set(impls) - set(IMPLS)
+    known = WRITE_IMPLS if args.mode == "write" else IMPLS
+    impls = [i for i in (args.impls or ",".join(known)).split(",") if i]
+    unknown = set(impls) - set(known)
     if unknown:
         ap.error(f"unknown implementations: {', '.join(sorted(unknown))}")
-    drive(args.files, impls, args.runs, args.warmup, args.json)
+    drive(args.files, impls, args.runs, args.warmup, args.json, args.mode)
 
 
 if __name__ == "__main__":

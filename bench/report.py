@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 """Merge the peers' JSON (bench/peers.py) and the Rust bench's JSON (parquetry-bench read)
 into one Markdown report: throughput, parquetry's ratios to peers and limits, peak memory,
-and the footer benchmark table (the Markdown `parquetry-bench footer` prints).
+and the footer benchmark table (the Markdown `parquetry-bench footer` prints); with the
+write JSONs (parquetry-bench write, peers.py --mode write), also the "Writing Arrow to
+Parquet" tables (bench/report_write.py).
 
 Usage:
     python3 bench/report.py --rust rust.json [--peers peers.json] [--footer footer.md]
+                            [--rust-write rust-write.json] [--peers-write peers-write.json]
                             [--out bench/results/latest.md] [--title TEXT]
+    python3 bench/report.py --rust-write rust-write.json --peers-write peers-write.json
+                            --out bench/results/latest-write.md   (writes only)
 
 Ratios are of median wall times (the same value bytes for every implementation of a file):
   speed-up vs a peer     = peer time / parquetry time         (> 1: parquetry is faster)
@@ -332,23 +337,35 @@ def heap_table(files, notes: Notes) -> list[str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rust", required=True, help="JSON of parquetry-bench read")
+    ap.add_argument("--rust", help="JSON of parquetry-bench read")
     ap.add_argument("--peers", help="JSON of bench/peers.py")
     ap.add_argument("--footer", help="Markdown printed by parquetry-bench footer")
+    ap.add_argument("--rust-write", help="JSON of parquetry-bench write")
+    ap.add_argument("--peers-write", help="JSON of bench/peers.py --mode write")
     ap.add_argument("--out", help="also write the report here")
     ap.add_argument("--title", default="parquetry benchmarks: reading Parquet into Arrow")
     args = ap.parse_args()
-    rust, peers = load(args.rust), load(args.peers)
-    files = merge(rust, peers)
-    notes = Notes()
-    lines = header(rust, peers, args.title)
-    for table in (throughput_table, ratio_table, mmap_ratio_table, heap_table, memory_table):
-        lines += [""] + table(files, notes)
-    if notes.items:
-        lines += ["", "Errors:", ""]
-        lines += [f"{i + 1}. {text[:400]}" for i, text in enumerate(notes.items)]
-    if args.footer and Path(args.footer).exists():
-        lines += ["", Path(args.footer).read_text().strip()]
+    if not (args.rust or args.rust_write or args.peers_write):
+        ap.error("give --rust (reads) and/or --rust-write/--peers-write (writes)")
+    lines: list[str] = []
+    if args.rust:
+        rust, peers = load(args.rust), load(args.peers)
+        files = merge(rust, peers)
+        notes = Notes()
+        lines = header(rust, peers, args.title)
+        for table in (throughput_table, ratio_table, mmap_ratio_table, heap_table, memory_table):
+            lines += [""] + table(files, notes)
+        if notes.items:
+            lines += ["", "Errors:", ""]
+            lines += [f"{i + 1}. {text[:400]}" for i, text in enumerate(notes.items)]
+        if args.footer and Path(args.footer).exists():
+            lines += ["", Path(args.footer).read_text().strip()]
+    if args.rust_write or args.peers_write:
+        import report_write
+        rust_w, peers_w = load(args.rust_write), load(args.peers_write)
+        if not args.rust:
+            lines = header(rust_w, peers_w, args.title)[:4]
+        lines += [""] + report_write.section(merge(rust_w, peers_w), rust_w, peers_w)
     text = "\n".join(lines) + "\n"
     print(text, end="")
     if args.out:

@@ -2,14 +2,17 @@
 # One command for the whole benchmark (issue 3): installs the Python peers, generates the
 # datasets of ../shared/GUIDE.md ("Measuring"), builds the Rust bench in release, times
 # parquetry, arrow-rs, pyarrow, polars and duckdb and the limits (decompress-only, memcpy)
-# on the same files, and prints one Markdown report.
+# reading the same files, then writing them back from Arrow batches in memory (limits:
+# compress-only, memcpy), and prints one Markdown report.
 #
 #   bench/run.sh           full datasets (2,000,000-row files), 5 runs after 1 warm-up;
-#                          writes bench/results/latest.md (commit it)
-#   bench/run.sh --quick   200,000-row files, 3 runs; under two minutes once built and
+#                          writes bench/results/latest.md and, the write part alone,
+#                          bench/results/latest-write.md (commit them)
+#   bench/run.sh --quick   200,000-row files, 3 runs; a few minutes once built and
 #                          generated; writes bench/data/results/latest-quick.md (not committed)
 #
-# Environment: PYTHON (default python3), RUNS, WARMUP (override the run counts).
+# Environment: PYTHON (default python3), RUNS, WARMUP (override the run counts),
+# CARGO_TARGET_DIR (where cargo builds; default target/).
 # Intermediate JSON goes to bench/data/results/ (gitignored). Cells run one at a time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +21,7 @@ quick=0
 for arg in "$@"; do
     case "$arg" in
         --quick) quick=1 ;;
-        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "unknown argument: $arg (try --help)" >&2; exit 2 ;;
     esac
 done
@@ -28,10 +31,12 @@ if [ "$quick" = 1 ]; then
     data=bench/data/quick; tag=-quick; gen_flags=--quick
     runs=${RUNS:-3}; warmup=${WARMUP:-1}; footer_runs=7
     out=bench/data/results/latest-quick.md; title="parquetry benchmarks (quick: 200,000-row files)"
+    write_out=
 else
     data=bench/data; tag=; gen_flags=
     runs=${RUNS:-5}; warmup=${WARMUP:-1}; footer_runs=21
     out=bench/results/latest.md; title="parquetry benchmarks: reading Parquet into Arrow"
+    write_out=bench/results/latest-write.md
 fi
 results=bench/data/results
 mkdir -p "$results"
@@ -52,7 +57,7 @@ step "datasets ($data)"
 
 step "building parquetry-bench (release)"
 cargo build --release -p parquetry-bench
-bench=target/release/parquetry-bench
+bench=${CARGO_TARGET_DIR:-target}/release/parquetry-bench
 
 files=()
 for layout in plain dict delta_length delta; do
@@ -70,9 +75,23 @@ step "parquetry, arrow-rs, limits ($runs runs after $warmup warm-up)"
 "$bench" read --files "${files[@]}" --runs "$runs" --warmup "$warmup" \
     --reference "$results/peers$tag.json" --json "$results/rust$tag.json"
 
+step "writes: peers pyarrow, polars, duckdb ($runs runs after $warmup warm-up)"
+"$py" bench/peers.py --mode write --files "${files[@]}" --runs "$runs" --warmup "$warmup" \
+    --json "$results/peers-write$tag.json"
+
+step "writes: parquetry, arrow-rs, limits ($runs runs after $warmup warm-up)"
+"$bench" write --files "${files[@]}" --runs "$runs" --warmup "$warmup" \
+    --reference "$results/peers-write$tag.json" --json "$results/rust-write$tag.json"
+
 step "footer decode"
 "$bench" footer --runs "$footer_runs" > "$results/footer$tag.md"
 
 step "report ($out)"
 "$py" bench/report.py --rust "$results/rust$tag.json" --peers "$results/peers$tag.json" \
-    --footer "$results/footer$tag.md" --title "$title" --out "$out"
+    --footer "$results/footer$tag.md" --rust-write "$results/rust-write$tag.json" \
+    --peers-write "$results/peers-write$tag.json" --title "$title" --out "$out"
+if [ -n "$write_out" ]; then
+    "$py" bench/report.py --rust-write "$results/rust-write$tag.json" \
+        --peers-write "$results/peers-write$tag.json" \
+        --title "parquetry benchmarks: writing Arrow to Parquet" --out "$write_out" > /dev/null
+fi

@@ -4,7 +4,8 @@
 //!
 //! A cell sets up, resets its peak RSS, does `warmup` untimed and `runs` timed runs (dropping
 //! each output before the next run), records its peak RSS and each run's peak of live heap
-//! bytes (`heap`), and then, outside the timed region, checksums the last output. It prints one JSON line on stdout.
+//! bytes (`heap`), and then, outside the timed region, checksums the last output (for a
+//! write, the file it wrote, read back with parquetry). It prints one JSON line on stdout.
 
 use std::io::Read;
 use std::process::{Child, Command, Output as ProcessOutput, Stdio};
@@ -14,12 +15,38 @@ use std::time::Instant;
 use serde_json::{json, Map, Value};
 
 use crate::checksum::file_checksum;
-use crate::{heap, memory};
+use crate::{heap, memory, write};
 use crate::read::{self, NotRun, Output};
+
+/// What the cells of a run measure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Reading a Parquet file into Arrow (`read.rs`).
+    Read,
+    /// Writing Arrow batches held in memory as a Parquet file in memory (`write.rs`).
+    Write,
+}
+
+impl Mode {
+    /// The subcommand's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Read => "read",
+            Mode::Write => "write",
+        }
+    }
+
+    /// The mode named `name`.
+    pub fn parse(name: &str) -> Option<Mode> {
+        [Mode::Read, Mode::Write].into_iter().find(|m| m.name() == name)
+    }
+}
 
 /// What a cell is asked to do.
 pub struct CellArgs {
-    /// Implementation name (`read::IMPLS`).
+    /// Read or write.
+    pub mode: Mode,
+    /// Implementation name (`read::IMPLS` or `write::IMPLS`).
     pub imp: String,
     /// The Parquet file.
     pub file: String,
@@ -44,7 +71,11 @@ fn median(v: &[f64]) -> f64 {
 }
 
 fn run_cell_here(args: &CellArgs) -> Value {
-    let mut prepared = match read::prepare(&args.imp, &args.file, args.value_bytes) {
+    let prepared = match args.mode {
+        Mode::Read => read::prepare(&args.imp, &args.file, args.value_bytes),
+        Mode::Write => write::prepare(&args.imp, &args.file, args.value_bytes),
+    };
+    let mut prepared = match prepared {
         Ok(p) => p,
         Err(NotRun::Skipped(why)) => return json!({"skipped": why}),
         Err(NotRun::Failed(e)) => return json!({"error": e}),
@@ -129,6 +160,10 @@ fn run_cell_here(args: &CellArgs) -> Value {
         Some(Output::Bytes(n)) => {
             obj.insert("bytes_moved".into(), json!(n));
         }
+        Some(Output::File(sink)) => {
+            let checks = write::validate(&sink.borrow(), &obj["impl_info"]);
+            obj.extend(checks);
+        }
         None => unreachable!("at least one run"),
     }
     cell
@@ -176,7 +211,7 @@ pub fn spawn_cell(args: &CellArgs) -> Value {
         Err(e) => return json!({"error": format!("cannot find the bench binary: {e}")}),
     };
     let child = Command::new(exe)
-        .args(["cell", "--impl", &args.imp, "--file", &args.file])
+        .args(["cell", "--mode", args.mode.name(), "--impl", &args.imp, "--file", &args.file])
         .args(["--runs", &args.runs.to_string(), "--warmup", &args.warmup.to_string()])
         .args(["--value-bytes", &args.value_bytes.to_string()])
         .env("RUST_BACKTRACE", "0")

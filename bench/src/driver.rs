@@ -1,18 +1,21 @@
-//! The `read` subcommand: every implementation × every file, one cell process at a time
-//! (sequentially: the machine is shared), compared with the reference checksum that
-//! bench/peers.py computed from pyarrow; writes a JSON report shaped like peers.py's.
+//! The `read` and `write` subcommands: every implementation × every file, one cell process
+//! at a time (sequentially: the machine is shared), compared with the reference checksum
+//! that bench/peers.py computed from pyarrow (for a write: of the input file, which the
+//! written file must read back to); writes a JSON report shaped like peers.py's.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
-use crate::cells::{spawn_cell, CellArgs};
+use crate::cells::{spawn_cell, CellArgs, Mode};
 use crate::checksum::file_checksum;
 use crate::limits;
 use crate::read::{self, ARROW_RS_VERSION};
 
-/// Options of `parquetry-bench read`.
-pub struct ReadArgs {
+/// Options of `parquetry-bench read` and `parquetry-bench write`.
+pub struct RunArgs {
+    /// Read or write cells.
+    pub mode: Mode,
     /// Parquet files.
     pub files: Vec<String>,
     /// Timed runs per cell.
@@ -123,18 +126,30 @@ fn write(path: Option<&str>, report: &Value) {
 fn cell_line(name: &str, imp: &str, cell: &Value) -> String {
     if let Some(e) = cell["error"].as_str() {
         let short: String = e.chars().take(110).collect();
-        return format!("{name:36} {imp:14} ERROR {short}");
+        return format!("{name:36} {imp:20} ERROR {short}");
     }
     if let Some(s) = cell["skipped"].as_str() {
-        return format!("{name:36} {imp:14} skipped: {s}");
+        return format!("{name:36} {imp:20} skipped: {s}");
     }
     let ok = match cell["checksum_ok"].as_bool() {
         Some(true) => "ok",
         Some(false) => "CHECKSUM MISMATCH",
         None => "",
     };
+    let file = match cell["output_file_bytes"].as_f64() {
+        Some(b) => format!(" file {:6.1} MB", b / 1e6),
+        None => String::new(),
+    };
+    let mut encodings = match cell["encodings_ok"].as_bool() {
+        Some(false) => " UNEXPECTED ENCODINGS",
+        _ => "",
+    }
+    .to_owned();
+    if cell["encoding_stats_match_pages"].as_bool() == Some(false) {
+        encodings += " (encoding_stats differ from the page headers)";
+    }
     format!(
-        "{name:36} {imp:14} {:8.1} ms {:7.3} GB/s  peak +{:6.0} MiB {ok}",
+        "{name:36} {imp:20} {:8.1} ms {:7.3} GB/s  peak +{:6.0} MiB{file} {ok}{encodings}",
         cell["median_s"].as_f64().unwrap_or(f64::NAN) * 1e3,
         cell["gb_per_s"].as_f64().unwrap_or(f64::NAN),
         cell["peak_rss_delta_bytes"].as_f64().unwrap_or(f64::NAN) / 1048576.0,
@@ -142,7 +157,7 @@ fn cell_line(name: &str, imp: &str, cell: &Value) -> String {
 }
 
 /// Runs every cell and writes the report.
-pub fn run(args: &ReadArgs) {
+pub fn run(args: &RunArgs) {
     let peers: Option<Value> =
         std::fs::read_to_string(&args.reference).ok().and_then(|t| serde_json::from_str(&t).ok());
     if peers.is_none() {
@@ -153,7 +168,7 @@ pub fn run(args: &ReadArgs) {
     }
     let mut report = json!({
         "meta": {
-            "tool": "parquetry-bench read",
+            "tool": format!("parquetry-bench {}", args.mode.name()),
             "started": now_utc(),
             "runs": args.runs, "warmup": args.warmup, "impls": args.impls,
             "file_order": args.files,
@@ -192,13 +207,16 @@ pub fn run(args: &ReadArgs) {
         entry["value_bytes"] = json!(reference.value_bytes);
         entry["checksum"] = reference.checksum.clone();
         entry["reference_source"] = json!(reference.source);
-        match limits::largest_page(file) {
-            Ok(n) => entry["largest_page_bytes"] = json!(n),
-            Err(e) => entry["largest_page_error"] = json!(e),
+        if args.mode == Mode::Read {
+            match limits::largest_page(file) {
+                Ok(n) => entry["largest_page_bytes"] = json!(n),
+                Err(e) => entry["largest_page_error"] = json!(e),
+            }
         }
         report["files"][file.as_str()] = entry;
         for imp in &args.impls {
             let mut cell = spawn_cell(&CellArgs {
+                mode: args.mode,
                 imp: imp.clone(),
                 file: file.clone(),
                 runs: args.runs,

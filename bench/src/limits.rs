@@ -1,4 +1,4 @@
-//! The hardware limits a read is compared with (GUIDE.md, "Measuring"):
+//! The hardware limits a read or a write is compared with (GUIDE.md, "Measuring"):
 //!
 //! - decompress: the time to only decompress the same pages. The file is read into memory and
 //!   every column chunk's pages are located with parquetry's page layer before timing; a run
@@ -6,10 +6,15 @@
 //!   part, since levels are stored uncompressed; nothing for v2 pages with
 //!   `is_compressed = false`) into one reused scratch buffer. That is the least work any
 //!   reader must do, so it is the lower bound on read time.
+//! - compress (writes): the time to only compress the pages of parquetry's own output with
+//!   the same codec and level. The pages are located and decompressed once before timing
+//!   (each into its own buffer); a run compresses every page (dictionary and data pages, v1)
+//!   with `parquetry::compress::Compressor` into one reused output buffer. That is the least
+//!   work any writer of these pages must do.
 //! - memcpy: copying the file's value bytes from one buffer to another preallocated,
 //!   already-touched buffer: the limit for uncompressed data.
 
-use parquetry::compress::{Codec, Decompressor};
+use parquetry::compress::{Codec, Compressor, Decompressor};
 use parquetry::format;
 use parquetry::page::{has_parquet_816_bug, BytesSource, PageStream};
 use serde_json::json;
@@ -37,6 +42,11 @@ struct FilePages {
 /// Reads the file into memory and walks every column chunk's pages with parquetry's page layer.
 fn walk_pages(path: &str) -> Result<FilePages, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("reading {path}: {e}"))?;
+    walk_pages_in(bytes)
+}
+
+/// [`walk_pages`] over a file already in memory.
+fn walk_pages_in(bytes: Vec<u8>) -> Result<FilePages, String> {
     let meta = format::read_metadata_from_bytes(&bytes).map_err(|e| e.to_string())?;
     let file_len = bytes.len() as u64;
     let mut source = BytesSource::new(bytes);
@@ -169,6 +179,51 @@ pub fn decompress_snap(path: &str) -> Result<Prepared, NotRun> {
                 .decompress(&file[j.start..j.start + j.len], &mut scratch[..j.expected])
                 .map_err(|e| e.to_string())?;
             total += std::hint::black_box(&scratch[..n]).len() as u64;
+        }
+        Ok(Output::Bytes(total))
+    };
+    Ok(Prepared { run: Box::new(run), info })
+}
+
+/// Compress-only limit of a write whose output is `file` (parquetry's, written untimed with
+/// the same settings); skipped when no page is compressed.
+pub fn compress(file: Vec<u8>) -> Result<Prepared, NotRun> {
+    let FilePages { source, jobs, pages, .. } = walk_pages_in(file).map_err(NotRun::Failed)?;
+    if jobs.is_empty() {
+        return Err(NotRun::Skipped("no compressed pages: the limit is memcpy".into()));
+    }
+    let mut decompressor = Decompressor::new();
+    let mut plain = Vec::with_capacity(jobs.len());
+    let bytes = source.bytes().as_slice();
+    for j in &jobs {
+        let mut page = Vec::with_capacity(j.expected);
+        decompressor
+            .decompress(j.codec, &bytes[j.start..j.start + j.len], j.expected, &mut page)
+            .map_err(|e| NotRun::Failed(e.to_string()))?;
+        // The writers' level: ZSTD 1 (write_spec::ZSTD_LEVEL); the other codecs have none.
+        let level = (j.codec == Codec::Zstd).then_some(crate::write_spec::ZSTD_LEVEL);
+        plain.push((j.codec, level, page));
+    }
+    let codecs: std::collections::BTreeSet<&str> = jobs.iter().map(|j| j.codec.name()).collect();
+    let largest = jobs.iter().map(|j| j.expected).max().unwrap_or(0);
+    let info = json!({
+        "what": "compress every page of parquetry's output (dictionary and data pages, decompressed \
+                 before timing, one buffer each) into one reused output buffer, same codec and level",
+        "pages": pages,
+        "compressed_pages": jobs.len(),
+        "codecs": codecs,
+        "uncompressed_bytes": jobs.iter().map(|j| j.expected as u64).sum::<u64>(),
+        "compressed_bytes": jobs.iter().map(|j| j.len as u64).sum::<u64>(),
+    });
+    let mut compressor = Compressor::new();
+    // Room for any page: snappy's bound is the largest (32 + n + n/6).
+    let mut out: Vec<u8> = Vec::with_capacity(32 + largest + largest / 6 + (1 << 16));
+    let run = move || -> Result<Output, String> {
+        let mut total = 0u64;
+        for (codec, level, page) in &plain {
+            out.clear();
+            compressor.compress(*codec, *level, page, &mut out).map_err(|e| e.to_string())?;
+            total += std::hint::black_box(&out).len() as u64;
         }
         Ok(Output::Bytes(total))
     };

@@ -1,16 +1,22 @@
 //! parquetry's benchmark instrument: times parquetry and the arrow-rs `parquet` crate on the
-//! same files, against the hardware limits (decompress-only, memcpy). Not part of the default
-//! build (the `parquet` crate is a long build); `bench/run.sh` runs everything.
+//! same files, reading and writing, against the hardware limits (decompress-only or
+//! compress-only, memcpy). Not part of the default build (the `parquet` crate is a long
+//! build); `bench/run.sh` runs everything.
 //!
 //! ```text
 //! parquetry-bench footer [--runs N]
 //! parquetry-bench read --files F... [--runs N] [--warmup N] [--json OUT]
 //!                      [--impls parquetry,parquetry_view,arrow_rs,arrow_rs_view,decompress,memcpy]
 //!                      [--reference bench/data/peers.json]
+//! parquetry-bench write --files F... [--runs N] [--warmup N] [--json OUT]
+//!                      [--impls parquetry,parquetry_dict_input,arrow_rs,arrow_rs_dict_input,compress,memcpy]
+//!                      [--reference bench/data/peers-write.json]
 //! ```
 //!
-//! `--impls` also takes `decompress_fresh` (each page into a new buffer, as a view reader
-//! must) and `decompress_snap` (the arrow-rs reader's SNAPPY decoder on the same pages).
+//! `read --impls` also takes `decompress_fresh` (each page into a new buffer, as a view
+//! reader must) and `decompress_snap` (the arrow-rs reader's SNAPPY decoder on the same
+//! pages). `write` writes each input file's batches, held in memory, with the input's own
+//! settings (`write_spec.rs`) into memory, and reads every output back to check it.
 
 /// The allocator pyarrow uses (mimalloc), for parquetry and arrow-rs alike: freed output
 /// memory is kept for the next run instead of going back to the kernel, which would zero it
@@ -28,13 +34,20 @@ mod limits;
 mod memory;
 mod read;
 mod timing;
+mod write;
+mod write_spec;
+
+use cells::Mode;
 
 const USAGE: &str = "usage:
   parquetry-bench footer [--runs N]
   parquetry-bench read --files F... [--runs N] [--warmup N] [--json OUT]
                        [--impls parquetry,parquetry_view,arrow_rs,arrow_rs_view,decompress,memcpy]
                        [--reference PEERS_JSON (default bench/data/peers.json)]
-  (--impls also takes decompress_fresh, decompress_snap)";
+  (--impls also takes decompress_fresh, decompress_snap)
+  parquetry-bench write --files F... [--runs N] [--warmup N] [--json OUT]
+                       [--impls parquetry,parquetry_dict_input,arrow_rs,arrow_rs_dict_input,compress,memcpy]
+                       [--reference PEERS_JSON (default bench/data/peers-write.json)]";
 
 fn usage_error(msg: &str) -> ! {
     eprintln!("{msg}\n{USAGE}");
@@ -97,31 +110,36 @@ fn main() {
             flags.check_known(&["runs"]);
             footer::run(flags.number("runs", 21));
         }
-        Some("read") => {
+        Some(name @ ("read" | "write")) => {
+            let mode = Mode::parse(name).expect("read or write");
             flags.check_known(&["files", "runs", "warmup", "json", "impls", "reference"]);
             let files = flags
                 .all("files")
                 .filter(|f| !f.is_empty())
                 .unwrap_or_else(|| usage_error("--files is required"));
+            let (all, extra, reference): (&[&str], &[&str], &str) = match mode {
+                Mode::Read => (&read::IMPLS, &read::EXTRA_IMPLS, "bench/data/peers.json"),
+                Mode::Write => (&write::IMPLS, &[], "bench/data/peers-write.json"),
+            };
             let impls: Vec<String> = match flags.one("impls") {
-                None => read::IMPLS.iter().map(|s| s.to_string()).collect(),
+                None => all.iter().map(|s| s.to_string()).collect(),
                 Some(list) => list.split(',').filter(|s| !s.is_empty()).map(str::to_owned).collect(),
             };
-            let known = |i: &str| read::IMPLS.contains(&i) || read::EXTRA_IMPLS.contains(&i);
-            if let Some(bad) = impls.iter().find(|i| !known(i)) {
+            if let Some(bad) = impls.iter().find(|i| !all.contains(&i.as_str()) && !extra.contains(&i.as_str())) {
                 usage_error(&format!("unknown implementation {bad:?}"));
             }
             let runs = flags.number("runs", 5usize);
             if runs == 0 {
                 usage_error("--runs must be at least 1");
             }
-            driver::run(&driver::ReadArgs {
+            driver::run(&driver::RunArgs {
+                mode,
                 files: files.to_vec(),
                 runs,
                 warmup: flags.number("warmup", 1),
                 impls,
                 json: flags.one("json").map(str::to_owned),
-                reference: flags.one("reference").unwrap_or("bench/data/peers.json").to_owned(),
+                reference: flags.one("reference").unwrap_or(reference).to_owned(),
             });
         }
         // Hidden: one implementation × one file, run by `read` in a child process.
@@ -129,7 +147,9 @@ fn main() {
             let need = |n: &str| {
                 flags.one(n).unwrap_or_else(|| usage_error(&format!("cell: --{n} is required"))).to_owned()
             };
+            let mode = flags.one("mode").unwrap_or("read");
             cells::cell_main(&cells::CellArgs {
+                mode: Mode::parse(mode).unwrap_or_else(|| usage_error(&format!("cell: unknown --mode {mode:?}"))),
                 imp: need("impl"),
                 file: need("file"),
                 runs: flags.number("runs", 5),
