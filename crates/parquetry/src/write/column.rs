@@ -8,6 +8,8 @@
 //! page and switches the rest of the chunk to the fallback encoding, as Arrow C++ does.
 
 use arrow_array::cast::AsArray;
+use arrow_array::downcast_dictionary_array;
+use arrow_buffer::ArrowNativeType;
 use arrow_array::{Array, ArrayRef};
 use arrow_buffer::bit_iterator::BitSliceIterator;
 use arrow_buffer::NullBuffer;
@@ -152,13 +154,7 @@ impl ColumnChunkWriter {
                 self.leaf.path
             )));
         }
-        let dictionary_keys = match array.data_type() {
-            DataType::Dictionary(..) if !array.is_empty() => {
-                let d = array.as_any_dictionary();
-                Some(if d.values().is_empty() { vec![0; array.len()] } else { d.normalized_keys() })
-            }
-            _ => None,
-        };
+        let dictionary_input = matches!(array.data_type(), DataType::Dictionary(..));
         if !self.encoder.is_dictionary() {
             self.pages.reserve(plain_size_hint(array));
         }
@@ -167,7 +163,7 @@ impl ColumnChunkWriter {
             let rows_left = (self.page_row_limit - self.page_rows.min(self.page_row_limit)).max(1);
             let bytes_left = self.page_size.saturating_sub(self.encoder.estimated_len());
             let n = self.rows_fit(array, row, rows_left.min(array.len() - row), bytes_left).max(1);
-            self.write_rows(array, nulls.as_ref(), dictionary_keys.as_deref(), row, row + n)?;
+            self.write_rows(array, nulls.as_ref(), dictionary_input, row, row + n)?;
             row += n;
             if self.encoder.is_dictionary()
                 && self.encoder.dictionary_page_len() > self.options.dictionary_page_size_limit
@@ -232,7 +228,7 @@ impl ColumnChunkWriter {
         &mut self,
         array: &dyn Array,
         nulls: Option<&NullBuffer>,
-        keys: Option<&[usize]>,
+        dictionary_input: bool,
         start: usize,
         end: usize,
     ) -> Result<()> {
@@ -255,46 +251,56 @@ impl ColumnChunkWriter {
         match nulls {
             Some(nb) if null_count > 0 => {
                 for (a, b) in BitSliceIterator::new(nb.validity(), nb.offset() + start, n) {
-                    self.put_range(array, keys, start + a, start + b)?;
+                    self.put_range(array, dictionary_input, start + a, start + b)?;
                 }
             }
-            _ => self.put_range(array, keys, start, end)?,
+            _ => self.put_range(array, dictionary_input, start, end)?,
         }
         Ok(())
     }
 
-    fn put_range(&mut self, array: &dyn Array, keys: Option<&[usize]>, start: usize, end: usize) -> Result<()> {
+    fn put_range(&mut self, array: &dyn Array, dictionary_input: bool, start: usize, end: usize) -> Result<()> {
         let from_dictionary = self.bounds_from_dictionary();
         let track = self.statistics_on() && !from_dictionary;
-        let Some(keys) = keys else {
+        if !dictionary_input {
             let bounds = track.then_some(&mut self.page_bounds);
             let bytes = put_valid_range(&self.leaf, array, start, end, &mut self.encoder, bounds, &mut self.scratch)?;
             if !from_dictionary {
                 self.page_byte_array_bytes += bytes;
             }
             return Ok(());
-        };
-        let values = array.as_any_dictionary().values();
+        }
+        let dictionary = array.as_any_dictionary();
+        let values = dictionary.values();
         if from_dictionary {
+            // Intern the input dictionary once (per chunk), then remap its keys row by row.
             let mapped = matches!(&self.dictionary_map, Some((a, _)) if std::sync::Arc::ptr_eq(a, values));
             if !mapped {
-                let bytes = byte_values(values.as_ref())
-                    .map_err(|e| e.context(format!("column '{}'", self.leaf.path)))?;
-                let map = self.encoder.intern_all(bytes.into_iter()).unwrap_or_default();
-                self.dictionary_map = Some((values.clone(), map));
+                if let Ok(bytes) = byte_values(values.as_ref()) {
+                    let map = self.encoder.intern_all(bytes.into_iter()).unwrap_or_default();
+                    self.dictionary_map = Some((values.clone(), map));
+                }
             }
-            if let Some((_, map)) = &self.dictionary_map {
-                self.encoder.put_indexes(keys[start..end].iter().map(|&k| map[k]));
+            if let Some((dict, map)) = &self.dictionary_map {
+                if std::sync::Arc::ptr_eq(dict, values) {
+                    let encoder = &mut self.encoder;
+                    downcast_dictionary_array!(
+                        array => encoder.put_indexes(array.keys().values()[start..end].iter().map(|k| map[k.as_usize()])),
+                        _ => {}
+                    );
+                    return Ok(());
+                }
             }
-            return Ok(());
         }
-        // Not dictionary-encoding (or a dictionary of numbers): gather the values.
-        let indexes = arrow_array::UInt64Array::from_iter_values(keys[start..end].iter().map(|&k| k as u64));
-        let taken = arrow_select::take::take(values.as_ref(), &indexes, None)
+        // Not dictionary-encoding (or a dictionary of values that are not bytes): gather them.
+        let keys = dictionary.keys().slice(start, end - start);
+        let taken = arrow_select::take::take(values.as_ref(), keys.as_ref(), None)
             .map_err(|e| Error::invalid_argument(format!("column '{}': {e}", self.leaf.path)))?;
         let bounds = track.then_some(&mut self.page_bounds);
         let bytes = put_valid_range(&self.leaf, taken.as_ref(), 0, taken.len(), &mut self.encoder, bounds, &mut self.scratch)?;
-        self.page_byte_array_bytes += bytes;
+        if !from_dictionary {
+            self.page_byte_array_bytes += bytes;
+        }
         Ok(())
     }
 
