@@ -22,7 +22,8 @@ file system; the previous output is deleted before the run, outside the timed re
 nothing is dropped from the page cache, for any of them):
 
   parquetry  the release binary: parquetry merge --quiet -o OUT FILES... (default options),
-             timed by the parent around the process (its start-up included)
+             timed by the parent around the process (its start-up included; peak RSS
+             from one more, untimed run under /usr/bin/time -v)
   pyarrow    pq.write_table(pa.concat_tables([pq.read_table(f, use_threads=False) ...]),
              OUT, ...) with pa.set_cpu_count(1), the inputs' codec and dictionary setting
   duckdb     SET threads=1; COPY (SELECT * FROM read_parquet([...])) TO OUT
@@ -262,10 +263,10 @@ def _max_rss(stderr: str) -> int | None:
     return None
 
 
-def _run(cmd: list[str], stdout=None, env=None) -> tuple[float, int | None, str]:
-    """Runs a command under /usr/bin/time -v (or alone, measuring the child's rusage);
-    returns wall seconds, peak RSS in bytes and its stderr."""
-    full = [TIME_V, "-v"] + cmd if TIME_V else cmd
+def _run(cmd: list[str], stdout=None, env=None, measure_rss: bool = True) -> tuple[float, int | None, str]:
+    """Runs a command, under /usr/bin/time -v when `measure_rss` (else the child's rusage);
+    returns wall seconds, peak RSS in bytes (None when not measured) and its output."""
+    full = [TIME_V, "-v"] + cmd if (TIME_V and measure_rss) else cmd
     t0 = time.perf_counter()
     proc = subprocess.Popen(full, stdout=stdout if stdout is not None else subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env)
@@ -274,25 +275,32 @@ def _run(cmd: list[str], stdout=None, env=None) -> tuple[float, int | None, str]
     err = err.decode(errors="replace")
     if proc.returncode != 0:
         raise RuntimeError(f"{cmd[0]} failed ({proc.returncode}): {err.strip()[-2000:]}")
-    rss = _max_rss(err) if TIME_V else None
-    if rss is None:
-        import resource
-        rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+    rss = None
+    if measure_rss:
+        rss = _max_rss(err) if TIME_V else None
+        if rss is None:
+            import resource
+            rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
     return dt, rss, (out.decode(errors="replace") if isinstance(out, bytes) else "") + err
 
 
 def time_process(impl: str, binary: str, files: list[str], out: Path, runs: int, warmup: int) -> dict:
-    times, peak = [], 0
-    for i in range(warmup + runs):
+    """Times the process itself (start-up included, as a user runs it); its peak RSS comes
+    from one more run under /usr/bin/time -v, untimed (time -v would add its own start-up)."""
+    times = []
+    peak = None
+    for i in range(warmup + runs + 1):
         if out.exists():
             out.unlink()
+        rss_run = i == warmup + runs
         if impl == "parquetry":
-            dt, rss, _ = _run([binary, "merge", "--quiet", "-o", str(out)] + files)
+            dt, rss, _ = _run([binary, "merge", "--quiet", "-o", str(out)] + files, measure_rss=rss_run)
         else:
             with open(out, "wb") as f:
-                dt, rss, _ = _run(["cat"] + files, stdout=f)
-        peak = max(peak, rss or 0)
-        if i >= warmup:
+                dt, rss, _ = _run(["cat"] + files, stdout=f, measure_rss=rss_run)
+        if rss_run:
+            peak = rss
+        elif i >= warmup:
             times.append(dt)
     return {"times_s": times, "peak_rss_bytes": peak}
 
@@ -366,6 +374,7 @@ def main() -> None:
         raise SystemExit(f"{args.binary}: no parquetry binary (cargo build --release -p parquetry-cli)")
 
     manifest = generate(data, specs, names)
+    load_before = os.getloadavg()[0]
     outdir = data / "out"
     outdir.mkdir(parents=True, exist_ok=True)
     results = {"versions": versions(), "machine": machine(), "runs": args.runs, "warmup": args.warmup,
@@ -403,6 +412,7 @@ def main() -> None:
                       f"{r['check']}", file=sys.stderr, flush=True)
             else:
                 print(f"  error: {r['error']}", file=sys.stderr, flush=True)
+    results["load"] = [load_before, os.getloadavg()[0]]
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
     md = report(results)
@@ -455,12 +465,17 @@ def report(res: dict) -> str:
         f"Python {v['python']}. Produced by `bench/merge.sh` (bench/merge_bench.py documents "
         f"every command).",
         "",
-        "GB/s is input bytes (the input files' total size) per second. *vs fastest peer* is the "
+        f"1-minute load average before and after: {res['load'][0]:.2f}, {res['load'][1]:.2f} "
+        "(the machine is shared: *fastest run* shows how much the median was slowed).",
+        "",
+        "GB/s (of the median) is input bytes (the input files' total size) per second. *vs fastest peer* is the "
         "fastest of pyarrow, duckdb and polars's time over this row's (higher is faster); "
         "*of cat* is this row's throughput as a share of `cat`'s; *size vs pyarrow* is the "
         "output's size over pyarrow's output's. Peak RSS is the process's maximum resident set "
         "(`/usr/bin/time -v`); for the Python peers it includes the interpreter and library "
-        "(after import, in brackets).",
+        "(after import, in brackets). parquetry and cat are timed around their process, start-up "
+        "included (about 4 ms here); the Python peers are timed inside a worker that has already "
+        "imported the library.",
         "",
     ]
     status = []
@@ -481,11 +496,11 @@ def report(res: dict) -> str:
                       f"{summary['row_groups_out']} out ({summary['row_groups_copied']} copied whole); "
                       f"pages of coalesced row groups: {summary['pages_copied']} copied, "
                       f"{summary['pages_remapped']} remapped, {summary['pages_reencoded']} re-encoded.", ""]
-        lines += ["| implementation | seconds | GB/s | vs fastest peer | of cat | output MB | size vs pyarrow | peak RSS MB | check |",
-                  "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+        lines += ["| implementation | seconds | fastest run | GB/s | vs fastest peer | of cat | output MB | size vs pyarrow | peak RSS MB | check |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
         for impl, r in impls.items():
             if "median_s" not in r:
-                lines.append(f"| {impl} | error: {r['error'][:120]} | | | | | | | |")
+                lines.append(f"| {impl} | error: {r['error'][:120]} | | | | | | | | |")
                 continue
             s = r["median_s"]
             rss = mb(r["peak_rss_bytes"]) if r.get("peak_rss_bytes") else "?"
@@ -494,6 +509,7 @@ def report(res: dict) -> str:
             cells = [
                 impl,
                 f"{s:.3f}",
+                f"{min(r['times_s']):.3f}",
                 f"{ds['bytes_in'] / s / 1e9:.2f}",
                 f"{fastest / s:.2f}x" if fastest else "–",
                 f"{cat_s / s:.2f}" if cat_s else "–",
