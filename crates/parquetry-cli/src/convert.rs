@@ -155,16 +155,16 @@ fn check_paths(opts: &Options) -> Result<Option<u64>, String> {
 
 /// Whether two existing paths are one file (hard links).
 #[cfg(unix)]
-fn same_inode(a: &str, b: &str) -> bool {
+pub(crate) fn same_inode(a: impl AsRef<Path>, b: impl AsRef<Path>) -> bool {
     use std::os::unix::fs::MetadataExt;
-    match (std::fs::metadata(a), std::fs::metadata(b)) {
+    match (std::fs::metadata(a.as_ref()), std::fs::metadata(b.as_ref())) {
         (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
         _ => false,
     }
 }
 
 #[cfg(not(unix))]
-fn same_inode(_: &str, _: &str) -> bool {
+pub(crate) fn same_inode(_: impl AsRef<Path>, _: impl AsRef<Path>) -> bool {
     false
 }
 

@@ -1,9 +1,11 @@
 //! The `parquetry` command-line tool.
 
+mod args;
 mod cat;
 mod convert;
 mod display;
 mod inspect;
+mod merge;
 mod values;
 
 use std::process::ExitCode;
@@ -21,12 +23,15 @@ USAGE:
     parquetry inspect [--pages] [--json] FILE
     parquetry cat [--columns A,B] [--limit N] [--json|--csv|--format arrow] FILE
     parquetry convert [--compression CODEC[:LEVEL]] [--encoding [COL=]ENC] ... INPUT OUTPUT
+    parquetry merge [--row-group-rows N] [--compression CODEC[:LEVEL]] ... --output OUT INPUT...
 
 COMMANDS:
     inspect     Show a file's schema, file facts and every column chunk
     cat         Print a file's rows (table, JSON lines, CSV, or an Arrow IPC stream)
     convert     Convert between Parquet, CSV, JSON lines and Arrow IPC, choosing the codec,
                 encodings, row groups and page version of Parquet output
+    merge       Merge Parquet files (or directories of them) with one schema into one file,
+                copying pages instead of decoding values
 
 Run `parquetry COMMAND --help` for the options of a command.
 ";
@@ -37,6 +42,7 @@ fn main() -> ExitCode {
         Some("inspect") => inspect::run(&args[1..]),
         Some("cat") => cat::run(&args[1..]),
         Some("convert") => convert::run(&args[1..]),
+        Some("merge") => merge::run(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             Ok(())

@@ -20,8 +20,6 @@ pub(crate) struct Options {
     pub quiet: bool,
 }
 
-const CODECS: &str = "none, uncompressed, snappy, gzip, brotli, lz4, lz4_raw, zstd";
-
 const ENCODINGS: &str = "PLAIN, RLE, DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, \
                          DELTA_BYTE_ARRAY, BYTE_STREAM_SPLIT, RLE_DICTIONARY";
 
@@ -115,33 +113,9 @@ fn is_parquet_option(a: &str) -> bool {
     )
 }
 
-/// `CODEC[:LEVEL]`, with the level checked against the codec's range.
+/// `--compression CODEC[:LEVEL]` (crate::args::codec), its message prefixed with the command.
 fn codec(value: &str) -> Result<(Codec, Option<i32>), String> {
-    let (name, level) = match value.split_once(':') {
-        Some((n, l)) => (n, Some(l)),
-        None => (value, None),
-    };
-    let codec = match name.to_ascii_lowercase().as_str() {
-        "none" | "uncompressed" => Codec::Uncompressed,
-        "snappy" => Codec::Snappy,
-        "gzip" => Codec::Gzip,
-        "brotli" => Codec::Brotli,
-        "lz4" => Codec::Lz4,
-        "lz4_raw" | "lz4raw" => Codec::Lz4Raw,
-        "zstd" => Codec::Zstd,
-        _ => return Err(format!("convert: --compression: unknown codec '{name}' (codecs: {CODECS})")),
-    };
-    let Some(level) = level else { return Ok((codec, None)) };
-    let (range, what) = match codec {
-        Codec::Zstd => (-131072..=22, "1..=22, or negative for faster"),
-        Codec::Gzip => (0..=9, "0..=9"),
-        Codec::Brotli => (0..=11, "0..=11"),
-        _ => return Err(format!("convert: --compression: {name} takes no level (only zstd, gzip and brotli do)")),
-    };
-    match level.parse::<i32>() {
-        Ok(l) if range.contains(&l) => Ok((codec, Some(l))),
-        _ => Err(format!("convert: --compression: '{level}' is not a {name} level ({what})")),
-    }
+    crate::args::codec(value).map_err(|e| format!("convert: {e}"))
 }
 
 /// `[COLUMN=]ENCODING`; the column name may itself hold '=' (encodings never do).
@@ -164,30 +138,14 @@ fn encoding_arg(value: &str) -> Result<(Option<String>, Encoding), String> {
     Ok((column, encoding))
 }
 
-/// A count of at least 1.
+/// A count of at least 1 (crate::args::count).
 fn count(option: &str, value: &str) -> Result<usize, String> {
-    match value.replace('_', "").parse::<usize>() {
-        Ok(n) if n > 0 => Ok(n),
-        _ => Err(format!("convert: {option} '{value}' is not a whole number of at least 1")),
-    }
+    crate::args::count(option, value).map_err(|e| format!("convert: {e}"))
 }
 
-/// A byte size of at least 1, with an optional K, M or G suffix (powers of 1024).
+/// A byte size with an optional K, M or G suffix (crate::args::bytes).
 fn bytes(option: &str, value: &str) -> Result<usize, String> {
-    let upper = value.to_ascii_uppercase();
-    let digits = upper.trim_end_matches(['B', 'I']);
-    let (digits, scale) = match digits.as_bytes().last() {
-        Some(b'K') => (&digits[..digits.len() - 1], 1 << 10),
-        Some(b'M') => (&digits[..digits.len() - 1], 1 << 20),
-        Some(b'G') => (&digits[..digits.len() - 1], 1 << 30),
-        _ => (digits, 1),
-    };
-    match digits.parse::<usize>().ok().and_then(|n| n.checked_mul(scale)) {
-        Some(n) if n > 0 => Ok(n),
-        _ => Err(format!(
-            "convert: {option} '{value}' is not a size of at least 1 byte (a number, optionally with K, M or G)"
-        )),
-    }
+    crate::args::bytes(option, value).map_err(|e| format!("convert: {e}"))
 }
 
 #[cfg(test)]
@@ -195,32 +153,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn codecs_and_levels() {
-        assert_eq!(codec("ZSTD:3").unwrap(), (Codec::Zstd, Some(3)));
-        assert_eq!(codec("none").unwrap(), (Codec::Uncompressed, None));
-        assert_eq!(codec("lz4_raw").unwrap(), (Codec::Lz4Raw, None));
-        assert!(codec("zstd:23").unwrap_err().contains("1..=22"));
-        assert!(codec("gzip:x").unwrap_err().contains("0..=9"));
-        assert!(codec("snappy:1").unwrap_err().contains("takes no level"));
-        assert!(codec("lzo").unwrap_err().contains("unknown codec 'lzo'"));
-    }
-
-    #[test]
     fn encodings_with_and_without_columns() {
         assert_eq!(encoding_arg("plain").unwrap(), (None, Encoding::PLAIN));
         assert_eq!(encoding_arg("a=b=Delta_Byte_Array").unwrap(), (Some("a=b".into()), Encoding::DELTA_BYTE_ARRAY));
         assert!(encoding_arg("=PLAIN").is_err());
         assert!(encoding_arg("x=BIT_PACKED").unwrap_err().contains("unknown encoding 'BIT_PACKED'"));
-    }
-
-    #[test]
-    fn sizes() {
-        assert_eq!(bytes("--page-size", "64K").unwrap(), 65536);
-        assert_eq!(bytes("--page-size", "1MiB").unwrap(), 1 << 20);
-        assert_eq!(bytes("--page-size", "100").unwrap(), 100);
-        assert!(bytes("--page-size", "0").is_err());
-        assert!(bytes("--page-size", "k").is_err());
-        assert_eq!(count("--row-group-size", "1_000").unwrap(), 1000);
-        assert!(count("--row-group-size", "-1").is_err());
     }
 }
