@@ -65,11 +65,12 @@ impl TempFile {
             .map_err(|e| Error::io(format!("opening {}", self.path.display()), e))
     }
 
-    /// Opens the temporary file for writing.
+    /// Opens the temporary file for writing. Not with `O_TRUNC`: the file is new and empty,
+    /// and truncating it marks it on ext4 for a write-back of the whole file at `close()`,
+    /// which took 50–90 ms of a 130 ms merge of 160 MB.
     pub fn file(&self) -> Result<File> {
         OpenOptions::new()
             .write(true)
-            .truncate(true)
             .open(&self.path)
             .map_err(|e| Error::io(format!("opening {}", self.path.display()), e))
     }

@@ -231,13 +231,24 @@ fn coalesce<W: Write>(
     let rows: i64 = items.iter().map(|&(i, g)| inputs[i].metadata.row_groups[g].num_rows).sum();
     let (mut columns, mut indexes) = (Vec::new(), Vec::new());
     let mut uncompressed_total = 0i64;
+    let mut recycled: Vec<u8> = Vec::new();
     for (c, column) in schema.columns.iter().enumerate() {
         let first_meta = inputs[items[0].0].metadata.row_groups[items[0].1].columns[c].meta_data.as_ref();
         let (codec, level) = match options.compression {
             Some(c) => c,
             None => (Codec::from_thrift(first_meta.map_or(0, |m| m.codec.0))?, None),
         };
-        let mut merger = ChunkMerger::new(column, codec, level, options.dictionary_page_size_limit);
+        // The chunk's stored size is about the inputs' (less when dictionaries unify): reserve
+        // it once instead of growing by doubling, into the previous chunk's buffer.
+        let mut buffer = std::mem::take(&mut recycled);
+        buffer.clear();
+        let stored: i64 = items
+            .iter()
+            .filter_map(|&(i, g)| inputs[i].metadata.row_groups[g].columns[c].meta_data.as_ref())
+            .map(|m| m.total_compressed_size.max(0))
+            .sum();
+        buffer.reserve((stored as usize).min(1 << 30));
+        let mut merger = ChunkMerger::new(column, codec, level, options.dictionary_page_size_limit, buffer);
         let mut stats = StatisticsMerger::new(stat_order(column));
         let mut byte_array_bytes: Option<Vec<i64>> = Some(Vec::new());
         for &(i, g) in items {
@@ -287,6 +298,7 @@ fn coalesce<W: Write>(
             ..Default::default()
         };
         indexes.push((column_index, Some(OffsetIndex { page_locations: locations, unencoded_byte_array_data_bytes: byte_array_bytes })));
+        recycled = pages.pages;
         columns.push(ColumnChunk { file_offset: chunk_start as i64, meta_data: Some(meta), ..Default::default() });
     }
     let group = RowGroup {
