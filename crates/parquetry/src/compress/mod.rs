@@ -366,6 +366,26 @@ pub(crate) fn lz4_raw_decompress(
     })
 }
 
+/// Refuses a page whose claimed uncompressed size no data could reach from its compressed
+/// size with this codec, before allocating it. Snappy, LZ4 and deflate have hard limits on
+/// their expansion; zstd and brotli do not, so they get a generous bound.
+pub fn check_expansion(codec: Codec, compressed: usize, expected: usize) -> Result<()> {
+    let ratio = match codec {
+        Codec::Snappy => 64,
+        Codec::Lz4 | Codec::Lz4Raw => 256,
+        Codec::Gzip => 1100,
+        _ => 1 << 16,
+    };
+    if expected > compressed.saturating_mul(ratio).saturating_add(1 << 16) {
+        return Err(Error::corrupt(format!(
+            "a {}-byte {} page cannot decompress to the {expected} bytes its header claims",
+            compressed,
+            codec.name()
+        )));
+    }
+    Ok(())
+}
+
 /// Compresses pages, reusing codec contexts from page to page.
 #[derive(Default)]
 pub struct Compressor {

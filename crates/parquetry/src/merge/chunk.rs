@@ -202,7 +202,9 @@ impl<'a> ChunkMerger<'a> {
         if codec == Codec::Uncompressed {
             out.extend_from_slice(body);
         } else {
-            self.decompressor.decompress(codec, body, uncompressed.max(0) as usize, &mut out)?;
+            let expected = uncompressed.max(0) as usize;
+            crate::compress::check_expansion(codec, body.len(), expected)?;
+            self.decompressor.decompress(codec, body, expected, &mut out)?;
         }
         Ok(out)
     }

@@ -307,7 +307,7 @@ impl ColumnReader {
             // of uncompressed data, so callers handle this case before getting here.
             return Err(Error::corrupt("internal: decompress called for an uncompressed page"));
         }
-        check_ratio(self.codec, input.len(), expected)?;
+        crate::compress::check_expansion(self.codec, input.len(), expected)?;
         let mut out = std::mem::take(&mut self.scratch);
         out.clear();
         self.decompressor.decompress(self.codec, input, expected, &mut out)?;
@@ -578,22 +578,3 @@ fn bounded_bytes(bytes: usize, meta: &ColumnMetaData) -> usize {
     bytes.min(stored.saturating_mul(256).saturating_add(1 << 20))
 }
 
-/// Refuses a page whose claimed uncompressed size no data could reach from its compressed
-/// size with this codec, before allocating it. Snappy, LZ4 and deflate have hard limits on
-/// their expansion; zstd and brotli do not, so they get a generous bound.
-fn check_ratio(codec: Codec, compressed: usize, expected: usize) -> Result<()> {
-    let ratio = match codec {
-        Codec::Snappy => 64,
-        Codec::Lz4 | Codec::Lz4Raw => 256,
-        Codec::Gzip => 1100,
-        _ => 1 << 16,
-    };
-    if expected > compressed.saturating_mul(ratio).saturating_add(1 << 16) {
-        return Err(Error::corrupt(format!(
-            "a {}-byte {} page cannot decompress to the {expected} bytes its header claims",
-            compressed,
-            codec.name()
-        )));
-    }
-    Ok(())
-}
