@@ -141,10 +141,10 @@ pub(crate) struct ChunkMerger<'a> {
 
 impl<'a> ChunkMerger<'a> {
     /// A merger writing pages with `codec` (and `level`), unifying dictionaries up to
-    /// `dictionary_limit` bytes, into `buffer` (the previous chunk's, already faulted in).
-    pub fn new(column: &'a ColumnDescriptor, codec: Codec, level: Option<i32>, dictionary_limit: usize, buffer: Vec<u8>) -> Self {
+    /// `dictionary_limit` bytes, into `blocks` (the previous chunk's, already faulted in).
+    pub fn new(column: &'a ColumnDescriptor, codec: Codec, level: Option<i32>, dictionary_limit: usize, blocks: crate::page::PageBlocks) -> Self {
         let mut pages = PageWriter::new(codec, level, crate::page::DataPageVersion::V1, false);
-        pages.recycle(buffer);
+        pages.recycle(blocks);
         ChunkMerger {
             column,
             pages,

@@ -231,23 +231,14 @@ fn coalesce<W: Write>(
     let rows: i64 = items.iter().map(|&(i, g)| inputs[i].metadata.row_groups[g].num_rows).sum();
     let (mut columns, mut indexes) = (Vec::new(), Vec::new());
     let mut uncompressed_total = 0i64;
-    let mut recycled: Vec<u8> = Vec::new();
+    let mut recycled = crate::page::PageBlocks::default();
     for (c, column) in schema.columns.iter().enumerate() {
         let first_meta = inputs[items[0].0].metadata.row_groups[items[0].1].columns[c].meta_data.as_ref();
         let (codec, level) = match options.compression {
             Some(c) => c,
             None => (Codec::from_thrift(first_meta.map_or(0, |m| m.codec.0))?, None),
         };
-        // The chunk's stored size is about the inputs' (less when dictionaries unify): reserve
-        // it once instead of growing by doubling, into the previous chunk's buffer.
-        let mut buffer = std::mem::take(&mut recycled);
-        buffer.clear();
-        let stored: i64 = items
-            .iter()
-            .filter_map(|&(i, g)| inputs[i].metadata.row_groups[g].columns[c].meta_data.as_ref())
-            .map(|m| m.total_compressed_size.max(0))
-            .sum();
-        buffer.reserve((stored as usize).min(1 << 30));
+        let buffer = std::mem::take(&mut recycled);
         let mut merger = ChunkMerger::new(column, codec, level, options.dictionary_page_size_limit, buffer);
         let mut stats = StatisticsMerger::new(stat_order(column));
         let mut byte_array_bytes: Option<Vec<i64>> = Some(Vec::new());
@@ -275,7 +266,9 @@ fn coalesce<W: Write>(
         summary.pages.reencoded += counts.reencoded;
         let chunk_start = out.offset;
         out.put(&pages.dictionary)?;
-        out.put(&pages.pages)?;
+        for block in pages.pages.blocks() {
+            out.put(block)?;
+        }
         let (statistics, size_statistics, column_index) = stats.finish();
         let mut locations = pages.locations;
         locations.iter_mut().for_each(|l| l.offset += chunk_start as i64);

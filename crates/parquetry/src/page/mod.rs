@@ -3,12 +3,14 @@
 
 mod chunk;
 mod source;
+mod blocks;
 mod spill;
 mod stream;
 mod writer;
 
 pub use chunk::{chunk_byte_range, has_parquet_816_bug};
 pub use source::{BytesSource, ChunkSource, ReaderSource};
+pub use blocks::PageBlocks;
 pub use spill::{Segment, SpillFile};
 pub use stream::{Page, PageStream, MAX_RECYCLED};
 pub use writer::{DataPage, DataPageVersion, FinishedChunk, PageWriter};

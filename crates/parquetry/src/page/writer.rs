@@ -5,6 +5,7 @@
 //! The writer and the merge both end here: the writer hands over encoded levels and values,
 //! the merge hands over pages it copied or remapped.
 
+use super::blocks::PageBlocks;
 use super::spill::{Segment, SpillFile};
 use crate::compress::{Codec, Compressor};
 use crate::error::Result;
@@ -59,7 +60,8 @@ pub struct PageWriter {
     stored: Vec<u8>,
     dictionary: Vec<u8>,
     dictionary_uncompressed: usize,
-    pages: Vec<u8>,
+    pages: PageBlocks,
+    header: Vec<u8>,
     spilled: Vec<Segment>,
     spilled_len: u64,
     locations: Vec<PageLocation>,
@@ -83,7 +85,8 @@ impl PageWriter {
             stored: Vec::new(),
             dictionary: Vec::new(),
             dictionary_uncompressed: 0,
-            pages: Vec::new(),
+            pages: PageBlocks::default(),
+            header: Vec::new(),
             spilled: Vec::new(),
             spilled_len: 0,
             locations: Vec::new(),
@@ -197,10 +200,11 @@ impl PageWriter {
             }
         }
         let start = self.pages.len();
-        thrift::encode(&header, &mut self.pages);
-        let header_len = self.pages.len() - start;
-        self.pages.reserve(stored_len);
-        pieces.iter().for_each(|p| self.pages.extend_from_slice(p));
+        self.header.clear();
+        thrift::encode(&header, &mut self.header);
+        let header_len = self.header.len();
+        let [a, b, c, d, e] = pieces;
+        self.pages.push_page(&[&self.header, a, b, c, d, e]);
         self.push_location(start, header_len, uncompressed_len, page.num_rows);
         self.num_values += page.num_values as u64;
         self.note(header_type, page.encoding);
@@ -215,9 +219,10 @@ impl PageWriter {
     /// with the same codec); `rows` is the number of rows it holds.
     pub fn append_raw(&mut self, header: &PageHeader, body: &[u8], rows: usize) -> Result<()> {
         let start = self.pages.len();
-        thrift::encode(header, &mut self.pages);
-        let header_len = self.pages.len() - start;
-        self.pages.extend_from_slice(body);
+        self.header.clear();
+        thrift::encode(header, &mut self.header);
+        let header_len = self.header.len();
+        self.pages.push_page(&[&self.header, body]);
         self.push_location(start, header_len, header.uncompressed_page_size.max(0) as usize, rows);
         let (num_values, encoding) = data_page_facts(header);
         self.num_values += num_values;
@@ -314,32 +319,18 @@ impl PageWriter {
     /// Moves the data pages held in memory to `file` (they are copied back in order when the
     /// chunk is written); the dictionary page stays, as it must come first.
     pub fn spill(&mut self, file: &mut SpillFile) -> Result<()> {
-        if self.pages.is_empty() {
-            return Ok(());
+        for block in self.pages.blocks() {
+            self.spilled.push(file.append(block)?);
         }
-        let segment = file.append(&self.pages)?;
-        self.spilled.push(segment);
         self.spilled_len += self.pages.len() as u64;
         self.pages.clear();
         Ok(())
     }
 
-    /// Gives back a finished chunk's page buffer, so the next chunk writes into memory that
-    /// is already mapped instead of growing a new buffer (each growth faults in fresh pages
-    /// that the kernel zeroes).
-    pub fn recycle(&mut self, mut buffer: Vec<u8>) {
-        if self.pages.is_empty() && buffer.capacity() > self.pages.capacity() {
-            buffer.clear();
-            self.pages = buffer;
-        }
-    }
-
-    /// Says that about `bytes` more page bytes are coming, so that an uncompressed chunk
-    /// grows once instead of by doubling (every doubling faults in fresh memory).
-    pub fn reserve(&mut self, bytes: usize) {
-        if self.codec == Codec::Uncompressed {
-            self.pages.reserve(bytes);
-        }
+    /// Gives back a written chunk's blocks, so the next chunk writes into memory that is
+    /// already mapped.
+    pub fn recycle(&mut self, blocks: PageBlocks) {
+        self.pages.recycle(blocks);
     }
 
     /// Number of data pages so far.
@@ -351,7 +342,7 @@ impl PageWriter {
     /// ready for the next chunk.
     pub fn finish(&mut self) -> FinishedChunk {
         let dictionary = std::mem::take(&mut self.dictionary);
-        let pages = std::mem::take(&mut self.pages);
+        let pages = self.pages.take();
         let mut locations = std::mem::take(&mut self.locations);
         for l in &mut locations {
             l.offset += dictionary.len() as i64;
@@ -393,7 +384,7 @@ pub struct FinishedChunk {
     /// Data pages spilled to a [`SpillFile`], in order; they come before `pages`.
     pub spilled: Vec<Segment>,
     /// The data pages held in memory, headers included, in order.
-    pub pages: Vec<u8>,
+    pub pages: PageBlocks,
     /// Where each data page starts, relative to the chunk start.
     pub locations: Vec<PageLocation>,
     /// Every encoding the chunk uses.

@@ -124,8 +124,8 @@ impl ColumnChunkWriter {
     }
 
     /// Gives back a written chunk's page buffer for the next chunk.
-    pub fn recycle(&mut self, buffer: Vec<u8>) {
-        self.pages.recycle(buffer);
+    pub fn recycle(&mut self, blocks: crate::page::PageBlocks) {
+        self.pages.recycle(blocks);
     }
 
     /// The codec of the column's pages.
@@ -155,9 +155,6 @@ impl ColumnChunkWriter {
             )));
         }
         let dictionary_input = matches!(array.data_type(), DataType::Dictionary(..));
-        if !self.encoder.is_dictionary() {
-            self.pages.reserve(plain_size_hint(array));
-        }
         let mut row = 0;
         while row < array.len() {
             let rows_left = (self.page_row_limit - self.page_rows.min(self.page_row_limit)).max(1);
@@ -452,32 +449,6 @@ fn byte_values(values: &dyn Array) -> Result<Vec<&[u8]>> {
             return Err(Error::unsupported(format!("a dictionary of {other} values cannot be written")))
         }
     })
-}
-
-/// The PLAIN size of an array's values if cheaply known (offsets span plus length prefixes,
-/// or fixed width times rows), else 0.
-fn plain_size_hint(array: &dyn Array) -> usize {
-    let n = array.len();
-    let span = |first: i64, last: i64| (last - first).max(0) as usize + 4 * n;
-    match array.data_type() {
-        DataType::Utf8 => {
-            let o = array.as_string::<i32>().value_offsets();
-            span(o[0] as i64, o[n] as i64)
-        }
-        DataType::Binary => {
-            let o = array.as_binary::<i32>().value_offsets();
-            span(o[0] as i64, o[n] as i64)
-        }
-        DataType::LargeUtf8 => {
-            let o = array.as_string::<i64>().value_offsets();
-            span(o[0], o[n])
-        }
-        DataType::LargeBinary => {
-            let o = array.as_binary::<i64>().value_offsets();
-            span(o[0], o[n])
-        }
-        t => t.primitive_width().map_or(0, |w| w * n),
-    }
 }
 
 /// The most rows `k <= max_rows` whose PLAIN size (bytes plus a 4-byte length each) fits in

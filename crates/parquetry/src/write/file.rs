@@ -230,7 +230,9 @@ impl<W: Write> ParquetWriter<W> {
                     self.offset += segment.1;
                 }
             }
-            self.put(&pages.pages)?;
+            for block in pages.pages.blocks() {
+                self.put(block)?;
+            }
             self.columns[i].recycle(pages.pages);
             let leaf = self.columns[i].leaf();
             let data_page_offset = chunk_start as i64 + pages.dictionary.len() as i64;
