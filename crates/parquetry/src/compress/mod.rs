@@ -390,6 +390,10 @@ pub fn check_expansion(codec: Codec, compressed: usize, expected: usize) -> Resu
 #[derive(Default)]
 pub struct Compressor {
     zstd: Option<(zstd_safe::CCtx<'static>, i32)>,
+    /// `snap` writes only into initialised memory: one scratch buffer, zeroed once at its
+    /// largest size, instead of zero-filling the worst-case bound of every page.
+    snappy: Vec<u8>,
+    snappy_encoder: Option<snap::raw::Encoder>,
 }
 
 /// Default zstd level: 1, as Arrow C++ and arrow-rs use. On a 1 MiB page of strings, level 1
@@ -434,15 +438,14 @@ impl Compressor {
                         input.len()
                     )));
                 }
-                let start = out.len();
-                out.reserve_exact(bound);
-                out.resize(start + bound, 0);
-                let n =
-                    snap::raw::Encoder::new().compress(input, &mut out[start..]).map_err(|e| {
-                        out.truncate(start);
-                        Error::invalid_argument(format!("SNAPPY: cannot compress: {e}"))
-                    })?;
-                out.truncate(start + n);
+                if self.snappy.len() < bound {
+                    self.snappy.resize(bound, 0);
+                }
+                let encoder = self.snappy_encoder.get_or_insert_with(snap::raw::Encoder::new);
+                let n = encoder.compress(input, &mut self.snappy[..bound]).map_err(|e| {
+                    Error::invalid_argument(format!("SNAPPY: cannot compress: {e}"))
+                })?;
+                out.extend_from_slice(&self.snappy[..n]);
                 Ok(())
             }
             Codec::Gzip => compress_gzip(level.unwrap_or(GZIP_DEFAULT_LEVEL), input, out),
