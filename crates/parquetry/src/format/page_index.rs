@@ -204,3 +204,36 @@ impl ThriftStruct for BloomFilterHeader {
         w.struct_end();
     }
 }
+
+/// The page index of a file: every column index, then every offset index (as Arrow C++ and
+/// arrow-rs lay them out), encoded to be written at file offset `start`, right after the last
+/// row group. `indexes[g][c]` belongs to column chunk `c` of row group `g`, whose
+/// `column_index_*` and `offset_index_*` fields are pointed at its entries.
+pub fn encode_page_indexes(
+    start: u64,
+    groups: &mut [super::RowGroup],
+    indexes: &[Vec<(Option<ColumnIndex>, Option<OffsetIndex>)>],
+) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (group, row_group) in indexes.iter().zip(groups.iter_mut()) {
+        for ((column_index, _), chunk) in group.iter().zip(row_group.columns.iter_mut()) {
+            if let Some(index) = column_index {
+                let at = out.len();
+                super::thrift::encode(index, &mut out);
+                chunk.column_index_offset = Some((start + at as u64) as i64);
+                chunk.column_index_length = Some((out.len() - at) as i32);
+            }
+        }
+    }
+    for (group, row_group) in indexes.iter().zip(groups.iter_mut()) {
+        for ((_, offset_index), chunk) in group.iter().zip(row_group.columns.iter_mut()) {
+            if let Some(index) = offset_index {
+                let at = out.len();
+                super::thrift::encode(index, &mut out);
+                chunk.offset_index_offset = Some((start + at as u64) as i64);
+                chunk.offset_index_length = Some((out.len() - at) as i32);
+            }
+        }
+    }
+    out
+}

@@ -130,7 +130,8 @@ pub fn merge<W: Write>(inputs: &[PathBuf], mut sink: W, options: &MergeOptions) 
         row_groups.push(rg);
         page_indexes.push(indexes);
     }
-    write_page_indexes(&mut out, &mut row_groups, page_indexes)?;
+    let index_bytes = crate::format::encode_page_indexes(out.offset, &mut row_groups, &page_indexes);
+    out.put(&index_bytes)?;
     let first = &inputs[0].metadata;
     let meta = FileMetaData {
         version: first.version,
@@ -304,34 +305,4 @@ fn coalesce<W: Write>(
         ordinal: None,
     };
     Ok((group, indexes))
-}
-
-/// Writes every column index, then every offset index, and points the chunks at them.
-fn write_page_indexes<W: Write>(out: &mut Output<'_, W>, groups: &mut [RowGroup], indexes: Vec<PageIndexes>) -> Result<()> {
-    let mut bytes = Vec::new();
-    for (g, group) in indexes.iter().enumerate() {
-        for (c, (column_index, _)) in group.iter().enumerate() {
-            if let Some(index) = column_index {
-                bytes.clear();
-                thrift::encode(index, &mut bytes);
-                let chunk = &mut groups[g].columns[c];
-                chunk.column_index_offset = Some(out.offset as i64);
-                chunk.column_index_length = Some(bytes.len() as i32);
-                out.put(&bytes)?;
-            }
-        }
-    }
-    for (g, group) in indexes.iter().enumerate() {
-        for (c, (_, offset_index)) in group.iter().enumerate() {
-            if let Some(index) = offset_index {
-                bytes.clear();
-                thrift::encode(index, &mut bytes);
-                let chunk = &mut groups[g].columns[c];
-                chunk.offset_index_offset = Some(out.offset as i64);
-                chunk.offset_index_length = Some(bytes.len() as i32);
-                out.put(&bytes)?;
-            }
-        }
-    }
-    Ok(())
 }

@@ -17,7 +17,7 @@ use super::schema::parquet_schema;
 use crate::compress::Compressor;
 use crate::error::{Error, Result};
 use crate::format::{
-    encode_footer, thrift, ColumnChunk, ColumnIndex, ColumnMetaData, ColumnOrder,
+    encode_footer, encode_page_indexes, ColumnChunk, ColumnIndex, ColumnMetaData, ColumnOrder,
     CompressionCodec, FileMetaData, KeyValue, OffsetIndex, RowGroup, SchemaElement,
 };
 use crate::page::SpillFile;
@@ -49,7 +49,7 @@ pub struct ParquetWriter<W: Write> {
     options: WriteOptions,
     compressor: Compressor,
     row_groups: Vec<RowGroup>,
-    page_indexes: Vec<Vec<(Option<ColumnIndex>, OffsetIndex)>>,
+    page_indexes: Vec<Vec<(Option<ColumnIndex>, Option<OffsetIndex>)>>,
     open_rows: u64,
     rows: u64,
     failed: Option<String>,
@@ -259,10 +259,10 @@ impl<W: Write> ParquetWriter<W> {
             }
             indexes.push((
                 result.column_index,
-                OffsetIndex {
+                Some(OffsetIndex {
                     page_locations: locations,
                     unencoded_byte_array_data_bytes: result.page_byte_array_bytes,
-                },
+                }),
             ));
             chunks.push(ColumnChunk {
                 file_offset: chunk_start as i64,
@@ -308,36 +308,10 @@ impl<W: Write> ParquetWriter<W> {
     }
 
     fn write_page_indexes(&mut self) -> Result<()> {
-        if !self.options.page_index {
-            return Ok(());
-        }
         let indexes = std::mem::take(&mut self.page_indexes);
-        let mut bytes = Vec::new();
-        for (g, group) in indexes.iter().enumerate() {
-            for (c, (column_index, _)) in group.iter().enumerate() {
-                if let Some(index) = column_index {
-                    bytes.clear();
-                    thrift::encode(index, &mut bytes);
-                    let chunk = &mut self.row_groups[g].columns[c];
-                    chunk.column_index_offset = Some(self.offset as i64);
-                    chunk.column_index_length = Some(bytes.len() as i32);
-                    let b = std::mem::take(&mut bytes);
-                    self.put(&b)?;
-                    bytes = b;
-                }
-            }
-        }
-        for (g, group) in indexes.iter().enumerate() {
-            for (c, (_, offset_index)) in group.iter().enumerate() {
-                bytes.clear();
-                thrift::encode(offset_index, &mut bytes);
-                let chunk = &mut self.row_groups[g].columns[c];
-                chunk.offset_index_offset = Some(self.offset as i64);
-                chunk.offset_index_length = Some(bytes.len() as i32);
-                let b = std::mem::take(&mut bytes);
-                self.put(&b)?;
-                bytes = b;
-            }
+        if self.options.page_index {
+            let bytes = encode_page_indexes(self.offset, &mut self.row_groups, &indexes);
+            self.put(&bytes)?;
         }
         Ok(())
     }
