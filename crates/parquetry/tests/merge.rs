@@ -117,6 +117,6 @@ fn bad_inputs_leave_no_output() {
     let leftovers: Vec<_> = std::fs::read_dir(&dir.0).unwrap().filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().ends_with(".tmp")).collect();
     assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
     // The output may not be an input.
-    let e = merge_files(&[src.clone()], &src, &MergeOptions::default()).unwrap_err();
+    let e = merge_files(std::slice::from_ref(&src), &src, &MergeOptions::default()).unwrap_err();
     assert!(e.message().contains("also an input"), "{e}");
 }

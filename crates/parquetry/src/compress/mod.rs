@@ -393,7 +393,7 @@ pub struct Compressor {
     /// `snap` writes only into initialised memory: one scratch buffer, zeroed once at its
     /// largest size, instead of zero-filling the worst-case bound of every page.
     snappy: Vec<u8>,
-    snappy_encoder: Option<snap::raw::Encoder>,
+    snappy_encoder: Option<Box<snap::raw::Encoder>>,
 }
 
 /// Default zstd level: 1, as Arrow C++ and arrow-rs use. On a 1 MiB page of strings, level 1
@@ -441,7 +441,7 @@ impl Compressor {
                 if self.snappy.len() < bound {
                     self.snappy.resize(bound, 0);
                 }
-                let encoder = self.snappy_encoder.get_or_insert_with(snap::raw::Encoder::new);
+                let encoder = self.snappy_encoder.get_or_insert_with(|| Box::new(snap::raw::Encoder::new()));
                 let n = encoder.compress(input, &mut self.snappy[..bound]).map_err(|e| {
                     Error::invalid_argument(format!("SNAPPY: cannot compress: {e}"))
                 })?;
