@@ -203,7 +203,7 @@ impl ValueEncoder {
             Values::DeltaI64(e) => e.encoded_len_estimate(),
             Values::DeltaLength(e) => e.encoded_len_estimate(),
             Values::DeltaByteArray(e) => e.encoded_len_estimate(),
-            Values::Split(e) => e.len() * e_width(self.physical, self.type_length),
+            Values::Split(e) => e.encoded_len_estimate(),
         }
     }
 
@@ -403,10 +403,6 @@ impl ValueEncoder {
             _ => {}
         }
     }
-}
-
-fn e_width(physical: PhysicalType, type_length: usize) -> usize {
-    physical.fixed_width().unwrap_or(type_length)
 }
 
 /// Bits for the indexes of a dictionary of `len` values: at least 1, since some readers
