@@ -159,7 +159,11 @@ impl<W: Write> ParquetWriter<W> {
         let mut row = 0;
         let limit = self.options.row_group_rows as u64;
         while row < batch.num_rows() {
-            let n = ((limit - self.open_rows) as usize).min(batch.num_rows() - row);
+            let mut n = ((limit - self.open_rows) as usize).min(batch.num_rows() - row);
+            if self.options.max_buffered_bytes.is_some() {
+                // Check the bound every 65,536 rows, not once per (possibly huge) batch.
+                n = n.min(65_536);
+            }
             for i in 0..self.columns.len() {
                 let array = batch.column(self.columns[i].leaf().field).slice(row, n);
                 self.columns[i].write(array.as_ref(), &mut self.compressor)?;
