@@ -10,6 +10,7 @@
 //! (chunks are built one column at a time) and one open input file at a time.
 
 mod chunk;
+mod copy;
 mod inputs;
 mod statistics;
 
@@ -239,6 +240,13 @@ fn coalesce<W: Write>(
             Some(c) => c,
             None => (Codec::from_thrift(first_meta.map_or(0, |m| m.codec.0))?, None),
         };
+        if let Some(copied) = copy_column(inputs, items, c, column, codec, options, out)? {
+            summary.pages.copied += copied.pages;
+            uncompressed_total += copied.meta.total_uncompressed_size;
+            indexes.push(copied.indexes);
+            columns.push(copied.chunk);
+            continue;
+        }
         let buffer = std::mem::take(&mut recycled);
         let mut merger = ChunkMerger::new(column, codec, level, options.dictionary_page_size_limit, buffer);
         let mut stats = StatisticsMerger::new(stat_order(column));
@@ -305,4 +313,114 @@ fn coalesce<W: Write>(
         ordinal: None,
     };
     Ok((group, indexes))
+}
+
+/// A column chunk made by [`copy_column`].
+struct CopiedColumn {
+    chunk: ColumnChunk,
+    meta: ColumnMetaData,
+    indexes: (Option<ColumnIndex>, Option<OffsetIndex>),
+    pages: u64,
+}
+
+/// Writes column `c` of a coalesced row group as the inputs' chunks back to back, when that is
+/// what page-by-page merging would write: no input chunk has a dictionary, the codec stays and
+/// the column is flat (rows are value counts). `None` when it cannot.
+fn copy_column<W: Write>(
+    inputs: &[Input],
+    items: &[(usize, usize)],
+    c: usize,
+    column: &crate::schema::ColumnDescriptor,
+    codec: Codec,
+    options: &MergeOptions,
+    out: &mut Output<'_, W>,
+) -> Result<Option<CopiedColumn>> {
+    use crate::format::Encoding;
+    let metas: Vec<&ColumnMetaData> = items
+        .iter()
+        .filter_map(|&(i, g)| inputs[i].metadata.row_groups[g].columns[c].meta_data.as_ref())
+        .collect();
+    let dictionary = |m: &ColumnMetaData| {
+        m.dictionary_page_offset.is_some()
+            || m.encodings.iter().any(|&e| e == Encoding::PLAIN_DICTIONARY || e == Encoding::RLE_DICTIONARY)
+    };
+    let copyable = options.compression.is_none()
+        && column.max_rep_level == 0
+        && metas.len() == items.len()
+        && metas.iter().all(|m| !dictionary(m) && m.codec.0 == codec.to_thrift());
+    if !copyable {
+        return Ok(None);
+    }
+    let chunk_start = out.offset;
+    let mut stats = StatisticsMerger::new(stat_order(column));
+    let (mut locations, mut byte_array_bytes) = (Vec::new(), Some(Vec::new()));
+    let (mut uncompressed, mut num_values, mut rows) = (0u64, 0i64, 0u64);
+    let mut encodings: Vec<Encoding> = Vec::new();
+    let mut encoding_stats: Option<Vec<crate::format::PageEncodingStats>> = Some(Vec::new());
+    for (&(i, g), meta) in items.iter().zip(&metas) {
+        let input = &inputs[i];
+        let chunk = &input.metadata.row_groups[g].columns[c];
+        let place = || format!("{}, row group {g}, column '{}'", input.path.display(), column.dotted_path());
+        let mut source = input.source()?;
+        let padding = has_parquet_816_bug(input.metadata.created_by.as_deref());
+        let (from, len) = chunk_byte_range(meta, source.len(), padding).map_err(|e| e.context(place()))?;
+        let walked = copy::walk_pages(&mut source, from, len).map_err(|e| e.context(place()))?;
+        let base = out.offset - chunk_start;
+        locations.extend(walked.locations.into_iter().map(|mut l| {
+            l.offset += (chunk_start + base) as i64;
+            l.first_row_index += rows as i64;
+            l
+        }));
+        let (mut at, mut left) = (from, len);
+        while left > 0 {
+            let n = left.min(8 << 20) as usize;
+            let bytes = source.read_at(at, n).map_err(|e| e.context(place()))?;
+            out.put(bytes.as_slice())?;
+            (at, left) = (at + n as u64, left - n as u64);
+        }
+        rows += walked.rows;
+        uncompressed += walked.uncompressed;
+        num_values += meta.num_values;
+        meta.encodings.iter().for_each(|e| if !encodings.contains(e) { encodings.push(*e) });
+        encoding_stats = encoding_stats.zip(meta.encoding_stats.as_ref()).map(|(mut acc, s)| {
+            for st in s.iter() {
+                match acc.iter_mut().find(|a| a.page_type == st.page_type && a.encoding == st.encoding) {
+                    Some(a) => a.count += st.count,
+                    None => acc.push(st.clone()),
+                }
+            }
+            acc
+        });
+        let column_index = read_index::<ColumnIndex, _>(&mut source, chunk.column_index_offset, chunk.column_index_length);
+        let offset_index = read_index::<OffsetIndex, _>(&mut source, chunk.offset_index_offset, chunk.offset_index_length);
+        byte_array_bytes = match (byte_array_bytes, offset_index.and_then(|o| o.unencoded_byte_array_data_bytes)) {
+            (Some(mut acc), Some(b)) => {
+                acc.extend(b);
+                Some(acc)
+            }
+            _ => None,
+        };
+        stats.add(meta.statistics.as_ref(), meta.size_statistics.as_ref(), column_index);
+    }
+    let (statistics, size_statistics, column_index) = stats.finish();
+    let pages = locations.len() as u64;
+    let byte_array_bytes = byte_array_bytes.filter(|b| b.len() == locations.len());
+    let column_index = column_index.filter(|ci| ci.null_pages.len() == locations.len());
+    let meta = ColumnMetaData {
+        physical_type: column.physical_type,
+        encodings: encodings.into(),
+        path_in_schema: column.path.clone().into(),
+        codec: CompressionCodec(codec.to_thrift()),
+        num_values,
+        total_uncompressed_size: uncompressed as i64,
+        total_compressed_size: (out.offset - chunk_start) as i64,
+        data_page_offset: chunk_start as i64,
+        statistics,
+        encoding_stats: encoding_stats.map(Into::into),
+        size_statistics,
+        ..Default::default()
+    };
+    let indexes = (column_index, Some(OffsetIndex { page_locations: locations, unencoded_byte_array_data_bytes: byte_array_bytes }));
+    let chunk = ColumnChunk { file_offset: chunk_start as i64, meta_data: Some(meta.clone()), ..Default::default() };
+    Ok(Some(CopiedColumn { chunk, meta, indexes, pages }))
 }

@@ -74,6 +74,32 @@ def make(root: str) -> None:
         print(f"skip duckdb_polars: {e}", file=sys.stderr)
 
 
+def check_page_index(path: str) -> str:
+    """Compares each chunk's OffsetIndex (and ColumnIndex length) with its page headers, read
+    by a Thrift decoder of our own (parquet_layout.py); returns the first difference."""
+    import parquet_layout as pl
+    data = open(path, "rb").read()
+    for g, rg in enumerate(pl.chunks(data)):
+        for chunk in rg["columns"]:
+            oi = pl.offset_index(data, chunk)
+            if oi is None:
+                continue
+            data_pages = [p for p in pl.pages(data, chunk) if p["type"] in ("DATA_PAGE", "DATA_PAGE_V2")]
+            flat = "." not in chunk["path"]
+            rows, want = 0, []
+            for p in data_pages:
+                want.append((p["offset"], p["header_len"] + p["compressed"], rows))
+                rows += p.get("num_rows", p["num_values"])
+            got = [(o, s, r if flat else rows) for (o, s, r) in oi]
+            want = [(o, s, r if flat else rows) for (o, s, r) in want]
+            if got != want:
+                return f"row group {g}, column {chunk['path']}: offset index {got[:3]}... vs pages {want[:3]}..."
+            ci = pl.column_index(data, chunk)
+            if ci is not None and len(ci["null_pages"]) != len(data_pages):
+                return f"row group {g}, column {chunk['path']}: column index of {len(ci['null_pages'])} pages, chunk has {len(data_pages)}"
+    return ""
+
+
 def check(out: str, inputs: list) -> None:
     tables = [pq.read_table(p) for p in inputs]
     try:
@@ -87,6 +113,10 @@ def check(out: str, inputs: list) -> None:
     want = pa.concat_tables([t.cast(got.schema) if t.schema != got.schema else t for t in tables])
     meta = pq.ParquetFile(out).metadata
     result = {"rows": got.num_rows, "row_groups": meta.num_row_groups, "equal": got.equals(want)}
+    layout = check_page_index(out)
+    if layout:
+        result["equal"] = False
+        result["why"] = "page index: " + layout
     if not result["equal"]:
         why = []
         if got.schema != want.schema:
