@@ -60,12 +60,17 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
 pub fn run(args: &[String]) -> Result<(), String> {
     let Some(opts) = parse(args)? else { return Ok(()) };
     let report = gather(&opts).map_err(|e| format!("{}: {e}", opts.path))?;
-    if opts.json {
-        println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+    let text = if opts.json {
+        format!("{}\n", serde_json::to_string_pretty(&report).unwrap_or_default())
     } else {
-        print!("{}", render(&report));
+        render(&report)
+    };
+    // A reader that closes the pipe early (`| head`) is not an error, and never a panic.
+    use std::io::Write;
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("writing the report: {e}")),
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 fn gather(opts: &Options) -> parquetry::Result<Value> {
