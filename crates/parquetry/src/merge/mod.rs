@@ -188,6 +188,14 @@ fn read_index<T: thrift::ThriftStruct, S: ChunkSource>(source: &mut S, offset: O
     thrift::decode::<T>(bytes.as_slice()).ok().map(|(t, _)| t)
 }
 
+/// Folds one input chunk's statistics and page index (read from `source`) into `stats`.
+fn add_input_statistics<S: ChunkSource>(stats: &mut StatisticsMerger, source: &mut S, chunk: &ColumnChunk, meta: &ColumnMetaData) {
+    let column_index = read_index::<ColumnIndex, _>(source, chunk.column_index_offset, chunk.column_index_length);
+    let offset_index = read_index::<OffsetIndex, _>(source, chunk.offset_index_offset, chunk.offset_index_length);
+    let page_bytes = offset_index.and_then(|o| o.unencoded_byte_array_data_bytes);
+    stats.add(meta.statistics.as_ref(), meta.size_statistics.as_ref(), column_index, page_bytes);
+}
+
 /// Copies one input row group's column chunks byte for byte, rebasing their offsets.
 fn copy_row_group<W: Write>(input: &Input, g: usize, out: &mut Output<'_, W>) -> Result<(RowGroup, PageIndexes)> {
     let rg = &input.metadata.row_groups[g];
@@ -258,7 +266,6 @@ fn coalesce<W: Write>(
         let buffer = std::mem::take(&mut recycled);
         let mut merger = ChunkMerger::new(column, codec, level, options.dictionary_page_size_limit, buffer);
         let mut stats = StatisticsMerger::new(stat_order(column));
-        let mut byte_array_bytes: Option<Vec<i64>> = Some(Vec::new());
         for &(i, g) in items {
             let input = &inputs[i];
             let chunk = &input.metadata.row_groups[g].columns[c];
@@ -266,16 +273,7 @@ fn coalesce<W: Write>(
             let mut source = input.source()?;
             let place = || format!("{}, row group {g}, column '{}'", input.path.display(), column.dotted_path());
             merger.add_chunk(&mut source, meta, input.metadata.created_by.as_deref(), compressor).map_err(|e| e.context(place()))?;
-            let column_index = read_index::<ColumnIndex, _>(&mut source, chunk.column_index_offset, chunk.column_index_length);
-            let offset_index = read_index::<OffsetIndex, _>(&mut source, chunk.offset_index_offset, chunk.offset_index_length);
-            byte_array_bytes = match (byte_array_bytes, offset_index.and_then(|o| o.unencoded_byte_array_data_bytes)) {
-                (Some(mut acc), Some(b)) => {
-                    acc.extend(b);
-                    Some(acc)
-                }
-                _ => None,
-            };
-            stats.add(meta.statistics.as_ref(), meta.size_statistics.as_ref(), column_index);
+            add_input_statistics(&mut stats, &mut source, chunk, meta);
         }
         let (pages, counts) = merger.finish(compressor)?;
         summary.pages.copied += counts.copied;
@@ -286,11 +284,9 @@ fn coalesce<W: Write>(
         for block in pages.pages.blocks() {
             out.put(block)?;
         }
-        let (statistics, size_statistics, column_index) = stats.finish();
         let mut locations = pages.locations;
         locations.iter_mut().for_each(|l| l.offset += chunk_start as i64);
-        let byte_array_bytes = byte_array_bytes.filter(|b| b.len() == locations.len());
-        let column_index = column_index.filter(|ci| ci.null_pages.len() == locations.len());
+        let (statistics, size_statistics, column_index, byte_array_bytes) = stats.finish(locations.len());
         uncompressed_total += pages.uncompressed_size as i64;
         let meta = ColumnMetaData {
             physical_type: column.physical_type,
@@ -361,7 +357,7 @@ fn copy_column<W: Write>(
     }
     let chunk_start = out.offset;
     let mut stats = StatisticsMerger::new(stat_order(column));
-    let (mut locations, mut byte_array_bytes) = (Vec::new(), Some(Vec::new()));
+    let mut locations = Vec::new();
     let (mut uncompressed, mut num_values, mut rows) = (0u64, 0i64, 0u64);
     let mut encodings: Vec<Encoding> = Vec::new();
     let mut encoding_stats: Option<Vec<crate::format::PageEncodingStats>> = Some(Vec::new());
@@ -393,21 +389,10 @@ fn copy_column<W: Write>(
             }
             acc
         });
-        let column_index = read_index::<ColumnIndex, _>(&mut source, chunk.column_index_offset, chunk.column_index_length);
-        let offset_index = read_index::<OffsetIndex, _>(&mut source, chunk.offset_index_offset, chunk.offset_index_length);
-        byte_array_bytes = match (byte_array_bytes, offset_index.and_then(|o| o.unencoded_byte_array_data_bytes)) {
-            (Some(mut acc), Some(b)) => {
-                acc.extend(b);
-                Some(acc)
-            }
-            _ => None,
-        };
-        stats.add(meta.statistics.as_ref(), meta.size_statistics.as_ref(), column_index);
+        add_input_statistics(&mut stats, &mut source, chunk, meta);
     }
-    let (statistics, size_statistics, column_index) = stats.finish();
+    let (statistics, size_statistics, column_index, byte_array_bytes) = stats.finish(locations.len());
     let pages = locations.len() as u64;
-    let byte_array_bytes = byte_array_bytes.filter(|b| b.len() == locations.len());
-    let column_index = column_index.filter(|ci| ci.null_pages.len() == locations.len());
     let meta = ColumnMetaData {
         physical_type: column.physical_type,
         encodings: encodings.into(),

@@ -37,17 +37,24 @@ pub(crate) struct StatisticsMerger {
     first: bool,
     size: Option<SizeStatistics>,
     index: Option<ColumnIndex>,
-    indexes: usize,
+    page_bytes: Option<Vec<i64>>,
 }
 
 impl StatisticsMerger {
     /// An empty merger for a column of `order`.
     pub fn new(order: StatOrder) -> Self {
-        StatisticsMerger { order, stats: None, first: true, size: None, index: None, indexes: 0 }
+        StatisticsMerger { order, stats: None, first: true, size: None, index: None, page_bytes: Some(Vec::new()) }
     }
 
-    /// Folds in one input chunk's statistics, size statistics and column index.
-    pub fn add(&mut self, stats: Option<&Statistics>, size: Option<&SizeStatistics>, index: Option<ColumnIndex>) {
+    /// Folds in one input chunk's statistics, size statistics, column index and per-page
+    /// BYTE_ARRAY sizes (its OffsetIndex's).
+    pub fn add(
+        &mut self,
+        stats: Option<&Statistics>,
+        size: Option<&SizeStatistics>,
+        index: Option<ColumnIndex>,
+        page_bytes: Option<Vec<i64>>,
+    ) {
         let first = std::mem::replace(&mut self.first, false);
         self.stats = match (first, self.stats.take(), stats) {
             (true, _, Some(s)) => Some(s.clone()),
@@ -64,12 +71,19 @@ impl StatisticsMerger {
             (false, Some(acc), Some(i)) => merge_index(acc, i),
             _ => None,
         };
-        self.indexes += 1;
+        self.page_bytes = self.page_bytes.take().zip(page_bytes).map(|(mut acc, b)| {
+            acc.extend(b);
+            acc
+        });
     }
 
-    /// The merged statistics, size statistics and column index.
-    pub fn finish(self) -> (Option<Statistics>, Option<SizeStatistics>, Option<ColumnIndex>) {
-        (self.stats, self.size, self.index)
+    /// The merged statistics, size statistics, column index and per-page BYTE_ARRAY sizes;
+    /// the last two only if they cover all `pages` data pages of the output chunk.
+    #[allow(clippy::type_complexity)]
+    pub fn finish(self, pages: usize) -> (Option<Statistics>, Option<SizeStatistics>, Option<ColumnIndex>, Option<Vec<i64>>) {
+        let index = self.index.filter(|i| i.null_pages.len() == pages);
+        let page_bytes = self.page_bytes.filter(|b| b.len() == pages);
+        (self.stats, self.size, index, page_bytes)
     }
 }
 
