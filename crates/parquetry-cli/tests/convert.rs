@@ -1,44 +1,11 @@
 //! `parquetry convert` as a user runs it, each output checked by pyarrow against pyarrow's own
 //! reading of the input.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-fn python() -> String {
-    std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned())
-}
-
-/// A fresh directory under the system temp dir, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("parquetry-convert-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    fn path(&self, name: &str) -> String {
-        self.0.join(name).to_str().unwrap().to_owned()
-    }
-
-    /// Every entry of the directory, hidden ones included, sorted.
-    fn entries(&self) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(&self.0)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+mod common;
+use common::{python, TempDir};
 
 fn convert(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_parquetry")).arg("convert").args(args).output().expect("run parquetry")
@@ -88,7 +55,7 @@ fn write_csv(path: &str) {
 
 #[test]
 fn csv_to_parquet_reads_as_pyarrow_reads_the_csv() {
-    let dir = TempDir::new("csv");
+    let dir = TempDir::new("convert", "csv");
     let (csv, out) = (dir.path("in.csv"), dir.path("out.parquet"));
     write_csv(&csv);
     let stderr = convert_ok(&["--batch-size", "1000", "--row-group-size", "1024", &csv, &out]);
@@ -114,7 +81,7 @@ print("ok")
 
 #[test]
 fn jsonl_to_parquet_reads_as_pyarrow_reads_the_json() {
-    let dir = TempDir::new("jsonl");
+    let dir = TempDir::new("convert", "jsonl");
     let (json, out) = (dir.path("in.jsonl"), dir.path("out.parquet"));
     let mut text = String::new();
     text.push_str("{\"id\": 1, \"s\": \"a, \\\"b\\\"\", \"f\": 1.5, \"b\": true}\n");
@@ -167,7 +134,7 @@ print("ok")
 
 #[test]
 fn ipc_file_to_parquet_keeps_types_and_values() {
-    let dir = TempDir::new("ipc");
+    let dir = TempDir::new("convert", "ipc");
     let (ipc, out) = (dir.path("in.arrow"), dir.path("out.parquet"));
     let script = format!("{MAKE_TABLE}\nwith pa.ipc.new_file(sys.argv[1], table.schema) as w:\n    for b in table.to_batches(max_chunksize=1500): w.write_batch(b)\n");
     py(&script, &[&ipc]);
@@ -177,7 +144,7 @@ fn ipc_file_to_parquet_keeps_types_and_values() {
 
 #[test]
 fn ipc_stream_on_stdin_to_parquet() {
-    let dir = TempDir::new("stdin");
+    let dir = TempDir::new("convert", "stdin");
     let (stream, file, out) = (dir.path("in.arrows"), dir.path("same.arrow"), dir.path("out.parquet"));
     let script = format!(
         "{MAKE_TABLE}\nwith pa.ipc.new_stream(sys.argv[1], table.schema) as w:\n    for b in table.to_batches(max_chunksize=1200): w.write_batch(b)\n\
@@ -220,7 +187,7 @@ pq.write_table(pa.table({
 
 #[test]
 fn parquet_reencoded_with_codec_encoding_page_version_and_row_groups() {
-    let dir = TempDir::new("reencode");
+    let dir = TempDir::new("convert", "reencode");
     let (input, out) = (dir.path("in.parquet"), dir.path("out.parquet"));
     write_parquet(&input);
     let stderr = convert_ok(&[
@@ -270,7 +237,7 @@ print("ok")
 
 #[test]
 fn parquet_per_column_encodings() {
-    let dir = TempDir::new("percolumn");
+    let dir = TempDir::new("convert", "percolumn");
     let (input, out) = (dir.path("in.parquet"), dir.path("out.parquet"));
     write_parquet(&input);
     convert_ok(&[
@@ -312,7 +279,7 @@ print("ok")
 
 #[test]
 fn parquet_to_csv_jsonl_and_arrow_match_pyarrow_read_of_the_input() {
-    let dir = TempDir::new("fromparquet");
+    let dir = TempDir::new("convert", "fromparquet");
     let input = dir.path("in.parquet");
     write_parquet(&input);
     let (csv, jsonl, arrow) = (dir.path("out.csv"), dir.path("out.jsonl"), dir.path("out.arrow"));
@@ -354,7 +321,7 @@ fn assert_fails(dir: &TempDir, args: &[&str], output: &str, cause: &str) {
 
 #[test]
 fn bad_options_and_inputs_fail_naming_the_cause_and_leave_nothing() {
-    let dir = TempDir::new("errors");
+    let dir = TempDir::new("convert", "errors");
     let (input, csv) = (dir.path("in.parquet"), dir.path("in.csv"));
     write_parquet(&input);
     write_csv(&csv);
@@ -414,7 +381,7 @@ fn bad_options_and_inputs_fail_naming_the_cause_and_leave_nothing() {
 
 #[test]
 fn an_existing_output_is_replaced_only_on_success() {
-    let dir = TempDir::new("replace");
+    let dir = TempDir::new("convert", "replace");
     let (input, out) = (dir.path("in.parquet"), dir.path("out.csv"));
     write_parquet(&input);
     std::fs::write(&out, "old contents\n").unwrap();

@@ -1,44 +1,11 @@
 //! `parquetry merge` as a user runs it: inputs written by pyarrow, each output read back by
 //! pyarrow and compared with the inputs concatenated.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-fn python() -> String {
-    std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned())
-}
-
-/// A fresh directory under the system temp dir, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("parquetry-merge-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    fn path(&self, name: &str) -> String {
-        self.0.join(name).to_str().unwrap().to_owned()
-    }
-
-    /// Every entry of the directory, hidden ones included, sorted.
-    fn entries(&self) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(&self.0)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+mod common;
+use common::{python, TempDir};
 
 fn merge(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_parquetry")).arg("merge").args(args).output().expect("run parquetry")
@@ -113,7 +80,7 @@ print("ok")
 
 #[test]
 fn the_output_is_the_inputs_concatenated() {
-    let dir = TempDir::new("concat");
+    let dir = TempDir::new("merge", "concat");
     // Six small files (two row groups each) and one with a big row group that is copied whole.
     let mut inputs = write_inputs(&dir, "small", 6, "700 + 113 * i", 400);
     inputs.extend(write_inputs(&dir, "big", 1, "3000", 3000));
@@ -145,7 +112,7 @@ print("ok")
 
 #[test]
 fn recompression_changes_every_column_chunks_codec() {
-    let dir = TempDir::new("codec");
+    let dir = TempDir::new("merge", "codec");
     let inputs = write_inputs(&dir, "in", 3, "500", 200);
     let out = dir.path("out.parquet");
     merge_ok(&["--quiet", "--compression", "zstd:3", "-o", &out, &inputs[0], &inputs[1], &inputs[2]]);
@@ -166,8 +133,8 @@ print("ok")
 
 #[test]
 fn a_directory_means_its_parquet_files_in_name_order() {
-    let dir = TempDir::new("dir");
-    let parts = TempDir::new("dir-parts");
+    let dir = TempDir::new("merge", "dir");
+    let parts = TempDir::new("merge", "dir-parts");
     // Written in the order 0, 1, 2 but named so that name order is 2, 0, 1.
     let written = write_inputs(&parts, "part", 3, "300 + i", 100);
     for (from, to) in written.iter().zip(["b.parquet", "c.parquet", "a.parquet"]) {
@@ -200,7 +167,7 @@ fn a_directory_means_its_parquet_files_in_name_order() {
 
 #[test]
 fn json_summary_counts_what_was_done() {
-    let dir = TempDir::new("json");
+    let dir = TempDir::new("merge", "json");
     let inputs = write_inputs(&dir, "in", 8, "1000 + 10 * i", 500);
     let out = dir.path("out.parquet");
     let mut args = vec!["--json", "-o", &out];
@@ -251,7 +218,7 @@ fn assert_fails(dir: &TempDir, args: &[&str], cause: &str) {
 
 #[test]
 fn bad_inputs_and_options_fail_naming_the_cause_and_leave_nothing() {
-    let dir = TempDir::new("errors");
+    let dir = TempDir::new("merge", "errors");
     let inputs = write_inputs(&dir, "in", 2, "100", 100);
     let (a, b) = (inputs[0].as_str(), inputs[1].as_str());
     let other = dir.path("other.parquet");
@@ -283,7 +250,7 @@ pq.write_table(t, sys.argv[2])
     assert_fails(&dir, &["-o", &out], "no INPUT files");
     assert_fails(&dir, &[a, b], "needs --output OUT");
     assert_fails(&dir, &["--frobnicate", "-o", &out, a], "unknown option '--frobnicate'");
-    let empty = TempDir::new("errors-empty");
+    let empty = TempDir::new("merge", "errors-empty");
     assert_fails(&dir, &["-o", &out, empty.0.to_str().unwrap()], "holds no .parquet files");
     // Not Parquet: the error names the file.
     std::fs::write(dir.path("junk.parquet"), b"PAR1 this is not a parquet file").unwrap();

@@ -1,0 +1,43 @@
+//! Helpers shared by the CLI's tests: the Python interpreter and scratch directories.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+/// The Python interpreter for interop checks: `$PYTHON`, else `python3`.
+pub fn python() -> String {
+    std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned())
+}
+
+/// A fresh directory under the system temp dir, removed when dropped.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    /// `parquetry-{tag}-{name}-{pid}`, emptied first.
+    pub fn new(tag: &str, name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("parquetry-{tag}-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    /// The path of `name` inside the directory.
+    pub fn path(&self, name: &str) -> String {
+        self.0.join(name).to_str().unwrap().to_owned()
+    }
+
+    /// Every entry of the directory, hidden ones included, sorted.
+    pub fn entries(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&self.0)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
