@@ -122,6 +122,20 @@ impl<'a> DeltaByteArrayDecoder<'a> {
         }
     }
 
+    /// The same decoder, at the same place, reading `page` instead (see
+    /// [`RleDecoder::rebind`](crate::encoding::rle::RleDecoder::rebind)).
+    pub fn rebind<'b>(self, page: &'b [u8]) -> DeltaByteArrayDecoder<'b> {
+        let DeltaByteArrayDecoder { prefixes, suffixes, index, prev, value_bytes } = self;
+        DeltaByteArrayDecoder { prefixes, suffixes: suffixes.rebind(page), index, prev, value_bytes }
+    }
+
+    /// The bytes the next `n` values (fewer at the page's end) take once rebuilt.
+    pub fn next_bytes(&self, n: usize) -> u64 {
+        let end = self.prefixes.len().min(self.index.saturating_add(n));
+        let suffixes = self.suffixes.lengths().get(self.index..end).unwrap_or_default();
+        self.prefixes[self.index..end].iter().chain(suffixes).map(|&l| u64::from(l)).sum()
+    }
+
     /// The number of values in the page.
     pub fn len(&self) -> usize {
         self.prefixes.len()

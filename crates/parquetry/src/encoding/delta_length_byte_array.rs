@@ -74,6 +74,25 @@ impl<'a> DeltaLengthByteArrayDecoder<'a> {
         Ok(Self { page, lengths, index: 0, data_pos, end: data_pos + sum as usize })
     }
 
+    /// The same decoder, at the same place, reading `page` instead (see
+    /// [`RleDecoder::rebind`](crate::encoding::rle::RleDecoder::rebind)).
+    pub fn rebind<'b>(self, page: &'b [u8]) -> DeltaLengthByteArrayDecoder<'b> {
+        let DeltaLengthByteArrayDecoder { page: _, lengths, index, data_pos, end } = self;
+        DeltaLengthByteArrayDecoder { page, lengths, index, data_pos, end }
+    }
+
+    /// The byte length of the next `n` values (fewer at the page's end): what decoding them
+    /// adds to a destination.
+    pub fn next_bytes(&self, n: usize) -> u64 {
+        let end = self.lengths.len().min(self.index.saturating_add(n));
+        self.lengths[self.index..end].iter().map(|&l| u64::from(l)).sum()
+    }
+
+    /// The lengths of the values not yet decoded, and where the first of them starts.
+    pub fn remaining_lengths(&self) -> (&[u32], usize) {
+        (&self.lengths[self.index..], self.data_pos)
+    }
+
     /// The number of values in the page.
     pub fn len(&self) -> usize {
         self.lengths.len()

@@ -189,11 +189,19 @@ pub fn decode_byte_array<S: ByteArraySink>(
     n: usize,
     sink: &mut S,
 ) -> Result<usize> {
-    let left = page.len().saturating_sub(pos);
-    // Each value takes at least its 4-byte length: bound the reservation by the input.
-    let values = n.min(left / 4);
-    sink.reserve(values, left - 4 * values);
-    let (done, mut p) = sink.extend_plain(page, pos, n);
+    let (mut done, mut p) = sink.extend_plain(page, pos, n);
+    if done < n {
+        // The room the caller reserved ran out (or the sink copies value by value): walk the
+        // rest's lengths for their exact size, so that a batch of a few values from a large
+        // page does not reserve the page's rest.
+        // A bad value fails the walk: the loop below then names it.
+        let rest = n - done;
+        if let Ok(end) = skip_byte_array(page, p, rest) {
+            sink.reserve(rest, end - p - 4 * rest);
+            let (more, q) = sink.extend_plain(page, p, rest);
+            (done, p) = (done + more, q);
+        }
+    }
     for i in done..n {
         let Some(len) = page.get(p..).and_then(|s| s.first_chunk::<4>()) else {
             return Err(byte_array_error(i, n, "a 4-byte length", p, page.len().saturating_sub(p)));

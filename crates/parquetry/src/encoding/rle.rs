@@ -111,6 +111,16 @@ impl<'a> RleDecoder<'a> {
         })
     }
 
+    /// The same decoder, at the same place, reading `data` instead: a page decoder that
+    /// stops between batches keeps itself over an empty slice (`rebind(&[])`, which owns
+    /// nothing) and is rebound to the page's bytes when the next batch resumes it. `data`
+    /// must be the bytes it was created over; other bytes decode to garbage, never past
+    /// their end.
+    pub fn rebind<'b>(self, data: &'b [u8]) -> RleDecoder<'b> {
+        let RleDecoder { data: _, pos, bit_width, rle_left, rle_value, packed_left, packed_end, buf, buf_pos, buf_len } = self;
+        RleDecoder { data, pos, bit_width, rle_left, rle_value, packed_left, packed_end, buf, buf_pos, buf_len }
+    }
+
     /// The bit width of the values.
     pub fn bit_width(&self) -> u8 {
         self.bit_width as u8

@@ -1,23 +1,23 @@
 //! One column chunk → Arrow arrays, batch by batch.
 //!
-//! A [`ColumnReader`] pulls pages from its [`PageStream`], checks CRCs, decompresses, splits
-//! levels from values, turns definition levels into validity bits and hands the values to the
-//! [`ValueDecoder`] of the output type. Decoders take whole values sections; batches are cut
-//! here: a page that overshoots the batch is cut between two values ([`super::cut`]) and its
-//! rest opens the next batch. Pages that cannot be cut (booleans) are decoded whole and the
-//! extra rows are kept as a slice of the finished array, joined to the next batch.
+//! A [`ColumnReader`] pulls pages from its [`PageStream`], checks CRCs, decompresses, turns a
+//! data page's definition levels into validity bits and opens its values ([`PageValues`]).
+//! Each batch then takes as many of the open page's rows as it still needs and hands their
+//! values to the [`ValueDecoder`] of the output type; a page that outlasts the batch stays
+//! open, and the next batch resumes it where this one stopped (nothing is re-encoded or
+//! copied to end a batch). Rows are skipped the same way, without producing values.
 
 use std::sync::Arc;
 
-use arrow_array::{new_empty_array, Array, ArrayRef, NullArray};
+use arrow_array::{new_empty_array, ArrayRef, NullArray};
 use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, Buffer, NullBuffer};
 use arrow_schema::{DataType, Field, Schema};
 
 use super::byte_array::byte_array_decoder;
-use super::cut::{Cutter, Section};
 use super::fixed::fixed_decoder;
 use super::levels::{append_validity, split_v1_levels, LevelData};
 use super::options::{ByteArrayType, ReadOptions};
+use super::page_values::{PageScratch, ValueKind};
 use super::values::{PageValues, ValueDecoder, Validity};
 use crate::compress::{Codec, Decompressor};
 use crate::error::{Error, Result};
@@ -104,16 +104,12 @@ pub struct ColumnReader {
     decompressor: Decompressor,
     codec: Codec,
     data_type: DataType,
+    kind: ValueKind,
     max_def: i16,
     /// Validity bits of the rows handed to the decoder since its last `finish`.
     validity: Option<BooleanBufferBuilder>,
-    /// Rows of the last finished array not yet returned (only after a page that could not be
-    /// split at the batch boundary; see [`Pending`]).
-    carry: Option<ArrayRef>,
-    /// The rest of a page that was split at the end of the last batch.
-    pending: Option<Pending>,
-    /// Cuts pages at a batch boundary.
-    cutter: Cutter,
+    /// The data page whose rows are being read, kept open across batches.
+    page: Option<OpenPage>,
     /// Rows the chunk still owes, from the row group's row count.
     rows_left: usize,
     /// Value bytes and rows of the chunk not yet reserved for: each batch reserves its share
@@ -130,8 +126,26 @@ pub struct ColumnReader {
     /// A decompression buffer recovered from the last page, reused to avoid a fresh
     /// allocation (and the kernel's zero-filled pages) for every page.
     scratch: Vec<u8>,
+    /// Vectors the DELTA byte-array encodings hand from page to page.
+    page_scratch: PageScratch,
     /// The file's column is read as INT32 and returned as a [`NullArray`].
     null_output: bool,
+}
+
+/// A data page being read: its values, and the validity of its rows.
+struct OpenPage {
+    /// The page's position in the chunk, for error messages.
+    index: usize,
+    values: PageValues,
+    /// One bit per row of the page (optional columns; `None`: every row valid).
+    validity: Option<BooleanBuffer>,
+    /// The page's rows and the first not yet read or skipped.
+    rows: usize,
+    row: usize,
+    /// The buffers behind `values`, handed back for reuse when the page is done: the
+    /// decompressed page (if compressed) and the stored body.
+    decompressed: Option<Buffer>,
+    body: Buffer,
 }
 
 impl ColumnReader {
@@ -192,14 +206,13 @@ impl ColumnReader {
             decompressor: Decompressor::new(),
             codec,
             data_type,
-            max_def: column.max_def_level,
-            validity: (column.max_def_level > 0).then(|| BooleanBufferBuilder::new(0)),
-            carry: None,
-            pending: None,
-            cutter: Cutter {
+            kind: ValueKind {
                 physical_type: column.physical_type,
                 type_length: usize::try_from(column.type_length).unwrap_or(0),
             },
+            max_def: column.max_def_level,
+            validity: (column.max_def_level > 0).then(|| BooleanBufferBuilder::new(0)),
+            page: None,
             rows_left: rows,
             hint_bytes_left: value_bytes_hint(meta),
             hint_rows_left: rows,
@@ -209,6 +222,7 @@ impl ColumnReader {
             verify_crc: options.verify_crc,
             seen_dictionary: false,
             scratch: Vec::new(),
+            page_scratch: PageScratch::default(),
             null_output,
         })
     }
@@ -222,91 +236,146 @@ impl ColumnReader {
         Ok(array)
     }
 
+    /// Passes over the next `rows` rows without producing them: values inside a page are
+    /// passed over by the encoding's own walk.
+    pub fn skip<S: ChunkSource>(&mut self, source: &mut S, rows: usize) -> Result<()> {
+        self.skip_inner(source, rows).map_err(|e| e.context(&self.place))
+    }
+
     fn read_inner<S: ChunkSource>(&mut self, source: &mut S, rows: usize) -> Result<ArrayRef> {
-        let carried = self.carry.as_ref().map_or(0, |c| c.len());
-        if carried >= rows {
-            return Ok(self.take_carry(rows));
-        }
-        let Some(decoder) = self.decoder.as_mut() else {
+        if self.decoder.is_none() {
             return Err(Error::invalid_argument(format!(
                 "asked for {rows} rows after the column chunk's last row"
             )));
-        };
-        if decoder.is_empty() {
-            // Size this batch's buffers once, before its first page.
-            let want = rows - carried;
-            let bytes = if want >= self.hint_rows_left {
-                self.hint_bytes_left
-            } else {
-                (self.hint_bytes_left as u128 * want as u128 / self.hint_rows_left.max(1) as u128)
-                    as usize
-            };
-            self.hint_bytes_left -= bytes.min(self.hint_bytes_left);
-            self.hint_rows_left = self.hint_rows_left.saturating_sub(want);
-            decoder.reserve(want.min(self.max_reserve_rows), bytes.min(self.max_reserve_bytes));
-            if let Some(v) = self.validity.as_mut() {
-                v.reserve(want.min(self.max_reserve_rows));
-            }
         }
-        loop {
-            let have = carried + self.decoder.as_ref().map_or(0, |d| d.len());
-            if have >= rows {
-                break;
-            }
-            let room = rows - have;
-            if let Some(p) = self.pending.take() {
-                let levels = PageLevels::Decoded(p.validity);
-                self.append_values(p.section, p.rows, levels, room)?;
-                continue;
-            }
-            let Some(page) = self.stream.next_page(source)? else {
-                return Err(Error::corrupt(format!(
-                    "the column chunk ended after {have} of its rows"
-                )));
+        // Size this batch's buffers once, before its first page.
+        let (_, bytes) = self.take_hint(rows);
+        let decoder = self.decoder.as_mut().ok_or_else(finished)?;
+        decoder.reserve(rows.min(self.max_reserve_rows), bytes.min(self.max_reserve_bytes));
+        if let Some(v) = self.validity.as_mut() {
+            v.reserve(rows.min(self.max_reserve_rows));
+        }
+        let mut have = 0;
+        while have < rows {
+            let Some(page) = self.open_page(source)? else {
+                return Err(Error::corrupt(format!("the column chunk ended after {have} of its rows")));
             };
+            let k = (rows - have).min(page.rows - page.row);
             let index = page.index;
-            let body = page.body.clone();
-            self.append_page(page, room).map_err(|e| e.context(format_args!("page {index}")))?;
-            self.stream.recycle(body);
+            self.read_rows(k).map_err(|e| e.context(format_args!("page {index}")))?;
+            have += k;
+            self.close_page_if_done();
         }
         let nulls = self.validity.as_mut().map(|v| NullBuffer::new(v.finish()));
-        let fresh = match self.decoder.as_mut() {
+        let out = match self.decoder.as_mut() {
             Some(d) => d.finish(nulls)?,
             None => new_empty_array(&self.data_type),
         };
-        let all = match self.carry.take() {
-            Some(c) => concat(&c, &fresh)?,
-            None => fresh,
-        };
-        self.carry = Some(all);
-        let out = self.take_carry(rows);
+        self.rows_left = self.rows_left.saturating_sub(rows);
         if self.rows_left == 0 {
             self.decoder = None;
         }
         Ok(out)
     }
 
-    fn take_carry(&mut self, rows: usize) -> ArrayRef {
-        let Some(c) = self.carry.take() else { return new_empty_array(&self.data_type) };
-        self.rows_left = self.rows_left.saturating_sub(rows);
-        if c.len() == rows {
-            return c;
+    fn skip_inner<S: ChunkSource>(&mut self, source: &mut S, rows: usize) -> Result<()> {
+        let mut done = 0;
+        while done < rows {
+            let Some(page) = self.open_page(source)? else {
+                return Err(Error::corrupt(format!("the column chunk ended after {done} of its rows")));
+            };
+            let k = (rows - done).min(page.rows - page.row);
+            let index = page.index;
+            self.skip_rows(k).map_err(|e| e.context(format_args!("page {index}")))?;
+            done += k;
+            self.close_page_if_done();
         }
-        let out = c.slice(0, rows);
-        self.carry = Some(c.slice(rows, c.len() - rows));
-        out
+        self.rows_left = self.rows_left.saturating_sub(rows);
+        // Skipped rows take their share of the reservation hint with them.
+        self.take_hint(rows);
+        Ok(())
     }
 
-    fn decoder_mut(&mut self) -> Result<&mut Box<dyn ValueDecoder>> {
-        self.decoder.as_mut().ok_or_else(finished)
+    /// Takes the share of the chunk's rows and value bytes hint that `rows` rows have.
+    fn take_hint(&mut self, rows: usize) -> (usize, usize) {
+        let bytes = if rows >= self.hint_rows_left {
+            self.hint_bytes_left
+        } else {
+            (self.hint_bytes_left as u128 * rows as u128 / self.hint_rows_left.max(1) as u128) as usize
+        };
+        self.hint_bytes_left -= bytes.min(self.hint_bytes_left);
+        self.hint_rows_left = self.hint_rows_left.saturating_sub(rows);
+        (rows, bytes)
+    }
+
+    /// Hands the open page's next `k` rows to the decoder.
+    fn read_rows(&mut self, k: usize) -> Result<()> {
+        let (Some(page), Some(decoder)) = (self.page.as_mut(), self.decoder.as_mut()) else {
+            return Err(finished());
+        };
+        let Some(validity) = self.validity.as_mut() else {
+            // A required column: every row has a value.
+            page.row += k;
+            return decoder.read(&mut page.values, k, None);
+        };
+        let start = validity.len();
+        let valid = match &page.validity {
+            Some(bits) => {
+                let bits = bits.slice(page.row, k);
+                validity.append_buffer(&bits);
+                bits.count_set_bits()
+            }
+            None => {
+                validity.append_n(k, true);
+                k
+            }
+        };
+        page.row += k;
+        let bits = Validity { bits: validity.as_slice(), offset: start, len: k, null_count: k - valid };
+        let result = decoder.read(&mut page.values, valid, Some(&bits));
+        if result.is_err() {
+            validity.truncate(start);
+        }
+        result
+    }
+
+    /// Passes over the open page's next `k` rows.
+    fn skip_rows(&mut self, k: usize) -> Result<()> {
+        let Some(page) = self.page.as_mut() else { return Err(finished()) };
+        let valid = match &page.validity {
+            Some(bits) => bits.slice(page.row, k).count_set_bits(),
+            None => k,
+        };
+        page.row += k;
+        page.values.skip(valid)
+    }
+
+    /// Closes the open page once all its rows were read, handing its buffers back.
+    fn close_page_if_done(&mut self) {
+        if self.page.as_ref().is_some_and(|p| p.row == p.rows) {
+            if let Some(page) = self.page.take() {
+                page.values.recycle(&mut self.page_scratch);
+                if let Some(d) = page.decompressed {
+                    self.recycle(d);
+                }
+                self.stream.recycle(page.body);
+            }
+        }
+    }
+
+    /// The open data page, opening the next one (past dictionary and index pages) if there
+    /// is none; `None` when the chunk has no more pages.
+    fn open_page<S: ChunkSource>(&mut self, source: &mut S) -> Result<Option<&mut OpenPage>> {
+        while self.page.as_ref().is_none_or(|p| p.row == p.rows) {
+            self.close_page_if_done();
+            let Some(page) = self.stream.next_page(source)? else { return Ok(None) };
+            let index = page.index;
+            self.page = self.load_page(page).map_err(|e| e.context(format_args!("page {index}")))?;
+        }
+        Ok(self.page.as_mut())
     }
 
     fn decompress(&mut self, input: &[u8], expected: usize) -> Result<Buffer> {
-        if self.codec == Codec::Uncompressed {
-            // The caller passes a slice of the page body; copying it would waste the point
-            // of uncompressed data, so callers handle this case before getting here.
-            return Err(Error::corrupt("internal: decompress called for an uncompressed page"));
-        }
         crate::compress::check_expansion(self.codec, input.len(), expected)?;
         let mut out = std::mem::take(&mut self.scratch);
         out.clear();
@@ -323,7 +392,9 @@ impl ColumnReader {
         }
     }
 
-    fn append_page(&mut self, page: Page, room: usize) -> Result<()> {
+    /// Checks, decompresses and opens a page: a dictionary page goes to the decoder, a data
+    /// page becomes the open page (`None` for pages a reader has no use for).
+    fn load_page(&mut self, page: Page) -> Result<Option<OpenPage>> {
         if self.verify_crc {
             if let Some(crc) = page.header.crc {
                 let actual = crc32fast::hash(page.body.as_slice());
@@ -336,7 +407,7 @@ impl ColumnReader {
             }
         }
         let h = &page.header;
-        let expected = h.uncompressed_page_size as usize;
+        let expected = h.uncompressed_page_size.max(0) as usize;
         match h.page_type {
             PageType::DICTIONARY_PAGE => {
                 let Some(d) = &h.dictionary_page_header else {
@@ -347,51 +418,42 @@ impl ColumnReader {
                 }
                 self.seen_dictionary = true;
                 let num_values = non_negative(d.num_values, "dictionary value count")?;
-                let (encoding, body) = (d.encoding, page.body.clone());
+                let encoding = d.encoding;
                 let buffer = match self.codec {
-                    Codec::Uncompressed => body,
-                    _ => self.decompress(body.as_slice(), expected)?,
+                    Codec::Uncompressed => page.body.clone(),
+                    _ => self.decompress(page.body.as_slice(), expected)?,
                 };
-                let values = PageValues {
-                    encoding,
-                    buffer: &buffer,
-                    offset: 0,
-                    data: buffer.as_slice(),
-                    num_values,
-                };
-                self.decoder_mut()?.set_dictionary(&values)?;
-                Ok(())
+                let values = PageValues::dictionary(buffer, encoding, num_values);
+                self.decoder.as_mut().ok_or_else(finished)?.set_dictionary(&values)?;
+                Ok(None)
             }
             PageType::DATA_PAGE => {
                 let Some(d) = &h.data_page_header else {
                     return Err(Error::corrupt("data page without a data page header"));
                 };
-                let num_values = non_negative(d.num_values, "value count")?;
+                let rows = non_negative(d.num_values, "value count")?;
                 let (encoding, def_encoding) = (d.encoding, d.definition_level_encoding);
-                let buffer = match self.codec {
-                    Codec::Uncompressed => page.body.clone(),
-                    _ => self.decompress(page.body.as_slice(), expected)?,
+                let decompressed = match self.codec {
+                    Codec::Uncompressed => None,
+                    _ => Some(self.decompress(page.body.as_slice(), expected)?),
                 };
+                let buffer = decompressed.as_ref().unwrap_or(&page.body);
                 let data = buffer.as_slice();
-                let (levels, values) = if self.max_def > 0 {
-                    let (l, rest) =
-                        split_v1_levels(data, def_encoding, self.max_def, num_values, "definition")?;
-                    (PageLevels::Encoded(l), rest)
+                let (validity, values_at) = if self.max_def > 0 {
+                    let (l, rest) = split_v1_levels(data, def_encoding, self.max_def, rows, "definition")?;
+                    (Some(self.decode_validity(l, rows)?), data.len() - rest.len())
                 } else {
-                    (PageLevels::None, data)
+                    (None, 0)
                 };
-                let offset = data.len() - values.len();
-                let len = buffer.len() - offset;
-                let section = Section { buffer: buffer.clone(), offset, len, encoding };
-                self.append_values(section, num_values, levels, room)?;
-                self.recycle(buffer);
-                Ok(())
+                let section = buffer.slice(values_at);
+                let parts = PageParts { section, encoding, rows, validity, decompressed, body: page.body };
+                self.open_data_page(page.index, parts).map(Some)
             }
             PageType::DATA_PAGE_V2 => {
                 let Some(d) = &h.data_page_header_v2 else {
                     return Err(Error::corrupt("data page v2 without a data page v2 header"));
                 };
-                let num_values = non_negative(d.num_values, "value count")?;
+                let rows = non_negative(d.num_values, "value count")?;
                 let rep_len = non_negative(d.repetition_levels_byte_length, "repetition levels length")?;
                 let def_len = non_negative(d.definition_levels_byte_length, "definition levels length")?;
                 let body = page.body.as_slice();
@@ -403,144 +465,53 @@ impl ColumnReader {
                 })?;
                 let compressed = d.is_compressed.unwrap_or(true) && self.codec != Codec::Uncompressed;
                 let encoding = d.encoding;
-                let values_buffer = if compressed {
+                let validity = match self.max_def {
+                    0 => None,
+                    _ => Some(self.decode_validity(LevelData::Rle(&body[rep_len..levels_len]), rows)?),
+                };
+                let (section, decompressed) = if compressed {
                     let expected = expected.checked_sub(levels_len).ok_or_else(|| {
                         Error::corrupt(format!(
                             "uncompressed page size {expected} is smaller than its {levels_len} bytes of levels"
                         ))
                     })?;
-                    self.decompress(&body[levels_len..], expected)?
+                    let values = self.decompress(&body[levels_len..], expected)?;
+                    (values.clone(), Some(values))
                 } else {
-                    page.body.slice(levels_len)
+                    (page.body.slice(levels_len), None)
                 };
-                let levels = match self.max_def {
-                    0 => PageLevels::None,
-                    _ => PageLevels::Encoded(LevelData::Rle(&body[rep_len..levels_len])),
-                };
-                let len = values_buffer.len();
-                let section = Section { buffer: values_buffer.clone(), offset: 0, len, encoding };
-                self.append_values(section, num_values, levels, room)?;
-                self.recycle(values_buffer);
-                Ok(())
+                let parts = PageParts { section, encoding, rows, validity, decompressed, body: page.body };
+                self.open_data_page(page.index, parts).map(Some)
             }
             // Index pages carry nothing a reader needs; unknown page types are skipped as
             // other readers do.
-            _ => Ok(()),
+            _ => Ok(None),
         }
     }
 
-    /// Appends a page's rows to the batch: all of them, or, when the page holds more than
-    /// `room` rows and its values can be cut there, the first `room` rows, keeping the rest as
-    /// [`Pending`] for the next batch (so a batch that ends inside a page copies nothing twice).
-    fn append_values(
-        &mut self,
-        section: Section,
-        rows: usize,
-        levels: PageLevels<'_>,
-        room: usize,
-    ) -> Result<()> {
-        let encoding = section.encoding;
-        let whole = rows <= room || !self.cutter.can_cut(encoding);
-        let Some(validity) = self.validity.as_mut() else {
-            // A required column: every row has a value.
-            if whole {
-                return self.append_section(&section, rows, None);
-            }
-            let (first, rest) = self.cutter.cut(&section, rows, room)?;
-            self.append_section(&first, room, None)?;
-            let validity = BooleanBuffer::new_set(rows - room);
-            self.pending = Some(Pending { section: rest, rows: rows - room, validity });
-            return Ok(());
-        };
-        let start = validity.len();
-        // Fast path: the whole page fits, or cannot be cut; levels go straight into the
-        // batch's validity bits.
-        let all = match levels {
-            PageLevels::Encoded(l) if whole => {
-                let valid = append_validity(l, self.max_def, rows, validity)?;
-                return self.append_section(&section, valid, Some((start, rows)));
-            }
-            PageLevels::Decoded(b) if whole => {
-                validity.append_buffer(&b);
-                return self.append_section(&section, b.count_set_bits(), Some((start, rows)));
-            }
-            PageLevels::None => {
-                validity.append_n(rows, true);
-                return self.append_section(&section, rows, Some((start, rows)));
-            }
-            PageLevels::Encoded(l) => {
-                let mut all = BooleanBufferBuilder::new(rows);
-                append_validity(l, self.max_def, rows, &mut all)?;
-                all.finish()
-            }
-            PageLevels::Decoded(b) => b,
-        };
-        let head = all.slice(0, room);
-        let tail = all.slice(room, rows - room);
-        let head_valid = head.count_set_bits();
-        let values = head_valid + tail.count_set_bits();
-        let (first, rest) = if head_valid < values {
-            self.cutter.cut(&section, values, head_valid)?
-        } else {
-            // Every value is in the first part; the rest of the page is nulls.
-            let empty = Buffer::from_vec(Vec::<u8>::new());
-            let rest = Section { buffer: empty, offset: 0, len: 0, encoding: Encoding::PLAIN };
-            (section, rest)
-        };
-        validity.append_buffer(&head);
-        self.append_section(&first, head_valid, Some((start, room)))?;
-        self.pending = Some(Pending { section: rest, rows: rows - room, validity: tail });
-        Ok(())
+    /// Decodes a page's definition levels into one validity bit per row.
+    fn decode_validity(&self, levels: LevelData<'_>, rows: usize) -> Result<BooleanBuffer> {
+        let mut bits = BooleanBufferBuilder::new(rows.min(self.max_reserve_rows));
+        append_validity(levels, self.max_def, rows, &mut bits)?;
+        Ok(bits.finish())
     }
 
-    /// Hands one values section of `values` values to the decoder; `rows` gives the start
-    /// and count of its rows' bits in the batch's validity, if the column is optional.
-    fn append_section(
-        &mut self,
-        section: &Section,
-        values: usize,
-        rows: Option<(usize, usize)>,
-    ) -> Result<()> {
-        let page = PageValues {
-            encoding: section.encoding,
-            buffer: &section.buffer,
-            offset: section.offset,
-            data: section.data(),
-            num_values: values,
-        };
-        let decoder = self.decoder.as_mut().ok_or_else(finished)?;
-        match (rows, self.validity.as_ref()) {
-            (Some((start, len)), Some(validity)) => {
-                let bits = Validity {
-                    bits: validity.as_slice(),
-                    offset: start,
-                    len,
-                    null_count: len - values,
-                };
-                decoder.append_page(&page, Some(&bits))
-            }
-            _ => decoder.append_page(&page, None),
-        }
+    fn open_data_page(&mut self, index: usize, parts: PageParts) -> Result<OpenPage> {
+        let PageParts { section, encoding, rows, validity, decompressed, body } = parts;
+        let values = validity.as_ref().map_or(rows, BooleanBuffer::count_set_bits);
+        let values = PageValues::new(section, encoding, values, self.kind, &mut self.page_scratch)?;
+        Ok(OpenPage { index, values, validity, rows, row: 0, decompressed, body })
     }
 }
 
-/// The definition levels of a page, as stored or already decoded (for the rest of a page cut
-/// at a batch boundary).
-enum PageLevels<'a> {
-    /// A required column: no levels.
-    None,
-    /// Levels as stored in the page.
-    Encoded(LevelData<'a>),
-    /// One validity bit per row.
-    Decoded(BooleanBuffer),
-}
-
-/// The rest of a page cut at a batch boundary (see [`super::cut`]): its values section and
-/// the validity of its rows.
-struct Pending {
-    section: Section,
+/// A data page's parts once its levels are decoded and its values decompressed.
+struct PageParts {
+    section: Buffer,
+    encoding: Encoding,
     rows: usize,
-    validity: BooleanBuffer,
+    validity: Option<BooleanBuffer>,
+    decompressed: Option<Buffer>,
+    body: Buffer,
 }
 
 fn finished() -> Error {
@@ -549,11 +520,6 @@ fn finished() -> Error {
 
 fn non_negative(v: i32, what: &str) -> Result<usize> {
     usize::try_from(v).map_err(|_| Error::corrupt(format!("negative {what} {v}")))
-}
-
-fn concat(a: &ArrayRef, b: &ArrayRef) -> Result<ArrayRef> {
-    arrow_select::concat::concat(&[a.as_ref(), b.as_ref()])
-        .map_err(|e| Error::corrupt(format!("joining pages across a batch boundary: {e}")))
 }
 
 /// The bytes of values the chunk holds, for sizing buffers once: exact from SizeStatistics

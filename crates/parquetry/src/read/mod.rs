@@ -8,11 +8,11 @@
 
 pub(crate) mod byte_array;
 mod column;
-mod cut;
 mod file;
 pub(crate) mod fixed;
 pub(crate) mod levels;
 mod options;
+pub mod page_values;
 pub mod values;
 
 pub use file::{ParquetFile, RecordBatchIter};

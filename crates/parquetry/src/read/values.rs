@@ -3,29 +3,14 @@
 //! The column reader (`column.rs`) walks a chunk's pages, decompresses them, decodes the
 //! definition levels into validity bits, and hands each page's values section to a
 //! [`ValueDecoder`] chosen for the output type (fixed width, boolean, byte array, view,
-//! dictionary, ...). A decoder appends whole pages; the column reader cuts batches.
+//! dictionary, ...). A decoder reads as many of a page's values as the batch needs; the
+//! page keeps its place for the next batch ([`PageValues`]).
 
 use arrow_array::ArrayRef;
-use arrow_buffer::{Buffer, NullBuffer};
+use arrow_buffer::NullBuffer;
 
+pub use super::page_values::PageValues;
 use crate::error::Result;
-use crate::format::Encoding;
-
-/// The values section of one page, decompressed.
-#[derive(Debug, Clone, Copy)]
-pub struct PageValues<'a> {
-    /// The encoding of the values.
-    pub encoding: Encoding,
-    /// The buffer that owns the section: decoders that keep values without copying them
-    /// (views) hold a clone of it.
-    pub buffer: &'a Buffer,
-    /// Where the section starts in `buffer`.
-    pub offset: usize,
-    /// The section's bytes: `&buffer[offset..]` up to the end of the page.
-    pub data: &'a [u8],
-    /// How many values the section encodes (non-null values only).
-    pub num_values: usize,
-}
 
 /// Which of a page's rows are valid: a run of bits in an LSB-first bitmap (1 = valid).
 #[derive(Debug, Clone, Copy)]
@@ -58,13 +43,15 @@ pub trait ValueDecoder: Send {
     /// bytes of their values if known (from `SizeStatistics`) or estimated.
     fn reserve(&mut self, rows: usize, value_bytes: usize);
 
-    /// The chunk's dictionary page (PLAIN-encoded values), before any data page using it.
-    fn set_dictionary(&mut self, page: &PageValues<'_>) -> Result<()>;
+    /// The chunk's dictionary page (PLAIN-encoded values, read whole from
+    /// [`PageValues::data`]), before any data page using it.
+    fn set_dictionary(&mut self, page: &PageValues) -> Result<()>;
 
-    /// Appends all rows of one data page. With `validity`, the page has `validity.len` rows
-    /// of which the valid ones take the decoded values in order; without it, every one of
-    /// `page.num_values` rows is valid.
-    fn append_page(&mut self, page: &PageValues<'_>, validity: Option<&Validity<'_>>) -> Result<()>;
+    /// Appends the next `values` values of a data page, where the last read of it stopped.
+    /// With `validity` they fill the valid ones of `validity.len` rows in order (so `values`
+    /// is `validity.len - validity.null_count`); without it every value is a row. On error
+    /// the decoder's rows are as they were before the call.
+    fn read(&mut self, page: &mut PageValues, values: usize, validity: Option<&Validity<'_>>) -> Result<()>;
 
     /// Number of rows appended since the last `finish`.
     fn len(&self) -> usize;

@@ -151,6 +151,29 @@ impl<'a, T: DeltaValue> DeltaBinaryPackedDecoder<'a, T> {
         })
     }
 
+    /// The same decoder, at the same place, reading `data` instead (see
+    /// [`RleDecoder::rebind`](crate::encoding::rle::RleDecoder::rebind)).
+    pub fn rebind<'b>(self, data: &'b [u8]) -> DeltaBinaryPackedDecoder<'b, T> {
+        DeltaBinaryPackedDecoder {
+            data,
+            pos: self.pos,
+            miniblocks_per_block: self.miniblocks_per_block,
+            values_per_miniblock: self.values_per_miniblock,
+            total: self.total,
+            remaining: self.remaining,
+            last: self.last,
+            first_pending: self.first_pending,
+            min_delta: self.min_delta,
+            widths_pos: self.widths_pos,
+            miniblock: self.miniblock,
+            miniblock_left: self.miniblock_left,
+            miniblock_pos: self.miniblock_pos,
+            width: self.width,
+            buf: self.buf,
+            buf_pos: self.buf_pos,
+        }
+    }
+
     /// The value count the header declares.
     pub fn len(&self) -> usize {
         self.total

@@ -12,8 +12,8 @@ use arrow_array::types::{
 use arrow_array::{ArrayRef, PrimitiveArray};
 use arrow_buffer::{i256, NullBuffer, ScalarBuffer};
 
-use super::{decode_dense, for_each_index_run, is_dictionary_encoded, no_dictionary, page_rows};
-use super::{Dict, Scratch};
+use super::{decode_dense, is_dictionary_encoded, no_dictionary, page_rows};
+use super::Dict;
 use crate::encoding::rle::Run;
 use crate::encoding::{OffsetSize, OffsetsSink};
 use crate::error::{Error, Result};
@@ -82,7 +82,6 @@ pub(super) struct DecimalDecoder<T: FromBigEndian> {
     dict: Option<Vec<T::Native>>,
     /// The raw values of one page.
     raw: OffsetsSink<i64>,
-    scratch: Scratch,
 }
 
 /// The longest decimal bytes any page may expand to: far above a real page of decimals,
@@ -119,16 +118,15 @@ impl<T: FromBigEndian> DecimalDecoder<T> {
             values: Vec::new(),
             dict: None,
             raw: OffsetsSink::new(),
-            scratch: Scratch::default(),
         }
     }
 
-    /// Appends the page's values densely (no null slots yet).
-    fn append_values(&mut self, page: &PageValues<'_>) -> Result<()> {
-        if is_dictionary_encoded(page.encoding) {
+    /// Appends the page's next `n` values densely (no null slots yet).
+    fn append_values(&mut self, page: &mut PageValues, n: usize) -> Result<()> {
+        if is_dictionary_encoded(page.encoding()) {
             let dict = self.dict.as_deref().ok_or_else(no_dictionary)?;
             let values = &mut self.values;
-            return for_each_index_run(page, dict.len(), |run| match run {
+            return page.read_indexes(n, dict.len(), |run| match run {
                 Run::Repeated { value, len } => {
                     values.extend(std::iter::repeat_n(dict[value as usize], len));
                 }
@@ -137,7 +135,7 @@ impl<T: FromBigEndian> DecimalDecoder<T> {
         }
         self.raw.offsets.truncate(1);
         self.raw.data.clear();
-        decode_dense(page, &mut self.raw, &mut self.scratch, 0, |_, add| {
+        decode_dense(page, n, &mut self.raw, 0, |_, add| {
             if add <= MAX_PAGE_BYTES {
                 return Ok(());
             }
@@ -153,7 +151,7 @@ impl<T: FromBigEndian> ValueDecoder for DecimalDecoder<T> {
         self.values.reserve(rows);
     }
 
-    fn set_dictionary(&mut self, page: &PageValues<'_>) -> Result<()> {
+    fn set_dictionary(&mut self, page: &PageValues) -> Result<()> {
         let d = Dict::read(page, false)?;
         let mut dict = Vec::new();
         convert::<T, _>(&d.data, &d.offsets, &mut dict)
@@ -162,14 +160,10 @@ impl<T: FromBigEndian> ValueDecoder for DecimalDecoder<T> {
         Ok(())
     }
 
-    fn append_page(
-        &mut self,
-        page: &PageValues<'_>,
-        validity: Option<&Validity<'_>>,
-    ) -> Result<()> {
-        page_rows(page, validity)?;
+    fn read(&mut self, page: &mut PageValues, values: usize, validity: Option<&Validity<'_>>) -> Result<()> {
+        page_rows(values, validity)?;
         let base = self.values.len();
-        if let Err(e) = self.append_values(page) {
+        if let Err(e) = self.append_values(page, values) {
             self.values.truncate(base);
             return Err(e);
         }

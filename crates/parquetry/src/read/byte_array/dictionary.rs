@@ -26,8 +26,8 @@ use arrow_buffer::{ArrowNativeType, Buffer, NullBuffer, OffsetBuffer, ScalarBuff
 use arrow_schema::DataType;
 
 use super::{
-    check_null_rows, check_room, check_utf8_offsets, decode_dense, for_each_index_run,
-    is_dictionary_encoded, no_dictionary, page_rows, Dict, Scratch,
+    check_null_rows, check_room, check_utf8_offsets, decode_dense, is_dictionary_encoded,
+    no_dictionary, page_rows, Dict,
 };
 use crate::encoding::rle::Run;
 use crate::encoding::{OffsetSize, OffsetsSink};
@@ -82,7 +82,6 @@ struct DictionaryDecoder<K: ArrowDictionaryKeyType, O: OffsetSize> {
     key_offset: usize,
     /// One key per row of the batch.
     keys: Vec<K::Native>,
-    scratch: Scratch,
     _offsets: PhantomData<O>,
 }
 
@@ -128,7 +127,6 @@ impl<K: ArrowDictionaryKeyType, O: OffsetSize + OffsetSizeTrait> DictionaryDecod
             next_base: None,
             key_offset: 0,
             keys: Vec::new(),
-            scratch: Scratch::default(),
             _offsets: PhantomData,
         }
     }
@@ -143,9 +141,9 @@ impl<K: ArrowDictionaryKeyType, O: OffsetSize + OffsetSizeTrait> DictionaryDecod
         self.base.as_ref().map_or(0, |d| d.data.len())
     }
 
-    /// Appends the page's keys densely (no null slots yet).
-    fn append_keys(&mut self, page: &PageValues<'_>) -> Result<()> {
-        if is_dictionary_encoded(page.encoding) {
+    /// Appends the keys of the page's next `n` values densely (no null slots yet).
+    fn append_keys(&mut self, page: &mut PageValues, n: usize) -> Result<()> {
+        if is_dictionary_encoded(page.encoding()) {
             let dict = self.next_base.as_ref().or(self.base.as_ref()).ok_or_else(no_dictionary)?;
             let (len, off) = (dict.len(), self.key_offset);
             if len > 0 {
@@ -153,7 +151,7 @@ impl<K: ArrowDictionaryKeyType, O: OffsetSize + OffsetSizeTrait> DictionaryDecod
             }
             let keys = &mut self.keys;
             let key = |i: u32| K::Native::usize_as(off + i as usize);
-            return for_each_index_run(page, len, |run| match run {
+            return page.read_indexes(n, len, |run| match run {
                 Run::Repeated { value, len } => keys.extend(std::iter::repeat_n(key(value), len)),
                 Run::Packed(ix) => keys.extend(ix.iter().map(|&i| key(i))),
             });
@@ -162,7 +160,7 @@ impl<K: ArrowDictionaryKeyType, O: OffsetSize + OffsetSizeTrait> DictionaryDecod
         let first = self.extra.len();
         let start = self.extra.offsets.len() - 1;
         let have = self.base_bytes() + self.extra.data.len();
-        decode_dense(page, &mut self.extra, &mut self.scratch, have, check_room::<O>)?;
+        decode_dense(page, n, &mut self.extra, have, check_room::<O>)?;
         if self.utf8 {
             check_utf8_offsets(&self.extra.data, &self.extra.offsets[start..])?;
         }
@@ -230,7 +228,7 @@ where
         self.keys.reserve(rows);
     }
 
-    fn set_dictionary(&mut self, page: &PageValues<'_>) -> Result<()> {
+    fn set_dictionary(&mut self, page: &PageValues) -> Result<()> {
         let dict = Dict::read(page, self.utf8)?;
         if self.keys.is_empty() {
             self.base = Some(dict);
@@ -254,15 +252,11 @@ where
         Ok(())
     }
 
-    fn append_page(
-        &mut self,
-        page: &PageValues<'_>,
-        validity: Option<&Validity<'_>>,
-    ) -> Result<()> {
-        page_rows(page, validity)?;
+    fn read(&mut self, page: &mut PageValues, values: usize, validity: Option<&Validity<'_>>) -> Result<()> {
+        page_rows(values, validity)?;
         let base = self.keys.len();
         let (extra_values, extra_bytes) = (self.extra.offsets.len(), self.extra.data.len());
-        if let Err(e) = self.append_keys(page) {
+        if let Err(e) = self.append_keys(page, values) {
             // Leave the batch as it was before the page, so the decoder stays consistent.
             self.keys.truncate(base);
             self.extra.offsets.truncate(extra_values);
@@ -294,7 +288,7 @@ where
         let keys = ScalarBuffer::from(std::mem::take(&mut self.keys));
         let keys = PrimitiveArray::<K>::new(keys, nulls);
         // SAFETY: every key of a non-null row is below values.len(): dictionary indexes were
-        // checked against the dictionary's length by for_each_index_run (and shifted by
+        // checked against the dictionary's length by read_indexes (and shifted by
         // key_offset to where that dictionary sits in `values`), fallback keys number the
         // extra values appended after the base; check_key made each fit `K`.
         Ok(Arc::new(unsafe { DictionaryArray::<K>::new_unchecked(keys, values) }))

@@ -159,7 +159,7 @@ fn truncated_dictionaries_fail_where_indexes_reach_past_them() {
     let values: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
     let full = encode(Encoding::PLAIN, &values);
     let all: Vec<u32> = (0..50).collect();
-    for cut in [0, 2, 7, full.values().data.len() / 2, full.values().data.len() - 1] {
+    for cut in [0, 2, 7, full.values().data().len() / 2, full.values().data().len() - 1] {
         let page = Page::new(Encoding::PLAIN, &full.bytes()[..cut], values.len());
         for output in [DataType::Utf8, DataType::Binary, DataType::LargeUtf8] {
             let mut d = decoder(&output);

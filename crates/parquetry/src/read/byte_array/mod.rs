@@ -23,10 +23,7 @@ use arrow_array::types::{Decimal128Type, Decimal256Type, Decimal32Type, Decimal6
 use arrow_buffer::{Buffer, NullBuffer};
 use arrow_schema::DataType;
 
-use crate::encoding::delta_byte_array::{DeltaByteArrayBuffers, DeltaByteArrayDecoder};
-use crate::encoding::delta_length_byte_array::DeltaLengthByteArrayDecoder;
 use crate::encoding::plain::decode_byte_array;
-use crate::encoding::rle::{RleDecoder, Run};
 use crate::encoding::{ByteArraySink, OffsetSize, OffsetsSink};
 use crate::error::{Error, Result};
 use crate::format::{Encoding, PhysicalType};
@@ -98,25 +95,25 @@ fn no_dictionary() -> Error {
 }
 
 /// Rejects a dictionary page in anything but PLAIN (which PLAIN_DICTIONARY means there).
-pub(super) fn check_dictionary_encoding(page: &PageValues<'_>) -> Result<()> {
-    if page.encoding == Encoding::PLAIN || page.encoding == Encoding::PLAIN_DICTIONARY {
+pub(super) fn check_dictionary_encoding(page: &PageValues) -> Result<()> {
+    if page.encoding() == Encoding::PLAIN || page.encoding() == Encoding::PLAIN_DICTIONARY {
         Ok(())
     } else {
         Err(Error::unsupported(format!(
             "dictionary page in encoding {}: only PLAIN dictionary pages exist in the spec",
-            page.encoding
+            page.encoding()
         )))
     }
 }
 
-/// Checks the page's value count against its validity and returns its number of rows.
-fn page_rows(page: &PageValues<'_>, validity: Option<&Validity<'_>>) -> Result<usize> {
+/// Checks a read's value count against its validity and returns its number of rows.
+fn page_rows(values: usize, validity: Option<&Validity<'_>>) -> Result<usize> {
     match validity {
-        None => Ok(page.num_values),
-        Some(v) if v.len.checked_sub(v.null_count) == Some(page.num_values) => Ok(v.len),
+        None => Ok(values),
+        Some(v) if v.len.checked_sub(v.null_count) == Some(values) => Ok(v.len),
         Some(v) => Err(Error::corrupt(format!(
-            "page has {} rows of which {} are null, but {} encoded values",
-            v.len, v.null_count, page.num_values
+            "page has {} rows of which {} are null, but {values} encoded values",
+            v.len, v.null_count
         ))),
     }
 }
@@ -142,68 +139,48 @@ fn check_room<O: OffsetSize>(have: usize, add: u64) -> Result<()> {
 /// grown to the page size.
 #[derive(Debug, Default)]
 struct Scratch {
-    /// DELTA_LENGTH_BYTE_ARRAY lengths.
-    lengths: Vec<u32>,
-    /// DELTA_BYTE_ARRAY prefix and suffix lengths and last value.
-    delta: DeltaByteArrayBuffers,
-    /// Dictionary indexes of one page.
+    /// Dictionary indexes of one read.
     indexes: Vec<u32>,
 }
 
-/// The most bytes one DELTA_BYTE_ARRAY page may expand to (4 GiB).
+/// The most bytes one read of a DELTA_BYTE_ARRAY page may expand to (4 GiB).
 const MAX_PAGE_EXPANSION: u64 = 1 << 32;
 
-/// Decodes the `page.num_values` values of a PLAIN, DELTA_LENGTH_BYTE_ARRAY or
-/// DELTA_BYTE_ARRAY page into `sink` (which copies them), failing before any large
-/// allocation if they would add more than `room` bytes to it.
+/// Decodes the next `n` values of a PLAIN, DELTA_LENGTH_BYTE_ARRAY or DELTA_BYTE_ARRAY page
+/// into `sink` (which copies them), failing before any large allocation if they would add
+/// more than `room` bytes to it.
 fn decode_dense<S: ByteArraySink>(
-    page: &PageValues<'_>,
+    page: &mut PageValues,
+    n: usize,
     sink: &mut S,
-    scratch: &mut Scratch,
     have: usize,
     room: impl Fn(usize, u64) -> Result<()>,
 ) -> Result<()> {
-    let n = page.num_values;
-    match page.encoding {
-        Encoding::PLAIN => {
-            // Every value takes its 4-byte length, so this bounds the page's value bytes (and
-            // is exact when the page holds nothing else).
-            let bound = page.data.len().saturating_sub(n.saturating_mul(4));
-            room(have, bound as u64)?;
-            decode_byte_array(page.data, 0, n, sink)?;
-        }
-        Encoding::DELTA_LENGTH_BYTE_ARRAY => {
-            let lengths = std::mem::take(&mut scratch.lengths);
-            let mut d = DeltaLengthByteArrayDecoder::with_buffer(page.data, 0, n, lengths)?;
-            check_count("DELTA_LENGTH_BYTE_ARRAY", d.len(), n)?;
-            room(have, d.lengths().iter().map(|&l| u64::from(l)).sum())?;
-            d.decode(n, sink)?;
-            scratch.lengths = d.into_buffer();
-        }
+    if n == 0 {
+        // An all-null page has nothing to decode, whatever its encoding says.
+        return Ok(());
+    }
+    match page.encoding() {
+        Encoding::PLAIN | Encoding::DELTA_LENGTH_BYTE_ARRAY => {}
         Encoding::DELTA_BYTE_ARRAY => {
-            let buffers = std::mem::take(&mut scratch.delta);
-            let mut d = DeltaByteArrayDecoder::with_buffers(page.data, 0, n, buffers)?;
-            check_count("DELTA_BYTE_ARRAY", d.len(), n)?;
             // Shared prefixes can make a small page expand enormously: check before the
             // sink reserves the expanded size. No real page expands past 4 GiB (pages are
             // about a megabyte), so more is taken as malformed even where offsets allow it.
-            if d.value_bytes() > MAX_PAGE_EXPANSION {
+            let bytes = page.next_value_bytes(n);
+            if bytes > MAX_PAGE_EXPANSION {
                 return Err(Error::corrupt(format!(
-                    "DELTA_BYTE_ARRAY page of {} bytes expands to {} bytes of values",
-                    page.data.len(),
-                    d.value_bytes()
+                    "DELTA_BYTE_ARRAY page of {} bytes expands to {bytes} bytes of values",
+                    page.data().len(),
                 )));
             }
-            room(have, d.value_bytes())?;
-            d.decode(n, sink)?;
-            scratch.delta = d.into_buffers();
         }
         e => return Err(unsupported_encoding(e)),
     }
+    room(have, page.next_value_bytes(n))?;
+    page.read_byte_arrays(n, sink)?;
     Ok(())
 }
 
-/// Checks the value count an encoding's header declares against the page header's.
 /// Checks that a null buffer handed to `finish` covers exactly the `len` decoded rows.
 fn check_null_rows(nulls: Option<&NullBuffer>, len: usize) -> Result<()> {
     match nulls {
@@ -213,13 +190,6 @@ fn check_null_rows(nulls: Option<&NullBuffer>, len: usize) -> Result<()> {
         ))),
         _ => Ok(()),
     }
-}
-
-fn check_count(what: &str, got: usize, want: usize) -> Result<()> {
-    if got == want {
-        return Ok(());
-    }
-    Err(Error::corrupt(format!("{what}: the data holds {got} values, the page header says {want}")))
 }
 
 /// The dictionary page of a column chunk as offsets + one data buffer, shared by the
@@ -235,14 +205,14 @@ struct Dict {
 impl Dict {
     /// Decodes a dictionary page (one copy of its values), validating UTF-8 once over all of
     /// them if `utf8`.
-    fn read(page: &PageValues<'_>, utf8: bool) -> Result<Self> {
+    fn read(page: &PageValues, utf8: bool) -> Result<Self> {
         check_dictionary_encoding(page)?;
-        let n = page.num_values;
+        let (n, data) = (page.len(), page.data());
         let mut sink = OffsetsSink::<i32>::with_capacity(
-            n.min(page.data.len() / 4),
-            page.data.len().saturating_sub(n.saturating_mul(4)),
+            n.min(data.len() / 4),
+            data.len().saturating_sub(n.saturating_mul(4)),
         );
-        decode_byte_array(page.data, 0, n, &mut sink)?;
+        decode_byte_array(data, 0, n, &mut sink)?;
         if utf8 {
             check_utf8_offsets(&sink.data, &sink.offsets)
                 .map_err(|e| e.context("dictionary page"))?;
@@ -254,51 +224,6 @@ impl Dict {
     fn len(&self) -> usize {
         self.offsets.len() - 1
     }
-}
-
-/// Walks the dictionary indexes of a data page (a bit-width byte, then RLE/bit-packed
-/// hybrid data) run by run, checking each index is below `dict_len`, and hands each run to
-/// `f`: a repeated run stays one run, so callers fill it without a lookup per value.
-fn for_each_index_run(
-    page: &PageValues<'_>,
-    dict_len: usize,
-    mut f: impl FnMut(Run<'_>),
-) -> Result<()> {
-    let n = page.num_values;
-    if n == 0 {
-        return Ok(());
-    }
-    let Some((&bit_width, data)) = page.data.split_first() else {
-        return Err(Error::corrupt(format!(
-            "dictionary-encoded page of {n} values has no bit-width byte"
-        )));
-    };
-    let mut rle = RleDecoder::new(data, bit_width)?;
-    let mut done = 0;
-    while done < n {
-        let Some(run) = rle.next_run(n - done)? else {
-            return Err(Error::corrupt(format!(
-                "dictionary indexes end after {done} of the page's {n} values"
-            )));
-        };
-        let max = match run {
-            Run::Repeated { value, .. } => value,
-            Run::Packed(v) => v.iter().copied().max().unwrap_or(0),
-        };
-        if max as usize >= dict_len {
-            let at = match run {
-                Run::Repeated { .. } => done,
-                Run::Packed(v) => done + v.iter().position(|&i| i == max).unwrap_or(0),
-            };
-            return Err(Error::corrupt(format!(
-                "dictionary index {max} of value {at} is past the end of the dictionary of \
-                 {dict_len} values"
-            )));
-        }
-        done += run.len();
-        f(run);
-    }
-    Ok(())
 }
 
 /// Whether `b` continues a UTF-8 sequence (0b10xxxxxx), i.e. is not the start of a char.

@@ -7,11 +7,9 @@ use std::sync::Arc;
 use arrow_array::{ArrayRef, GenericBinaryArray, GenericStringArray, OffsetSizeTrait};
 use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 
-use super::view::page_buffer;
 use super::{
     check_dict_utf8, check_dictionary_encoding, check_null_rows, check_room, check_utf8_offsets,
-    decode_dense, for_each_index_run, is_dictionary_encoded, no_dictionary, page_rows,
-    spread_offsets, Scratch,
+    decode_dense, is_dictionary_encoded, no_dictionary, page_rows, spread_offsets, Scratch,
 };
 use crate::encoding::rle::Run;
 use crate::encoding::{ByteArraySink, OffsetSize, OffsetsSink};
@@ -59,10 +57,10 @@ struct PageDict {
 
 impl PageDict {
     /// Takes a PLAIN dictionary page, none of its values walked yet.
-    fn read(page: &PageValues<'_>, utf8: bool) -> Result<Self> {
+    fn read(page: &PageValues, utf8: bool) -> Result<Self> {
         check_dictionary_encoding(page)?;
-        let data = page.data;
-        let n = page.num_values;
+        let data = page.data();
+        let n = page.len();
         if data.len() > u32::MAX as usize {
             return Err(Error::corrupt(format!("dictionary page of {} bytes", data.len())));
         }
@@ -70,7 +68,7 @@ impl PageDict {
         // its header says.
         let mut prefixes = Vec::with_capacity(n.min(data.len() / 4) + 1);
         prefixes.push(0);
-        Ok(PageDict { page: page_buffer(page)?, n, utf8, prefixes })
+        Ok(PageDict { page: page.buffer().clone(), n, utf8, prefixes })
     }
 
     /// The number of values, as the header declares: what indexes are checked against.
@@ -191,14 +189,14 @@ impl<O: OffsetSize + OffsetSizeTrait> OffsetsDecoder<O> {
         Self { utf8, sink: OffsetsSink::new(), dict: None, scratch: Scratch::default() }
     }
 
-    /// Appends the page's values densely (no null slots yet).
-    fn append_values(&mut self, page: &PageValues<'_>, start: usize) -> Result<()> {
-        if is_dictionary_encoded(page.encoding) {
+    /// Appends the page's next `n` values densely (no null slots yet).
+    fn append_values(&mut self, page: &mut PageValues, n: usize, start: usize) -> Result<()> {
+        if is_dictionary_encoded(page.encoding()) {
             // The dictionary was validated once when it was read: gathered values need not be.
-            return self.gather(page);
+            return self.gather(page, n);
         }
         let have = self.sink.data.len();
-        decode_dense(page, &mut self.sink, &mut self.scratch, have, check_room::<O>)?;
+        decode_dense(page, n, &mut self.sink, have, check_room::<O>)?;
         if self.utf8 {
             check_utf8_offsets(&self.sink.data, &self.sink.offsets[start..])?;
         }
@@ -208,11 +206,11 @@ impl<O: OffsetSize + OffsetSizeTrait> OffsetsDecoder<O> {
     /// Copies the dictionary values a page's indexes select. Runs of indexes of values not yet
     /// walked, in order, are decoded straight from the dictionary page; the others are
     /// gathered after walking the dictionary past them (see [`PageDict`]).
-    fn gather(&mut self, page: &PageValues<'_>) -> Result<()> {
+    fn gather(&mut self, page: &mut PageValues, n: usize) -> Result<()> {
         let dict = self.dict.as_mut().ok_or_else(no_dictionary)?;
         let indexes = &mut self.scratch.indexes;
         indexes.clear();
-        for_each_index_run(page, dict.len(), |run| match run {
+        page.read_indexes(n, dict.len(), |run| match run {
             Run::Repeated { value, len } => indexes.extend(std::iter::repeat_n(value, len)),
             Run::Packed(ix) => indexes.extend_from_slice(ix),
         })?;
@@ -229,7 +227,7 @@ impl<O: OffsetSize + OffsetSizeTrait> OffsetsDecoder<O> {
                     continue;
                 }
             }
-            // In bounds: for_each_index_run checked every index against dict.len().
+            // In bounds: read_indexes checked every index against dict.len().
             dict.walk_past(indexes[k] as usize)?;
             let walked = dict.walked();
             let m = k + 1 + first_unwalked(&indexes[k + 1..], walked);
@@ -314,20 +312,16 @@ impl<O: OffsetSize + OffsetSizeTrait> ValueDecoder for OffsetsDecoder<O> {
         self.sink.expect(self.sink.len() + rows);
     }
 
-    fn set_dictionary(&mut self, page: &PageValues<'_>) -> Result<()> {
+    fn set_dictionary(&mut self, page: &PageValues) -> Result<()> {
         self.dict = Some(PageDict::read(page, self.utf8)?);
         Ok(())
     }
 
-    fn append_page(
-        &mut self,
-        page: &PageValues<'_>,
-        validity: Option<&Validity<'_>>,
-    ) -> Result<()> {
-        page_rows(page, validity)?;
+    fn read(&mut self, page: &mut PageValues, values: usize, validity: Option<&Validity<'_>>) -> Result<()> {
+        page_rows(values, validity)?;
         let start = self.sink.offsets.len() - 1;
         let data_len = self.sink.data.len();
-        if let Err(e) = self.append_values(page, start) {
+        if let Err(e) = self.append_values(page, values, start) {
             // Leave the batch as it was before the page, so the decoder stays consistent.
             self.sink.offsets.truncate(start + 1);
             self.sink.data.truncate(data_len);

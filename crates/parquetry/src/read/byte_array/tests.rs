@@ -12,6 +12,7 @@ use super::*;
 use crate::encoding::rle::encode_rle_hybrid;
 use crate::encoding::{delta_byte_array, delta_length_byte_array, TestRng};
 use crate::format::Repetition;
+use crate::read::page_values::{PageScratch, ValueKind};
 
 /// A page's values section inside a buffer that starts with 3 unrelated bytes, so offsets
 /// into the buffer are exercised.
@@ -28,14 +29,13 @@ impl Page {
         Page { buffer: Buffer::from_vec(v), encoding, n }
     }
 
-    pub(super) fn values(&self) -> PageValues<'_> {
-        PageValues {
-            encoding: self.encoding,
-            buffer: &self.buffer,
-            offset: 3,
-            data: &self.buffer.as_slice()[3..],
-            num_values: self.n,
-        }
+    /// The section opened as a data page (or, if it does not open as one, as a dictionary
+    /// page, so that the decoder reports what is wrong).
+    pub(super) fn values(&self) -> PageValues {
+        let kind = ValueKind { physical_type: PhysicalType::BYTE_ARRAY, type_length: 0 };
+        let section = self.buffer.slice(3);
+        PageValues::new(section.clone(), self.encoding, self.n, kind, &mut PageScratch::default())
+            .unwrap_or_else(|_| PageValues::dictionary(section, self.encoding, self.n))
     }
 
     pub(super) fn bytes(&self) -> &[u8] {
@@ -107,12 +107,12 @@ pub(super) fn append(
     rows: Option<&[bool]>,
 ) -> Result<Vec<bool>> {
     let Some(rows) = rows else {
-        d.append_page(&page.values(), None)?;
+        d.read(&mut page.values(), page.n, None)?;
         return Ok(vec![true; page.n]);
     };
     let (bits, null_count) = bitmap(rows);
     let v = Validity { bits: &bits, offset: 0, len: rows.len(), null_count };
-    d.append_page(&page.values(), Some(&v))?;
+    d.read(&mut page.values(), page.n, Some(&v))?;
     Ok(rows.to_vec())
 }
 

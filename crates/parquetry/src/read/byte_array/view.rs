@@ -13,12 +13,10 @@ use arrow_array::{ArrayRef, BinaryViewArray, StringViewArray};
 use arrow_buffer::{Buffer, NullBuffer, ScalarBuffer};
 
 use super::{
-    check_count, check_dict_utf8, check_dictionary_encoding, check_null_rows, check_utf8_lengths,
-    check_utf8_offsets, check_utf8_plain, for_each_index_run, is_dictionary_encoded,
-    no_dictionary, page_rows, unsupported_encoding, utf8_error_at, Scratch,
+    check_dict_utf8, check_dictionary_encoding, check_null_rows, check_utf8_lengths,
+    check_utf8_offsets, check_utf8_plain, is_dictionary_encoded, no_dictionary, page_rows,
+    unsupported_encoding, utf8_error_at,
 };
-use crate::encoding::delta_byte_array::DeltaByteArrayDecoder;
-use crate::encoding::delta_length_byte_array::DeltaLengthByteArrayDecoder;
 use crate::encoding::plain::decode_byte_array;
 use crate::encoding::rle::Run;
 use crate::encoding::{extend_views_over_offsets, OffsetsSink, ViewSink};
@@ -51,7 +49,6 @@ pub(super) struct ViewDecoder {
     /// The batch's data buffers: pages, dictionary pages, DELTA_BYTE_ARRAY arenas.
     buffers: Vec<Buffer>,
     dict: Option<ViewDict>,
-    scratch: Scratch,
     /// Offsets of the DELTA_BYTE_ARRAY arena, kept across pages.
     arena_offsets: Vec<i64>,
 }
@@ -67,24 +64,6 @@ fn any_long(views: &[u128]) -> bool {
     views.iter().any(|&v| view_len(v) > 12)
 }
 
-/// The page's values section as a buffer that views may point into (positions relative to
-/// `page.data`), after checking that `page.data` really is that part of `page.buffer`: the
-/// views are built from `page.data` and read through the buffer.
-pub(super) fn page_buffer(page: &PageValues<'_>) -> Result<Buffer> {
-    let end = page.offset.checked_add(page.data.len());
-    let section = end.and_then(|end| page.buffer.as_slice().get(page.offset..end));
-    match section {
-        Some(s) if std::ptr::eq(s.as_ptr(), page.data.as_ptr()) => {
-            Ok(page.buffer.slice_with_length(page.offset, page.data.len()))
-        }
-        _ => Err(Error::invalid_argument(format!(
-            "page values of {} bytes are not at offset {} of the page buffer",
-            page.data.len(),
-            page.offset
-        ))),
-    }
-}
-
 /// Index of the next buffer pushed to `buffers`, as a view stores it.
 fn next_index(buffers: &[Buffer]) -> Result<u32> {
     u32::try_from(buffers.len()).map_err(|_| Error::invalid_argument("too many view buffers"))
@@ -98,51 +77,45 @@ impl ViewDecoder {
             sink: ViewSink::new(u32::MAX),
             buffers: Vec::new(),
             dict: None,
-            scratch: Scratch::default(),
             arena_offsets: Vec::new(),
         }
     }
 
-    /// Appends the page's values densely (no null slots yet).
-    fn append_values(&mut self, page: &PageValues<'_>, base: usize) -> Result<()> {
-        let n = page.num_values;
-        match page.encoding {
-            e if is_dictionary_encoded(e) => self.gather(page),
+    /// Appends the page's next `n` values densely (no null slots yet). Views point into
+    /// the page's section at the positions the page hands the sink.
+    fn append_values(&mut self, page: &mut PageValues, n: usize, base: usize) -> Result<()> {
+        match page.encoding() {
+            e if is_dictionary_encoded(e) => self.gather(page, n),
             Encoding::PLAIN => {
-                let buffer = page_buffer(page)?;
                 self.sink.page_buffer_index = next_index(&self.buffers)?;
                 self.sink.plain_length_bits = 0;
-                let end = decode_byte_array(page.data, 0, n, &mut self.sink)?;
+                let (start, end) = page.read_byte_arrays(n, &mut self.sink)?;
                 if self.utf8 {
                     // With every length below 128, each 4-byte prefix is ASCII ([len, 0, 0, 0]):
-                    // no UTF-8 sequence can run across it, so one pass over the whole page
-                    // validates each value. Otherwise check value run by value run.
+                    // no UTF-8 sequence can run across it, so one pass over the values read
+                    // validates each of them. Otherwise check value run by value run.
                     let ascii_prefixes = self.sink.plain_length_bits < 128;
-                    if !ascii_prefixes || utf8_error_at(&page.data[..end]).is_some() {
-                        check_utf8_plain(page.data, n)?;
+                    let read = &page.data()[start..end];
+                    if !ascii_prefixes || utf8_error_at(read).is_some() {
+                        check_utf8_plain(read, n)?;
                     }
                 }
-                self.keep_if_used(buffer, base);
+                self.keep_if_used(page.buffer().clone(), base);
                 Ok(())
             }
             Encoding::DELTA_LENGTH_BYTE_ARRAY => {
-                let buffer = page_buffer(page)?;
-                let lengths = std::mem::take(&mut self.scratch.lengths);
-                let mut d = DeltaLengthByteArrayDecoder::with_buffer(page.data, 0, n, lengths)?;
-                check_count("DELTA_LENGTH_BYTE_ARRAY", d.len(), n)?;
                 if self.utf8 {
-                    // The value bytes are the end of the data, back to back: one validation.
-                    let total: usize = d.lengths().iter().map(|&l| l as usize).sum();
-                    let region = page.data.get(d.end() - total..d.end()).unwrap_or_default();
-                    check_utf8_lengths(region, d.lengths())?;
+                    // The value bytes lie back to back: one validation.
+                    if let Some((lengths, region)) = page.next_delta_lengths(n) {
+                        check_utf8_lengths(region, lengths)?;
+                    }
                 }
                 self.sink.page_buffer_index = next_index(&self.buffers)?;
-                d.decode(n, &mut self.sink)?;
-                self.scratch.lengths = d.into_buffer();
-                self.keep_if_used(buffer, base);
+                page.read_byte_arrays(n, &mut self.sink)?;
+                self.keep_if_used(page.buffer().clone(), base);
                 Ok(())
             }
-            Encoding::DELTA_BYTE_ARRAY => self.delta_byte_array(page),
+            Encoding::DELTA_BYTE_ARRAY => self.delta_byte_array(page, n),
             e => Err(unsupported_encoding(e)),
         }
     }
@@ -156,12 +129,8 @@ impl ViewDecoder {
 
     /// Rebuilds a DELTA_BYTE_ARRAY page into one arena (exactly sized from the prefix and
     /// suffix lengths), validates it as one run, and points views into it.
-    fn delta_byte_array(&mut self, page: &PageValues<'_>) -> Result<()> {
-        let n = page.num_values;
-        let buffers = std::mem::take(&mut self.scratch.delta);
-        let mut d = DeltaByteArrayDecoder::with_buffers(page.data, 0, n, buffers)?;
-        check_count("DELTA_BYTE_ARRAY", d.len(), n)?;
-        let bytes = d.value_bytes();
+    fn delta_byte_array(&mut self, page: &mut PageValues, n: usize) -> Result<()> {
+        let bytes = page.next_value_bytes(n);
         if bytes > u64::from(u32::MAX) {
             return Err(Error::corrupt(format!(
                 "DELTA_BYTE_ARRAY page expands to {bytes} bytes, past the 4 GiB a view can address"
@@ -172,8 +141,7 @@ impl ViewDecoder {
         offsets.push(0);
         let mut arena = OffsetsSink::with_capacity(0, bytes as usize);
         arena.offsets = offsets;
-        d.decode(n, &mut arena)?;
-        self.scratch.delta = d.into_buffers();
+        page.read_byte_arrays(n, &mut arena)?;
         if self.utf8 {
             check_utf8_offsets(&arena.data, &arena.offsets)?;
         }
@@ -187,7 +155,7 @@ impl ViewDecoder {
     }
 
     /// Appends the dictionary views a page's indexes select (a repeated run is one fill).
-    fn gather(&mut self, page: &PageValues<'_>) -> Result<()> {
+    fn gather(&mut self, page: &mut PageValues, n: usize) -> Result<()> {
         let dict = self.dict.as_mut().ok_or_else(no_dictionary)?;
         // The dictionary buffer goes into the batch once, at the first page that uses it.
         let index = match dict.registered {
@@ -202,8 +170,8 @@ impl ViewDecoder {
         }
         let views = &mut self.sink.views;
         let dv = &dict.views;
-        // In bounds: for_each_index_run checks every index against dv.len() first.
-        for_each_index_run(page, dv.len(), |run| match run {
+        // In bounds: read_indexes checks every index against dv.len() first.
+        page.read_indexes(n, dv.len(), |run| match run {
             Run::Repeated { value, len } => {
                 views.extend(std::iter::repeat_n(dv[value as usize], len));
             }
@@ -226,10 +194,10 @@ impl ValueDecoder for ViewDecoder {
         self.sink.views.reserve(rows);
     }
 
-    fn set_dictionary(&mut self, page: &PageValues<'_>) -> Result<()> {
+    fn set_dictionary(&mut self, page: &PageValues) -> Result<()> {
         check_dictionary_encoding(page)?;
-        let buffer = page_buffer(page)?;
-        let (data, n) = (page.data, page.num_values);
+        let buffer = page.buffer().clone();
+        let (data, n) = (page.data(), page.len());
         let mut sink = ViewSink::new(u32::MAX);
         sink.views.reserve(n.min(data.len() / 4));
         // A stretch of values at a time, each checked right after its views were made, while
@@ -255,15 +223,11 @@ impl ValueDecoder for ViewDecoder {
         Ok(())
     }
 
-    fn append_page(
-        &mut self,
-        page: &PageValues<'_>,
-        validity: Option<&Validity<'_>>,
-    ) -> Result<()> {
-        page_rows(page, validity)?;
+    fn read(&mut self, page: &mut PageValues, values: usize, validity: Option<&Validity<'_>>) -> Result<()> {
+        page_rows(values, validity)?;
         let base = self.sink.views.len();
         let buffers = self.buffers.len();
-        if let Err(e) = self.append_values(page, base) {
+        if let Err(e) = self.append_values(page, values, base) {
             // Leave the batch as it was before the page, so the decoder stays consistent.
             self.sink.views.truncate(base);
             self.buffers.truncate(buffers);
@@ -291,7 +255,7 @@ impl ValueDecoder for ViewDecoder {
         // SAFETY (both arms): every view was made (by `make_view`, or for PLAIN values by
         // ViewSink::push_plain_value from the value's own length prefix) from a slice of the buffer
         // whose index it records, at the offset it records: a page's values section (whose
-        // address page_buffer checked), the dictionary page's, or a DELTA_BYTE_ARRAY arena;
+        // which the page hands out whole), the dictionary page's, or a DELTA_BYTE_ARRAY arena;
         // a buffer is in `buffers` whenever a view points into it, and the dictionary views'
         // index is rewritten to where the dictionary buffer sits in this batch. Null views
         // are zero (empty, inline). So every view is in bounds with a correct prefix.

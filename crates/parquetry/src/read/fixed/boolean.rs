@@ -11,11 +11,9 @@ use arrow_array::{ArrayRef, BooleanArray};
 use arrow_buffer::bit_iterator::BitSliceIterator;
 use arrow_buffer::{BooleanBufferBuilder, NullBuffer};
 
-use super::{
-    read_dictionary, dense_count, for_each_index_run, no_dictionary, unsupported_encoding,
-};
+use super::{read_dictionary, dense_count, no_dictionary, unsupported_encoding};
 use crate::encoding::plain;
-use crate::encoding::rle::{split_length_prefixed, RleDecoder, Run};
+use crate::encoding::rle::Run;
 use crate::error::{Error, Result};
 use crate::format::Encoding;
 use crate::read::values::{PageValues, Validity, ValueDecoder};
@@ -40,8 +38,8 @@ impl BoolDecoder {
         }
     }
 
-    fn append(&mut self, page: &PageValues<'_>, validity: Option<&Validity<'_>>) -> Result<()> {
-        let n = dense_count(page, validity)?;
+    fn append(&mut self, page: &mut PageValues, n: usize, validity: Option<&Validity<'_>>) -> Result<()> {
+        dense_count(n, validity)?;
         let Some(v) = validity.filter(|v| v.null_count > 0) else {
             return decode_dense(page, n, self.dictionary.as_deref(), &mut self.bits);
         };
@@ -73,9 +71,9 @@ impl BoolDecoder {
     }
 }
 
-/// Appends the page's `n` encoded values to `dst`.
+/// Appends the page's next `n` encoded values to `dst`.
 fn decode_dense(
-    page: &PageValues<'_>,
+    page: &mut PageValues,
     n: usize,
     dictionary: Option<&[bool]>,
     dst: &mut BooleanBufferBuilder,
@@ -84,51 +82,12 @@ fn decode_dense(
         // An all-null page has nothing to decode, whatever its encoding says.
         return Ok(());
     }
-    match page.encoding {
-        Encoding::PLAIN => {
-            if page.data.len().saturating_mul(8) < n {
-                return Err(Error::corrupt(format!(
-                    "PLAIN BOOLEAN: {n} values need {} bytes, the page has {}",
-                    n.div_ceil(8),
-                    page.data.len()
-                )));
-            }
-            dst.append_packed_range(0..n, page.data);
-            Ok(())
-        }
-        Encoding::RLE => {
-            let (data, _) = split_length_prefixed(page.data)?;
-            let mut decoder = RleDecoder::new(data, 1)?;
-            let mut done = 0;
-            while done < n {
-                match decoder.next_run(n - done)? {
-                    Some(Run::Repeated { value, len }) => {
-                        dst.append_n(len, value != 0);
-                        done += len;
-                    }
-                    Some(Run::Packed(values)) => {
-                        for chunk in values.chunks(64) {
-                            let word = chunk
-                                .iter()
-                                .enumerate()
-                                .fold(0u64, |w, (i, &b)| w | (u64::from(b & 1) << i));
-                            dst.append_word(word, chunk.len());
-                        }
-                        done += values.len();
-                    }
-                    None => {
-                        return Err(Error::corrupt(format!(
-                            "RLE BOOLEAN: needed {n} values, the data ended after {done}"
-                        )))
-                    }
-                }
-            }
-            Ok(())
-        }
+    match page.encoding() {
+        Encoding::PLAIN | Encoding::RLE => page.read_bits(n, dst),
         Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY => {
             let dict = dictionary.ok_or_else(no_dictionary)?;
             let entry = |i: usize| dict.get(i).copied().unwrap_or_default();
-            for_each_index_run(page.data, n, dict.len(), |run| match run {
+            page.read_indexes(n, dict.len(), |run| match run {
                 Run::Repeated { value, len } => dst.append_n(len, entry(value as usize)),
                 Run::Packed(indexes) => indexes.iter().for_each(|&i| dst.append(entry(i as usize))),
             })
@@ -143,19 +102,15 @@ impl ValueDecoder for BoolDecoder {
         self.bits.reserve(rows.min(1 << 31));
     }
 
-    fn set_dictionary(&mut self, page: &PageValues<'_>) -> Result<()> {
+    fn set_dictionary(&mut self, page: &PageValues) -> Result<()> {
         read_dictionary(&mut self.dictionary, page, |dict| {
-            plain::decode_bools(page.data, 0, page.num_values, dict).map(drop)
+            plain::decode_bools(page.data(), 0, page.len(), dict).map(drop)
         })
     }
 
-    fn append_page(
-        &mut self,
-        page: &PageValues<'_>,
-        validity: Option<&Validity<'_>>,
-    ) -> Result<()> {
+    fn read(&mut self, page: &mut PageValues, values: usize, validity: Option<&Validity<'_>>) -> Result<()> {
         let start = self.bits.len();
-        let result = self.append(page, validity);
+        let result = self.append(page, values, validity);
         if result.is_err() {
             self.bits.truncate(start);
         }

@@ -7,12 +7,11 @@ use arrow_buffer::NullBuffer;
 
 use super::convert::{self, Target};
 use super::{
-    read_dictionary, dense_count, for_each_index_run, no_dictionary, spread, try_reserve,
-    unsupported_encoding, ByteSlots,
+    read_dictionary, dense_count, no_dictionary, spread, try_reserve, unsupported_encoding,
+    ByteSlots,
 };
-use crate::encoding::delta_byte_array::DeltaByteArrayDecoder;
 use crate::encoding::rle::Run;
-use crate::encoding::{byte_stream_split, plain, ByteArraySink};
+use crate::encoding::{plain, ByteArraySink};
 use crate::error::{Error, Result};
 use crate::format::Encoding;
 use crate::read::values::{PageValues, Validity, ValueDecoder};
@@ -44,17 +43,20 @@ impl FixedLenDecoder {
     }
 
     /// Appends the page's `n` encoded values densely.
-    fn decode_dense(&mut self, page: &PageValues<'_>, n: usize) -> Result<()> {
+    fn decode_dense(&mut self, page: &mut PageValues, n: usize) -> Result<()> {
         let w = self.width;
-        match page.encoding {
-            Encoding::PLAIN => plain::decode_fixed_len(page.data, w, n, &mut self.values).map(drop),
+        match page.encoding() {
+            Encoding::PLAIN => {
+                self.values.extend_from_slice(page.read_fixed(n)?);
+                Ok(())
+            }
             Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY => {
                 let dict = self.dictionary.as_deref().ok_or_else(no_dictionary)?;
                 let values = &mut self.values;
                 // Indexes are checked against the dictionary, so every `get` hits; a miss would
                 // show as a short page, caught by the caller's count check.
                 let entry = |i: usize| dict.get(i * w..i * w + w).unwrap_or_default();
-                for_each_index_run(page.data, n, dict.len() / w, |run| match run {
+                page.read_indexes(n, dict.len() / w, |run| match run {
                     Run::Repeated { value, len } => {
                         let v = entry(value as usize);
                         values.reserve(len.saturating_mul(w));
@@ -71,19 +73,17 @@ impl FixedLenDecoder {
                 })
             }
             Encoding::BYTE_STREAM_SPLIT => {
-                byte_stream_split::decode(page.data, w, 0, n, &mut self.values)
+                page.read_split(n, &mut self.values)
             }
             Encoding::DELTA_BYTE_ARRAY => {
-                let mut decoder = DeltaByteArrayDecoder::new(page.data, 0, n)?;
                 // Every value must be `w` bytes: checking the total first bounds the output by
                 // what the page declares, before anything is rebuilt.
-                let expected = (decoder.len() as u64).saturating_mul(w as u64);
-                if decoder.len() < n || decoder.value_bytes() != expected {
+                let expected = (n as u64).saturating_mul(w as u64);
+                let bytes = page.next_value_bytes(n);
+                if bytes != expected {
                     return Err(Error::corrupt(format!(
-                        "DELTA_BYTE_ARRAY: {} values of {} bytes in all, but {n} values of \
-                         FIXED_LEN_BYTE_ARRAY({w}) were expected",
-                        decoder.len(),
-                        decoder.value_bytes()
+                        "DELTA_BYTE_ARRAY: {n} values of {bytes} bytes in all, but \
+                         FIXED_LEN_BYTE_ARRAY({w}) values were expected"
                     )));
                 }
                 let start = self.values.len();
@@ -92,16 +92,16 @@ impl FixedLenDecoder {
                     width: w,
                     start,
                 };
-                decoder.decode(n, &mut sink).map(drop)
+                page.read_byte_arrays(n, &mut sink).map(drop)
             }
             other => Err(unsupported_encoding(other, "FIXED_LEN_BYTE_ARRAY")),
         }
     }
 
-    fn append(&mut self, page: &PageValues<'_>, validity: Option<&Validity<'_>>) -> Result<()> {
+    fn append(&mut self, page: &mut PageValues, dense: usize, validity: Option<&Validity<'_>>) -> Result<()> {
         let w = self.width;
         let start = self.rows();
-        let dense = dense_count(page, validity)?;
+        dense_count(dense, validity)?;
         let validity = validity.filter(|v| v.null_count > 0);
         if let Some(v) = validity {
             try_reserve(&mut self.values, v.len.saturating_mul(w));
@@ -114,7 +114,7 @@ impl FixedLenDecoder {
         if got != dense * w {
             return Err(Error::corrupt(format!(
                 "{} page decoded to {got} bytes, {dense} values of {w} bytes expected",
-                page.encoding
+                page.encoding()
             )));
         }
         if let Some(v) = validity {
@@ -138,20 +138,16 @@ impl ValueDecoder for FixedLenDecoder {
         try_reserve(&mut self.values, rows.saturating_mul(self.width));
     }
 
-    fn set_dictionary(&mut self, page: &PageValues<'_>) -> Result<()> {
+    fn set_dictionary(&mut self, page: &PageValues) -> Result<()> {
         let width = self.width;
         read_dictionary(&mut self.dictionary, page, |dict| {
-            plain::decode_fixed_len(page.data, width, page.num_values, dict).map(drop)
+            plain::decode_fixed_len(page.data(), width, page.len(), dict).map(drop)
         })
     }
 
-    fn append_page(
-        &mut self,
-        page: &PageValues<'_>,
-        validity: Option<&Validity<'_>>,
-    ) -> Result<()> {
+    fn read(&mut self, page: &mut PageValues, values: usize, validity: Option<&Validity<'_>>) -> Result<()> {
         let start = self.values.len();
-        let result = self.append(page, validity);
+        let result = self.append(page, values, validity);
         if result.is_err() {
             self.values.truncate(start);
         }

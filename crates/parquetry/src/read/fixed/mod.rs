@@ -21,7 +21,6 @@
 use arrow_schema::DataType;
 
 use super::values::{PageValues, Validity, ValueDecoder};
-use crate::encoding::rle::{RleDecoder, Run};
 use crate::error::{Error, Result};
 use crate::format::{Encoding, PhysicalType};
 use crate::schema::ColumnDescriptor;
@@ -92,17 +91,17 @@ fn physical_name(column: &ColumnDescriptor) -> String {
     }
 }
 
-/// The number of encoded (non-null) values of a page, checked against its validity.
-fn dense_count(page: &PageValues<'_>, validity: Option<&Validity<'_>>) -> Result<usize> {
+/// Checks a read's encoded (non-null) value count against its validity.
+fn dense_count(values: usize, validity: Option<&Validity<'_>>) -> Result<usize> {
     if let Some(v) = validity {
-        if v.len.checked_sub(v.null_count) != Some(page.num_values) {
+        if v.len.checked_sub(v.null_count) != Some(values) {
             return Err(Error::corrupt(format!(
-                "the page has {} rows with {} nulls but {} encoded values",
-                v.len, v.null_count, page.num_values
+                "the page has {} rows with {} nulls but {values} encoded values",
+                v.len, v.null_count
             )));
         }
     }
-    Ok(page.num_values)
+    Ok(values)
 }
 
 #[cold]
@@ -117,17 +116,10 @@ fn no_dictionary() -> Error {
     Error::corrupt("a dictionary-encoded page comes before any dictionary page")
 }
 
-#[cold]
-fn index_past_dictionary(index: u32, len: usize) -> Error {
-    Error::corrupt(format!(
-        "dictionary index {index} is past the {len}-entry dictionary"
-    ))
-}
-
 /// Checks that a dictionary page has an encoding whose values are PLAIN.
-fn check_dictionary_encoding(page: &PageValues<'_>) -> Result<()> {
+fn check_dictionary_encoding(page: &PageValues) -> Result<()> {
     // Old writers label the dictionary page itself PLAIN_DICTIONARY.
-    match page.encoding {
+    match page.encoding() {
         Encoding::PLAIN | Encoding::PLAIN_DICTIONARY => Ok(()),
         other => Err(Error::unsupported(format!(
             "dictionary page encoding {other}"
@@ -139,7 +131,7 @@ fn check_dictionary_encoding(page: &PageValues<'_>) -> Result<()> {
 /// the previous chunk's dictionary (every fixed-width decoder keeps its dictionary this way).
 fn read_dictionary<T>(
     slot: &mut Option<Vec<T>>,
-    page: &PageValues<'_>,
+    page: &PageValues,
     decode: impl FnOnce(&mut Vec<T>) -> Result<()>,
 ) -> Result<()> {
     check_dictionary_encoding(page)?;
@@ -150,54 +142,6 @@ fn read_dictionary<T>(
     Ok(())
 }
 
-/// Reads the `n` dictionary indexes of a data page (one byte of bit width, then the RLE /
-/// bit-packing hybrid) and hands them to `f` run by run, every index checked to be below
-/// `dict_len`: a [`Run::Repeated`] is one fill, a [`Run::Packed`] a gather.
-fn for_each_index_run(
-    data: &[u8],
-    n: usize,
-    dict_len: usize,
-    mut f: impl FnMut(Run<'_>),
-) -> Result<()> {
-    if n == 0 {
-        return Ok(());
-    }
-    let Some((&bit_width, rest)) = data.split_first() else {
-        return Err(Error::corrupt(format!(
-            "dictionary-encoded page of {n} values has no data (not even the bit width)"
-        )));
-    };
-    let mut decoder = RleDecoder::new(rest, bit_width)?;
-    let mut done = 0;
-    while done < n {
-        match decoder.next_run(n - done)? {
-            Some(Run::Repeated { value, len }) => {
-                if value as usize >= dict_len {
-                    return Err(index_past_dictionary(value, dict_len));
-                }
-                f(Run::Repeated { value, len });
-                done += len;
-            }
-            Some(Run::Packed(indexes)) => {
-                // One vectorisable pass finds the largest index; only a bad page pays for a
-                // second pass to name it.
-                let max = indexes.iter().copied().max().unwrap_or(0);
-                if max as usize >= dict_len {
-                    return Err(index_past_dictionary(max, dict_len));
-                }
-                done += indexes.len();
-                f(Run::Packed(indexes));
-            }
-            None => {
-                return Err(Error::corrupt(format!(
-                    "dictionary indexes: needed {n} values, the data ended after {done} ({} bytes)",
-                    data.len()
-                )))
-            }
-        }
-    }
-    Ok(())
-}
 
 /// Storage that [`spread`] can move values in, addressed in values (slots).
 trait Slots {

@@ -8,12 +8,11 @@ use arrow_buffer::NullBuffer;
 use super::convert::{self, Target};
 use super::expand::spread_lanes;
 use super::{
-    read_dictionary, dense_count, for_each_index_run, no_dictionary, spread, try_reserve,
+    read_dictionary, dense_count, no_dictionary, spread, try_reserve,
     unsupported_encoding,
 };
-use crate::encoding::delta_binary_packed::{DeltaBinaryPackedDecoder, DeltaValue};
+use crate::encoding::plain;
 use crate::encoding::rle::Run;
-use crate::encoding::{byte_stream_split, plain};
 use crate::error::{Error, Result};
 use crate::format::Encoding;
 use crate::read::values::{PageValues, Validity, ValueDecoder};
@@ -26,25 +25,16 @@ pub(super) trait Native: Copy + Default + Send + 'static {
     /// Appends `n` PLAIN values; returns the bytes used.
     fn decode_plain(data: &[u8], n: usize, dst: &mut Vec<Self>) -> Result<usize>;
 
-    /// Appends the first `n` values of DELTA_BINARY_PACKED `data`.
-    fn decode_delta(_data: &[u8], _n: usize, _dst: &mut Vec<Self>) -> Result<()> {
-        Err(unsupported_encoding(
-            Encoding::DELTA_BINARY_PACKED,
-            Self::NAME,
-        ))
+    /// Appends the page's next `n` DELTA_BINARY_PACKED values.
+    fn decode_delta(_page: &mut PageValues, _n: usize, _dst: &mut Vec<Self>) -> Result<()> {
+        Err(unsupported_encoding(Encoding::DELTA_BINARY_PACKED, Self::NAME))
     }
 
-    /// Appends the first `n` values of BYTE_STREAM_SPLIT `data`, transposed through `scratch`.
-    fn decode_split(
-        _data: &[u8],
-        _n: usize,
-        _dst: &mut Vec<Self>,
-        _scratch: &mut Vec<u8>,
-    ) -> Result<()> {
-        Err(unsupported_encoding(
-            Encoding::BYTE_STREAM_SPLIT,
-            Self::NAME,
-        ))
+    /// Appends the page's next `n` BYTE_STREAM_SPLIT values, transposed through `scratch`.
+    fn decode_split(page: &mut PageValues, n: usize, dst: &mut Vec<Self>, scratch: &mut Vec<u8>) -> Result<()> {
+        scratch.clear();
+        page.read_split(n, scratch)?;
+        Self::decode_plain(scratch, n, dst).map(drop)
     }
 
     /// Moves a page's `dense` values, at the start of `values` (one slot per row), to their
@@ -57,33 +47,6 @@ pub(super) trait Native: Copy + Default + Send + 'static {
     fn build(values: Vec<Self>, nulls: Option<NullBuffer>, target: &Target) -> Result<ArrayRef>;
 }
 
-/// DELTA_BINARY_PACKED for INT32 and INT64: exactly `n` values or an error.
-fn delta<T: DeltaValue>(data: &[u8], n: usize, dst: &mut Vec<T>) -> Result<()> {
-    let mut decoder = DeltaBinaryPackedDecoder::<T>::new(data)?;
-    let got = decoder.decode(n, dst)?;
-    if got < n {
-        return Err(Error::corrupt(format!(
-            "DELTA_BINARY_PACKED: the page holds {got} values, {n} expected"
-        )));
-    }
-    Ok(())
-}
-
-/// BYTE_STREAM_SPLIT: the kernel transposes into little-endian bytes, which PLAIN then reads.
-fn split<T>(
-    data: &[u8],
-    n: usize,
-    width: usize,
-    dst: &mut Vec<T>,
-    scratch: &mut Vec<u8>,
-    plain: fn(&[u8], usize, &mut Vec<T>) -> Result<usize>,
-) -> Result<()> {
-    scratch.clear();
-    byte_stream_split::decode(data, width, 0, n, scratch)?;
-    plain(scratch, n, dst)?;
-    Ok(())
-}
-
 impl Native for i32 {
     const NAME: &'static str = "INT32";
     fn spread(values: &mut [Self], dense: usize, validity: &Validity<'_>) -> Result<()> {
@@ -92,16 +55,8 @@ impl Native for i32 {
     fn decode_plain(data: &[u8], n: usize, dst: &mut Vec<Self>) -> Result<usize> {
         plain::decode_i32(data, n, dst)
     }
-    fn decode_delta(data: &[u8], n: usize, dst: &mut Vec<Self>) -> Result<()> {
-        delta(data, n, dst)
-    }
-    fn decode_split(
-        data: &[u8],
-        n: usize,
-        dst: &mut Vec<Self>,
-        scratch: &mut Vec<u8>,
-    ) -> Result<()> {
-        split(data, n, 4, dst, scratch, plain::decode_i32)
+    fn decode_delta(page: &mut PageValues, n: usize, dst: &mut Vec<Self>) -> Result<()> {
+        page.read_delta_i32(n, dst)
     }
     fn build(values: Vec<Self>, nulls: Option<NullBuffer>, target: &Target) -> Result<ArrayRef> {
         convert::from_i32(values, nulls, target)
@@ -116,16 +71,8 @@ impl Native for i64 {
     fn decode_plain(data: &[u8], n: usize, dst: &mut Vec<Self>) -> Result<usize> {
         plain::decode_i64(data, n, dst)
     }
-    fn decode_delta(data: &[u8], n: usize, dst: &mut Vec<Self>) -> Result<()> {
-        delta(data, n, dst)
-    }
-    fn decode_split(
-        data: &[u8],
-        n: usize,
-        dst: &mut Vec<Self>,
-        scratch: &mut Vec<u8>,
-    ) -> Result<()> {
-        split(data, n, 8, dst, scratch, plain::decode_i64)
+    fn decode_delta(page: &mut PageValues, n: usize, dst: &mut Vec<Self>) -> Result<()> {
+        page.read_delta_i64(n, dst)
     }
     fn build(values: Vec<Self>, nulls: Option<NullBuffer>, target: &Target) -> Result<ArrayRef> {
         convert::from_i64(values, nulls, target)
@@ -140,14 +87,6 @@ impl Native for f32 {
     fn decode_plain(data: &[u8], n: usize, dst: &mut Vec<Self>) -> Result<usize> {
         plain::decode_f32(data, n, dst)
     }
-    fn decode_split(
-        data: &[u8],
-        n: usize,
-        dst: &mut Vec<Self>,
-        scratch: &mut Vec<u8>,
-    ) -> Result<()> {
-        split(data, n, 4, dst, scratch, plain::decode_f32)
-    }
     fn build(values: Vec<Self>, nulls: Option<NullBuffer>, target: &Target) -> Result<ArrayRef> {
         convert::from_float(values, nulls, target)
     }
@@ -160,14 +99,6 @@ impl Native for f64 {
     }
     fn decode_plain(data: &[u8], n: usize, dst: &mut Vec<Self>) -> Result<usize> {
         plain::decode_f64(data, n, dst)
-    }
-    fn decode_split(
-        data: &[u8],
-        n: usize,
-        dst: &mut Vec<Self>,
-        scratch: &mut Vec<u8>,
-    ) -> Result<()> {
-        split(data, n, 8, dst, scratch, plain::decode_f64)
     }
     fn build(values: Vec<Self>, nulls: Option<NullBuffer>, target: &Target) -> Result<ArrayRef> {
         convert::from_float(values, nulls, target)
@@ -207,15 +138,15 @@ impl<T: Native> NativeDecoder<T> {
         }
     }
 
-    /// Appends the page's `n` encoded values densely.
-    fn decode_dense(&mut self, page: &PageValues<'_>, n: usize) -> Result<()> {
-        match page.encoding {
-            Encoding::PLAIN => T::decode_plain(page.data, n, &mut self.values).map(drop),
+    /// Appends the page's next `n` encoded values densely.
+    fn decode_dense(&mut self, page: &mut PageValues, n: usize) -> Result<()> {
+        match page.encoding() {
+            Encoding::PLAIN => T::decode_plain(page.read_fixed(n)?, n, &mut self.values).map(drop),
             Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY => {
                 let dict = self.dictionary.as_deref().ok_or_else(no_dictionary)?;
                 let values = &mut self.values;
                 // The runs' indexes are checked against the dictionary, so `get` never misses.
-                for_each_index_run(page.data, n, dict.len(), |run| match run {
+                page.read_indexes(n, dict.len(), |run| match run {
                     Run::Repeated { value, len } => {
                         let v = dict.get(value as usize).copied().unwrap_or_default();
                         values.extend(std::iter::repeat_n(v, len));
@@ -227,17 +158,17 @@ impl<T: Native> NativeDecoder<T> {
                     ),
                 })
             }
-            Encoding::DELTA_BINARY_PACKED => T::decode_delta(page.data, n, &mut self.values),
+            Encoding::DELTA_BINARY_PACKED => T::decode_delta(page, n, &mut self.values),
             Encoding::BYTE_STREAM_SPLIT => {
-                T::decode_split(page.data, n, &mut self.values, &mut self.scratch)
+                T::decode_split(page, n, &mut self.values, &mut self.scratch)
             }
             other => Err(unsupported_encoding(other, T::NAME)),
         }
     }
 
-    fn append(&mut self, page: &PageValues<'_>, validity: Option<&Validity<'_>>) -> Result<()> {
+    fn append(&mut self, page: &mut PageValues, dense: usize, validity: Option<&Validity<'_>>) -> Result<()> {
         let start = self.values.len();
-        let dense = dense_count(page, validity)?;
+        dense_count(dense, validity)?;
         let validity = validity.filter(|v| v.null_count > 0);
         if let Some(v) = validity {
             // Room for the nulls too, so spreading does not reallocate.
@@ -250,7 +181,7 @@ impl<T: Native> NativeDecoder<T> {
         if self.values.len() - start != dense {
             return Err(Error::corrupt(format!(
                 "{} page decoded to {} values, {dense} expected",
-                page.encoding,
+                page.encoding(),
                 self.values.len() - start
             )));
         }
@@ -267,19 +198,15 @@ impl<T: Native> ValueDecoder for NativeDecoder<T> {
         try_reserve(&mut self.values, rows);
     }
 
-    fn set_dictionary(&mut self, page: &PageValues<'_>) -> Result<()> {
+    fn set_dictionary(&mut self, page: &PageValues) -> Result<()> {
         read_dictionary(&mut self.dictionary, page, |dict| {
-            T::decode_plain(page.data, page.num_values, dict).map(drop)
+            T::decode_plain(page.data(), page.len(), dict).map(drop)
         })
     }
 
-    fn append_page(
-        &mut self,
-        page: &PageValues<'_>,
-        validity: Option<&Validity<'_>>,
-    ) -> Result<()> {
+    fn read(&mut self, page: &mut PageValues, values: usize, validity: Option<&Validity<'_>>) -> Result<()> {
         let start = self.values.len();
-        let result = self.append(page, validity);
+        let result = self.append(page, values, validity);
         if result.is_err() {
             // Leave the rows of earlier pages intact and this page's out entirely.
             self.values.truncate(start);
@@ -306,23 +233,20 @@ mod tests {
     use arrow_schema::{DataType, TimeUnit};
 
     use super::*;
+    use crate::format::PhysicalType;
+    use crate::read::page_values::{PageScratch, ValueKind};
 
     /// Outputs with the physical layout take the decoded vector itself, not a copy.
     #[test]
     fn same_layout_outputs_are_not_copied() {
         let data: Vec<u8> = [1i64, -2, 3].iter().flat_map(|v| v.to_le_bytes()).collect();
         let buffer = Buffer::from_vec(data);
-        let page = PageValues {
-            encoding: Encoding::PLAIN,
-            buffer: &buffer,
-            offset: 0,
-            data: buffer.as_slice(),
-            num_values: 3,
-        };
+        let kind = ValueKind { physical_type: PhysicalType::INT64, type_length: 0 };
+        let mut page = PageValues::new(buffer.clone(), Encoding::PLAIN, 3, kind, &mut PageScratch::default()).unwrap();
         let ts = DataType::Timestamp(TimeUnit::Millisecond, None);
         let mut d = NativeDecoder::<i64>::new(Target::Relabel(ts));
         d.reserve(3, 0);
-        d.append_page(&page, None).unwrap();
+        d.read(&mut page, 3, None).unwrap();
         let ptr = d.values.as_ptr();
         let a = d.finish(None).unwrap();
         assert_eq!(
@@ -333,11 +257,9 @@ mod tests {
         );
 
         let mut d = NativeDecoder::<i32>::new(Target::Relabel(DataType::UInt32));
-        let page = PageValues {
-            num_values: 6,
-            ..page
-        };
-        d.append_page(&page, None).unwrap();
+        let kind = ValueKind { physical_type: PhysicalType::INT32, type_length: 0 };
+        let mut page = PageValues::new(buffer, Encoding::PLAIN, 6, kind, &mut PageScratch::default()).unwrap();
+        d.read(&mut page, 6, None).unwrap();
         let ptr = d.values.as_ptr();
         let a = d.finish(None).unwrap();
         assert_eq!(a.as_primitive::<UInt32Type>().values().as_ptr().cast(), ptr);

@@ -14,6 +14,7 @@ use super::*;
 use crate::encoding::{bit_pack, byte_stream_split, delta_byte_array, rle, TestRng};
 use crate::error::ErrorKind;
 use crate::format::{ConvertedType, LogicalType, Repetition, TimeUnit as PUnit};
+use crate::read::page_values::{PageScratch, ValueKind};
 use crate::read::values::spread_nulls;
 
 mod conversions;
@@ -40,8 +41,38 @@ pub(super) fn with_logical(mut c: ColumnDescriptor, l: LogicalType) -> ColumnDes
     c
 }
 
-pub(super) fn decoder(c: &ColumnDescriptor, dt: &DataType) -> Box<dyn ValueDecoder> {
-    fixed_decoder(c, dt).unwrap()
+/// A decoder together with the column's value kind, which opening a page needs.
+pub(super) struct TestDecoder {
+    inner: Box<dyn ValueDecoder>,
+    kind: ValueKind,
+}
+
+impl TestDecoder {
+    /// The decoder itself (the tests were written against `Box::as_mut`).
+    pub(super) fn as_mut(&mut self) -> &mut TestDecoder {
+        self
+    }
+}
+
+impl std::ops::Deref for TestDecoder {
+    type Target = dyn ValueDecoder;
+    fn deref(&self) -> &Self::Target {
+        self.inner.as_ref()
+    }
+}
+
+impl std::ops::DerefMut for TestDecoder {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        self.inner.as_mut()
+    }
+}
+
+pub(super) fn decoder(c: &ColumnDescriptor, dt: &DataType) -> TestDecoder {
+    let kind = ValueKind {
+        physical_type: c.physical_type,
+        type_length: usize::try_from(c.type_length).unwrap_or(0),
+    };
+    TestDecoder { inner: fixed_decoder(c, dt).unwrap(), kind }
 }
 
 /// A validity bitmap (LSB first) for `rows`, starting at bit `offset`.
@@ -57,22 +88,16 @@ pub(super) fn bitmap(rows: &[bool], offset: usize) -> Vec<u8> {
 
 /// Appends one page: `rows` = `None` means every value is valid.
 pub(super) fn append(
-    d: &mut dyn ValueDecoder,
+    d: &mut TestDecoder,
     encoding: Encoding,
     data: &[u8],
     num_values: usize,
     rows: Option<&[bool]>,
 ) -> Result<()> {
     let buffer = Buffer::from_vec(data.to_vec());
-    let page = PageValues {
-        encoding,
-        buffer: &buffer,
-        offset: 0,
-        data: buffer.as_slice(),
-        num_values,
-    };
+    let mut page = PageValues::new(buffer, encoding, num_values, d.kind, &mut PageScratch::default())?;
     match rows {
-        None => d.append_page(&page, None),
+        None => d.inner.read(&mut page, num_values, None),
         Some(rows) => {
             let bits = bitmap(rows, 3);
             let nulls = rows.iter().filter(|&&v| !v).count();
@@ -82,28 +107,21 @@ pub(super) fn append(
                 len: rows.len(),
                 null_count: nulls,
             };
-            d.append_page(&page, Some(&v))
+            d.inner.read(&mut page, num_values, Some(&v))
         }
     }
 }
 
 pub(super) fn set_dictionary(
-    d: &mut dyn ValueDecoder,
+    d: &mut TestDecoder,
     data: &[u8],
     num_values: usize,
 ) -> Result<()> {
-    let buffer = Buffer::from_vec(data.to_vec());
-    let page = PageValues {
-        encoding: Encoding::PLAIN,
-        buffer: &buffer,
-        offset: 0,
-        data: buffer.as_slice(),
-        num_values,
-    };
-    d.set_dictionary(&page)
+    let page = PageValues::dictionary(Buffer::from_vec(data.to_vec()), Encoding::PLAIN, num_values);
+    d.inner.set_dictionary(&page)
 }
 
-pub(super) fn finish(d: &mut dyn ValueDecoder, rows: Option<&[bool]>) -> ArrayRef {
+pub(super) fn finish(d: &mut TestDecoder, rows: Option<&[bool]>) -> ArrayRef {
     let nulls = rows.map(|r| NullBuffer::from(r.to_vec()));
     let a = d.finish(nulls).unwrap();
     assert_eq!(d.len(), 0, "finish resets the decoder");
@@ -317,13 +335,13 @@ fn dictionary_errors() {
     .unwrap_err();
     assert_eq!(
         err.message(),
-        "dictionary index 7 is past the 5-entry dictionary"
+        "dictionary index 7 of value 1 is past the end of the dictionary of 5 values"
     );
     // An RLE run of index 5.
     let err = append(d.as_mut(), Encoding::RLE_DICTIONARY, &[3, 2, 5], 1, None).unwrap_err();
     assert_eq!(
         err.message(),
-        "dictionary index 5 is past the 5-entry dictionary"
+        "dictionary index 5 of value 0 is past the end of the dictionary of 5 values"
     );
     // Too few indexes, no data at all, and a bit width over 32.
     assert!(append(d.as_mut(), Encoding::RLE_DICTIONARY, &[3, 2, 1], 3, None).is_err());
