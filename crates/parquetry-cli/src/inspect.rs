@@ -196,7 +196,7 @@ fn column_chunk(desc: &SchemaDescriptor, leaf: usize, chunk: &ColumnChunk) -> Ma
 }
 
 fn chunk_pages<S: ChunkSource>(
-    source: &mut S,
+    source: &S,
     chunk: &ColumnChunk,
     padding: bool,
 ) -> parquetry::Result<Vec<Value>> {

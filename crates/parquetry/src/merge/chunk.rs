@@ -162,7 +162,7 @@ impl<'a> ChunkMerger<'a> {
     /// Appends every page of one input chunk.
     pub fn add_chunk<S: ChunkSource>(
         &mut self,
-        source: &mut S,
+        source: &S,
         meta: &ColumnMetaData,
         created_by: Option<&str>,
         compressor: &mut Compressor,

@@ -20,7 +20,7 @@ pub(crate) struct Walked {
 
 /// Walks the page headers of the chunk at `from..from + len` of `source`. Rows are counted
 /// from value counts, so the column must be flat (v2 headers say their rows).
-pub(crate) fn walk_pages<S: ChunkSource>(source: &mut S, from: u64, len: u64) -> Result<Walked> {
+pub(crate) fn walk_pages<S: ChunkSource>(source: &S, from: u64, len: u64) -> Result<Walked> {
     let end = from + len;
     let mut pos = from;
     let mut walked = Walked::default();

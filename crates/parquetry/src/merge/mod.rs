@@ -182,14 +182,14 @@ impl<W: Write> Output<'_, W> {
 
 type PageIndexes = Vec<(Option<ColumnIndex>, Option<OffsetIndex>)>;
 
-fn read_index<T: thrift::ThriftStruct, S: ChunkSource>(source: &mut S, offset: Option<i64>, len: Option<i32>) -> Option<T> {
+fn read_index<T: thrift::ThriftStruct, S: ChunkSource>(source: &S, offset: Option<i64>, len: Option<i32>) -> Option<T> {
     let (offset, len) = (u64::try_from(offset?).ok()?, usize::try_from(len?).ok()?);
     let bytes = source.read_at(offset, len).ok()?;
     thrift::decode::<T>(bytes.as_slice()).ok().map(|(t, _)| t)
 }
 
 /// Folds one input chunk's statistics and page index (read from `source`) into `stats`.
-fn add_input_statistics<S: ChunkSource>(stats: &mut StatisticsMerger, source: &mut S, chunk: &ColumnChunk, meta: &ColumnMetaData) {
+fn add_input_statistics<S: ChunkSource>(stats: &mut StatisticsMerger, source: &S, chunk: &ColumnChunk, meta: &ColumnMetaData) {
     let column_index = read_index::<ColumnIndex, _>(source, chunk.column_index_offset, chunk.column_index_length);
     let offset_index = read_index::<OffsetIndex, _>(source, chunk.offset_index_offset, chunk.offset_index_length);
     let page_bytes = offset_index.and_then(|o| o.unencoded_byte_array_data_bytes);

@@ -9,7 +9,7 @@ mod stream;
 mod writer;
 
 pub use chunk::{chunk_byte_range, has_parquet_816_bug};
-pub use source::{BytesSource, ChunkSource, ReaderSource};
+pub use source::{BytesSource, ChunkSource, FileSource, ReaderSource};
 pub use blocks::PageBlocks;
 pub use spill::{Segment, SpillFile};
 pub use stream::{Page, PageStream, MAX_RECYCLED};

@@ -1,9 +1,14 @@
-//! Where a file's bytes come from: a `Read + Seek` (a file, a cursor) or bytes in memory.
+//! Where a file's bytes come from: a file (positional reads), any `Read + Seek` (a cursor),
+//! or bytes in memory.
+//!
+//! Sources read through `&self`, so that threads decoding different column chunks can share
+//! one: a file is read with positional reads (no shared cursor), a generic reader behind a
+//! lock, and memory needs neither.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::ptr::NonNull;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use arrow_buffer::Buffer;
 
@@ -24,14 +29,14 @@ pub trait ChunkSource {
     }
 
     /// Reads exactly `len` bytes at `offset`.
-    fn read_at(&mut self, offset: u64, len: usize) -> Result<Buffer> {
+    fn read_at(&self, offset: u64, len: usize) -> Result<Buffer> {
         self.read_at_reusing(offset, len, Vec::new())
     }
 
     /// Like [`read_at`](Self::read_at), but may read into `spare` (an allocation the caller no
     /// longer needs) instead of a fresh one: reusing page-sized buffers avoids a fresh
     /// allocation, and the kernel's zeroing of its memory, for every page.
-    fn read_at_reusing(&mut self, offset: u64, len: usize, spare: Vec<u8>) -> Result<Buffer>;
+    fn read_at_reusing(&self, offset: u64, len: usize, spare: Vec<u8>) -> Result<Buffer>;
 
     /// Says that `len` bytes at `offset` (a column chunk) will be read soon. A memory-mapped
     /// source maps them in one call instead of one page fault per 64 KiB; others ignore it.
@@ -40,10 +45,100 @@ pub trait ChunkSource {
     }
 }
 
-/// A source over any `Read + Seek`.
+/// A source over a file, read with positional reads (`pread`): threads share it without a
+/// lock or a shared position.
+#[derive(Debug)]
+pub struct FileSource {
+    file: File,
+    len: u64,
+}
+
+impl FileSource {
+    /// Wraps an open file, taking its length from its metadata.
+    pub fn new(file: File) -> Result<Self> {
+        let len = file.metadata().map_err(|e| Error::io("finding the file size", e))?.len();
+        Ok(FileSource { file, len })
+    }
+}
+
+impl ChunkSource for FileSource {
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn read_at_reusing(&self, offset: u64, len: usize, spare: Vec<u8>) -> Result<Buffer> {
+        check_range(offset, len, self.len)?;
+        let mut buf = spare;
+        buf.clear();
+        buf.reserve_exact(len);
+        let mut done = 0;
+        while done < len {
+            let n = pread(&self.file, &mut buf, len - done, offset + done as u64)
+                .map_err(|e| Error::io(format!("reading {len} bytes at {offset}"), e))?;
+            if n == 0 {
+                return Err(Error::corrupt(format!(
+                    "file ended after {done} of {len} bytes at offset {offset}"
+                )));
+            }
+            done += n;
+        }
+        Ok(Buffer::from_vec(buf))
+    }
+}
+
+/// Appends up to `max` bytes read at `offset` to `buf` (which has room for them) with one
+/// positional read, straight into its spare capacity: nothing is zeroed first.
+#[cfg(unix)]
+fn pread(file: &File, buf: &mut Vec<u8>, max: usize, offset: u64) -> std::io::Result<usize> {
+    use std::os::fd::AsRawFd;
+    let max = max.min(buf.capacity() - buf.len()).min(isize::MAX as usize);
+    let offset = libc::off_t::try_from(offset).map_err(std::io::Error::other)?;
+    // SAFETY: the destination is the vector's spare capacity, of at least `max` bytes; pread
+    // writes at most `max` bytes there and returns how many (or -1), and only those are then
+    // counted as initialised. No reference to uninitialised memory is made.
+    let n = unsafe {
+        libc::pread(file.as_raw_fd(), buf.as_mut_ptr().add(buf.len()).cast(), max, offset)
+    };
+    if n < 0 {
+        let e = std::io::Error::last_os_error();
+        if e.kind() == std::io::ErrorKind::Interrupted {
+            return pread(file, buf, max, offset as u64);
+        }
+        return Err(e);
+    }
+    let n = n as usize;
+    // SAFETY: pread initialised the `n` bytes after the old length (n <= max <= spare).
+    unsafe { buf.set_len(buf.len() + n) };
+    Ok(n)
+}
+
+/// Appends up to `max` bytes read at `offset` to `buf` with one positional read (zeroing
+/// the room first: Windows has no read into uninitialised memory in std).
+#[cfg(windows)]
+fn pread(file: &File, buf: &mut Vec<u8>, max: usize, offset: u64) -> std::io::Result<usize> {
+    let before = buf.len();
+    buf.resize(before + max, 0);
+    let n = std::os::windows::fs::FileExt::seek_read(file, &mut buf[before..], offset);
+    buf.truncate(before + *n.as_ref().unwrap_or(&0));
+    n
+}
+
+/// Checks that `len` bytes at `offset` lie inside a file of `file_len` bytes.
+fn check_range(offset: u64, len: usize, file_len: u64) -> Result<()> {
+    if offset.checked_add(len as u64).is_none_or(|end| end > file_len) {
+        return Err(Error::corrupt(format!(
+            "bytes {offset}..{} lie past the end of the file ({file_len} bytes)",
+            offset.saturating_add(len as u64),
+        )));
+    }
+    Ok(())
+}
+
+/// A source over any `Read + Seek`, behind a lock (a seek and a read must not interleave
+/// with another thread's).
 #[derive(Debug)]
 pub struct ReaderSource<R> {
-    reader: R,
+    reader: Mutex<R>,
     len: u64,
 }
 
@@ -51,12 +146,12 @@ impl<R: Read + Seek> ReaderSource<R> {
     /// Wraps a reader, finding its length by seeking to the end.
     pub fn new(mut reader: R) -> Result<Self> {
         let len = reader.seek(SeekFrom::End(0)).map_err(|e| Error::io("finding the file size", e))?;
-        Ok(ReaderSource { reader, len })
+        Ok(ReaderSource { reader: Mutex::new(reader), len })
     }
 
     /// The wrapped reader.
     pub fn get_mut(&mut self) -> &mut R {
-        &mut self.reader
+        self.reader.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
@@ -65,22 +160,17 @@ impl<R: Read + Seek> ChunkSource for ReaderSource<R> {
         self.len
     }
 
-    fn read_at_reusing(&mut self, offset: u64, len: usize, spare: Vec<u8>) -> Result<Buffer> {
-        if offset.checked_add(len as u64).is_none_or(|end| end > self.len) {
-            return Err(Error::corrupt(format!(
-                "bytes {offset}..{} lie past the end of the file ({} bytes)",
-                offset.saturating_add(len as u64),
-                self.len
-            )));
-        }
-        self.reader
+    fn read_at_reusing(&self, offset: u64, len: usize, spare: Vec<u8>) -> Result<Buffer> {
+        check_range(offset, len, self.len)?;
+        let mut reader = self.reader.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        reader
             .seek(SeekFrom::Start(offset))
             .map_err(|e| Error::io(format!("seeking to byte {offset}"), e))?;
         // read_to_end writes into the spare capacity without zero-filling it first.
         let mut buf = spare;
         buf.clear();
         buf.reserve_exact(len);
-        (&mut self.reader)
+        (&mut *reader)
             .take(len as u64)
             .read_to_end(&mut buf)
             .map_err(|e| Error::io(format!("reading {len} bytes at {offset}"), e))?;
@@ -152,7 +242,7 @@ impl ChunkSource for BytesSource {
         self.bytes.len() as u64
     }
 
-    fn read_at_reusing(&mut self, offset: u64, len: usize, _spare: Vec<u8>) -> Result<Buffer> {
+    fn read_at_reusing(&self, offset: u64, len: usize, _spare: Vec<u8>) -> Result<Buffer> {
         let end = offset.checked_add(len as u64);
         if end.is_none_or(|end| end > self.bytes.len() as u64) {
             return Err(Error::corrupt(format!(
@@ -195,7 +285,7 @@ mod tests {
         let data: Vec<u8> = (0..10_000u32).map(|i| (i * 7 % 251) as u8).collect();
         let (path, file) = temp_file("map", &data);
         // SAFETY: the temp file is this test's own and is not modified while mapped.
-        let mut source = unsafe { BytesSource::map(&file) }.unwrap();
+        let source = unsafe { BytesSource::map(&file) }.unwrap();
         assert_eq!(source.len(), data.len() as u64);
         // The first and last byte of the mapping, and a slice that outlives the source.
         assert_eq!(source.read_at(0, 1).unwrap().as_slice(), &data[..1]);
@@ -218,10 +308,35 @@ mod tests {
     fn an_empty_file_maps_to_an_empty_source() {
         let (path, file) = temp_file("empty", &[]);
         // SAFETY: the temp file is this test's own and is not modified while mapped.
-        let mut source = unsafe { BytesSource::map(&file) }.unwrap();
+        let source = unsafe { BytesSource::map(&file) }.unwrap();
         assert_eq!(source.len(), 0);
         assert!(source.read_at(0, 1).is_err());
         assert_eq!(source.read_at(0, 0).unwrap().len(), 0);
+        let _ = std::fs::remove_file(path);
+    }
+
+    #[test]
+    fn positional_reads_from_threads_get_their_own_bytes() {
+        let data: Vec<u8> = (0..200_000u32).map(|i| (i * 13 % 251) as u8).collect();
+        let (path, file) = temp_file("pread", &data);
+        let source = FileSource::new(file).unwrap();
+        assert_eq!(source.len(), data.len() as u64);
+        // Two threads reading interleaved ranges through one shared source: no shared cursor.
+        std::thread::scope(|s| {
+            for t in 0..2u64 {
+                let (source, data) = (&source, &data);
+                s.spawn(move || {
+                    for k in 0..50u64 {
+                        let at = (k * 3_989 + t * 17) as usize;
+                        let got = source.read_at_reusing(at as u64, 1_000, Vec::with_capacity(10)).unwrap();
+                        assert_eq!(got.as_slice(), &data[at..at + 1_000]);
+                    }
+                });
+            }
+        });
+        assert_eq!(source.read_at(data.len() as u64 - 3, 3).unwrap().as_slice(), &data[data.len() - 3..]);
+        assert!(source.read_at(data.len() as u64 - 3, 4).is_err());
+        assert!(source.read_at(u64::MAX, 1).is_err());
         let _ = std::fs::remove_file(path);
     }
 }

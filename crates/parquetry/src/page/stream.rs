@@ -73,7 +73,7 @@ impl PageStream {
     }
 
     /// Makes the window cover at least `want` bytes from `pos` (or up to the chunk's end).
-    fn fill<S: ChunkSource>(&mut self, source: &mut S, want: usize) -> Result<()> {
+    fn fill<S: ChunkSource>(&mut self, source: &S, want: usize) -> Result<()> {
         let len = (want.max(WINDOW) as u64).min(self.end - self.pos) as usize;
         let old = std::mem::replace(&mut self.window, Buffer::from_vec(Vec::<u8>::new()));
         self.recycle(old);
@@ -96,7 +96,7 @@ impl PageStream {
     ///
     /// The chunk ends when the data pages have delivered the chunk's `num_values` or when its
     /// bytes run out, whichever comes first: some writers leave padding after the last page.
-    pub fn next_page<S: ChunkSource>(&mut self, source: &mut S) -> Result<Option<Page>> {
+    pub fn next_page<S: ChunkSource>(&mut self, source: &S) -> Result<Option<Page>> {
         if self.pos >= self.end || self.values_left <= 0 {
             return Ok(None);
         }
@@ -109,7 +109,7 @@ impl PageStream {
         })
     }
 
-    fn read_page<S: ChunkSource>(&mut self, source: &mut S) -> Result<Page> {
+    fn read_page<S: ChunkSource>(&mut self, source: &S) -> Result<Page> {
         let mut want = WINDOW;
         let (header, header_len) = loop {
             if self.pos < self.window_start || self.pos >= self.window_end() {

@@ -151,7 +151,7 @@ struct OpenPage {
 impl ColumnReader {
     /// Prepares to read column `plan` of row group `row_group`.
     pub fn open<S: ChunkSource>(
-        source: &mut S,
+        source: &S,
         metadata: &FileMetaData,
         schema: &SchemaDescriptor,
         row_group: usize,
@@ -166,7 +166,7 @@ impl ColumnReader {
 
     #[allow(clippy::too_many_arguments)]
     fn open_inner<S: ChunkSource>(
-        source: &mut S,
+        source: &S,
         metadata: &FileMetaData,
         column: &ColumnDescriptor,
         row_group: usize,
@@ -228,7 +228,7 @@ impl ColumnReader {
     }
 
     /// Reads the next `rows` rows as one array.
-    pub fn read<S: ChunkSource>(&mut self, source: &mut S, rows: usize) -> Result<ArrayRef> {
+    pub fn read<S: ChunkSource>(&mut self, source: &S, rows: usize) -> Result<ArrayRef> {
         let array = self.read_inner(source, rows).map_err(|e| e.context(&self.place))?;
         if self.null_output {
             return Ok(Arc::new(NullArray::new(array.len())));
@@ -238,11 +238,11 @@ impl ColumnReader {
 
     /// Passes over the next `rows` rows without producing them: values inside a page are
     /// passed over by the encoding's own walk.
-    pub fn skip<S: ChunkSource>(&mut self, source: &mut S, rows: usize) -> Result<()> {
+    pub fn skip<S: ChunkSource>(&mut self, source: &S, rows: usize) -> Result<()> {
         self.skip_inner(source, rows).map_err(|e| e.context(&self.place))
     }
 
-    fn read_inner<S: ChunkSource>(&mut self, source: &mut S, rows: usize) -> Result<ArrayRef> {
+    fn read_inner<S: ChunkSource>(&mut self, source: &S, rows: usize) -> Result<ArrayRef> {
         if self.decoder.is_none() {
             return Err(Error::invalid_argument(format!(
                 "asked for {rows} rows after the column chunk's last row"
@@ -278,7 +278,7 @@ impl ColumnReader {
         Ok(out)
     }
 
-    fn skip_inner<S: ChunkSource>(&mut self, source: &mut S, rows: usize) -> Result<()> {
+    fn skip_inner<S: ChunkSource>(&mut self, source: &S, rows: usize) -> Result<()> {
         let mut done = 0;
         while done < rows {
             let Some(page) = self.open_page(source)? else {
@@ -365,7 +365,7 @@ impl ColumnReader {
 
     /// The open data page, opening the next one (past dictionary and index pages) if there
     /// is none; `None` when the chunk has no more pages.
-    fn open_page<S: ChunkSource>(&mut self, source: &mut S) -> Result<Option<&mut OpenPage>> {
+    fn open_page<S: ChunkSource>(&mut self, source: &S) -> Result<Option<&mut OpenPage>> {
         while self.page.as_ref().is_none_or(|p| p.row == p.rows) {
             self.close_page_if_done();
             let Some(page) = self.stream.next_page(source)? else { return Ok(None) };

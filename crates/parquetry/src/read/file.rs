@@ -13,7 +13,7 @@ use super::column::{ColumnPlan, ColumnReader};
 use super::options::{ColumnSelector, ReadOptions};
 use crate::error::{Error, Result};
 use crate::format::{self, FileMetaData};
-use crate::page::{BytesSource, ChunkSource, ReaderSource};
+use crate::page::{BytesSource, ChunkSource, FileSource, ReaderSource};
 use crate::schema::{arrow_schema, SchemaDescriptor};
 
 /// An open Parquet file: its metadata, schema and a source of its bytes.
@@ -34,13 +34,15 @@ pub struct ParquetFile<S: ChunkSource> {
     arrow_schema: SchemaRef,
 }
 
-impl ParquetFile<ReaderSource<File>> {
-    /// Opens a file by path and decodes its footer.
+impl ParquetFile<FileSource> {
+    /// Opens a file by path and decodes its footer. Pages are read with positional reads,
+    /// so threads decoding different columns share the file without a lock.
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
-        let file = File::open(path)
+        let mut file = File::open(path)
             .map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
-        Self::from_reader(file)
+        let (metadata, _) = format::read_metadata(&mut file)?;
+        Self::with_source(FileSource::new(file)?, metadata)
     }
 }
 
@@ -234,7 +236,7 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
             self.readers.clear();
             for plan in &self.plans {
                 let reader = ColumnReader::open(
-                    &mut self.file.source,
+                    &self.file.source,
                     &self.file.metadata,
                     &self.file.schema,
                     rg_index,
@@ -256,7 +258,7 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
         let rows = self.options.batch_size.min(self.rows_left);
         let mut columns: Vec<ArrayRef> = Vec::with_capacity(self.readers.len());
         for reader in &mut self.readers {
-            columns.push(reader.read(&mut self.file.source, rows)?);
+            columns.push(reader.read(&self.file.source, rows)?);
         }
         self.rows_left -= rows;
         let options = RecordBatchOptions::new().with_row_count(Some(rows));
