@@ -194,6 +194,53 @@ fn corpus_batch_size_does_not_change_values() {
     assert!(failures.is_empty(), "batch size changes values:\n{}", failures.join("\n"));
 }
 
+#[test]
+fn corpus_row_selection_reads_pyarrows_rows() {
+    let mut failures = Vec::new();
+    for rel_path in MULTI_PAGE {
+        let path = corpus_path(rel_path);
+        let Ok(want) = expected(&path) else { continue };
+        let n = want.num_rows() as u64;
+        if n < 4 {
+            continue;
+        }
+        // One row, a stretch across the middle, and the last row.
+        let ranges = vec![1..2, n / 3..n / 3 + n / 4, n - 1..n];
+        let mut selected = want.slice(0, 0);
+        for r in &ranges {
+            selected = selected.append(&want.slice(r.start as usize, (r.end - r.start) as usize));
+        }
+        for batch_size in [usize::MAX, 7] {
+            let options = ReadOptions::default().with_row_selection(ranges.clone()).with_batch_size(batch_size);
+            match read_parquetry(&path, &options) {
+                Err(e) => failures.push(format!("{rel_path} (rows {ranges:?}, batch {batch_size}): {e}")),
+                Ok(got) => {
+                    for d in diff_tables(&selected, &got) {
+                        failures.push(format!("{rel_path} (rows {ranges:?}, batch {batch_size}): {d}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "row selection differs from pyarrow:\n{}", failures.join("\n"));
+}
+
+#[test]
+fn bad_row_selections_are_errors_naming_the_range() {
+    let path = corpus_path(MULTI_PAGE[0]);
+    let rows = row_group_rows(&path).iter().sum::<usize>() as u64;
+    for (ranges, says) in [
+        (vec![0..2, 1..3], "overlap"),
+        (vec![5..5], "empty"),
+        (vec![0..rows + 1], "past the file's"),
+    ] {
+        let mut file = ParquetFile::open(&path).unwrap();
+        let e = file.batches(ReadOptions::default().with_row_selection(ranges.clone())).err();
+        let e = e.map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains(says), "{ranges:?}: {e}");
+    }
+}
+
 /// Row counts of each row group, from the footer.
 fn row_group_rows(path: &PathBuf) -> Vec<usize> {
     let file = ParquetFile::open(path).expect("footer");

@@ -227,28 +227,43 @@ impl ColumnReader {
         })
     }
 
-    /// Reads the next `rows` rows as one array.
-    pub fn read<S: ChunkSource>(&mut self, source: &S, rows: usize) -> Result<ArrayRef> {
-        let array = self.read_inner(source, rows).map_err(|e| e.context(&self.place))?;
+    /// Appends the next `rows` rows to the array being built (see [`finish`](Self::finish)).
+    pub fn append<S: ChunkSource>(&mut self, source: &S, rows: usize) -> Result<()> {
+        self.append_inner(source, rows).map_err(|e| e.context(&self.place))
+    }
+
+    /// Passes over the next `rows` rows without producing them: values inside a page are
+    /// passed over by the encoding's own walk, and data pages that lie wholly inside the
+    /// skip are not decompressed.
+    pub fn skip<S: ChunkSource>(&mut self, source: &S, rows: usize) -> Result<()> {
+        self.skip_inner(source, rows).map_err(|e| e.context(&self.place))
+    }
+
+    /// Hands over the rows appended since the last call as one array.
+    pub fn finish(&mut self) -> Result<ArrayRef> {
+        let nulls = self.validity.as_mut().map(|v| NullBuffer::new(v.finish()));
+        let array = match self.decoder.as_mut() {
+            Some(d) => d.finish(nulls).map_err(|e| e.context(&self.place))?,
+            None => new_empty_array(&self.data_type),
+        };
+        if self.rows_left == 0 {
+            // The chunk is done: free its dictionary and buffers now.
+            self.decoder = None;
+        }
         if self.null_output {
             return Ok(Arc::new(NullArray::new(array.len())));
         }
         Ok(array)
     }
 
-    /// Passes over the next `rows` rows without producing them: values inside a page are
-    /// passed over by the encoding's own walk.
-    pub fn skip<S: ChunkSource>(&mut self, source: &S, rows: usize) -> Result<()> {
-        self.skip_inner(source, rows).map_err(|e| e.context(&self.place))
-    }
-
-    fn read_inner<S: ChunkSource>(&mut self, source: &S, rows: usize) -> Result<ArrayRef> {
-        if self.decoder.is_none() {
+    fn append_inner<S: ChunkSource>(&mut self, source: &S, rows: usize) -> Result<()> {
+        if rows > self.rows_left || self.decoder.is_none() {
             return Err(Error::invalid_argument(format!(
-                "asked for {rows} rows after the column chunk's last row"
+                "asked for {rows} rows, the column chunk has {} left",
+                self.rows_left
             )));
         }
-        // Size this batch's buffers once, before its first page.
+        // Size the buffers once for these rows, before their first page.
         let (_, bytes) = self.take_hint(rows);
         let decoder = self.decoder.as_mut().ok_or_else(finished)?;
         decoder.reserve(rows.min(self.max_reserve_rows), bytes.min(self.max_reserve_bytes));
@@ -266,21 +281,35 @@ impl ColumnReader {
             have += k;
             self.close_page_if_done();
         }
-        let nulls = self.validity.as_mut().map(|v| NullBuffer::new(v.finish()));
-        let out = match self.decoder.as_mut() {
-            Some(d) => d.finish(nulls)?,
-            None => new_empty_array(&self.data_type),
-        };
-        self.rows_left = self.rows_left.saturating_sub(rows);
-        if self.rows_left == 0 {
-            self.decoder = None;
-        }
-        Ok(out)
+        self.rows_left -= rows;
+        Ok(())
     }
 
     fn skip_inner<S: ChunkSource>(&mut self, source: &S, rows: usize) -> Result<()> {
+        if rows > self.rows_left {
+            return Err(Error::invalid_argument(format!(
+                "asked to skip {rows} rows, the column chunk has {} left",
+                self.rows_left
+            )));
+        }
         let mut done = 0;
         while done < rows {
+            if self.page.is_none() {
+                // A data page whose rows all lie inside the skip is passed over whole: not
+                // decompressed, its values never looked at. (Flat columns only: a page's
+                // value count is its row count there.)
+                let Some(page) = self.stream.next_page(source)? else {
+                    return Err(Error::corrupt(format!("the column chunk ended after {done} of its rows")));
+                };
+                if let Some(n) = data_page_rows(&page.header).filter(|&n| n <= rows - done) {
+                    done += n;
+                    self.stream.recycle(page.body);
+                    continue;
+                }
+                let index = page.index;
+                self.page = self.load_page(page).map_err(|e| e.context(format_args!("page {index}")))?;
+                continue;
+            }
             let Some(page) = self.open_page(source)? else {
                 return Err(Error::corrupt(format!("the column chunk ended after {done} of its rows")));
             };
@@ -290,7 +319,7 @@ impl ColumnReader {
             done += k;
             self.close_page_if_done();
         }
-        self.rows_left = self.rows_left.saturating_sub(rows);
+        self.rows_left -= rows;
         // Skipped rows take their share of the reservation hint with them.
         self.take_hint(rows);
         Ok(())
@@ -501,6 +530,16 @@ impl ColumnReader {
         let values = validity.as_ref().map_or(rows, BooleanBuffer::count_set_bits);
         let values = PageValues::new(section, encoding, values, self.kind, &mut self.page_scratch)?;
         Ok(OpenPage { index, values, validity, rows, row: 0, decompressed, body })
+    }
+}
+
+/// The rows of a data page, from its header alone (`None` for other pages, or a negative
+/// count, which opening the page reports).
+fn data_page_rows(header: &crate::format::PageHeader) -> Option<usize> {
+    match header.page_type {
+        PageType::DATA_PAGE => header.data_page_header.as_ref().and_then(|d| usize::try_from(d.num_values).ok()),
+        PageType::DATA_PAGE_V2 => header.data_page_header_v2.as_ref().and_then(|d| usize::try_from(d.num_rows).ok()),
+        _ => None,
     }
 }
 

@@ -2,6 +2,7 @@
 
 use std::fs::File;
 use std::io::{Read, Seek};
+use std::collections::VecDeque;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -11,6 +12,7 @@ use arrow_schema::{Field, Schema, SchemaRef};
 
 use super::column::{ColumnPlan, ColumnReader};
 use super::options::{ColumnSelector, ReadOptions};
+use super::selection::{self, Step};
 use crate::error::{Error, Result};
 use crate::format::{self, FileMetaData};
 use crate::page::{BytesSource, ChunkSource, FileSource, ReaderSource};
@@ -165,15 +167,27 @@ impl<S: ChunkSource> ParquetFile<S> {
             plans.iter().map(|p| p.field.clone()).collect::<Vec<Field>>(),
             self.arrow_schema.metadata().clone(),
         ));
+        if let Some(ranges) = &options.row_selection {
+            let rows = self.metadata.row_groups.iter().map(|rg| rg.num_rows.max(0) as u64).sum();
+            selection::check(ranges, rows)?;
+        }
+        // Where each row group starts in the file's row numbers, for the row selection.
+        let mut starts = Vec::with_capacity(self.metadata.row_groups.len());
+        let mut at = 0u64;
+        for rg in &self.metadata.row_groups {
+            starts.push(at);
+            at = at.saturating_add(rg.num_rows.max(0) as u64);
+        }
         Ok(RecordBatchIter {
             file: self,
             options,
             schema,
             plans,
             row_groups,
+            starts,
             next_row_group: 0,
             readers: Vec::new(),
-            rows_left: 0,
+            steps: VecDeque::new(),
         })
     }
 
@@ -207,9 +221,12 @@ pub struct RecordBatchIter<'f, S: ChunkSource> {
     schema: SchemaRef,
     plans: Vec<ColumnPlan>,
     row_groups: Vec<usize>,
+    /// The file row number of each row group's first row.
+    starts: Vec<u64>,
     next_row_group: usize,
     readers: Vec<ColumnReader>,
-    rows_left: usize,
+    /// What is left to do in the open row group: reads, and skips between them.
+    steps: VecDeque<Step>,
 }
 
 impl<S: ChunkSource> RecordBatchIter<'_, S> {
@@ -229,10 +246,16 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
                     rg.num_rows
                 )));
             }
-            if rg.num_rows == 0 {
+            let rows = rg.num_rows as usize;
+            let steps = match &self.options.row_selection {
+                Some(ranges) => selection::steps(ranges, self.starts[rg_index], rows),
+                None if rows > 0 => VecDeque::from([Step::Read(rows)]),
+                None => VecDeque::new(),
+            };
+            if steps.is_empty() {
+                // No row of this row group is read: its columns are not even opened.
                 continue;
             }
-            let rows = rg.num_rows as usize;
             self.readers.clear();
             for plan in &self.plans {
                 let reader = ColumnReader::open(
@@ -245,22 +268,43 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
                 )?;
                 self.readers.push(reader);
             }
-            self.rows_left = rows;
+            self.steps = steps;
             return Ok(true);
         }
         Ok(false)
     }
 
     fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
-        if self.rows_left == 0 && !self.open_row_group()? {
+        if self.steps.is_empty() && !self.open_row_group()? {
             return Ok(None);
         }
-        let rows = self.options.batch_size.min(self.rows_left);
+        // Up to a batch of rows, from as many selected ranges as it takes (within the row
+        // group), passing over the rows between them.
+        let mut rows = 0;
+        while rows < self.options.batch_size {
+            let Some(step) = self.steps.pop_front() else { break };
+            match step {
+                Step::Skip(n) => {
+                    for reader in &mut self.readers {
+                        reader.skip(&self.file.source, n)?;
+                    }
+                }
+                Step::Read(n) => {
+                    let k = n.min(self.options.batch_size - rows);
+                    for reader in &mut self.readers {
+                        reader.append(&self.file.source, k)?;
+                    }
+                    rows += k;
+                    if k < n {
+                        self.steps.push_front(Step::Read(n - k));
+                    }
+                }
+            }
+        }
         let mut columns: Vec<ArrayRef> = Vec::with_capacity(self.readers.len());
         for reader in &mut self.readers {
-            columns.push(reader.read(&self.file.source, rows)?);
+            columns.push(reader.finish()?);
         }
-        self.rows_left -= rows;
         let options = RecordBatchOptions::new().with_row_count(Some(rows));
         RecordBatch::try_new_with_options(Arc::clone(&self.schema), columns, &options)
             .map(Some)
@@ -277,7 +321,7 @@ impl<S: ChunkSource> Iterator for RecordBatchIter<'_, S> {
             Ok(None) => None,
             Err(e) => {
                 // An error ends the iteration: the readers' state is no longer trustworthy.
-                self.rows_left = 0;
+                self.steps.clear();
                 self.next_row_group = self.row_groups.len();
                 Some(Err(e))
             }

@@ -13,6 +13,7 @@ pub(crate) mod fixed;
 pub(crate) mod levels;
 mod options;
 pub mod page_values;
+mod selection;
 pub mod values;
 
 pub use file::{ParquetFile, RecordBatchIter};

@@ -1,4 +1,7 @@
-//! Options of a read: batch size, projection, row groups, string output type, CRC checks.
+//! Options of a read: batch size, projection, row groups, row selection, string output
+//! type, threads, CRC checks.
+
+use std::ops::Range;
 
 /// Which columns to read: a top-level field by name or by position in the Arrow schema.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,6 +54,12 @@ pub struct ReadOptions {
     pub byte_array_type: Option<ByteArrayType>,
     /// Check each page's CRC (when the writer stored one) and fail on a mismatch.
     pub verify_crc: bool,
+    /// The rows to read, as ranges of row numbers counted from the file's first row, in
+    /// order and not overlapping; `None` reads every row (of the selected row groups).
+    pub row_selection: Option<Vec<Range<u64>>>,
+    /// Threads that decode column chunks at once (1: the caller's thread only). The output
+    /// is the same for any number.
+    pub threads: usize,
 }
 
 impl Default for ReadOptions {
@@ -61,6 +70,8 @@ impl Default for ReadOptions {
             row_groups: None,
             byte_array_type: None,
             verify_crc: false,
+            row_selection: None,
+            threads: 1,
         }
     }
 }
@@ -87,6 +98,22 @@ impl ReadOptions {
     /// Reads every BYTE_ARRAY column as this Arrow type.
     pub fn with_byte_array_type(mut self, t: ByteArrayType) -> Self {
         self.byte_array_type = Some(t);
+        self
+    }
+
+    /// Reads only the rows in `ranges` (row numbers from the file's first row, in order, not
+    /// overlapping, within the file: otherwise reading fails with an error naming the range).
+    /// Pages wholly outside the selection are not decompressed, and inside a page the rows
+    /// between ranges are passed over without producing values.
+    pub fn with_row_selection(mut self, ranges: impl IntoIterator<Item = Range<u64>>) -> Self {
+        self.row_selection = Some(ranges.into_iter().collect());
+        self
+    }
+
+    /// Decodes up to `threads` column chunks at once (at least 1). The output is the same
+    /// for any number.
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads.max(1);
         self
     }
 
