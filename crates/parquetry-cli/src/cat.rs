@@ -20,6 +20,8 @@ OPTIONS:
     --columns A,B,...     Only these top-level columns (names, or 0-based positions)
     --row-groups 0,2,...  Only these row groups (0-based)
     --limit N             Stop after N rows
+    --rows A..B,...       Only these rows (0-based, end excluded, in order; A.. runs to the
+                          end, ..B starts at 0); pages outside them are not decompressed
     --json                One JSON object per row (JSON lines)
     --csv                 CSV with a header row
     --format FORMAT       table (default), json, csv, or arrow: an Arrow IPC stream on
@@ -41,6 +43,22 @@ struct Options {
     format: Format,
     limit: Option<usize>,
     read: ReadOptions,
+    /// `--rows`, open ends still open (`None`) until the file's row count is known.
+    rows: Option<Vec<(u64, Option<u64>)>>,
+}
+
+/// Parses `A..B,C..,..D` into ranges whose open end is `None`.
+fn parse_rows(value: &str) -> Result<Vec<(u64, Option<u64>)>, String> {
+    list(value)
+        .iter()
+        .map(|r| {
+            let bad = || format!("cat: --rows '{r}' is not a range like 10..20, 10.. or ..20");
+            let (a, b) = r.split_once("..").ok_or_else(bad)?;
+            let start = if a.is_empty() { 0 } else { a.parse().map_err(|_| bad())? };
+            let end = if b.is_empty() { None } else { Some(b.parse().map_err(|_| bad())?) };
+            Ok((start, end))
+        })
+        .collect()
 }
 
 fn list(value: &str) -> Vec<String> {
@@ -48,7 +66,8 @@ fn list(value: &str) -> Vec<String> {
 }
 
 fn parse(args: &[String]) -> Result<Option<Options>, String> {
-    let mut opts = Options { path: String::new(), format: Format::Table, limit: None, read: ReadOptions::default() };
+    let mut opts =
+        Options { path: String::new(), format: Format::Table, limit: None, read: ReadOptions::default(), rows: None };
     let mut path = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -92,6 +111,7 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
                 let v = value("--limit")?;
                 opts.limit = Some(v.parse().map_err(|_| format!("cat: --limit '{v}' is not a number"))?);
             }
+            "--rows" => opts.rows = Some(parse_rows(&value("--rows")?)?),
             "--batch-size" => {
                 let v = value("--batch-size")?;
                 let n: usize = v.parse().map_err(|_| format!("cat: --batch-size '{v}' is not a number"))?;
@@ -134,6 +154,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
     };
     let mut file = ParquetFile::open(&opts.path).map_err(|e| format!("{}: {e}", opts.path))?;
     let mut read = opts.read.clone();
+    if let Some(rows) = &opts.rows {
+        let total = file.metadata().row_groups.iter().map(|rg| rg.num_rows.max(0) as u64).sum::<u64>();
+        read = read.with_row_selection(rows.iter().map(|&(a, b)| a..b.unwrap_or(total)));
+    }
     if let Some(limit) = opts.limit {
         // Batches no larger than the limit, so a small limit reads little.
         read = read.clone().with_batch_size(read.batch_size.min(limit.max(1)));

@@ -69,6 +69,51 @@ print("ok")
 }
 
 #[test]
+fn cat_rows_are_the_same_rows_of_pyarrows_table() {
+    let script = r#"
+import sys, pyarrow as pa, pyarrow.parquet as pq
+stream = pa.ipc.open_stream(sys.stdin.buffer).read_all()
+t = pq.read_table(sys.argv[1])
+parts = []
+for r in sys.argv[2].split(","):
+    a, b = r.split("..")
+    a = int(a or 0); b = int(b) if b else t.num_rows
+    parts.append(t.slice(a, b - a))
+expected = pa.concat_tables(parts)
+assert stream.num_rows == expected.num_rows, (stream.num_rows, expected.num_rows)
+for name in expected.column_names:
+    assert stream.column(name).combine_chunks().equals(expected.column(name).combine_chunks()), name
+print("ok")
+"#;
+    for (name, rows) in [
+        ("data/delta_encoding_optional_column.parquet", "1..3,50..70,99.."),
+        ("data/alltypes_plain.parquet", "..2,5..6"),
+        ("data/alltypes_tiny_pages.parquet", "3..900,4000..4100,7290.."),
+    ] {
+        let file = corpus(name);
+        let mut cat = Command::new(env!("CARGO_BIN_EXE_parquetry"))
+            .args(["cat", "--format", "arrow", "--rows", rows, "--batch-size", "7", file.to_str().unwrap()])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let check = Command::new(python())
+            .args(["-c", script, file.to_str().unwrap(), rows])
+            .stdin(cat.stdout.take().unwrap())
+            .output()
+            .expect("python3 with pyarrow (./test.sh installs it)");
+        assert!(cat.wait().unwrap().success(), "{name}: parquetry cat --rows {rows} failed");
+        assert!(
+            check.status.success() && String::from_utf8_lossy(&check.stdout).trim() == "ok",
+            "{name} --rows {rows}: {}",
+            String::from_utf8_lossy(&check.stderr)
+        );
+    }
+    let out = parquetry(&["cat", "--rows", "4..2", corpus("data/alltypes_plain.parquet").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("range 0 (4..2) is empty"));
+}
+
+#[test]
 fn cat_json_lines_and_csv_hold_every_row() {
     let file = corpus("data/alltypes_plain.parquet");
     let out = parquetry(&["cat", "--json", "--columns", "id,string_col", file.to_str().unwrap()]);
