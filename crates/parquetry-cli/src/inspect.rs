@@ -76,7 +76,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
 fn gather(opts: &Options) -> parquetry::Result<Value> {
     let mut file = File::open(&opts.path).map_err(|e| parquetry::Error::io("opening the file", e))?;
     let (meta, file_len) = format::read_metadata(&mut file)?;
-    let mut source = ReaderSource::new(file)?;
+    let source = ReaderSource::new(file)?;
     let desc = SchemaDescriptor::from_metadata(&meta)?;
     let arrow = arrow_schema(&desc, meta.key_value_metadata.as_deref())?;
     let arrow_types: Vec<String> = arrow.fields().iter().map(|f| f.data_type().to_string()).collect();
@@ -100,7 +100,7 @@ fn gather(opts: &Options) -> parquetry::Result<Value> {
             let mut c = column_chunk(&desc, j, chunk);
             if opts.pages {
                 let padding = has_parquet_816_bug(meta.created_by.as_deref());
-                let pages = chunk_pages(&mut source, chunk, padding)
+                let pages = chunk_pages(&source, chunk, padding)
                     .map_err(|e| e.context(format_args!("row group {i}, column {j}")))?;
                 c.insert("pages".into(), Value::Array(pages));
             }

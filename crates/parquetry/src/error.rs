@@ -8,7 +8,9 @@
 use std::fmt;
 
 /// What kind of failure an [`Error`] is, for callers that need to react differently.
+/// More kinds may come: match with a wildcard arm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ErrorKind {
     /// Reading or writing the underlying file or stream failed.
     Io,
@@ -107,5 +109,13 @@ pub trait ResultExt<T> {
 impl<T> ResultExt<T> for Result<T> {
     fn context<D: fmt::Display>(self, place: impl FnOnce() -> D) -> Result<T> {
         self.map_err(|e| e.context(place()))
+    }
+}
+
+/// Errors cross into the Arrow ecosystem (a [`RecordBatchReader`](arrow_array::RecordBatchReader)
+/// yields `ArrowError`s) as external errors, so the original stays reachable by downcasting.
+impl From<Error> for arrow_schema::ArrowError {
+    fn from(e: Error) -> Self {
+        arrow_schema::ArrowError::ExternalError(Box::new(e))
     }
 }

@@ -226,6 +226,7 @@ fn corpus_row_selection_reads_pyarrows_rows() {
 }
 
 #[test]
+#[allow(clippy::single_range_in_vec_init)] // one-range selections are selections
 fn bad_row_selections_are_errors_naming_the_range() {
     let path = corpus_path(MULTI_PAGE[0]);
     let rows = row_group_rows(&path).iter().sum::<usize>() as u64;
@@ -234,11 +235,43 @@ fn bad_row_selections_are_errors_naming_the_range() {
         (vec![5..5], "empty"),
         (vec![0..rows + 1], "past the file's"),
     ] {
-        let mut file = ParquetFile::open(&path).unwrap();
+        let file = ParquetFile::open(&path).unwrap();
         let e = file.batches(ReadOptions::default().with_row_selection(ranges.clone())).err();
         let e = e.map(|e| e.to_string()).unwrap_or_default();
         assert!(e.contains(says), "{ranges:?}: {e}");
     }
+}
+
+#[test]
+fn the_owning_reader_is_an_arrow_record_batch_reader_with_pyarrows_rows() {
+    use arrow_array::RecordBatchReader;
+    use parquetry::read::ParquetReaderBuilder;
+    let path = corpus_path("data/alltypes_tiny_pages.parquet");
+    let want = expected(&path).expect("pyarrow reads the file");
+    let builder = ParquetReaderBuilder::open(&path).unwrap();
+    let id = builder.schema().index_of("id").unwrap();
+    let string_col = builder.schema().index_of("string_col").unwrap();
+    let reader = builder.with_columns(["string_col", "id"]).with_row_selection([10..20, 5000..5100]).with_batch_size(33).build().unwrap();
+    // Sent to another thread and read there, through the Arrow trait.
+    let (schema, batches) = std::thread::spawn(move || {
+        let schema = RecordBatchReader::schema(&reader);
+        (schema, reader.collect::<Result<Vec<_>, _>>().unwrap())
+    })
+    .join()
+    .unwrap();
+    assert!(batches.iter().all(|b| b.num_rows() <= 33));
+    let got = read_compare::Table::from_batches(&schema, &batches).unwrap();
+    let want = want.project(&[string_col, id]);
+    let want = want.slice(10, 10).append(&want.slice(5000, 100));
+    let diffs = diff_tables(&want, &got);
+    assert!(diffs.is_empty(), "{diffs:?}");
+
+    // Errors reach Arrow consumers as ArrowError, with parquetry's error inside.
+    let e = ParquetReaderBuilder::open(&path).unwrap().with_columns(["nope"]).build().err().unwrap();
+    let arrow: arrow_schema::ArrowError = e.into();
+    let arrow_schema::ArrowError::ExternalError(inner) = arrow else { panic!("{arrow}") };
+    let inner = inner.downcast_ref::<parquetry::Error>().expect("parquetry::Error inside");
+    assert_eq!(inner.kind(), parquetry::ErrorKind::InvalidArgument);
 }
 
 /// Row counts of each row group, from the footer.

@@ -89,7 +89,7 @@ pub(crate) fn read_all(path: &str, format: InputFormat, opts: &Options, sink: &m
         InputFormat::Parquet => {
             let file = open(path)?;
             let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-            let mut file = ParquetFile::from_reader(file).map_err(|e| at(&e))?;
+            let file = ParquetFile::from_reader(file).map_err(|e| at(&e))?;
             // The reader reads page headers ahead and seeks back, so the bytes it reads add up
             // to more than the file: progress is the file's size times the share of rows read.
             let total_rows = file.metadata().num_rows.max(1) as u128;

@@ -199,7 +199,7 @@ fn add_input_statistics<S: ChunkSource>(stats: &mut StatisticsMerger, source: &S
 /// Copies one input row group's column chunks byte for byte, rebasing their offsets.
 fn copy_row_group<W: Write>(input: &Input, g: usize, out: &mut Output<'_, W>) -> Result<(RowGroup, PageIndexes)> {
     let rg = &input.metadata.row_groups[g];
-    let mut source = input.source()?;
+    let source = input.source()?;
     let padding = has_parquet_816_bug(input.metadata.created_by.as_deref());
     let start = out.offset;
     let mut columns = Vec::with_capacity(rg.columns.len());
@@ -215,8 +215,8 @@ fn copy_row_group<W: Write>(input: &Input, g: usize, out: &mut Output<'_, W>) ->
         meta.index_page_offset = meta.index_page_offset.map(|o| o + delta);
         meta.bloom_filter_offset = None;
         meta.bloom_filter_length = None;
-        let column_index = read_index::<ColumnIndex, _>(&mut source, chunk.column_index_offset, chunk.column_index_length);
-        let offset_index = read_index::<OffsetIndex, _>(&mut source, chunk.offset_index_offset, chunk.offset_index_length).map(|mut o| {
+        let column_index = read_index::<ColumnIndex, _>(&source, chunk.column_index_offset, chunk.column_index_length);
+        let offset_index = read_index::<OffsetIndex, _>(&source, chunk.offset_index_offset, chunk.offset_index_length).map(|mut o| {
             o.page_locations.iter_mut().for_each(|l| l.offset += delta);
             o
         });
@@ -270,10 +270,10 @@ fn coalesce<W: Write>(
             let input = &inputs[i];
             let chunk = &input.metadata.row_groups[g].columns[c];
             let meta = chunk.meta_data.as_ref().ok_or_else(|| Error::unsupported("a column chunk without metadata"))?;
-            let mut source = input.source()?;
+            let source = input.source()?;
             let place = || format!("{}, row group {g}, column '{}'", input.path.display(), column.dotted_path());
-            merger.add_chunk(&mut source, meta, input.metadata.created_by.as_deref(), compressor).map_err(|e| e.context(place()))?;
-            add_input_statistics(&mut stats, &mut source, chunk, meta);
+            merger.add_chunk(&source, meta, input.metadata.created_by.as_deref(), compressor).map_err(|e| e.context(place()))?;
+            add_input_statistics(&mut stats, &source, chunk, meta);
         }
         let (pages, counts) = merger.finish(compressor)?;
         summary.pages.copied += counts.copied;
@@ -365,10 +365,10 @@ fn copy_column<W: Write>(
         let input = &inputs[i];
         let chunk = &input.metadata.row_groups[g].columns[c];
         let place = || format!("{}, row group {g}, column '{}'", input.path.display(), column.dotted_path());
-        let mut source = input.source()?;
+        let source = input.source()?;
         let padding = has_parquet_816_bug(input.metadata.created_by.as_deref());
         let (from, len) = chunk_byte_range(meta, source.len(), padding).map_err(|e| e.context(place()))?;
-        let walked = copy::walk_pages(&mut source, from, len).map_err(|e| e.context(place()))?;
+        let walked = copy::walk_pages(&source, from, len).map_err(|e| e.context(place()))?;
         let base = out.offset - chunk_start;
         locations.extend(walked.locations.into_iter().map(|mut l| {
             l.offset += (chunk_start + base) as i64;
@@ -389,7 +389,7 @@ fn copy_column<W: Write>(
             }
             acc
         });
-        add_input_statistics(&mut stats, &mut source, chunk, meta);
+        add_input_statistics(&mut stats, &source, chunk, meta);
     }
     let (statistics, size_statistics, column_index, byte_array_bytes) = stats.finish(locations.len());
     let pages = locations.len() as u64;

@@ -141,45 +141,60 @@ impl<S: ChunkSource> ParquetFile<S> {
     }
 
     /// An iterator over record batches of the selected columns and row groups.
-    pub fn batches(&mut self, mut options: ReadOptions) -> Result<RecordBatchIter<'_, S>> {
+    pub fn batches(&self, options: ReadOptions) -> Result<RecordBatchIter<'_, S>> {
+        RecordBatchIter::new(FileRef::Borrowed(self), options)
+    }
+
+    /// Like [`batches`](Self::batches), owning the file: an iterator that can be sent to
+    /// another thread or kept without a borrow (see [`ParquetRecordBatchReader`](super::ParquetRecordBatchReader)).
+    pub fn into_batches(self, options: ReadOptions) -> Result<RecordBatchIter<'static, S>>
+    where
+        S: 'static,
+    {
+        RecordBatchIter::new(FileRef::Owned(self), options)
+    }
+}
+
+impl<'f, S: ChunkSource> RecordBatchIter<'f, S> {
+    fn new(file: FileRef<'f, S>, mut options: ReadOptions) -> Result<Self> {
         // The field is public: a zero would make every batch empty and the iterator endless.
         options.batch_size = options.batch_size.max(1);
         let row_groups = match &options.row_groups {
             Some(rg) => {
                 for &i in rg {
-                    if i >= self.metadata.row_groups.len() {
+                    if i >= file.metadata.row_groups.len() {
                         return Err(Error::invalid_argument(format!(
                             "row group {i} does not exist (the file has {})",
-                            self.metadata.row_groups.len()
+                            file.metadata.row_groups.len()
                         )));
                     }
                 }
                 rg.clone()
             }
-            None => (0..self.metadata.row_groups.len()).collect(),
+            None => (0..file.metadata.row_groups.len()).collect(),
         };
-        let fields = self.select_fields(options.columns.as_deref())?;
+        let fields = file.select_fields(options.columns.as_deref())?;
         let mut plans = Vec::with_capacity(fields.len());
         for &f in &fields {
-            plans.push(ColumnPlan::new(&self.schema, &self.arrow_schema, f, &options)?);
+            plans.push(ColumnPlan::new(&file.schema, &file.arrow_schema, f, &options)?);
         }
         let schema = Arc::new(Schema::new_with_metadata(
             plans.iter().map(|p| p.field.clone()).collect::<Vec<Field>>(),
-            self.arrow_schema.metadata().clone(),
+            file.arrow_schema.metadata().clone(),
         ));
         if let Some(ranges) = &options.row_selection {
-            let rows = self.metadata.row_groups.iter().map(|rg| rg.num_rows.max(0) as u64).sum();
+            let rows = file.metadata.row_groups.iter().map(|rg| rg.num_rows.max(0) as u64).sum();
             selection::check(ranges, rows)?;
         }
         // Where each row group starts in the file's row numbers, for the row selection.
-        let mut starts = Vec::with_capacity(self.metadata.row_groups.len());
+        let mut starts = Vec::with_capacity(file.metadata.row_groups.len());
         let mut at = 0u64;
-        for rg in &self.metadata.row_groups {
+        for rg in &file.metadata.row_groups {
             starts.push(at);
             at = at.saturating_add(rg.num_rows.max(0) as u64);
         }
         Ok(RecordBatchIter {
-            file: self,
+            file,
             options,
             schema,
             plans,
@@ -191,6 +206,9 @@ impl<S: ChunkSource> ParquetFile<S> {
         })
     }
 
+}
+
+impl<S: ChunkSource> ParquetFile<S> {
     fn select_fields(&self, columns: Option<&[ColumnSelector]>) -> Result<Vec<usize>> {
         let fields = self.arrow_schema.fields();
         let Some(columns) = columns else { return Ok((0..fields.len()).collect()) };
@@ -214,9 +232,25 @@ impl<S: ChunkSource> ParquetFile<S> {
     }
 }
 
+/// The file a [`RecordBatchIter`] reads: borrowed, or owned by an owning reader.
+pub(crate) enum FileRef<'f, S: ChunkSource> {
+    Borrowed(&'f ParquetFile<S>),
+    Owned(ParquetFile<S>),
+}
+
+impl<S: ChunkSource> std::ops::Deref for FileRef<'_, S> {
+    type Target = ParquetFile<S>;
+    fn deref(&self) -> &ParquetFile<S> {
+        match self {
+            FileRef::Borrowed(f) => f,
+            FileRef::Owned(f) => f,
+        }
+    }
+}
+
 /// Record batches of a file, row group after row group.
 pub struct RecordBatchIter<'f, S: ChunkSource> {
-    file: &'f mut ParquetFile<S>,
+    file: FileRef<'f, S>,
     options: ReadOptions,
     schema: SchemaRef,
     plans: Vec<ColumnPlan>,

@@ -12,9 +12,11 @@ mod file;
 pub(crate) mod fixed;
 pub(crate) mod levels;
 mod options;
+mod reader;
 pub mod page_values;
 mod selection;
 pub mod values;
 
 pub use file::{ParquetFile, RecordBatchIter};
+pub use reader::{ParquetReaderBuilder, ParquetRecordBatchReader};
 pub use options::{ByteArrayType, ColumnSelector, ReadOptions};

@@ -173,7 +173,7 @@ pub fn read_parquetry_batches(
     options: &ReadOptions,
 ) -> Result<(Arc<Schema>, Vec<RecordBatch>), String> {
     catch(|| {
-        let mut file = ParquetFile::open(path).map_err(|e| format!("open: {e}"))?;
+        let file = ParquetFile::open(path).map_err(|e| format!("open: {e}"))?;
         let iter = file.batches(options.clone()).map_err(|e| format!("batches: {e}"))?;
         let schema = iter.schema();
         let batches = iter.collect::<Result<Vec<_>, _>>().map_err(|e| format!("batch: {e}"))?;
