@@ -27,6 +27,7 @@ OPTIONS:
     --format FORMAT       table (default), json, csv, or arrow: an Arrow IPC stream on
                           stdout, for pyarrow (pa.ipc.open_stream) and other Arrow tools
     --batch-size N        Rows per batch read from the file (default 65536)
+    --threads N           Threads decoding columns at once (default: every core)
     -h, --help            Show this help
 ";
 
@@ -66,8 +67,9 @@ fn list(value: &str) -> Vec<String> {
 }
 
 fn parse(args: &[String]) -> Result<Option<Options>, String> {
-    let mut opts =
-        Options { path: String::new(), format: Format::Table, limit: None, read: ReadOptions::default(), rows: None };
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let read = ReadOptions::default().with_threads(cores);
+    let mut opts = Options { path: String::new(), format: Format::Table, limit: None, read, rows: None };
     let mut path = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -112,6 +114,11 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
                 opts.limit = Some(v.parse().map_err(|_| format!("cat: --limit '{v}' is not a number"))?);
             }
             "--rows" => opts.rows = Some(parse_rows(&value("--rows")?)?),
+            "--threads" => {
+                let v = value("--threads")?;
+                let n: usize = v.parse().ok().filter(|&n| n > 0).ok_or_else(|| format!("cat: --threads '{v}' is not a positive number"))?;
+                opts.read = opts.read.clone().with_threads(n);
+            }
             "--batch-size" => {
                 let v = value("--batch-size")?;
                 let n: usize = v.parse().map_err(|_| format!("cat: --batch-size '{v}' is not a number"))?;

@@ -68,6 +68,8 @@ fn matrix_files_match_pyarrow() {
         ];
         // Batches that end inside pages (which are then cut) and cross row groups.
         reads.push(("batch size 333", ReadOptions::default().with_batch_size(333), None));
+        // Columns decoded on two threads: the same values as on one.
+        reads.push(("2 threads", ReadOptions::default().with_threads(2).with_batch_size(1000), None));
         if kind == "strings" {
             reads.push((
                 "Dictionary",

@@ -18,8 +18,9 @@ use crate::error::{Error, Result};
 ///
 /// Reads return Arrow [`Buffer`]s so that decoded arrays can point into them without a copy:
 /// an in-memory source hands out slices of its own buffer, a reader source reads into a fresh
-/// allocation of exactly the requested size.
-pub trait ChunkSource {
+/// allocation of exactly the requested size. Sources are shared by the threads that decode
+/// column chunks at once, hence `Send + Sync` and reads through `&self`.
+pub trait ChunkSource: Send + Sync {
     /// The total length of the file.
     fn len(&self) -> u64;
 
@@ -155,7 +156,7 @@ impl<R: Read + Seek> ReaderSource<R> {
     }
 }
 
-impl<R: Read + Seek> ChunkSource for ReaderSource<R> {
+impl<R: Read + Seek + Send> ChunkSource for ReaderSource<R> {
     fn len(&self) -> u64 {
         self.len
     }

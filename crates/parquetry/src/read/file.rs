@@ -70,7 +70,7 @@ impl ParquetFile<BytesSource> {
     }
 }
 
-impl<R: Read + Seek> ParquetFile<ReaderSource<R>> {
+impl<R: Read + Seek + Send> ParquetFile<ReaderSource<R>> {
     /// Reads a file from any `Read + Seek` (a `File`, a `Cursor`, ...).
     pub fn from_reader(mut reader: R) -> Result<Self> {
         let (metadata, _) = format::read_metadata(&mut reader)?;
@@ -186,6 +186,16 @@ impl<'f, S: ChunkSource> RecordBatchIter<'f, S> {
             let rows = file.metadata.row_groups.iter().map(|rg| rg.num_rows.max(0) as u64).sum();
             selection::check(ranges, rows)?;
         }
+        let pool = match options.threads {
+            0 | 1 => None,
+            n => Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .thread_name(|i| format!("parquetry-read-{i}"))
+                    .build()
+                    .map_err(|e| Error::io("starting the decoding threads", std::io::Error::other(e)))?,
+            ),
+        };
         // Where each row group starts in the file's row numbers, for the row selection.
         let mut starts = Vec::with_capacity(file.metadata.row_groups.len());
         let mut at = 0u64;
@@ -203,6 +213,7 @@ impl<'f, S: ChunkSource> RecordBatchIter<'f, S> {
             next_row_group: 0,
             readers: Vec::new(),
             steps: VecDeque::new(),
+            pool,
         })
     }
 
@@ -261,6 +272,8 @@ pub struct RecordBatchIter<'f, S: ChunkSource> {
     readers: Vec<ColumnReader>,
     /// What is left to do in the open row group: reads, and skips between them.
     steps: VecDeque<Step>,
+    /// The threads that decode the columns of a batch at once (`threads` > 1 only).
+    pool: Option<rayon::ThreadPool>,
 }
 
 impl<S: ChunkSource> RecordBatchIter<'_, S> {
@@ -314,31 +327,40 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
         }
         // Up to a batch of rows, from as many selected ranges as it takes (within the row
         // group), passing over the rows between them.
+        let mut plan = Vec::new();
         let mut rows = 0;
         while rows < self.options.batch_size {
             let Some(step) = self.steps.pop_front() else { break };
-            match step {
-                Step::Skip(n) => {
-                    for reader in &mut self.readers {
-                        reader.skip(&self.file.source, n)?;
-                    }
+            if let Step::Read(n) = step {
+                let k = n.min(self.options.batch_size - rows);
+                rows += k;
+                if k < n {
+                    self.steps.push_front(Step::Read(n - k));
                 }
-                Step::Read(n) => {
-                    let k = n.min(self.options.batch_size - rows);
-                    for reader in &mut self.readers {
-                        reader.append(&self.file.source, k)?;
-                    }
-                    rows += k;
-                    if k < n {
-                        self.steps.push_front(Step::Read(n - k));
-                    }
-                }
+                plan.push(Step::Read(k));
+            } else {
+                plan.push(step);
             }
         }
-        let mut columns: Vec<ArrayRef> = Vec::with_capacity(self.readers.len());
-        for reader in &mut self.readers {
-            columns.push(reader.finish()?);
-        }
+        // Each column walks the plan on its own: columns are independent, so with threads
+        // they are decoded at once, and the output is the same as on one thread.
+        let source = &self.file.source;
+        let run = |reader: &mut ColumnReader| -> Result<ArrayRef> {
+            for step in &plan {
+                match *step {
+                    Step::Skip(n) => reader.skip(source, n)?,
+                    Step::Read(n) => reader.append(source, n)?,
+                }
+            }
+            reader.finish()
+        };
+        let columns: Vec<ArrayRef> = match &self.pool {
+            Some(pool) if self.readers.len() > 1 => {
+                use rayon::prelude::*;
+                pool.install(|| self.readers.par_iter_mut().map(run).collect::<Result<_>>())?
+            }
+            _ => self.readers.iter_mut().map(run).collect::<Result<_>>()?,
+        };
         let options = RecordBatchOptions::new().with_row_count(Some(rows));
         RecordBatch::try_new_with_options(Arc::clone(&self.schema), columns, &options)
             .map(Some)
