@@ -3,13 +3,17 @@
 # datasets of ../shared/GUIDE.md ("Measuring"), builds the Rust bench in release, times
 # parquetry, arrow-rs, pyarrow, polars and duckdb and the limits (decompress-only, memcpy)
 # reading the same files, then writing them back from Arrow batches in memory (limits:
-# compress-only, memcpy), and prints one Markdown report.
+# compress-only, memcpy), and prints one Markdown report. A batch-size sweep (parquetry,
+# arrow-rs and pyarrow reading batch by batch: parquetry-bench sweep, bench/sweep_peers.py)
+# gets a report of its own.
 #
 #   bench/run.sh           full datasets (2,000,000-row files), 5 runs after 1 warm-up;
-#                          writes bench/results/latest.md and, the write part alone,
-#                          bench/results/latest-write.md (commit them)
+#                          writes bench/results/latest.md, the write part alone in
+#                          bench/results/latest-write.md, and the sweep in
+#                          bench/results/latest-sweep.md (commit them)
 #   bench/run.sh --quick   200,000-row files, 3 runs; a few minutes once built and
-#                          generated; writes bench/data/results/latest-quick.md (not committed)
+#                          generated; writes bench/data/results/latest-quick.md and
+#                          bench/data/results/latest-sweep-quick.md (not committed)
 #
 # Environment: PYTHON (default python3), RUNS, WARMUP (override the run counts),
 # CARGO_TARGET_DIR (where cargo builds; default target/).
@@ -21,7 +25,7 @@ quick=0
 for arg in "$@"; do
     case "$arg" in
         --quick) quick=1 ;;
-        -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "unknown argument: $arg (try --help)" >&2; exit 2 ;;
     esac
 done
@@ -31,12 +35,12 @@ if [ "$quick" = 1 ]; then
     data=bench/data/quick; tag=-quick; gen_flags=--quick
     runs=${RUNS:-3}; warmup=${WARMUP:-1}; footer_runs=7
     out=bench/data/results/latest-quick.md; title="parquetry benchmarks (quick: 200,000-row files)"
-    write_out=
+    write_out=; sweep_out=bench/data/results/latest-sweep-quick.md
 else
     data=bench/data; tag=; gen_flags=
     runs=${RUNS:-5}; warmup=${WARMUP:-1}; footer_runs=21
     out=bench/results/latest.md; title="parquetry benchmarks: reading Parquet into Arrow"
-    write_out=bench/results/latest-write.md
+    write_out=bench/results/latest-write.md; sweep_out=bench/results/latest-sweep.md
 fi
 results=bench/data/results
 mkdir -p "$results"
@@ -74,6 +78,15 @@ step "peers: pyarrow, polars, duckdb ($runs runs after $warmup warm-up)"
 step "parquetry, arrow-rs, limits ($runs runs after $warmup warm-up)"
 "$bench" read --files "${files[@]}" --runs "$runs" --warmup "$warmup" \
     --reference "$results/peers$tag.json" --json "$results/rust$tag.json"
+
+step "batch-size sweep: pyarrow iter_batches ($runs runs after $warmup warm-up)"
+"$py" bench/sweep_peers.py --files "${files[@]}" --runs "$runs" --warmup "$warmup" \
+    --json "$results/sweep-peers$tag.json"
+
+step "batch-size sweep: parquetry, arrow-rs ($runs runs after $warmup warm-up; $sweep_out)"
+# Progress goes to stderr; stdout is the Markdown report.
+"$bench" sweep --files "${files[@]}" --runs "$runs" --warmup "$warmup" \
+    --peers "$results/sweep-peers$tag.json" --json "$results/sweep$tag.json" > "$sweep_out"
 
 step "writes: peers pyarrow, polars, duckdb ($runs runs after $warmup warm-up)"
 "$py" bench/peers.py --mode write --files "${files[@]}" --runs "$runs" --warmup "$warmup" \

@@ -67,7 +67,8 @@ fn reference_from_arrow_rs(file: &str) -> Result<Reference, String> {
     })
 }
 
-fn now_utc() -> String {
+/// The current time, UTC, ISO 8601 (from `date`; seconds since the epoch if that fails).
+pub fn now_utc() -> String {
     let out = std::process::Command::new("date").args(["-u", "+%Y-%m-%dT%H:%M:%SZ"]).output();
     match out {
         Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).trim().to_owned(),
@@ -81,7 +82,8 @@ fn now_utc() -> String {
     }
 }
 
-fn cpu_model() -> String {
+/// The CPU's model name from /proc/cpuinfo.
+pub fn cpu_model() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|s| {
@@ -90,7 +92,8 @@ fn cpu_model() -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
-fn git_revision() -> String {
+/// The checked-out commit, noting uncommitted changes to tracked files.
+pub fn git_revision() -> String {
     let run = |args: &[&str]| {
         std::process::Command::new("git")
             .args(args)

@@ -11,12 +11,16 @@
 //! parquetry-bench write --files F... [--runs N] [--warmup N] [--json OUT]
 //!                      [--impls parquetry,parquetry_dict_input,arrow_rs,arrow_rs_dict_input,compress,memcpy]
 //!                      [--reference bench/data/peers-write.json]
+//! parquetry-bench sweep --files F... [--batch-sizes 1024,8192,65536,0] [--runs N] [--warmup N]
+//!                      [--json OUT] [--peers SWEEP_PEERS_JSON]
 //! ```
 //!
 //! `read --impls` also takes `decompress_fresh` (each page into a new buffer, as a view
 //! reader must) and `decompress_snap` (the arrow-rs reader's SNAPPY decoder on the same
 //! pages). `write` writes each input file's batches, held in memory, with the input's own
 //! settings (`write_spec.rs`) into memory, and reads every output back to check it.
+//! `sweep` times parquetry and arrow-rs at several batch sizes, streaming and collecting, in
+//! one process (`sweep.rs`), and prints a Markdown table (`sweep_table.rs`).
 
 /// The allocator pyarrow uses (mimalloc), for parquetry and arrow-rs alike: freed output
 /// memory is kept for the next run instead of going back to the kernel, which would zero it
@@ -33,6 +37,8 @@ mod heap;
 mod limits;
 mod memory;
 mod read;
+mod sweep;
+mod sweep_table;
 mod timing;
 mod write;
 mod write_spec;
@@ -47,7 +53,9 @@ const USAGE: &str = "usage:
   (--impls also takes decompress_fresh, decompress_snap)
   parquetry-bench write --files F... [--runs N] [--warmup N] [--json OUT]
                        [--impls parquetry,parquetry_dict_input,arrow_rs,arrow_rs_dict_input,compress,memcpy]
-                       [--reference PEERS_JSON (default bench/data/peers-write.json)]";
+                       [--reference PEERS_JSON (default bench/data/peers-write.json)]
+  parquetry-bench sweep --files F... [--batch-sizes 1024,8192,65536,0 (0 = whole row groups)]
+                       [--runs N] [--warmup N] [--json OUT] [--peers SWEEP_PEERS_JSON]";
 
 fn usage_error(msg: &str) -> ! {
     eprintln!("{msg}\n{USAGE}");
@@ -140,6 +148,39 @@ fn main() {
                 impls,
                 json: flags.one("json").map(str::to_owned),
                 reference: flags.one("reference").unwrap_or(reference).to_owned(),
+            });
+        }
+        Some("sweep") => {
+            flags.check_known(&["files", "batch-sizes", "runs", "warmup", "json", "peers"]);
+            let files = flags
+                .all("files")
+                .filter(|f| !f.is_empty())
+                .unwrap_or_else(|| usage_error("--files is required"));
+            let mut batch_sizes: Vec<usize> = match flags.one("batch-sizes") {
+                None => sweep::DEFAULT_BATCH_SIZES.to_vec(),
+                Some(list) => list
+                    .split(',')
+                    .filter(|s| !s.is_empty())
+                    .map(|s| s.parse().unwrap_or_else(|_| usage_error(&format!("--batch-sizes: not a number: {s:?}"))))
+                    .collect(),
+            };
+            // A repeated size would only run the same cells twice under one key.
+            let mut seen = std::collections::HashSet::new();
+            batch_sizes.retain(|b| seen.insert(*b));
+            if batch_sizes.is_empty() {
+                usage_error("--batch-sizes is empty");
+            }
+            let runs = flags.number("runs", 5usize);
+            if runs == 0 {
+                usage_error("--runs must be at least 1");
+            }
+            sweep::run(&sweep::SweepArgs {
+                files: files.to_vec(),
+                batch_sizes,
+                runs,
+                warmup: flags.number("warmup", 1),
+                json: flags.one("json").map(str::to_owned),
+                peers: flags.one("peers").map(str::to_owned),
             });
         }
         // Hidden: one implementation × one file, run by `read` in a child process.
