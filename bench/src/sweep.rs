@@ -121,7 +121,7 @@ impl Outcome {
 
 /// parquetry over the whole file, `rows_per_batch` rows a batch.
 fn run_parquetry(path: &str, rows_per_batch: usize, collect: bool) -> Result<Outcome, String> {
-    let mut file = ParquetFile::open(path).map_err(|e| e.to_string())?;
+    let file = ParquetFile::open(path).map_err(|e| e.to_string())?;
     let options = ReadOptions::default().with_batch_size(rows_per_batch);
     let mut out = Outcome::new();
     // The iterator hands over one batch at a time, so a streaming run never holds two.
