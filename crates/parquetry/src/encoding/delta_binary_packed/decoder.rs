@@ -14,6 +14,10 @@ pub trait DeltaValue: Copy + Default {
     type Packed: Copy + Default;
     /// Unpacks 32 deltas of `width` bits (see [`unpack32`]).
     fn unpack32(input: &[u8], width: usize, out: &mut [Self::Packed; 32]);
+    /// Unpacks 32 deltas of `MAX_WIDTH + 1` bits, keeping their low `MAX_WIDTH` bits: a
+    /// writer computing deltas in wider arithmetic may need the extra bit (parquet-format
+    /// PR #231), and since values wrap in the type's width the bit adds nothing.
+    fn unpack32_wide(input: &[u8], out: &mut [Self::Packed; 32]);
     /// Truncates a 64-bit value (the header's first value, a block's min delta).
     fn from_u64(v: u64) -> Self;
     /// `self + min_delta + delta`, wrapping.
@@ -44,6 +48,16 @@ macro_rules! delta_value_32 {
             fn unpack32(input: &[u8], width: usize, out: &mut [u32; 32]) {
                 unpack32(input, width, out)
             }
+            fn unpack32_wide(input: &[u8], out: &mut [u32; 32]) {
+                for (i, o) in out.iter_mut().enumerate() {
+                    let bit = i * 33;
+                    let mut word = [0u8; 8];
+                    let bytes = input.get(bit / 8..).unwrap_or_default();
+                    let n = bytes.len().min(8);
+                    word[..n].copy_from_slice(&bytes[..n]);
+                    *o = (u64::from_le_bytes(word) >> (bit % 8)) as u32;
+                }
+            }
             #[inline]
             fn from_u64(v: u64) -> Self {
                 v as $t
@@ -71,6 +85,16 @@ impl DeltaValue for i64 {
     #[inline]
     fn unpack32(input: &[u8], width: usize, out: &mut [u64; 32]) {
         unpack32_u64(input, width, out)
+    }
+    fn unpack32_wide(input: &[u8], out: &mut [u64; 32]) {
+        for (i, o) in out.iter_mut().enumerate() {
+            let bit = i * 65;
+            let mut word = [0u8; 16];
+            let bytes = input.get(bit / 8..).unwrap_or_default();
+            let n = bytes.len().min(16);
+            word[..n].copy_from_slice(&bytes[..n]);
+            *o = (u128::from_le_bytes(word) >> (bit % 8)) as u64;
+        }
     }
     #[inline]
     fn from_u64(v: u64) -> Self {
@@ -277,7 +301,11 @@ impl<'a, T: DeltaValue> DeltaBinaryPackedDecoder<'a, T> {
             self.next_miniblock()?;
         }
         let input = self.data.get(self.miniblock_pos..).unwrap_or_default();
-        T::unpack32(input, self.width, &mut self.buf);
+        if self.width > T::MAX_WIDTH {
+            T::unpack32_wide(input, &mut self.buf);
+        } else {
+            T::unpack32(input, self.width, &mut self.buf);
+        }
         self.miniblock_pos += 4 * self.width;
         self.miniblock_left -= 32;
         self.buf_pos = 0;
@@ -300,10 +328,11 @@ impl<'a, T: DeltaValue> DeltaBinaryPackedDecoder<'a, T> {
             self.miniblock = 0;
         }
         let width = self.data.get(self.widths_pos + self.miniblock).copied().unwrap_or(0) as usize;
-        if width > T::MAX_WIDTH {
+        // One bit over the type's width is legal (see `unpack32_wide`); more is not.
+        if width > T::MAX_WIDTH + 1 {
             return Err(Error::corrupt(format!(
                 "DELTA_BINARY_PACKED: miniblock bit width {width} is over {}",
-                T::MAX_WIDTH
+                T::MAX_WIDTH + 1
             )));
         }
         // The whole miniblock is present even when only part of it holds values.
@@ -382,13 +411,14 @@ mod tests {
         for b in bad {
             assert!(DeltaBinaryPackedDecoder::<i64>::new(b).is_err(), "{b:?}");
         }
-        // Widths missing, miniblock bytes missing, width 33 for INT32.
+        // Widths missing, miniblock bytes missing, width 34 for INT32 (33 is legal).
         assert!(decode_i64(&[0x80, 0x01, 4, 5, 2, 2, 0]).is_err());
         let e = decode_i64(&[0x80, 0x01, 4, 5, 2, 2, 3, 0, 0, 0, 1, 2]).unwrap_err();
         assert!(e.to_string().contains("miniblock needs 12 bytes, 2 left"), "{e}");
-        let mut d = DeltaBinaryPackedDecoder::<i32>::new(&[0x80, 0x01, 4, 5, 2, 2, 33, 0, 0, 0])
+        let mut d = DeltaBinaryPackedDecoder::<i32>::new(&[0x80, 0x01, 4, 5, 2, 2, 34, 0, 0, 0])
             .unwrap();
-        assert!(d.decode_all(&mut Vec::new()).is_err());
+        let e = d.decode_all(&mut Vec::new()).unwrap_err();
+        assert!(e.to_string().contains("bit width 34 is over 33"), "{e}");
         let mut out = Vec::new();
         // A huge count with a few bytes errors without a huge allocation.
         let mut data = vec![0x80, 0x01, 1];
@@ -470,5 +500,61 @@ mod tests {
                 let _ = d.decode_all(&mut Vec::new());
             }
         }
+    }
+
+    /// Packs `values` of `width` bits LSB first, padded to a whole miniblock of 32.
+    fn pack_wide(values: &[u128], width: usize) -> Vec<u8> {
+        let mut out = vec![0u8; 4 * width];
+        for (i, &v) in values.iter().enumerate() {
+            for b in 0..width {
+                if v >> b & 1 == 1 {
+                    let bit = i * width + b;
+                    out[bit / 8] |= 1 << (bit % 8);
+                }
+            }
+        }
+        out
+    }
+
+    /// A page of `first` then values rebuilt from `deltas` over `min_delta`, in one miniblock
+    /// of `width` bits (block of 128 values in 4 miniblocks).
+    fn wide_page(first: i64, min_delta: i64, deltas: &[u128], width: u8) -> Vec<u8> {
+        let mut data = vec![0x80, 0x01, 4];
+        crate::encoding::bit_pack::write_uleb128(deltas.len() as u64 + 1, &mut data);
+        crate::encoding::bit_pack::write_uleb128(((first << 1) ^ (first >> 63)) as u64, &mut data);
+        crate::encoding::bit_pack::write_uleb128(((min_delta << 1) ^ (min_delta >> 63)) as u64, &mut data);
+        data.extend([width, 0, 0, 0]);
+        data.extend(pack_wide(deltas, width as usize));
+        data
+    }
+
+    #[test]
+    fn miniblocks_one_bit_wider_than_the_type_decode_with_wrapping() {
+        // INT32 [MIN, MAX, MIN, 7] as a writer in 64-bit arithmetic encodes them: deltas
+        // +(2^32 - 1), -(2^32 - 1), 2^31 + 7; min delta -(2^32 - 1); so the deltas over the
+        // minimum reach 2^33 - 2, which takes 33 bits.
+        let values = [i32::MIN, i32::MAX, i32::MIN, 7];
+        let wide: Vec<i64> = values.iter().map(|&v| i64::from(v)).collect();
+        let deltas: Vec<i64> = wide.windows(2).map(|w| w[1] - w[0]).collect();
+        let min = *deltas.iter().min().unwrap();
+        let packed: Vec<u128> = deltas.iter().map(|&d| (d - min) as u128).collect();
+        assert!(packed.iter().any(|&d| d >= 1 << 32), "the case needs 33 bits");
+        let page = wide_page(wide[0], min, &packed, 33);
+        let mut got = Vec::new();
+        DeltaBinaryPackedDecoder::<i32>::new(&page).unwrap().decode_all(&mut got).unwrap();
+        assert_eq!(got, values);
+
+        // INT64 [MIN, MAX, MIN, 7] with 65-bit deltas, computed in 128-bit arithmetic.
+        let values = [i64::MIN, i64::MAX, i64::MIN, 7];
+        let wide: Vec<i128> = values.iter().map(|&v| i128::from(v)).collect();
+        let deltas: Vec<i128> = wide.windows(2).map(|w| w[1] - w[0]).collect();
+        let min = *deltas.iter().min().unwrap();
+        let packed: Vec<u128> = deltas.iter().map(|&d| (d - min) as u128).collect();
+        assert!(packed.iter().any(|&d| d >= 1 << 64), "the case needs 65 bits");
+        // The min delta is stored truncated to 64 bits (wrapping, as the spec's arithmetic).
+        let page = wide_page(values[0], min as i64, &packed, 65);
+        let mut got = Vec::new();
+        DeltaBinaryPackedDecoder::<i64>::new(&page).unwrap().decode_all(&mut got).unwrap();
+        assert_eq!(got, values);
     }
 }
