@@ -42,6 +42,10 @@ macro_rules! delta_value_32 {
     ($($t:ty),*) => {$(
         #[allow(clippy::unnecessary_cast)] // `as u32` is a no-op for u32 only
         impl DeltaValue for $t {
+            // Miniblocks may still be 33 bits wide (see `unpack32_wide`): a writer that takes
+            // INT32 deltas in 64 bits (duckdb 2.0's V2 files) needs 33 bits for a wide-range
+            // column. Writers should not, readers should cope (PARQUET-2435); duckdb reads
+            // such files, pyarrow and arrow-rs refuse them.
             const MAX_WIDTH: usize = 32;
             type Packed = u32;
             #[inline]
@@ -49,13 +53,11 @@ macro_rules! delta_value_32 {
                 unpack32(input, width, out)
             }
             fn unpack32_wide(input: &[u8], out: &mut [u32; 32]) {
-                for (i, o) in out.iter_mut().enumerate() {
-                    let bit = i * 33;
-                    let mut word = [0u8; 8];
-                    let bytes = input.get(bit / 8..).unwrap_or_default();
-                    let n = bytes.len().min(8);
-                    word[..n].copy_from_slice(&bytes[..n]);
-                    *o = (u64::from_le_bytes(word) >> (bit % 8)) as u32;
+                // The 33rd bit is worth 2^32, which the 32-bit wrapping sum drops anyway.
+                let mut wide = [0u64; 32];
+                unpack32_u64(input, 33, &mut wide);
+                for (o, w) in out.iter_mut().zip(wide) {
+                    *o = w as u32;
                 }
             }
             #[inline]
@@ -411,14 +413,15 @@ mod tests {
         for b in bad {
             assert!(DeltaBinaryPackedDecoder::<i64>::new(b).is_err(), "{b:?}");
         }
-        // Widths missing, miniblock bytes missing, width 34 for INT32 (33 is legal).
+        // Widths missing, miniblock bytes missing, width 34 for INT32.
         assert!(decode_i64(&[0x80, 0x01, 4, 5, 2, 2, 0]).is_err());
         let e = decode_i64(&[0x80, 0x01, 4, 5, 2, 2, 3, 0, 0, 0, 1, 2]).unwrap_err();
         assert!(e.to_string().contains("miniblock needs 12 bytes, 2 left"), "{e}");
-        let mut d = DeltaBinaryPackedDecoder::<i32>::new(&[0x80, 0x01, 4, 5, 2, 2, 34, 0, 0, 0])
-            .unwrap();
+        let mut data = vec![0x80, 0x01, 4, 5, 2, 2, 34, 0, 0, 0];
+        data.resize(data.len() + 4 * 34, 0);
+        let mut d = DeltaBinaryPackedDecoder::<i32>::new(&data).unwrap();
         let e = d.decode_all(&mut Vec::new()).unwrap_err();
-        assert!(e.to_string().contains("bit width 34 is over 33"), "{e}");
+        assert!(e.to_string().contains("miniblock bit width 34 is over 33"), "{e}");
         let mut out = Vec::new();
         // A huge count with a few bytes errors without a huge allocation.
         let mut data = vec![0x80, 0x01, 1];
@@ -427,6 +430,38 @@ mod tests {
         let mut d = DeltaBinaryPackedDecoder::<i64>::new(&data).unwrap();
         assert!(d.decode_all(&mut out).is_err());
         assert!(out.capacity() < 1 << 20);
+    }
+
+    #[test]
+    fn int32_deltas_taken_in_64_bits_need_33_bits() {
+        // duckdb 2.0 (PARQUET_VERSION V2) takes INT32 deltas in 64 bits: a column spanning the
+        // int32 range gets 33-bit miniblocks and min deltas outside i32. The INT64 encoder
+        // writes such a stream from the same values; the INT32 decoder must rebuild them.
+        let mut rng = TestRng::new(5);
+        let mut values: Vec<i32> = (0..1000).map(|_| rng.next_u64() as i32).collect();
+        values[..4].copy_from_slice(&[i32::MIN, i32::MAX, i32::MIN, i32::MAX]);
+        let data = encode(&values.iter().map(|&v| i64::from(v)).collect::<Vec<_>>(), 128, 4);
+        let mut pos = 0;
+        for _ in 0..5 {
+            read_uleb128(&data, &mut pos, "header, min delta").unwrap();
+        }
+        assert_eq!(data[pos..pos + 4], [33, 33, 33, 33]);
+        let mut got = Vec::new();
+        let mut d = DeltaBinaryPackedDecoder::<i32>::new(&data).unwrap();
+        assert_eq!(d.decode_all(&mut got).unwrap(), data.len());
+        assert_eq!(got, values);
+        // In uneven steps with skips, as batches read it.
+        let mut d = DeltaBinaryPackedDecoder::<i32>::new(&data).unwrap();
+        let mut got = Vec::new();
+        while d.remaining() > 0 {
+            if got.len() % 3 == 0 {
+                let s = d.skip(5).unwrap();
+                got.extend_from_slice(&values[got.len()..got.len() + s]);
+            } else {
+                d.decode(7, &mut got).unwrap();
+            }
+        }
+        assert_eq!(got, values);
     }
 
     #[test]
