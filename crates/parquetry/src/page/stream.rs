@@ -18,6 +18,9 @@ const WINDOW: usize = 64 * 1024;
 /// keeping a (much larger) dictionary page's buffer alive for the rest of the chunk would
 /// cost more memory than reusing it saves time.
 pub const MAX_RECYCLED: usize = 8 << 20;
+/// Room beyond the last page's size when reading the next: for a larger header (statistics)
+/// or body.
+const PAGE_SLACK: usize = 4096;
 /// A page header larger than this is not a real header (even with long statistics).
 const MAX_HEADER: usize = 16 * 1024 * 1024;
 
@@ -45,6 +48,9 @@ pub struct PageStream {
     index: usize,
     /// An allocation given back by [`recycle`](Self::recycle), for the next read.
     spare: Vec<u8>,
+    /// The bytes the last page took, header and body: the next page is read with its
+    /// header in one read of about that size, since a chunk's pages are alike.
+    last_page_len: usize,
 }
 
 impl PageStream {
@@ -60,6 +66,7 @@ impl PageStream {
             values_left: meta.num_values,
             index: 0,
             spare: Vec::new(),
+            last_page_len: 0,
         })
     }
 
@@ -110,7 +117,10 @@ impl PageStream {
     }
 
     fn read_page<S: ChunkSource>(&mut self, source: &S) -> Result<Page> {
-        let mut want = WINDOW;
+        // Enough for a page like the last one and its header, so that a page usually comes
+        // in one read (header and body together, the body a slice of it): no second read of
+        // the body's first bytes and one buffer per page to recycle.
+        let mut want = WINDOW.max(self.last_page_len.saturating_add(PAGE_SLACK)).min(MAX_RECYCLED);
         let (header, header_len) = loop {
             if self.pos < self.window_start || self.pos >= self.window_end() {
                 self.fill(source, want)?;
@@ -152,6 +162,7 @@ impl PageStream {
             source.read_at_reusing(body_start, size, std::mem::take(&mut self.spare))?
         };
         let page = Page { header, body, index: self.index, offset: self.pos };
+        self.last_page_len = header_len + size;
         self.pos = body_start + size as u64;
         self.index += 1;
         if let Some(h) = &page.header.data_page_header {

@@ -261,6 +261,18 @@ impl PageValues {
         Ok(span)
     }
 
+    /// A bound, found without a walk over lengths, on the bytes the next byte-array values
+    /// add to a destination: the value bytes left in the section (PLAIN, DELTA_LENGTH);
+    /// `u64::MAX` where only a walk tells (DELTA_BYTE_ARRAY).
+    pub fn value_bytes_bound(&self) -> u64 {
+        match &self.state {
+            State::PlainBytes { pos } => self.buffer.len().saturating_sub(*pos) as u64,
+            State::DeltaLength(d) => (d.end() - d.remaining_lengths().1) as u64,
+            State::DeltaByteArray(_) => u64::MAX,
+            _ => 0,
+        }
+    }
+
     /// The bytes the next `n` byte-array values add to a destination: exact for the DELTA
     /// encodings, for PLAIN a bound from the bytes left in the section.
     pub fn next_value_bytes(&self, n: usize) -> u64 {

@@ -160,8 +160,9 @@ fn decode_dense<S: ByteArraySink>(
         // An all-null page has nothing to decode, whatever its encoding says.
         return Ok(());
     }
-    match page.encoding() {
-        Encoding::PLAIN | Encoding::DELTA_LENGTH_BYTE_ARRAY => {}
+    let bytes = match page.encoding() {
+        // The cheap bound: only near the offsets' limit are the values' lengths summed.
+        Encoding::PLAIN | Encoding::DELTA_LENGTH_BYTE_ARRAY => page.value_bytes_bound(),
         Encoding::DELTA_BYTE_ARRAY => {
             // Shared prefixes can make a small page expand enormously: check before the
             // sink reserves the expanded size. No real page expands past 4 GiB (pages are
@@ -173,10 +174,13 @@ fn decode_dense<S: ByteArraySink>(
                     page.data().len(),
                 )));
             }
+            bytes
         }
         e => return Err(unsupported_encoding(e)),
+    };
+    if room(have, bytes).is_err() {
+        room(have, page.next_value_bytes(n))?;
     }
-    room(have, page.next_value_bytes(n))?;
     page.read_byte_arrays(n, sink)?;
     Ok(())
 }
