@@ -48,7 +48,7 @@ const BATCH_SIZES: [usize; 3] = [usize::MAX, 1000, 7];
 fn read_batches(path: &Path, batch_size: usize) -> Result<Table, String> {
     catch(|| {
         let kind = |e: parquetry::Error| format!("{:?} error: {}", e.kind(), e.message());
-        let mut file = ParquetFile::open(path).map_err(kind)?;
+        let file = ParquetFile::open(path).map_err(kind)?;
         let iter = file.batches(ReadOptions::default().with_batch_size(batch_size)).map_err(kind)?;
         let schema = iter.schema();
         let batches = iter.collect::<Result<Vec<_>, _>>().map_err(kind)?;

@@ -1,7 +1,7 @@
 //! One column chunk → Arrow arrays, batch by batch.
 //!
-//! A [`ColumnReader`] pulls pages from its [`PageStream`], checks CRCs, decompresses, turns a
-//! data page's definition levels into validity bits and opens its values ([`PageValues`]).
+//! A [`ColumnReader`] pulls pages from its [`PageStream`] and has its [`PageDecoder`] check,
+//! decompress and open them (validity bits and [`PageValues`](super::page_values::PageValues)).
 //! Each batch then takes as many of the open page's rows as it still needs and hands their
 //! values to the [`ValueDecoder`] of the output type; a page that outlasts the batch stays
 //! open, and the next batch resumes it where this one stopped (nothing is re-encoded or
@@ -10,19 +10,19 @@
 use std::sync::Arc;
 
 use arrow_array::{new_empty_array, ArrayRef, NullArray};
-use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, Buffer, NullBuffer};
+use arrow_buffer::{BooleanBufferBuilder, NullBuffer};
 use arrow_schema::{DataType, Field, Schema};
 
 use super::byte_array::byte_array_decoder;
+use super::data_page::{data_page_rows, Loaded, OpenPage, PageDecoder};
 use super::fixed::fixed_decoder;
-use super::levels::{append_validity, split_v1_levels, LevelData};
 use super::options::{ByteArrayType, ReadOptions};
-use super::page_values::{PageScratch, ValueKind};
-use super::values::{PageValues, ValueDecoder, Validity};
-use crate::compress::{Codec, Decompressor};
+use super::page_values::ValueKind;
+use super::values::{ValueDecoder, Validity};
+use crate::compress::Codec;
 use crate::error::{Error, Result};
-use crate::format::{ColumnMetaData, Encoding, FileMetaData, PageType, PhysicalType};
-use crate::page::{has_parquet_816_bug, ChunkSource, Page, PageStream, MAX_RECYCLED};
+use crate::format::{ColumnMetaData, FileMetaData, PhysicalType};
+use crate::page::{has_parquet_816_bug, ChunkSource, Page, PageStream};
 use crate::schema::{ColumnDescriptor, SchemaDescriptor};
 
 /// What to read for one selected top-level field: its leaf column and output type.
@@ -101,11 +101,9 @@ pub struct ColumnReader {
     /// `None` once every row of the chunk has been returned: the decoder's dictionary and
     /// buffers are freed then, not when the whole row group is done.
     decoder: Option<Box<dyn ValueDecoder>>,
-    decompressor: Decompressor,
-    codec: Codec,
+    /// Checks, decompresses and opens the chunk's pages.
+    pages: PageDecoder,
     data_type: DataType,
-    kind: ValueKind,
-    max_def: i16,
     /// Validity bits of the rows handed to the decoder since its last `finish`.
     validity: Option<BooleanBufferBuilder>,
     /// The data page whose rows are being read, kept open across batches.
@@ -121,31 +119,8 @@ pub struct ColumnReader {
     max_reserve_bytes: usize,
     /// Where we are, for error messages.
     place: String,
-    verify_crc: bool,
-    seen_dictionary: bool,
-    /// A decompression buffer recovered from the last page, reused to avoid a fresh
-    /// allocation (and the kernel's zero-filled pages) for every page.
-    scratch: Vec<u8>,
-    /// Vectors the DELTA byte-array encodings hand from page to page.
-    page_scratch: PageScratch,
     /// The file's column is read as INT32 and returned as a [`NullArray`].
     null_output: bool,
-}
-
-/// A data page being read: its values, and the validity of its rows.
-struct OpenPage {
-    /// The page's position in the chunk, for error messages.
-    index: usize,
-    values: PageValues,
-    /// One bit per row of the page (optional columns; `None`: every row valid).
-    validity: Option<BooleanBuffer>,
-    /// The page's rows and the first not yet read or skipped.
-    rows: usize,
-    row: usize,
-    /// The buffers behind `values`, handed back for reuse when the page is done: the
-    /// decompressed page (if compressed) and the stored body.
-    decompressed: Option<Buffer>,
-    body: Buffer,
 }
 
 impl ColumnReader {
@@ -199,18 +174,16 @@ impl ColumnReader {
         let (start, len) = stream.byte_range();
         source.will_need(start, len);
         let max_reserve_rows = bounded_rows(usize::MAX, meta);
+        let kind = ValueKind {
+            physical_type: column.physical_type,
+            type_length: usize::try_from(column.type_length).unwrap_or(0),
+        };
         let max_reserve_bytes = bounded_bytes(usize::MAX, meta);
         Ok(ColumnReader {
             stream,
             decoder: Some(decoder),
-            decompressor: Decompressor::new(),
-            codec,
+            pages: PageDecoder::new(codec, kind, column.max_def_level, options.verify_crc, max_reserve_rows),
             data_type,
-            kind: ValueKind {
-                physical_type: column.physical_type,
-                type_length: usize::try_from(column.type_length).unwrap_or(0),
-            },
-            max_def: column.max_def_level,
             validity: (column.max_def_level > 0).then(|| BooleanBufferBuilder::new(0)),
             page: None,
             rows_left: rows,
@@ -219,10 +192,6 @@ impl ColumnReader {
             max_reserve_rows,
             max_reserve_bytes,
             place: place.to_owned(),
-            verify_crc: options.verify_crc,
-            seen_dictionary: false,
-            scratch: Vec::new(),
-            page_scratch: PageScratch::default(),
             null_output,
         })
     }
@@ -306,8 +275,7 @@ impl ColumnReader {
                     self.stream.recycle(page.body);
                     continue;
                 }
-                let index = page.index;
-                self.page = self.load_page(page).map_err(|e| e.context(format_args!("page {index}")))?;
+                self.load(page)?;
                 continue;
             }
             let Some(page) = self.open_page(source)? else {
@@ -383,12 +351,27 @@ impl ColumnReader {
     fn close_page_if_done(&mut self) {
         if self.page.as_ref().is_some_and(|p| p.row == p.rows) {
             if let Some(page) = self.page.take() {
-                page.values.recycle(&mut self.page_scratch);
-                if let Some(d) = page.decompressed {
-                    self.recycle(d);
-                }
-                self.stream.recycle(page.body);
+                self.pages.close(page, &mut self.stream);
             }
+        }
+    }
+
+    /// Loads a page: a dictionary goes to the decoder, a data page becomes the open page.
+    fn load(&mut self, page: Page) -> Result<()> {
+        let index = page.index;
+        let loaded = self.pages.load(page).map_err(|e| e.context(format_args!("page {index}")))?;
+        match loaded {
+            Loaded::Dictionary(values) => self
+                .decoder
+                .as_mut()
+                .ok_or_else(finished)?
+                .set_dictionary(&values)
+                .map_err(|e| e.context(format_args!("page {index}"))),
+            Loaded::Data(open) => {
+                self.page = Some(open);
+                Ok(())
+            }
+            Loaded::Other => Ok(()),
         }
     }
 
@@ -398,168 +381,17 @@ impl ColumnReader {
         while self.page.as_ref().is_none_or(|p| p.row == p.rows) {
             self.close_page_if_done();
             let Some(page) = self.stream.next_page(source)? else { return Ok(None) };
-            let index = page.index;
-            self.page = self.load_page(page).map_err(|e| e.context(format_args!("page {index}")))?;
+            self.load(page)?;
         }
         Ok(self.page.as_mut())
     }
 
-    fn decompress(&mut self, input: &[u8], expected: usize) -> Result<Buffer> {
-        crate::compress::check_expansion(self.codec, input.len(), expected)?;
-        let mut out = std::mem::take(&mut self.scratch);
-        out.clear();
-        self.decompressor.decompress(self.codec, input, expected, &mut out)?;
-        Ok(Buffer::from_vec(out))
-    }
-
-    /// Gives a page buffer back for reuse if no decoder kept a reference to it.
-    fn recycle(&mut self, buffer: Buffer) {
-        if let Ok(v) = buffer.into_vec::<u8>() {
-            if v.capacity() > self.scratch.capacity() && v.capacity() <= MAX_RECYCLED {
-                self.scratch = v;
-            }
-        }
-    }
-
-    /// Checks, decompresses and opens a page: a dictionary page goes to the decoder, a data
-    /// page becomes the open page (`None` for pages a reader has no use for).
-    fn load_page(&mut self, page: Page) -> Result<Option<OpenPage>> {
-        if self.verify_crc {
-            if let Some(crc) = page.header.crc {
-                let actual = crc32fast::hash(page.body.as_slice());
-                if actual != crc as u32 {
-                    return Err(Error::corrupt(format!(
-                        "page CRC mismatch: the header says {:#010x}, the page bytes give {actual:#010x}",
-                        crc as u32
-                    )));
-                }
-            }
-        }
-        let h = &page.header;
-        let expected = h.uncompressed_page_size.max(0) as usize;
-        match h.page_type {
-            PageType::DICTIONARY_PAGE => {
-                let Some(d) = &h.dictionary_page_header else {
-                    return Err(Error::corrupt("dictionary page without a dictionary page header"));
-                };
-                if self.seen_dictionary {
-                    return Err(Error::corrupt("a second dictionary page in one column chunk"));
-                }
-                self.seen_dictionary = true;
-                let num_values = non_negative(d.num_values, "dictionary value count")?;
-                let encoding = d.encoding;
-                let buffer = match self.codec {
-                    Codec::Uncompressed => page.body.clone(),
-                    _ => self.decompress(page.body.as_slice(), expected)?,
-                };
-                let values = PageValues::dictionary(buffer, encoding, num_values);
-                self.decoder.as_mut().ok_or_else(finished)?.set_dictionary(&values)?;
-                Ok(None)
-            }
-            PageType::DATA_PAGE => {
-                let Some(d) = &h.data_page_header else {
-                    return Err(Error::corrupt("data page without a data page header"));
-                };
-                let rows = non_negative(d.num_values, "value count")?;
-                let (encoding, def_encoding) = (d.encoding, d.definition_level_encoding);
-                let decompressed = match self.codec {
-                    Codec::Uncompressed => None,
-                    _ => Some(self.decompress(page.body.as_slice(), expected)?),
-                };
-                let buffer = decompressed.as_ref().unwrap_or(&page.body);
-                let data = buffer.as_slice();
-                let (validity, values_at) = if self.max_def > 0 {
-                    let (l, rest) = split_v1_levels(data, def_encoding, self.max_def, rows, "definition")?;
-                    (Some(self.decode_validity(l, rows)?), data.len() - rest.len())
-                } else {
-                    (None, 0)
-                };
-                let section = buffer.slice(values_at);
-                let parts = PageParts { section, encoding, rows, validity, decompressed, body: page.body };
-                self.open_data_page(page.index, parts).map(Some)
-            }
-            PageType::DATA_PAGE_V2 => {
-                let Some(d) = &h.data_page_header_v2 else {
-                    return Err(Error::corrupt("data page v2 without a data page v2 header"));
-                };
-                let rows = non_negative(d.num_values, "value count")?;
-                let rep_len = non_negative(d.repetition_levels_byte_length, "repetition levels length")?;
-                let def_len = non_negative(d.definition_levels_byte_length, "definition levels length")?;
-                let body = page.body.as_slice();
-                let levels_len = rep_len.checked_add(def_len).filter(|&l| l <= body.len()).ok_or_else(|| {
-                    Error::corrupt(format!(
-                        "levels of {rep_len} + {def_len} bytes do not fit in the {}-byte page",
-                        body.len()
-                    ))
-                })?;
-                let compressed = d.is_compressed.unwrap_or(true) && self.codec != Codec::Uncompressed;
-                let encoding = d.encoding;
-                let validity = match self.max_def {
-                    0 => None,
-                    _ => Some(self.decode_validity(LevelData::Rle(&body[rep_len..levels_len]), rows)?),
-                };
-                let (section, decompressed) = if compressed {
-                    let expected = expected.checked_sub(levels_len).ok_or_else(|| {
-                        Error::corrupt(format!(
-                            "uncompressed page size {expected} is smaller than its {levels_len} bytes of levels"
-                        ))
-                    })?;
-                    let values = self.decompress(&body[levels_len..], expected)?;
-                    (values.clone(), Some(values))
-                } else {
-                    (page.body.slice(levels_len), None)
-                };
-                let parts = PageParts { section, encoding, rows, validity, decompressed, body: page.body };
-                self.open_data_page(page.index, parts).map(Some)
-            }
-            // Index pages carry nothing a reader needs; unknown page types are skipped as
-            // other readers do.
-            _ => Ok(None),
-        }
-    }
-
-    /// Decodes a page's definition levels into one validity bit per row.
-    fn decode_validity(&self, levels: LevelData<'_>, rows: usize) -> Result<BooleanBuffer> {
-        let mut bits = BooleanBufferBuilder::new(rows.min(self.max_reserve_rows));
-        append_validity(levels, self.max_def, rows, &mut bits)?;
-        Ok(bits.finish())
-    }
-
-    fn open_data_page(&mut self, index: usize, parts: PageParts) -> Result<OpenPage> {
-        let PageParts { section, encoding, rows, validity, decompressed, body } = parts;
-        let values = validity.as_ref().map_or(rows, BooleanBuffer::count_set_bits);
-        let values = PageValues::new(section, encoding, values, self.kind, &mut self.page_scratch)?;
-        Ok(OpenPage { index, values, validity, rows, row: 0, decompressed, body })
-    }
-}
-
-/// The rows of a data page, from its header alone (`None` for other pages, or a negative
-/// count, which opening the page reports).
-fn data_page_rows(header: &crate::format::PageHeader) -> Option<usize> {
-    match header.page_type {
-        PageType::DATA_PAGE => header.data_page_header.as_ref().and_then(|d| usize::try_from(d.num_values).ok()),
-        PageType::DATA_PAGE_V2 => header.data_page_header_v2.as_ref().and_then(|d| usize::try_from(d.num_rows).ok()),
-        _ => None,
-    }
-}
-
-/// A data page's parts once its levels are decoded and its values decompressed.
-struct PageParts {
-    section: Buffer,
-    encoding: Encoding,
-    rows: usize,
-    validity: Option<BooleanBuffer>,
-    decompressed: Option<Buffer>,
-    body: Buffer,
 }
 
 fn finished() -> Error {
     Error::invalid_argument("the column chunk was already read to its end")
 }
 
-fn non_negative(v: i32, what: &str) -> Result<usize> {
-    usize::try_from(v).map_err(|_| Error::corrupt(format!("negative {what} {v}")))
-}
 
 /// The bytes of values the chunk holds, for sizing buffers once: exact from SizeStatistics
 /// when present, else estimated from the uncompressed size.

@@ -8,6 +8,7 @@
 
 pub(crate) mod byte_array;
 mod column;
+mod data_page;
 mod file;
 pub(crate) mod fixed;
 pub(crate) mod levels;
