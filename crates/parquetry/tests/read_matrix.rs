@@ -70,6 +70,8 @@ fn matrix_files_match_pyarrow() {
         reads.push(("batch size 333", ReadOptions::default().with_batch_size(333), None));
         // Columns decoded on two threads: the same values as on one.
         reads.push(("2 threads", ReadOptions::default().with_threads(2).with_batch_size(1000), None));
+        // Whole row groups on three threads: several row groups decoded at once.
+        reads.push(("3 threads, row groups", ReadOptions::default().with_threads(3).with_batch_size(usize::MAX), None));
         if kind == "strings" {
             reads.push((
                 "Dictionary",

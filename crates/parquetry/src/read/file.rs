@@ -2,17 +2,15 @@
 
 use std::fs::File;
 use std::io::{Read, Seek};
-use std::collections::VecDeque;
 use std::path::Path;
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
+use arrow_array::RecordBatch;
 use arrow_buffer::Buffer;
-use arrow_schema::{Field, Schema, SchemaRef};
+use arrow_schema::SchemaRef;
 
-use super::column::{ColumnPlan, ColumnReader};
+use super::batches::{FileRef, RecordBatchIter};
 use super::options::{ColumnSelector, ReadOptions};
-use super::selection::{self, Step};
 use crate::error::{Error, Result};
 use crate::format::{self, FileMetaData};
 use crate::page::{BytesSource, ChunkSource, FileSource, ReaderSource};
@@ -30,10 +28,10 @@ use crate::schema::{arrow_schema, SchemaDescriptor};
 /// # Ok::<(), parquetry::Error>(())
 /// ```
 pub struct ParquetFile<S: ChunkSource> {
-    source: S,
-    metadata: Arc<FileMetaData>,
-    schema: Arc<SchemaDescriptor>,
-    arrow_schema: SchemaRef,
+    pub(super) source: S,
+    pub(super) metadata: Arc<FileMetaData>,
+    pub(super) schema: Arc<SchemaDescriptor>,
+    pub(super) arrow_schema: SchemaRef,
 }
 
 impl ParquetFile<FileSource> {
@@ -155,72 +153,9 @@ impl<S: ChunkSource> ParquetFile<S> {
     }
 }
 
-impl<'f, S: ChunkSource> RecordBatchIter<'f, S> {
-    fn new(file: FileRef<'f, S>, mut options: ReadOptions) -> Result<Self> {
-        // The field is public: a zero would make every batch empty and the iterator endless.
-        options.batch_size = options.batch_size.max(1);
-        let row_groups = match &options.row_groups {
-            Some(rg) => {
-                for &i in rg {
-                    if i >= file.metadata.row_groups.len() {
-                        return Err(Error::invalid_argument(format!(
-                            "row group {i} does not exist (the file has {})",
-                            file.metadata.row_groups.len()
-                        )));
-                    }
-                }
-                rg.clone()
-            }
-            None => (0..file.metadata.row_groups.len()).collect(),
-        };
-        let fields = file.select_fields(options.columns.as_deref())?;
-        let mut plans = Vec::with_capacity(fields.len());
-        for &f in &fields {
-            plans.push(ColumnPlan::new(&file.schema, &file.arrow_schema, f, &options)?);
-        }
-        let schema = Arc::new(Schema::new_with_metadata(
-            plans.iter().map(|p| p.field.clone()).collect::<Vec<Field>>(),
-            file.arrow_schema.metadata().clone(),
-        ));
-        if let Some(ranges) = &options.row_selection {
-            let rows = file.metadata.row_groups.iter().map(|rg| rg.num_rows.max(0) as u64).sum();
-            selection::check(ranges, rows)?;
-        }
-        let pool = match options.threads {
-            0 | 1 => None,
-            n => Some(
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(n)
-                    .thread_name(|i| format!("parquetry-read-{i}"))
-                    .build()
-                    .map_err(|e| Error::io("starting the decoding threads", std::io::Error::other(e)))?,
-            ),
-        };
-        // Where each row group starts in the file's row numbers, for the row selection.
-        let mut starts = Vec::with_capacity(file.metadata.row_groups.len());
-        let mut at = 0u64;
-        for rg in &file.metadata.row_groups {
-            starts.push(at);
-            at = at.saturating_add(rg.num_rows.max(0) as u64);
-        }
-        Ok(RecordBatchIter {
-            file,
-            options,
-            schema,
-            plans,
-            row_groups,
-            starts,
-            next_row_group: 0,
-            readers: Vec::new(),
-            steps: VecDeque::new(),
-            pool,
-        })
-    }
-
-}
 
 impl<S: ChunkSource> ParquetFile<S> {
-    fn select_fields(&self, columns: Option<&[ColumnSelector]>) -> Result<Vec<usize>> {
+    pub(super) fn select_fields(&self, columns: Option<&[ColumnSelector]>) -> Result<Vec<usize>> {
         let fields = self.arrow_schema.fields();
         let Some(columns) = columns else { return Ok((0..fields.len()).collect()) };
         columns
@@ -240,147 +175,5 @@ impl<S: ChunkSource> ParquetFile<S> {
                 }),
             })
             .collect()
-    }
-}
-
-/// The file a [`RecordBatchIter`] reads: borrowed, or owned by an owning reader.
-pub(crate) enum FileRef<'f, S: ChunkSource> {
-    Borrowed(&'f ParquetFile<S>),
-    Owned(ParquetFile<S>),
-}
-
-impl<S: ChunkSource> std::ops::Deref for FileRef<'_, S> {
-    type Target = ParquetFile<S>;
-    fn deref(&self) -> &ParquetFile<S> {
-        match self {
-            FileRef::Borrowed(f) => f,
-            FileRef::Owned(f) => f,
-        }
-    }
-}
-
-/// Record batches of a file, row group after row group.
-pub struct RecordBatchIter<'f, S: ChunkSource> {
-    file: FileRef<'f, S>,
-    options: ReadOptions,
-    schema: SchemaRef,
-    plans: Vec<ColumnPlan>,
-    row_groups: Vec<usize>,
-    /// The file row number of each row group's first row.
-    starts: Vec<u64>,
-    next_row_group: usize,
-    readers: Vec<ColumnReader>,
-    /// What is left to do in the open row group: reads, and skips between them.
-    steps: VecDeque<Step>,
-    /// The threads that decode the columns of a batch at once (`threads` > 1 only).
-    pool: Option<rayon::ThreadPool>,
-}
-
-impl<S: ChunkSource> RecordBatchIter<'_, S> {
-    /// The schema of the batches.
-    pub fn schema(&self) -> SchemaRef {
-        Arc::clone(&self.schema)
-    }
-
-    fn open_row_group(&mut self) -> Result<bool> {
-        while self.next_row_group < self.row_groups.len() {
-            let rg_index = self.row_groups[self.next_row_group];
-            self.next_row_group += 1;
-            let rg = &self.file.metadata.row_groups[rg_index];
-            if rg.num_rows < 0 {
-                return Err(Error::corrupt(format!(
-                    "row group {rg_index}: negative row count {}",
-                    rg.num_rows
-                )));
-            }
-            let rows = rg.num_rows as usize;
-            let steps = match &self.options.row_selection {
-                Some(ranges) => selection::steps(ranges, self.starts[rg_index], rows),
-                None if rows > 0 => VecDeque::from([Step::Read(rows)]),
-                None => VecDeque::new(),
-            };
-            if steps.is_empty() {
-                // No row of this row group is read: its columns are not even opened.
-                continue;
-            }
-            self.readers.clear();
-            for plan in &self.plans {
-                let reader = ColumnReader::open(
-                    &self.file.source,
-                    &self.file.metadata,
-                    &self.file.schema,
-                    rg_index,
-                    plan,
-                    &self.options,
-                )?;
-                self.readers.push(reader);
-            }
-            self.steps = steps;
-            return Ok(true);
-        }
-        Ok(false)
-    }
-
-    fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
-        if self.steps.is_empty() && !self.open_row_group()? {
-            return Ok(None);
-        }
-        // Up to a batch of rows, from as many selected ranges as it takes (within the row
-        // group), passing over the rows between them.
-        let mut plan = Vec::new();
-        let mut rows = 0;
-        while rows < self.options.batch_size {
-            let Some(step) = self.steps.pop_front() else { break };
-            if let Step::Read(n) = step {
-                let k = n.min(self.options.batch_size - rows);
-                rows += k;
-                if k < n {
-                    self.steps.push_front(Step::Read(n - k));
-                }
-                plan.push(Step::Read(k));
-            } else {
-                plan.push(step);
-            }
-        }
-        // Each column walks the plan on its own: columns are independent, so with threads
-        // they are decoded at once, and the output is the same as on one thread.
-        let source = &self.file.source;
-        let run = |reader: &mut ColumnReader| -> Result<ArrayRef> {
-            for step in &plan {
-                match *step {
-                    Step::Skip(n) => reader.skip(source, n)?,
-                    Step::Read(n) => reader.append(source, n)?,
-                }
-            }
-            reader.finish()
-        };
-        let columns: Vec<ArrayRef> = match &self.pool {
-            Some(pool) if self.readers.len() > 1 => {
-                use rayon::prelude::*;
-                pool.install(|| self.readers.par_iter_mut().map(run).collect::<Result<_>>())?
-            }
-            _ => self.readers.iter_mut().map(run).collect::<Result<_>>()?,
-        };
-        let options = RecordBatchOptions::new().with_row_count(Some(rows));
-        RecordBatch::try_new_with_options(Arc::clone(&self.schema), columns, &options)
-            .map(Some)
-            .map_err(|e| Error::corrupt(format!("assembling a record batch: {e}")))
-    }
-}
-
-impl<S: ChunkSource> Iterator for RecordBatchIter<'_, S> {
-    type Item = Result<RecordBatch>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        match self.next_batch() {
-            Ok(Some(b)) => Some(Ok(b)),
-            Ok(None) => None,
-            Err(e) => {
-                // An error ends the iteration: the readers' state is no longer trustworthy.
-                self.steps.clear();
-                self.next_row_group = self.row_groups.len();
-                Some(Err(e))
-            }
-        }
     }
 }

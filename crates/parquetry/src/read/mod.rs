@@ -6,6 +6,7 @@
 //! decompresses them, decodes definition levels into validity bits, and hands the values to
 //! a [`values::ValueDecoder`] for the output type.
 
+mod batches;
 pub(crate) mod byte_array;
 mod column;
 mod data_page;
@@ -18,6 +19,7 @@ pub mod page_values;
 mod selection;
 pub mod values;
 
-pub use file::{ParquetFile, RecordBatchIter};
+pub use batches::RecordBatchIter;
+pub use file::ParquetFile;
 pub use reader::{ParquetReaderBuilder, ParquetRecordBatchReader};
 pub use options::{ByteArrayType, ColumnSelector, ReadOptions};

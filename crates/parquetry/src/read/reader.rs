@@ -12,7 +12,8 @@ use std::path::Path;
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, SchemaRef};
 
-use super::file::{ParquetFile, RecordBatchIter};
+use super::batches::RecordBatchIter;
+use super::file::ParquetFile;
 use super::options::{ByteArrayType, ColumnSelector, ReadOptions};
 use crate::error::{Error, Result};
 use crate::format::FileMetaData;

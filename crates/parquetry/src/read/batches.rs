@@ -1,0 +1,280 @@
+//! Record batches of a file: the iterator that walks the selected row groups, opens a
+//! column reader per selected column, and asks each for a batch of rows at a time (skipping
+//! rows outside a row selection).
+//!
+//! With threads, a batch's columns are decoded at once; when every batch is a whole row
+//! group, several row groups are decoded at once too, so that few columns of unequal cost
+//! still keep every thread busy. The output is the same for any number of threads.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
+use arrow_schema::{Field, Schema, SchemaRef};
+
+use super::column::{ColumnPlan, ColumnReader};
+use super::file::ParquetFile;
+use super::options::ReadOptions;
+use super::selection::{self, Step};
+use crate::error::{Error, Result};
+use crate::page::ChunkSource;
+
+/// The file a [`RecordBatchIter`] reads: borrowed, or owned by an owning reader.
+pub(crate) enum FileRef<'f, S: ChunkSource> {
+    Borrowed(&'f ParquetFile<S>),
+    Owned(ParquetFile<S>),
+}
+
+impl<S: ChunkSource> std::ops::Deref for FileRef<'_, S> {
+    type Target = ParquetFile<S>;
+    fn deref(&self) -> &ParquetFile<S> {
+        match self {
+            FileRef::Borrowed(f) => f,
+            FileRef::Owned(f) => f,
+        }
+    }
+}
+
+/// Record batches of a file, row group after row group.
+pub struct RecordBatchIter<'f, S: ChunkSource> {
+    file: FileRef<'f, S>,
+    options: ReadOptions,
+    schema: SchemaRef,
+    plans: Vec<ColumnPlan>,
+    row_groups: Vec<usize>,
+    /// The file row number of each row group's first row.
+    starts: Vec<u64>,
+    next_row_group: usize,
+    readers: Vec<ColumnReader>,
+    /// What is left to do in the open row group: reads, and skips between them.
+    steps: VecDeque<Step>,
+    /// The threads that decode the columns of a batch at once (`threads` > 1 only).
+    pool: Option<rayon::ThreadPool>,
+    /// Whether every batch is a whole row group (the batch size is at least the largest
+    /// row group's row count): then threads decode several row groups at once.
+    whole_row_groups: bool,
+    /// Batches decoded ahead, in order (several row groups decoded at once).
+    ready: VecDeque<RecordBatch>,
+}
+
+impl<S: ChunkSource> RecordBatchIter<'_, S> {
+    /// The schema of the batches.
+    pub fn schema(&self) -> SchemaRef {
+        Arc::clone(&self.schema)
+    }
+
+    fn open_row_group(&mut self) -> Result<bool> {
+        while self.next_row_group < self.row_groups.len() {
+            let rg_index = self.row_groups[self.next_row_group];
+            self.next_row_group += 1;
+            let rg = &self.file.metadata.row_groups[rg_index];
+            if rg.num_rows < 0 {
+                return Err(Error::corrupt(format!(
+                    "row group {rg_index}: negative row count {}",
+                    rg.num_rows
+                )));
+            }
+            let rows = rg.num_rows as usize;
+            let steps = match &self.options.row_selection {
+                Some(ranges) => selection::steps(ranges, self.starts[rg_index], rows),
+                None if rows > 0 => VecDeque::from([Step::Read(rows)]),
+                None => VecDeque::new(),
+            };
+            if steps.is_empty() {
+                // No row of this row group is read: its columns are not even opened.
+                continue;
+            }
+            self.readers.clear();
+            for plan in &self.plans {
+                let reader = ColumnReader::open(
+                    &self.file.source,
+                    &self.file.metadata,
+                    &self.file.schema,
+                    rg_index,
+                    plan,
+                    &self.options,
+                )?;
+                self.readers.push(reader);
+            }
+            self.steps = steps;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
+        if let Some(b) = self.ready.pop_front() {
+            return Ok(Some(b));
+        }
+        if self.steps.is_empty() && self.whole_row_groups && self.pool.is_some() {
+            self.read_row_groups_at_once()?;
+            return Ok(self.ready.pop_front());
+        }
+        if self.steps.is_empty() && !self.open_row_group()? {
+            return Ok(None);
+        }
+        // Up to a batch of rows, from as many selected ranges as it takes (within the row
+        // group), passing over the rows between them.
+        let mut plan = Vec::new();
+        let mut rows = 0;
+        while rows < self.options.batch_size {
+            let Some(step) = self.steps.pop_front() else { break };
+            if let Step::Read(n) = step {
+                let k = n.min(self.options.batch_size - rows);
+                rows += k;
+                if k < n {
+                    self.steps.push_front(Step::Read(n - k));
+                }
+                plan.push(Step::Read(k));
+            } else {
+                plan.push(step);
+            }
+        }
+        // Each column walks the plan on its own: columns are independent, so with threads
+        // they are decoded at once, and the output is the same as on one thread.
+        let source = &self.file.source;
+        let columns: Vec<ArrayRef> = match &self.pool {
+            Some(pool) if self.readers.len() > 1 => {
+                use rayon::prelude::*;
+                pool.install(|| {
+                    self.readers.par_iter_mut().map(|r| run_plan(r, source, &plan)).collect::<Result<_>>()
+                })?
+            }
+            _ => self.readers.iter_mut().map(|r| run_plan(r, source, &plan)).collect::<Result<_>>()?,
+        };
+        self.assemble(columns, rows).map(Some)
+    }
+
+    /// Decodes as many whole row groups as there are threads, every column of each at once,
+    /// into [`ready`](Self::ready): with few columns, one row group's columns alone leave
+    /// threads idle while the slowest column finishes.
+    fn read_row_groups_at_once(&mut self) -> Result<()> {
+        let threads = self.pool.as_ref().map_or(1, rayon::ThreadPool::current_num_threads);
+        let mut groups: Vec<(Vec<ColumnReader>, Vec<Step>)> = Vec::new();
+        while groups.len() < threads.max(2) && self.open_row_group()? {
+            groups.push((std::mem::take(&mut self.readers), self.steps.drain(..).collect()));
+        }
+        let source = &self.file.source;
+        let mut units: Vec<(&mut ColumnReader, &[Step])> = Vec::new();
+        for (readers, plan) in &mut groups {
+            units.extend(readers.iter_mut().map(|r| (r, plan.as_slice())));
+        }
+        let columns: Vec<ArrayRef> = match &self.pool {
+            Some(pool) => {
+                use rayon::prelude::*;
+                pool.install(|| units.into_par_iter().map(|(r, plan)| run_plan(r, source, plan)).collect::<Result<_>>())?
+            }
+            None => units.into_iter().map(|(r, plan)| run_plan(r, source, plan)).collect::<Result<_>>()?,
+        };
+        let mut columns = columns.into_iter();
+        for (readers, plan) in &groups {
+            let group: Vec<ArrayRef> = columns.by_ref().take(readers.len()).collect();
+            let rows = plan.iter().map(|s| if let Step::Read(n) = s { *n } else { 0 }).sum();
+            let batch = self.assemble(group, rows)?;
+            self.ready.push_back(batch);
+        }
+        Ok(())
+    }
+
+    fn assemble(&self, columns: Vec<ArrayRef>, rows: usize) -> Result<RecordBatch> {
+        let options = RecordBatchOptions::new().with_row_count(Some(rows));
+        RecordBatch::try_new_with_options(Arc::clone(&self.schema), columns, &options)
+            .map_err(|e| Error::corrupt(format!("assembling a record batch: {e}")))
+    }
+}
+
+/// Walks a batch's plan through one column: skips, reads, then the array of the rows read.
+fn run_plan<S: ChunkSource>(reader: &mut ColumnReader, source: &S, plan: &[Step]) -> Result<ArrayRef> {
+    for step in plan {
+        match *step {
+            Step::Skip(n) => reader.skip(source, n)?,
+            Step::Read(n) => reader.append(source, n)?,
+        }
+    }
+    reader.finish()
+}
+
+impl<S: ChunkSource> Iterator for RecordBatchIter<'_, S> {
+    type Item = Result<RecordBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.next_batch() {
+            Ok(Some(b)) => Some(Ok(b)),
+            Ok(None) => None,
+            Err(e) => {
+                // An error ends the iteration: the readers' state is no longer trustworthy.
+                self.steps.clear();
+                self.ready.clear();
+                self.next_row_group = self.row_groups.len();
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+impl<'f, S: ChunkSource> RecordBatchIter<'f, S> {
+    pub(super) fn new(file: FileRef<'f, S>, mut options: ReadOptions) -> Result<Self> {
+        // The field is public: a zero would make every batch empty and the iterator endless.
+        options.batch_size = options.batch_size.max(1);
+        let row_groups = match &options.row_groups {
+            Some(rg) => {
+                for &i in rg {
+                    if i >= file.metadata.row_groups.len() {
+                        return Err(Error::invalid_argument(format!(
+                            "row group {i} does not exist (the file has {})",
+                            file.metadata.row_groups.len()
+                        )));
+                    }
+                }
+                rg.clone()
+            }
+            None => (0..file.metadata.row_groups.len()).collect(),
+        };
+        let fields = file.select_fields(options.columns.as_deref())?;
+        let mut plans = Vec::with_capacity(fields.len());
+        for &f in &fields {
+            plans.push(ColumnPlan::new(&file.schema, &file.arrow_schema, f, &options)?);
+        }
+        let schema = Arc::new(Schema::new_with_metadata(
+            plans.iter().map(|p| p.field.clone()).collect::<Vec<Field>>(),
+            file.arrow_schema.metadata().clone(),
+        ));
+        if let Some(ranges) = &options.row_selection {
+            let rows = file.metadata.row_groups.iter().map(|rg| rg.num_rows.max(0) as u64).sum();
+            selection::check(ranges, rows)?;
+        }
+        let pool = match options.threads {
+            0 | 1 => None,
+            n => Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .thread_name(|i| format!("parquetry-read-{i}"))
+                    .build()
+                    .map_err(|e| Error::io("starting the decoding threads", std::io::Error::other(e)))?,
+            ),
+        };
+        let largest = row_groups.iter().map(|&i| file.metadata.row_groups[i].num_rows.max(0) as usize).max();
+        let whole_row_groups = options.batch_size >= largest.unwrap_or(0);
+        // Where each row group starts in the file's row numbers, for the row selection.
+        let mut starts = Vec::with_capacity(file.metadata.row_groups.len());
+        let mut at = 0u64;
+        for rg in &file.metadata.row_groups {
+            starts.push(at);
+            at = at.saturating_add(rg.num_rows.max(0) as u64);
+        }
+        Ok(RecordBatchIter {
+            file,
+            options,
+            schema,
+            plans,
+            row_groups,
+            starts,
+            next_row_group: 0,
+            readers: Vec::new(),
+            steps: VecDeque::new(),
+            pool,
+            whole_row_groups,
+            ready: VecDeque::new(),
+        })
+    }
+}
