@@ -12,5 +12,5 @@ pub use chunk::{chunk_byte_range, has_parquet_816_bug};
 pub use source::{BytesSource, ChunkSource, FileSource, ReaderSource};
 pub use blocks::PageBlocks;
 pub use spill::{Segment, SpillFile};
-pub use stream::{Page, PageStream, MAX_RECYCLED};
+pub use stream::{Next, Page, PageStream, MAX_RECYCLED};
 pub use writer::{DataPage, DataPageVersion, FinishedChunk, PageWriter};

@@ -18,6 +18,9 @@ const WINDOW: usize = 64 * 1024;
 /// keeping a (much larger) dictionary page's buffer alive for the rest of the chunk would
 /// cost more memory than reusing it saves time.
 pub const MAX_RECYCLED: usize = 8 << 20;
+/// The read-ahead for a page header after a page that was passed over: the next is likely
+/// passed over too, and then only its header is wanted (a longer one widens the read).
+const SKIP_WINDOW: usize = 4096;
 /// Room beyond the last page's size when reading the next: for a larger header (statistics)
 /// or body.
 const PAGE_SLACK: usize = 4096;
@@ -37,6 +40,15 @@ pub struct Page {
     pub offset: u64,
 }
 
+/// What [`PageStream::next_page_unless`] found.
+#[derive(Debug)]
+pub enum Next {
+    /// A page, header and body.
+    Page(Page),
+    /// A page passed over: its header only, the body not read.
+    Skipped(PageHeader),
+}
+
 /// The pages of one column chunk, read on demand.
 #[derive(Debug)]
 pub struct PageStream {
@@ -51,6 +63,9 @@ pub struct PageStream {
     /// The bytes the last page took, header and body: the next page is read with its
     /// header in one read of about that size, since a chunk's pages are alike.
     last_page_len: usize,
+    /// Whether the last page was passed over: the next is likely to be too, so its header
+    /// is read with a small window rather than a page's worth.
+    last_skipped: bool,
 }
 
 impl PageStream {
@@ -67,7 +82,31 @@ impl PageStream {
             index: 0,
             spare: Vec::new(),
             last_page_len: 0,
+            last_skipped: false,
         })
+    }
+
+    /// Where the next page starts in the file.
+    pub fn position(&self) -> u64 {
+        self.pos
+    }
+
+    /// Moves on to the page at file offset `offset` (found in the chunk's OffsetIndex),
+    /// passing over the `pages` pages before it, which hold `values` values, without reading
+    /// them. The offset must lie ahead, inside the chunk.
+    pub fn seek(&mut self, offset: u64, pages: usize, values: i64) -> Result<()> {
+        if offset < self.pos || offset >= self.end {
+            return Err(Error::corrupt(format!(
+                "offset index: a page at byte {offset} lies outside the rest of the column chunk \
+                 ({}..{})",
+                self.pos, self.end
+            )));
+        }
+        self.pos = offset;
+        self.index += pages;
+        self.values_left -= values;
+        self.last_skipped = true;
+        Ok(())
     }
 
     /// The chunk's bytes in the file: offset and length (padding included).
@@ -81,7 +120,7 @@ impl PageStream {
 
     /// Makes the window cover at least `want` bytes from `pos` (or up to the chunk's end).
     fn fill<S: ChunkSource>(&mut self, source: &S, want: usize) -> Result<()> {
-        let len = (want.max(WINDOW) as u64).min(self.end - self.pos) as usize;
+        let len = (want as u64).min(self.end - self.pos) as usize;
         let old = std::mem::replace(&mut self.window, Buffer::from_vec(Vec::<u8>::new()));
         self.recycle(old);
         self.window = source.read_at_reusing(self.pos, len, std::mem::take(&mut self.spare))?;
@@ -104,23 +143,39 @@ impl PageStream {
     /// The chunk ends when the data pages have delivered the chunk's `num_values` or when its
     /// bytes run out, whichever comes first: some writers leave padding after the last page.
     pub fn next_page<S: ChunkSource>(&mut self, source: &S) -> Result<Option<Page>> {
+        self.next_page_unless(source, |_| false).map(|p| match p {
+            Some(Next::Page(page)) => Some(page),
+            _ => None,
+        })
+    }
+
+    /// Like [`next_page`](Self::next_page), but a page whose header `skip` accepts is passed
+    /// over without its body being read (a row selection's pages outside the rows it wants).
+    pub fn next_page_unless<S: ChunkSource>(
+        &mut self,
+        source: &S,
+        skip: impl FnOnce(&PageHeader) -> bool,
+    ) -> Result<Option<Next>> {
         if self.pos >= self.end || self.values_left <= 0 {
             return Ok(None);
         }
         let index = self.index;
         let offset = self.pos;
-        self.read_page(source).map(Some).map_err(|e| {
+        self.read_page(source, skip).map(Some).map_err(|e| {
             // Once a page is bad, nothing after it can be located: end the stream.
             self.pos = self.end;
             e.context(format_args!("page {index} at file offset {offset}"))
         })
     }
 
-    fn read_page<S: ChunkSource>(&mut self, source: &S) -> Result<Page> {
+    fn read_page<S: ChunkSource>(&mut self, source: &S, skip: impl FnOnce(&PageHeader) -> bool) -> Result<Next> {
         // Enough for a page like the last one and its header, so that a page usually comes
         // in one read (header and body together, the body a slice of it): no second read of
         // the body's first bytes and one buffer per page to recycle.
-        let mut want = WINDOW.max(self.last_page_len.saturating_add(PAGE_SLACK)).min(MAX_RECYCLED);
+        let mut want = match self.last_skipped {
+            true => SKIP_WINDOW,
+            false => WINDOW.max(self.last_page_len.saturating_add(PAGE_SLACK)).min(MAX_RECYCLED),
+        };
         let (header, header_len) = loop {
             if self.pos < self.window_start || self.pos >= self.window_end() {
                 self.fill(source, want)?;
@@ -156,6 +211,13 @@ impl PageStream {
                 self.end.saturating_sub(body_start)
             )));
         }
+        self.last_skipped = skip(&header);
+        if self.last_skipped {
+            self.pos = body_start + size as u64;
+            self.index += 1;
+            self.count_values(&header);
+            return Ok(Next::Skipped(header));
+        }
         let body = if body_start + size as u64 <= self.window_end() {
             self.window.slice_with_length((body_start - self.window_start) as usize, size)
         } else {
@@ -165,11 +227,16 @@ impl PageStream {
         self.last_page_len = header_len + size;
         self.pos = body_start + size as u64;
         self.index += 1;
-        if let Some(h) = &page.header.data_page_header {
+        self.count_values(&page.header);
+        Ok(Next::Page(page))
+    }
+
+    /// Counts a data page's values against the chunk's.
+    fn count_values(&mut self, header: &PageHeader) {
+        if let Some(h) = &header.data_page_header {
             self.values_left -= i64::from(h.num_values);
-        } else if let Some(h) = &page.header.data_page_header_v2 {
+        } else if let Some(h) = &header.data_page_header_v2 {
             self.values_left -= i64::from(h.num_values);
         }
-        Ok(page)
     }
 }

@@ -21,8 +21,8 @@ use super::page_values::ValueKind;
 use super::values::{ValueDecoder, Validity};
 use crate::compress::Codec;
 use crate::error::{Error, Result};
-use crate::format::{ColumnMetaData, FileMetaData, PhysicalType};
-use crate::page::{has_parquet_816_bug, ChunkSource, Page, PageStream};
+use crate::format::{ColumnMetaData, FileMetaData, OffsetIndex, PageLocation, PhysicalType};
+use crate::page::{has_parquet_816_bug, ChunkSource, Next, Page, PageStream};
 use crate::schema::{ColumnDescriptor, SchemaDescriptor};
 
 /// What to read for one selected top-level field: its leaf column and output type.
@@ -108,6 +108,12 @@ pub struct ColumnReader {
     validity: Option<BooleanBufferBuilder>,
     /// The data page whose rows are being read, kept open across batches.
     page: Option<OpenPage>,
+    /// Where each data page starts and its first row (the chunk's OffsetIndex, read only
+    /// for a row selection, and only if it is consistent): a skip then jumps over pages
+    /// without reading even their headers.
+    page_locations: Option<Vec<PageLocation>>,
+    /// The chunk's rows, from the row group.
+    chunk_rows: usize,
     /// Rows the chunk still owes, from the row group's row count.
     rows_left: usize,
     /// Value bytes and rows of the chunk not yet reserved for: each batch reserves its share
@@ -173,6 +179,10 @@ impl ColumnReader {
         let stream = PageStream::new(meta, source.len(), padding)?;
         let (start, len) = stream.byte_range();
         source.will_need(start, len);
+        let page_locations = match options.row_selection {
+            Some(_) => page_locations(source, chunk, (start, len), rows),
+            None => None,
+        };
         let max_reserve_rows = bounded_rows(usize::MAX, meta);
         let kind = ValueKind {
             physical_type: column.physical_type,
@@ -186,6 +196,8 @@ impl ColumnReader {
             data_type,
             validity: (column.max_def_level > 0).then(|| BooleanBufferBuilder::new(0)),
             page: None,
+            page_locations,
+            chunk_rows: rows,
             rows_left: rows,
             hint_bytes_left: value_bytes_hint(meta),
             hint_rows_left: rows,
@@ -263,18 +275,23 @@ impl ColumnReader {
         }
         let mut done = 0;
         while done < rows {
+            if self.page.is_none() && self.jump(rows - done, &mut done)? {
+                continue;
+            }
             if self.page.is_none() {
-                // A data page whose rows all lie inside the skip is passed over whole: not
-                // decompressed, its values never looked at. (Flat columns only: a page's
-                // value count is its row count there.)
-                let Some(page) = self.stream.next_page(source)? else {
-                    return Err(Error::corrupt(format!("the column chunk ended after {done} of its rows")));
+                // A data page whose rows all lie inside the skip is passed over from its
+                // header: its body is not read, let alone decompressed. (Flat columns only: a
+                // page's value count is its row count there.)
+                let left = rows - done;
+                let wholly_skipped = |h: &crate::format::PageHeader| data_page_rows(h).is_some_and(|n| n <= left);
+                let page = match self.stream.next_page_unless(source, wholly_skipped)? {
+                    None => return Err(Error::corrupt(format!("the column chunk ended after {done} of its rows"))),
+                    Some(Next::Skipped(header)) => {
+                        done += data_page_rows(&header).unwrap_or(0);
+                        continue;
+                    }
+                    Some(Next::Page(page)) => page,
                 };
-                if let Some(n) = data_page_rows(&page.header).filter(|&n| n <= rows - done) {
-                    done += n;
-                    self.stream.recycle(page.body);
-                    continue;
-                }
                 self.load(page)?;
                 continue;
             }
@@ -291,6 +308,30 @@ impl ColumnReader {
         // Skipped rows take their share of the reservation hint with them.
         self.take_hint(rows);
         Ok(())
+    }
+
+    /// With the chunk's page locations, moves the stream (at a page boundary) to the page
+    /// holding the row `left` rows ahead, adding the rows passed over to `done`; false if it
+    /// cannot (no locations, the stream before the first data page, nothing to pass over).
+    fn jump(&mut self, left: usize, done: &mut usize) -> Result<bool> {
+        let Some(locations) = &self.page_locations else { return Ok(false) };
+        let here = self.chunk_rows - self.rows_left + *done;
+        let target = here + left;
+        let pos = self.stream.position();
+        // Only from a page the index knows, at the row it says: past the dictionary page,
+        // and a check that the index and the pages read so far agree.
+        let Some(from) = locations.iter().position(|l| l.offset as u64 == pos) else { return Ok(false) };
+        if locations[from].first_row_index as usize != here {
+            return Ok(false);
+        }
+        let to = locations.partition_point(|l| l.first_row_index as usize <= target) - 1;
+        if to <= from {
+            return Ok(false);
+        }
+        let first = locations[to].first_row_index as usize;
+        self.stream.seek(locations[to].offset as u64, to - from, (first - here) as i64)?;
+        *done += first - here;
+        Ok(true)
     }
 
     /// Takes the share of the chunk's rows and value bytes hint that `rows` rows have.
@@ -392,6 +433,33 @@ fn finished() -> Error {
     Error::invalid_argument("the column chunk was already read to its end")
 }
 
+
+/// The chunk's page locations from its OffsetIndex, if it has one that is consistent: pages
+/// in order inside the chunk's bytes, first rows rising from 0 below the chunk's rows.
+/// Anything else (missing, unreadable, inconsistent) gives `None`, and skips then walk the
+/// page headers instead.
+fn page_locations<S: ChunkSource>(
+    source: &S,
+    chunk: &crate::format::ColumnChunk,
+    (start, len): (u64, u64),
+    rows: usize,
+) -> Option<Vec<PageLocation>> {
+    let offset = u64::try_from(chunk.offset_index_offset?).ok()?;
+    let size = usize::try_from(chunk.offset_index_length?).ok()?;
+    if size as u64 > source.len() {
+        return None;
+    }
+    let bytes = source.read_at(offset, size).ok()?;
+    let (index, _) = crate::format::thrift::decode::<OffsetIndex>(bytes.as_slice()).ok()?;
+    let locations = index.page_locations;
+    let first = locations.first()?;
+    let in_chunk = |l: &PageLocation| l.offset as u64 >= start && (l.offset as u64) < start + len;
+    let ordered = locations
+        .windows(2)
+        .all(|w| w[0].offset < w[1].offset && w[0].first_row_index < w[1].first_row_index);
+    let rows_ok = first.first_row_index == 0 && locations.iter().all(|l| (l.first_row_index as u64) < rows as u64);
+    (ordered && rows_ok && locations.iter().all(in_chunk)).then_some(locations)
+}
 
 /// The bytes of values the chunk holds, for sizing buffers once: exact from SizeStatistics
 /// when present, else estimated from the uncompressed size.

@@ -103,6 +103,11 @@ impl<S: ChunkSource> ParquetFile<S> {
         })
     }
 
+    /// The source of the file's bytes.
+    pub fn source(&self) -> &S {
+        &self.source
+    }
+
     /// The decoded footer.
     pub fn metadata(&self) -> &FileMetaData {
         &self.metadata

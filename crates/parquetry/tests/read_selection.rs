@@ -1,0 +1,119 @@
+//! Row selections read pyarrow's rows, and read little of the file: pages wholly outside the
+//! selected rows are passed over from their headers (their bodies never read), or, where the
+//! file has an OffsetIndex, not even their headers are read.
+//!
+//! pyarrow writes the files (several MB of strings in small pages, snappy; one with a page
+//! index, one without) at test time; its own read of each file, sliced, is the reference. A
+//! source that counts the bytes it hands out shows how much of the file a read touched.
+
+mod common;
+#[path = "common/read_compare.rs"]
+mod read_compare;
+
+use std::ops::Range;
+use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use arrow_buffer::Buffer;
+use parquetry::page::{BytesSource, ChunkSource};
+use parquetry::read::{ParquetFile, ReadOptions};
+use read_compare::{diff_tables, Table};
+
+/// Memory holding the file, counting the bytes reads take from it.
+struct Counting {
+    inner: BytesSource,
+    read: AtomicU64,
+}
+
+impl ChunkSource for Counting {
+    fn len(&self) -> u64 {
+        self.inner.len()
+    }
+
+    fn read_at_reusing(&self, offset: u64, len: usize, spare: Vec<u8>) -> parquetry::Result<Buffer> {
+        self.read.fetch_add(len as u64, Ordering::Relaxed);
+        self.inner.read_at_reusing(offset, len, spare)
+    }
+}
+
+/// Reads `ranges` of the file through a counting source: the table and the bytes read.
+fn read(bytes: &[u8], ranges: Option<Vec<Range<u64>>>, batch_size: usize) -> (Table, u64) {
+    let metadata = parquetry::format::read_metadata_from_bytes(bytes).expect("footer");
+    let source = Counting { inner: BytesSource::new(bytes.to_vec()), read: AtomicU64::new(0) };
+    let file = ParquetFile::with_source(source, metadata).unwrap();
+    let mut options = ReadOptions::default().with_batch_size(batch_size);
+    if let Some(r) = ranges {
+        options = options.with_row_selection(r);
+    }
+    let iter = file.batches(options).unwrap();
+    let schema = iter.schema();
+    let batches: Vec<_> = iter.collect::<Result<_, _>>().unwrap();
+    let table = Table::from_batches(&schema, &batches).unwrap();
+    (table, file_source_read(&file))
+}
+
+fn file_source_read(file: &ParquetFile<Counting>) -> u64 {
+    file.source().read.load(Ordering::Relaxed)
+}
+
+#[test]
+fn selections_read_pyarrows_rows_and_skip_the_pages_outside_them() {
+    let dir = std::env::temp_dir().join(format!("parquetry-selection-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (with, without) = (dir.join("with-index.parquet"), dir.join("without-index.parquet"));
+    let script = r#"
+import sys, pyarrow as pa, pyarrow.parquet as pq
+n = 200_000
+ids = pa.array([f"{i * 2654435761 % 2**32:08x}-{i:06d}" for i in range(n)])
+urls = pa.array([None if i % 17 == 0 else f"https://www.example{i % 50}.com/item/{i * 7 % 10_000_000}" for i in range(n)])
+cats = pa.array([f"category_{i % 100:03d}" for i in range(n)])
+t = pa.table({"id": ids, "url": urls, "category": cats})
+for path, index in ((sys.argv[1], True), (sys.argv[2], False)):
+    pq.write_table(t, path, row_group_size=120_000, data_page_size=16 * 1024, compression="snappy",
+                   use_dictionary=["category"], write_page_index=index)
+"#;
+    let out = Command::new(common::python())
+        .args(["-c", script, with.to_str().unwrap(), without.to_str().unwrap()])
+        .output()
+        .expect("python3 with pyarrow");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let tables = read_compare::pyarrow_tables("selection", &[with.clone(), without.clone()]);
+    // With an index, a few rows take a few pages per column; without one, the skipped pages'
+    // headers are still read (a small read each), but not their bodies.
+    for (path, at_most) in [(&with, 10), (&without, 2)] {
+        let bytes = std::fs::read(path).unwrap();
+        let want = tables[path].as_ref().expect("pyarrow reads the file");
+        check_selections(&bytes, want, at_most, &path.display().to_string());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Reads selections of the file `bytes` and compares them with pyarrow's `want`; a
+/// selection of a few rows must read less than 1/`at_most` of what a whole read does.
+fn check_selections(bytes: &[u8], want: &Table, at_most: u64, name: &str) {
+
+    let (all, all_bytes) = read(bytes, None, 8192);
+    assert!(diff_tables(want, &all).is_empty());
+    let cases: Vec<Vec<Range<u64>>> = vec![
+        vec![199_990..200_000],                                    // the last rows only
+        vec![5..6, 119_999..120_001],                              // across the row groups
+        (0..100).map(|k| k * 2000 + 777..k * 2000 + 797).collect(), // 1% in 100 ranges
+    ];
+    for ranges in cases {
+        let mut selected = want.slice(0, 0);
+        for r in &ranges {
+            selected = selected.append(&want.slice(r.start as usize, (r.end - r.start) as usize));
+        }
+        for batch_size in [8192, 3] {
+            let (got, read_bytes) = read(bytes, Some(ranges.clone()), batch_size);
+            let diffs = diff_tables(&selected, &got);
+            assert!(diffs.is_empty(), "{name}: {} ranges from {:?}, batch {batch_size}: {diffs:?}", ranges.len(), ranges[0]);
+            if ranges.len() < 100 {
+                assert!(
+                    read_bytes * at_most < all_bytes,
+                    "{name} {ranges:?}: read {read_bytes} of the {all_bytes} bytes a whole read takes"
+                );
+            }
+        }
+    }
+}
