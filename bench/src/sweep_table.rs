@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::sweep::DEFAULT_KEY;
+use crate::sweep_cells::DEFAULT_KEY;
 
 /// How a batch-size key reads in a column header.
 fn label(key: &str) -> String {
