@@ -4,8 +4,9 @@
 # parquetry, arrow-rs, pyarrow, polars and duckdb and the limits (decompress-only, memcpy)
 # reading the same files, then writing them back from Arrow batches in memory (limits:
 # compress-only, memcpy), and prints one Markdown report. A batch-size sweep (parquetry,
-# arrow-rs and pyarrow reading batch by batch: parquetry-bench sweep, bench/sweep_peers.py)
-# gets a report of its own.
+# arrow-rs and pyarrow reading batch by batch, parquetry and pyarrow also with threads,
+# polars whole files, a 1% row selection, and the limit: parquetry-bench sweep,
+# bench/sweep_peers.py) gets a report of its own.
 #
 #   bench/run.sh           full datasets (2,000,000-row files), 5 runs after 1 warm-up;
 #                          writes bench/results/latest.md, the write part alone in
@@ -25,7 +26,7 @@ quick=0
 for arg in "$@"; do
     case "$arg" in
         --quick) quick=1 ;;
-        -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "unknown argument: $arg (try --help)" >&2; exit 2 ;;
     esac
 done
@@ -79,11 +80,11 @@ step "parquetry, arrow-rs, limits ($runs runs after $warmup warm-up)"
 "$bench" read --files "${files[@]}" --runs "$runs" --warmup "$warmup" \
     --reference "$results/peers$tag.json" --json "$results/rust$tag.json"
 
-step "batch-size sweep: pyarrow iter_batches ($runs runs after $warmup warm-up)"
+step "batch-size sweep: pyarrow iter_batches (with and without threads), polars ($runs runs after $warmup warm-up)"
 "$py" bench/sweep_peers.py --files "${files[@]}" --runs "$runs" --warmup "$warmup" \
     --json "$results/sweep-peers$tag.json"
 
-step "batch-size sweep: parquetry, arrow-rs ($runs runs after $warmup warm-up; $sweep_out)"
+step "batch-size sweep: parquetry (1, 2 threads), arrow-rs, selection, limit ($runs runs after $warmup warm-up; $sweep_out)"
 # Progress goes to stderr; stdout is the Markdown report.
 "$bench" sweep --files "${files[@]}" --runs "$runs" --warmup "$warmup" \
     --peers "$results/sweep-peers$tag.json" --json "$results/sweep$tag.json" > "$sweep_out"

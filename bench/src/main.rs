@@ -19,8 +19,9 @@
 //! reader must) and `decompress_snap` (the arrow-rs reader's SNAPPY decoder on the same
 //! pages). `write` writes each input file's batches, held in memory, with the input's own
 //! settings (`write_spec.rs`) into memory, and reads every output back to check it.
-//! `sweep` times parquetry and arrow-rs at several batch sizes, streaming and collecting, in
-//! one process (`sweep.rs`), and prints a Markdown table (`sweep_table.rs`).
+//! `sweep` times parquetry (1 and 2 threads) and arrow-rs at several batch sizes, streaming
+//! and collecting, a 1% row selection and the limit (read + decompress + memcpy), in one
+//! process (`sweep.rs`, `sweep_cells.rs`), and prints Markdown tables (`sweep_table.rs`).
 
 /// The allocator pyarrow uses (mimalloc), for parquetry and arrow-rs alike: freed output
 /// memory is kept for the next run instead of going back to the kernel, which would zero it
@@ -38,6 +39,7 @@ mod limits;
 mod memory;
 mod read;
 mod sweep;
+mod sweep_cells;
 mod sweep_table;
 mod timing;
 mod write;

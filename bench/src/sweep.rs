@@ -1,51 +1,58 @@
-//! The `sweep` subcommand: how the batch size changes parquetry's and arrow-rs's read times.
+//! The `sweep` subcommand: how the batch size changes parquetry's and arrow-rs's read times,
+//! how far parquetry is from the limit, what a second thread buys, and what a row selection
+//! saves.
 //!
-//! For each file, every (batch size × reader × mode) cell runs in this one process, in rounds:
-//! round k runs every cell of the file once before round k + 1 runs any, so that a change in
-//! the machine's load (it is shared) falls on all cells alike rather than on whichever cell
+//! For each file, every cell (`sweep_cells.rs`) runs in this one process, in rounds: round k
+//! runs every cell of the file once before round k + 1 runs any, so that a change in the
+//! machine's load (it is shared) falls on all cells alike rather than on whichever cell
 //! happened to run then. Each cell's figure is the median of its timed rounds.
 //!
-//! Readers: parquetry (`ParquetFile::batches` with `ReadOptions::with_batch_size`) and the
-//! arrow-rs `parquet` crate (`ParquetRecordBatchReaderBuilder` over a `std::fs::File` with
-//! `with_batch_size`), both opening the file inside the timed region (footer included, as the
-//! `read` cells do), both with the files' own output types (Utf8/Binary; no view override).
-//! Modes: `stream` drops each batch as soon as it arrives (what a consumer that processes
-//! batch by batch pays), `collect` keeps them all in a `Vec`, dropped after the clock stops.
-//! Batch size 0 means whole row groups: `usize::MAX` for parquetry (its batches never cross a
-//! row group), the largest row group's row count for arrow-rs (whose batches may cross one
-//! when row groups differ in size). `arrow_rs_default_stream` is arrow-rs without
-//! `with_batch_size` (its default, 1,024 rows), once per file.
+//! Readers: parquetry (`ParquetFile::batches` with `ReadOptions::with_batch_size`, on 1
+//! thread and, as `parquetry_stream_t2`, on 2 with `with_threads`) and the arrow-rs `parquet`
+//! crate (`ParquetRecordBatchReaderBuilder` over a `std::fs::File` with `with_batch_size`),
+//! both opening the file inside the timed region (footer included, as the `read` cells do),
+//! both with the files' own output types (Utf8/Binary; no view override). Modes: `stream`
+//! drops each batch as soon as it arrives (what a consumer that processes batch by batch
+//! pays), `collect` keeps them all in a `Vec`, dropped after the clock stops. Batch size 0
+//! means whole row groups: `usize::MAX` for parquetry (its batches never cross a row group),
+//! the largest row group's row count for arrow-rs (whose batches may cross one when row
+//! groups differ in size). `arrow_rs_default_stream` is arrow-rs without `with_batch_size`
+//! (its default, 1,024 rows), once per file.
 //!
-//! Before timing, each batch size is checked once: parquetry's and arrow-rs's collected
-//! batches must have the same row count and the same checksum (`checksum.rs`). Every timed run
-//! must also see the file's row count. `--peers` takes bench/sweep_peers.py's JSON (pyarrow
-//! `iter_batches`) so the table can show pyarrow beside parquetry.
+//! Per file, under key "limit": the limit as three parts (read the file's bytes, decompress
+//! its pages, copy its value bytes) whose medians are added up; under key "select": 1% of
+//! the rows in 100 scattered ranges, streamed at 8,192 rows a batch by parquetry and arrow-rs
+//! (without and with its page index), compared with parquetry's full read at 8,192.
+//!
+//! Before timing, each batch size is checked once: parquetry's (1 and 2 threads) and
+//! arrow-rs's collected batches must have the file's row count and the same checksum
+//! (`checksum.rs`); so must the selection's three reads, with the selected row count. Every
+//! timed run must also see its row count. `--peers` takes bench/sweep_peers.py's JSON (pyarrow
+//! `iter_batches` with and without threads, polars whole-file) so the table can show them
+//! beside parquetry; their checksums are compared with parquetry's.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use arrow_array::RecordBatch;
 use parquet::arrow::arrow_reader::{ParquetRecordBatchReaderBuilder, DEFAULT_BATCH_SIZE};
-use parquetry::read::{ParquetFile, ReadOptions};
 use serde_json::{json, Map, Value};
 
-use crate::checksum::file_checksum;
+use crate::checksum::{file_checksum, FileSum};
 use crate::driver::{cpu_model, git_revision, now_utc};
 use crate::memory;
 use crate::read::ARROW_RS_VERSION;
+use crate::sweep_cells::{
+    limit_cells, parquetry_options, read_cells, run_arrow_rs, run_parquetry, select_cells, select_ranges, ArrowRsSpec,
+    Cell, Kind, Outcome, DEFAULT_IMPL, IMPLS, LIMIT_IMPLS, LIMIT_KEY, SELECT_BATCH_SIZE, SELECT_IMPLS, SELECT_KEY,
+    THREADS,
+};
 
 /// The batch sizes swept when `--batch-sizes` is not given (0 = whole row groups).
 pub const DEFAULT_BATCH_SIZES: [usize; 4] = [1024, 8192, 65536, 0];
 
-/// The timed implementations of one batch size, in report order.
-pub const IMPLS: [&str; 4] = ["parquetry_stream", "parquetry_collect", "arrow_rs_stream", "arrow_rs_collect"];
-
-/// The implementation timed once per file, at arrow-rs's default batch size.
-pub const DEFAULT_IMPL: &str = "arrow_rs_default_stream";
-
-/// The batch-size key under which [`DEFAULT_IMPL`] is recorded.
-pub const DEFAULT_KEY: &str = "default";
+/// The key of sweep_peers.py's whole-file cells (polars), which have no batch size.
+pub const WHOLE_FILE_KEY: &str = "whole_file";
 
 /// Options of `parquetry-bench sweep`.
 pub struct SweepArgs {
@@ -59,7 +66,7 @@ pub struct SweepArgs {
     pub warmup: usize,
     /// Where to write the JSON report.
     pub json: Option<String>,
-    /// bench/sweep_peers.py's JSON (pyarrow), shown beside parquetry in the table.
+    /// bench/sweep_peers.py's JSON (pyarrow, polars), shown beside parquetry in the table.
     pub peers: Option<String>,
 }
 
@@ -70,87 +77,6 @@ pub fn batch_key(batch_size: usize) -> String {
         "row_group".to_owned()
     } else {
         batch_size.to_string()
-    }
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Reader {
-    Parquetry,
-    ArrowRs,
-}
-
-/// One timed cell: a reader, a mode and the batch size it is given (`None`: arrow-rs's default).
-struct Cell {
-    name: &'static str,
-    key: String,
-    reader: Reader,
-    collect: bool,
-    rows_per_batch: Option<usize>,
-    times: Vec<f64>,
-    cpu: Vec<f64>,
-    batches: usize,
-    error: Option<String>,
-}
-
-/// What one run saw; `kept` holds the batches of a collecting run, dropped by the caller
-/// after the clock stops.
-struct Outcome {
-    rows: u64,
-    batches: usize,
-    max_batch_rows: usize,
-    kept: Vec<RecordBatch>,
-}
-
-impl Outcome {
-    fn new() -> Outcome {
-        Outcome { rows: 0, batches: 0, max_batch_rows: 0, kept: Vec::new() }
-    }
-
-    /// Counts `batch` and keeps it (collecting) or drops it now (streaming).
-    fn take(&mut self, batch: RecordBatch, collect: bool) {
-        self.rows += batch.num_rows() as u64;
-        self.batches += 1;
-        self.max_batch_rows = self.max_batch_rows.max(batch.num_rows());
-        if collect {
-            self.kept.push(batch);
-        } else {
-            drop(std::hint::black_box(batch));
-        }
-    }
-}
-
-/// parquetry over the whole file, `rows_per_batch` rows a batch.
-fn run_parquetry(path: &str, rows_per_batch: usize, collect: bool) -> Result<Outcome, String> {
-    let file = ParquetFile::open(path).map_err(|e| e.to_string())?;
-    let options = ReadOptions::default().with_batch_size(rows_per_batch);
-    let mut out = Outcome::new();
-    // The iterator hands over one batch at a time, so a streaming run never holds two.
-    for batch in file.batches(options).map_err(|e| e.to_string())? {
-        out.take(batch.map_err(|e| e.to_string())?, collect);
-    }
-    Ok(out)
-}
-
-/// arrow-rs over a `std::fs::File`, `rows_per_batch` rows a batch (`None`: its default).
-fn run_arrow_rs(path: &str, rows_per_batch: Option<usize>, collect: bool) -> Result<Outcome, String> {
-    let file = File::open(path).map_err(|e| format!("opening {path}: {e}"))?;
-    let mut builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| e.to_string())?;
-    if let Some(n) = rows_per_batch {
-        builder = builder.with_batch_size(n);
-    }
-    let mut out = Outcome::new();
-    for batch in builder.build().map_err(|e| e.to_string())? {
-        out.take(batch.map_err(|e| e.to_string())?, collect);
-    }
-    Ok(out)
-}
-
-impl Cell {
-    fn run(&self, path: &str) -> Result<Outcome, String> {
-        match self.reader {
-            Reader::Parquetry => run_parquetry(path, self.rows_per_batch.unwrap_or(usize::MAX), self.collect),
-            Reader::ArrowRs => run_arrow_rs(path, self.rows_per_batch, self.collect),
-        }
     }
 }
 
@@ -171,65 +97,68 @@ fn row_group_rows(path: &str) -> Result<Vec<usize>, String> {
     Ok(builder.metadata().row_groups().iter().map(|rg| usize::try_from(rg.num_rows()).unwrap_or(0)).collect())
 }
 
-/// The untimed check of one batch size: both readers collect the file; rows and checksums
-/// must agree. Returns the check's JSON and, if it could read, parquetry's checksum figures.
-fn check(path: &str, parquetry_rows: usize, arrow_rs_rows: usize) -> (Value, Option<crate::checksum::FileSum>) {
-    type Checked = (crate::checksum::FileSum, usize, usize, Value);
-    let sum = |out: Result<Outcome, String>| -> Result<Checked, String> {
-        let out = out?;
-        let schema = out.kept.first().ok_or("the read returned no batches")?.schema();
-        // Recorded to show that both readers produced the files' own types (Utf8, not views).
-        let types: Map<String, Value> =
-            schema.fields().iter().map(|f| (f.name().clone(), json!(f.data_type().to_string()))).collect();
-        Ok((file_checksum(&schema, &out.kept)?, out.batches, out.max_batch_rows, Value::Object(types)))
-    };
-    let ours = sum(run_parquetry(path, parquetry_rows, true));
-    let theirs = sum(run_arrow_rs(path, Some(arrow_rs_rows), true));
-    match (ours, theirs) {
-        (Ok((p, pb, pmax, pt)), Ok((a, ab, amax, at))) => {
-            let ok = p.rows == a.rows && p.checksum == a.checksum;
-            let v = json!({
-                "ok": ok, "rows": p.rows, "arrow_rs_rows": a.rows,
-                "parquetry_output_types": pt, "arrow_rs_output_types": at,
-                "parquetry_batches": pb, "parquetry_max_batch_rows": pmax,
-                "arrow_rs_batches": ab, "arrow_rs_max_batch_rows": amax,
-                "checksum": p.checksum,
-                "arrow_rs_checksum": if p.checksum == a.checksum { Value::Null } else { a.checksum },
-            });
-            (v, Some(p))
-        }
-        (ours, theirs) => {
-            let err = |r: &Result<_, String>| r.as_ref().err().cloned();
-            (json!({"ok": false, "parquetry_error": err(&ours), "arrow_rs_error": err(&theirs)}), ours.ok().map(|o| o.0))
+/// The untimed check of one key: every read collects the file; all must see `rows` rows and
+/// the first read's checksum. Returns the check's JSON and, if the first read could be
+/// checksummed, its checksum figures.
+fn check(rows: u64, reads: Vec<(&str, Result<Outcome, String>)>) -> (Value, Option<FileSum>) {
+    let mut v = json!({});
+    let mut first: Option<FileSum> = None;
+    let mut ok = true;
+    for (name, read) in reads {
+        let summed = read.and_then(|out| {
+            let schema = out.kept.first().ok_or("the read returned no batches")?.schema();
+            // Recorded to show which output types each reader produced (Utf8, not views).
+            let types: Map<String, Value> =
+                schema.fields().iter().map(|f| (f.name().clone(), json!(f.data_type().to_string()))).collect();
+            Ok((file_checksum(&schema, &out.kept)?, out.batches, out.max_batch_rows, types))
+        });
+        match summed {
+            Ok((sum, batches, max_rows, types)) => {
+                let same = first.as_ref().is_none_or(|f| f.checksum == sum.checksum);
+                ok &= same && sum.rows == rows;
+                v[name] = json!({"rows": sum.rows, "batches": batches, "max_batch_rows": max_rows,
+                                 "output_types": types, "checksum_ok": same});
+                if !same {
+                    v[name]["checksum"] = sum.checksum.clone();
+                }
+                first.get_or_insert(sum);
+            }
+            Err(e) => {
+                ok = false;
+                v[name] = json!({"error": e});
+            }
         }
     }
+    v["ok"] = json!(ok);
+    v["rows"] = json!(first.as_ref().map(|f| f.rows));
+    v["checksum"] = first.as_ref().map_or(Value::Null, |f| f.checksum.clone());
+    (v, first)
 }
 
-/// The cells of one file, batch size by batch size, then the arrow-rs default.
-fn cells_for(batch_sizes: &[usize], largest_row_group: usize) -> Vec<Cell> {
-    let cell = |name, key: String, reader, collect, rows_per_batch| Cell {
-        name,
-        key,
-        reader,
-        collect,
-        rows_per_batch,
-        times: Vec::new(),
-        cpu: Vec::new(),
-        batches: 0,
-        error: None,
-    };
-    let mut cells = Vec::new();
-    for &b in batch_sizes {
-        // 0: parquetry's unbounded batch is cut at each row group; arrow-rs needs a number.
-        let (ours, theirs) = if b == 0 { (usize::MAX, largest_row_group.max(1)) } else { (b, b) };
-        for name in IMPLS {
-            let reader = if name.starts_with("parquetry") { Reader::Parquetry } else { Reader::ArrowRs };
-            let n = if reader == Reader::Parquetry { ours } else { theirs };
-            cells.push(cell(name, batch_key(b), reader, name.ends_with("collect"), Some(n)));
+/// One cell's JSON: its medians and figures, or its error.
+fn cell_json(cell: &Cell, value_bytes: Option<u64>) -> Value {
+    if let Kind::Skipped(why) = &cell.kind {
+        if cell.error.is_none() {
+            return json!({"skipped": why});
         }
     }
-    cells.push(cell(DEFAULT_IMPL, DEFAULT_KEY.to_owned(), Reader::ArrowRs, false, None));
-    cells
+    if let Some(e) = &cell.error {
+        return json!({"error": e});
+    }
+    let m = median(&cell.times);
+    let mut v = json!({"median_s": m, "times_s": cell.times, "median_cpu_s": median(&cell.cpu)});
+    if cell.key != LIMIT_KEY {
+        v["batches"] = json!(cell.batches);
+        v["rows_per_s"] = json!(cell.expect_rows.map(|r| r as f64 / m));
+    }
+    // A selection reads 1% of the values: GB/s of all the file's would mislead.
+    if cell.key != SELECT_KEY {
+        v["gb_per_s"] = json!(value_bytes.map(|b| b as f64 / m / 1e9));
+    }
+    for (k, x) in cell.info.as_object().into_iter().flatten() {
+        v[k.as_str()] = x.clone();
+    }
+    v
 }
 
 /// Sweeps one file: checks, then the interleaved rounds. Returns the file's JSON entry.
@@ -245,36 +174,63 @@ fn sweep_file(args: &SweepArgs, path: &str, peers: Option<&Value>) -> Value {
         }
     };
     let largest = rg_rows.iter().copied().max().unwrap_or(0);
+    let rows: u64 = rg_rows.iter().map(|&r| r as u64).sum();
     entry["row_group_rows"] = json!(rg_rows);
-    let mut cells = cells_for(&args.batch_sizes, largest);
+    entry["rows"] = json!(rows);
 
     let mut checks = Map::new();
-    let (mut rows, mut value_bytes) = (None, None);
+    let mut value_bytes = None;
     for &b in &args.batch_sizes {
         let (ours, theirs) = if b == 0 { (usize::MAX, largest.max(1)) } else { (b, b) };
-        let (v, sum) = check(path, ours, theirs);
-        if let Some(s) = sum {
-            rows.get_or_insert(s.rows);
-            value_bytes.get_or_insert(s.value_bytes);
-        }
+        let spec = ArrowRsSpec { rows_per_batch: Some(theirs), selection: None, page_index: false };
+        let (v, sum) = check(
+            rows,
+            vec![
+                ("parquetry", run_parquetry(path, &parquetry_options(ours, 1), true)),
+                ("parquetry_t2", run_parquetry(path, &parquetry_options(ours, THREADS), true)),
+                ("arrow_rs", run_arrow_rs(path, &spec, true)),
+            ],
+        );
+        value_bytes = value_bytes.or(sum.map(|s| s.value_bytes));
         let ok = v["ok"].as_bool() == Some(true);
         eprintln!("{name:36} batch {:>9}  check {}", batch_key(b), if ok { "ok" } else { "MISMATCH" });
         checks.insert(batch_key(b), v);
     }
-    entry["rows"] = json!(rows);
+    let ranges = select_ranges(rows);
+    let mut cells = read_cells(&args.batch_sizes, rows, largest);
+    cells.extend(select_cells(&ranges, rows));
+    // The selection is checked with the same cells the rounds time, collecting.
+    let selected: u64 = ranges.iter().map(|r| r.end - r.start).sum();
+    let reads = cells
+        .iter_mut()
+        .filter(|c| c.key == SELECT_KEY)
+        .map(|c| {
+            c.collect = true;
+            let out = c.run(path);
+            c.collect = false;
+            (c.name, out)
+        })
+        .collect();
+    let (mut v, _) = check(selected, reads);
+    v["ranges"] = json!(ranges.iter().map(|r| [r.start, r.end]).collect::<Vec<_>>());
+    eprintln!("{name:36} batch {SELECT_KEY:>9}  check {}", if v["ok"] == json!(true) { "ok" } else { "MISMATCH" });
+    checks.insert(SELECT_KEY.to_owned(), v);
     entry["value_bytes"] = json!(value_bytes);
     entry["checks"] = Value::Object(checks);
+    // Set up after the checks, which give the value bytes the memcpy part copies.
+    cells.extend(limit_cells(path, value_bytes.unwrap_or(0)));
 
     let load_before = memory::loadavg_1min();
     for k in 0..args.warmup + args.runs {
-        for cell in cells.iter_mut().filter(|c| c.error.is_none()) {
+        for cell in cells.iter_mut().filter(|c| c.runnable()) {
             let (c0, t0) = (memory::cpu_seconds(), Instant::now());
             let result = cell.run(path);
             let (wall, cpu) = (t0.elapsed().as_secs_f64(), memory::cpu_seconds() - c0);
             // A collecting run's batches are freed here, after the clock stopped.
             match result {
-                Ok(out) if rows.is_some_and(|r| r != out.rows) => {
-                    cell.error = Some(format!("run {} read {} rows, the check {}", k + 1, out.rows, rows.unwrap_or(0)));
+                Ok(out) if cell.expect_rows.is_some_and(|r| r != out.rows) => {
+                    let want = cell.expect_rows.unwrap_or(0);
+                    cell.error = Some(format!("run {} read {} rows, not {want}", k + 1, out.rows));
                 }
                 Ok(out) => {
                     cell.batches = out.batches;
@@ -289,76 +245,135 @@ fn sweep_file(args: &SweepArgs, path: &str, peers: Option<&Value>) -> Value {
     }
     entry["loadavg_1min_before_after"] = json!([load_before, memory::loadavg_1min()]);
 
-    let peer = peers.and_then(|p| peer_entry(p, path));
     let mut results = Map::new();
     for cell in &cells {
-        let v = if let Some(e) = &cell.error {
-            json!({"error": e})
-        } else {
-            let m = median(&cell.times);
-            json!({
-                "median_s": m, "times_s": cell.times, "median_cpu_s": median(&cell.cpu),
-                "batches": cell.batches,
-                // usize::MAX would not survive a JSON reader that parses numbers as f64.
-                "batch_size_rows": match cell.rows_per_batch {
-                    Some(usize::MAX) => json!("unbounded (whole row groups)"),
-                    n => json!(n.unwrap_or(DEFAULT_BATCH_SIZE)),
-                },
-                "gb_per_s": value_bytes.map(|b| b as f64 / m / 1e9),
-                "rows_per_s": rows.map(|r| r as f64 / m),
-            })
+        let v = cell_json(cell, value_bytes);
+        let line = match (v["median_s"].as_f64(), v["skipped"].as_str()) {
+            (Some(m), _) => format!("{:9.2} ms", m * 1e3),
+            (None, Some(why)) => format!("skipped: {why}"),
+            (None, None) => format!("ERROR {}", v["error"].as_str().unwrap_or("")),
         };
-        let line = match v["median_s"].as_f64() {
-            Some(m) => format!("{:9.2} ms  {:7.3} GB/s", m * 1e3, v["gb_per_s"].as_f64().unwrap_or(f64::NAN)),
-            None => format!("ERROR {}", v["error"].as_str().unwrap_or("")),
-        };
-        eprintln!("{name:36} batch {:>9}  {:24} {line}", cell.key, cell.name);
-        let slot = results.entry(cell.key.clone()).or_insert_with(|| json!({}));
-        slot[cell.name] = v;
+        eprintln!("{name:36} batch {:>9}  {:26} {line}", cell.key, cell.name);
+        results.entry(cell.key.clone()).or_insert_with(|| json!({}))[cell.name] = v;
     }
-    if let Some(p) = peer {
-        for (key, cell) in p["results"].as_object().into_iter().flatten() {
-            let mut cell = cell.clone();
-            if let (Some(r), Some(pr)) = (rows, cell["rows"].as_u64()) {
-                cell["rows_ok"] = json!(r == pr);
+    if let Some(slot) = results.get_mut(LIMIT_KEY) {
+        slot["limit_total"] = limit_total(slot, value_bytes);
+    }
+    if let Some(p) = peers.and_then(|p| peer_entry(p, path)) {
+        merge_peer(&mut results, &entry, p, rows, value_bytes);
+    }
+    add_ratios(&mut results, &entry["checks"]);
+    entry["results"] = Value::Object(results);
+    entry
+}
+
+/// The limit: the sum of its parts' medians (a skipped part, decompress of an uncompressed
+/// file, counts 0); null when a part has no time.
+fn limit_total(slot: &Value, value_bytes: Option<u64>) -> Value {
+    let mut parts = Map::new();
+    for name in LIMIT_IMPLS {
+        let part = if slot[name]["skipped"].is_string() { Some(0.0) } else { slot[name]["median_s"].as_f64() };
+        match part {
+            Some(s) => parts.insert(name.to_owned(), json!(s)),
+            None => return Value::Null,
+        };
+    }
+    let total: f64 = parts.values().filter_map(Value::as_f64).sum();
+    json!({"median_s": total, "parts_s": parts, "gb_per_s": value_bytes.map(|b| b as f64 / total / 1e9)})
+}
+
+/// Adds sweep_peers.py's cells of this file to `results`, each marked with whether its rows
+/// and checksum are parquetry's.
+fn merge_peer(results: &mut Map<String, Value>, entry: &Value, peer: &Value, rows: u64, value_bytes: Option<u64>) {
+    // The checksum does not depend on the batch size: whole-file cells (polars) are compared
+    // with the row-group check's, or any batch size's whose check passed.
+    let checks = &entry["checks"];
+    let any_ok = checks.as_object().into_iter().flatten().find(|(k, c)| *k != SELECT_KEY && c["ok"] == json!(true));
+    let fallback = any_ok.map_or(&Value::Null, |(_, c)| &c["checksum"]);
+    for (key, slot) in peer["results"].as_object().into_iter().flatten() {
+        // Older sweep_peers.py JSON held the pyarrow_stream cell itself under each key.
+        let cells: Vec<(String, Value)> = if slot["median_s"].is_number() {
+            vec![("pyarrow_stream".to_owned(), slot.clone())]
+        } else {
+            slot.as_object().into_iter().flatten().map(|(k, v)| (k.clone(), v.clone())).collect()
+        };
+        let ours = match &checks[key.as_str()]["checksum"] {
+            Value::Null => fallback,
+            c => c,
+        };
+        for (imp, mut cell) in cells {
+            if let Some(pr) = cell["rows"].as_u64() {
+                cell["rows_ok"] = json!(rows == pr);
             }
-            // pyarrow's output against parquetry's, both checksummed at this batch size.
-            let ours = &entry["checks"][key.as_str()]["checksum"];
             if !ours.is_null() && !cell["checksum"].is_null() {
                 cell["checksum_ok"] = json!(*ours == cell["checksum"]);
             }
             if let (Some(b), Some(m)) = (value_bytes, cell["median_s"].as_f64()) {
                 cell["gb_per_s"] = json!(b as f64 / m / 1e9);
             }
-            results.entry(key.clone()).or_insert_with(|| json!({}))["pyarrow_stream"] = cell;
+            results.entry(key.clone()).or_insert_with(|| json!({}))[imp.as_str()] = cell;
         }
     }
-    add_ratios(&mut results);
-    entry["results"] = Value::Object(results);
-    entry
 }
 
-/// `peer time / parquetry time` for the same batch size and mode (> 1: parquetry is faster).
-fn add_ratios(results: &mut Map<String, Value>) {
-    const PAIRS: [(&str, &str, &str); 3] = [
+/// Only a cell that ran without error and whose output was right has a time worth comparing.
+fn good_time(c: &Value) -> Option<f64> {
+    let good =
+        c["error"].is_null() && c["rows_ok"].as_bool() != Some(false) && c["checksum_ok"].as_bool() != Some(false);
+    c["median_s"].as_f64().filter(|_| good)
+}
+
+/// The ratios of times the report shows, each `numerator / denominator` (> 1: the
+/// denominator is faster), into each slot's `ratios`.
+fn add_ratios(results: &mut Map<String, Value>, checks: &Value) {
+    // Within one batch size.
+    const PAIRS: [(&str, &str, &str); 5] = [
         ("arrow_rs_stream", "parquetry_stream", "arrow_rs_over_parquetry_stream"),
         ("arrow_rs_collect", "parquetry_collect", "arrow_rs_over_parquetry_collect"),
         ("pyarrow_stream", "parquetry_stream", "pyarrow_over_parquetry_stream"),
+        ("parquetry_stream", "parquetry_stream_t2", "parquetry_1_over_2_threads_stream"),
+        ("pyarrow_threads", "parquetry_stream_t2", "pyarrow_threads_over_parquetry_t2_stream"),
     ];
-    // Only a cell that ran without error and whose output was right has a time worth comparing.
-    let good = |c: &Value| {
-        c["error"].is_null() && c["rows_ok"].as_bool() != Some(false) && c["checksum_ok"].as_bool() != Some(false)
-    };
-    for slot in results.values_mut() {
-        let mut ratios = Map::new();
-        for (peer, ours, name) in PAIRS {
-            let (p, o) = (&slot[peer], &slot[ours]);
-            if let (true, Some(p), Some(o)) = (good(p) && good(o), p["median_s"].as_f64(), o["median_s"].as_f64()) {
-                ratios.insert(name.into(), json!(p / o));
+    let get = |key: &str, imp: &str| results.get(key).and_then(|s| good_time(&s[imp]));
+    let limit = results.get(LIMIT_KEY).and_then(|s| s["limit_total"]["median_s"].as_f64());
+    let full = get(&batch_key(SELECT_BATCH_SIZE), "parquetry_stream")
+        .filter(|_| checks[batch_key(SELECT_BATCH_SIZE)]["ok"] == json!(true));
+    let t2_rg = get(&batch_key(0), "parquetry_stream_t2").filter(|_| checks[batch_key(0)]["ok"] == json!(true));
+    let mut all: Vec<(String, &str, f64)> = Vec::new();
+    for (key, slot) in results.iter() {
+        let t = |imp: &str| good_time(&slot[imp]);
+        for (num, den, name) in PAIRS {
+            if let (Some(n), Some(d)) = (t(num), t(den)) {
+                all.push((key.clone(), name, n / d));
             }
         }
-        if !ratios.is_empty() {
-            slot["ratios"] = Value::Object(ratios);
+        if let (Some(n), Some(d)) = (t("parquetry_stream"), limit) {
+            all.push((key.clone(), "parquetry_stream_over_limit", n / d));
+        }
+    }
+    // Across keys: the selection against the full read and its peers; polars (whole file)
+    // against parquetry on 2 threads in whole-row-group batches.
+    let select = get(SELECT_KEY, "parquetry_select");
+    let cross = [
+        (SELECT_KEY, "full_over_select", full, select),
+        (SELECT_KEY, "arrow_rs_over_parquetry_select", get(SELECT_KEY, "arrow_rs_select"), select),
+        (
+            SELECT_KEY,
+            "arrow_rs_page_index_over_parquetry_select",
+            get(SELECT_KEY, "arrow_rs_select_page_index"),
+            select,
+        ),
+        (WHOLE_FILE_KEY, "polars_read_over_parquetry_t2_row_group", get(WHOLE_FILE_KEY, "polars_read"), t2_rg),
+        (WHOLE_FILE_KEY, "polars_scan_over_parquetry_t2_row_group", get(WHOLE_FILE_KEY, "polars_scan"), t2_rg),
+    ];
+    for (key, name, n, d) in cross {
+        if let (Some(n), Some(d)) = (n, d) {
+            all.push((key.to_owned(), name, n / d));
+        }
+    }
+    for (key, name, r) in all {
+        if let Some(slot) = results.get_mut(&key) {
+            slot["ratios"][name] = json!(r);
         }
     }
 }
@@ -409,7 +424,7 @@ pub fn run(args: &SweepArgs) {
     let peers: Option<Value> = args.peers.as_ref().and_then(|p| {
         let v = std::fs::read_to_string(p).ok().and_then(|t| serde_json::from_str(&t).ok());
         if v.is_none() {
-            eprintln!("note: cannot read pyarrow sweep results from {p}; the table will have no pyarrow");
+            eprintln!("note: cannot read the peers' sweep results from {p}; the table will have no pyarrow or polars");
         }
         v
     });
@@ -419,7 +434,8 @@ pub fn run(args: &SweepArgs) {
             "started": now_utc(),
             "runs": args.runs, "warmup": args.warmup,
             "batch_sizes": args.batch_sizes.iter().map(|&b| batch_key(b)).collect::<Vec<_>>(),
-            "impls": IMPLS, "default_impl": DEFAULT_IMPL,
+            "impls": IMPLS, "default_impl": DEFAULT_IMPL, "threads_t2": THREADS,
+            "limit_impls": LIMIT_IMPLS, "select_impls": SELECT_IMPLS, "select_batch_size": SELECT_BATCH_SIZE,
             "arrow_rs_default_batch_size": DEFAULT_BATCH_SIZE,
             "file_order": args.files,
             "versions": {"arrow_rs_parquet": ARROW_RS_VERSION, "parquetry_git": git_revision()},
@@ -427,7 +443,8 @@ pub fn run(args: &SweepArgs) {
             "nproc": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
             "peers": args.peers, "peers_meta": peers.as_ref().map(|p| p["meta"].clone()),
             "units": "seconds, bytes; gb_per_s = value_bytes / median_s / 1e9; \
-                      ratios = peer median_s / parquetry median_s",
+                      ratios = <numerator>_over_<denominator> median_s; limit_total = sum of the \
+                      limit parts' median_s (a skipped part counts 0)",
         },
         "files": {},
     });
