@@ -26,6 +26,21 @@ fn capsule_name(name: &str) -> CString {
     CString::new(name).expect("no NUL in a capsule name")
 }
 
+/// The addresses of the non-empty buffers of `batches` (for the zero-copy test).
+pub fn batch_addresses(batches: &[RecordBatch]) -> Vec<usize> {
+    let mut out = Vec::new();
+    for batch in batches {
+        batch.columns().iter().for_each(|c| collect_addresses(&c.to_data(), &mut out));
+    }
+    out
+}
+
+/// The addresses of the non-empty buffers of `data` and its children.
+fn collect_addresses(data: &arrow_data::ArrayData, out: &mut Vec<usize>) {
+    out.extend(data.buffers().iter().filter(|b| !b.is_empty()).map(|b| b.as_ptr() as usize));
+    data.child_data().iter().for_each(|c| collect_addresses(c, out));
+}
+
 /// A one-shot stream of record batches: `__arrow_c_stream__` hands the whole stream to a
 /// consumer (`pa.table(s)`, `pa.RecordBatchReader.from_stream(s)`, `polars.from_arrow`), or
 /// `next_batch` hands out one batch at a time. Either way each batch is produced once.

@@ -4,6 +4,7 @@
 use std::fs::File;
 use std::path::PathBuf;
 
+use arrow_array::RecordBatch;
 use arrow_buffer::Buffer;
 use parquetry::format::{FileMetaData, KeyValue};
 use parquetry::page::{BytesSource, FileSource};
@@ -58,6 +59,16 @@ impl RawFile {
                 Box::new(ParquetReaderBuilder::new(file).with_options(options).build()?)
             }
         })
+    }
+}
+
+impl RawFile {
+    /// Every batch `options` selects, and their schema.
+    fn read_batches(&self, options: ReadOptions) -> parquetry::Result<(arrow_schema::SchemaRef, Vec<RecordBatch>)> {
+        let mut reader = self.reader(options)?;
+        let schema = reader.schema();
+        let batches = reader.by_ref().collect::<Result<Vec<_>, _>>().map_err(unwrap_arrow)?;
+        Ok((schema, batches))
     }
 }
 
@@ -159,15 +170,24 @@ impl RawFile {
         binary_type: Option<&str>,
     ) -> PyResult<ArrowStream> {
         let o = options(columns.as_ref(), row_groups, threads, binary_type, usize::MAX)?;
-        let (schema, batches) = py
-            .detach(|| {
-                let mut reader = self.reader(o)?;
-                let schema = reader.schema();
-                let batches = reader.by_ref().collect::<Result<Vec<_>, _>>().map_err(unwrap_arrow)?;
-                Ok::<_, Error>((schema, batches))
-            })
-            .py_err()?;
+        let (schema, batches) = py.detach(|| self.read_batches(o)).py_err()?;
         Ok(ArrowStream::from_batches(schema, batches))
+    }
+
+    /// For the zero-copy test: `read_all`, plus the addresses of every non-empty values and
+    /// offsets buffer of the arrays read, as Rust holds them before the export. The test
+    /// checks that pyarrow's buffers are at the same addresses (handed over, not copied).
+    #[pyo3(signature = (columns=None, threads=1))]
+    fn _read_all_with_addresses(
+        &self,
+        py: Python<'_>,
+        columns: Option<Bound<'_, PyList>>,
+        threads: usize,
+    ) -> PyResult<(ArrowStream, Vec<usize>)> {
+        let o = options(columns.as_ref(), None, threads, None, usize::MAX)?;
+        let (schema, batches) = py.detach(|| self.read_batches(o)).py_err()?;
+        let addresses = crate::ffi::batch_addresses(&batches);
+        Ok((ArrowStream::from_batches(schema, batches), addresses))
     }
 
     /// The file's Arrow schema.
