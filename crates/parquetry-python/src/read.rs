@@ -1,0 +1,228 @@
+//! Reading: an opened file (`RawFile`, wrapped by Python's `parquetry.ParquetFile`), its
+//! metadata as plain Python values, and readers exported as Arrow streams.
+
+use std::fs::File;
+use std::path::PathBuf;
+
+use arrow_array::RecordBatch;
+use arrow_buffer::Buffer;
+use parquetry::format::{FileMetaData, KeyValue};
+use parquetry::page::{BytesSource, FileSource};
+use parquetry::read::{ByteArrayType, ColumnSelector, ParquetFile, ParquetReaderBuilder, ReadOptions};
+use parquetry::Error;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+
+use crate::errors::{invalid, type_error, IntoPy};
+use crate::ffi::{ArrowSchema, ArrowStream, BoxedReader};
+
+/// Where a file's bytes are: an open file (reads are positional, so one handle serves every
+/// reader) or bytes in memory (pages are sliced from them without copies).
+enum Source {
+    File(File),
+    Bytes(Buffer),
+}
+
+/// An opened Parquet file: its footer is decoded once; every read makes a new reader over the
+/// same handle or bytes.
+#[pyclass(module = "parquetry._parquetry", name = "RawFile", frozen)]
+pub struct RawFile {
+    source: Source,
+    metadata: FileMetaData,
+    schema: arrow_schema::SchemaRef,
+}
+
+impl RawFile {
+    fn open(source: Source) -> parquetry::Result<Self> {
+        let (metadata, schema) = match &source {
+            Source::File(f) => {
+                let file = ParquetFile::with_source(FileSource::new(f.try_clone()?)?, read_footer(f)?)?;
+                (file.metadata().clone(), file.arrow_schema())
+            }
+            Source::Bytes(b) => {
+                let file = ParquetFile::from_bytes(b.clone())?;
+                (file.metadata().clone(), file.arrow_schema())
+            }
+        };
+        Ok(RawFile { source, metadata, schema })
+    }
+
+    /// A reader with `options`; fails on an option that does not fit the file.
+    fn reader(&self, options: ReadOptions) -> parquetry::Result<BoxedReader> {
+        Ok(match &self.source {
+            Source::File(f) => {
+                let file = ParquetFile::with_source(FileSource::new(f.try_clone()?)?, self.metadata.clone())?;
+                Box::new(ParquetReaderBuilder::new(file).with_options(options).build()?)
+            }
+            Source::Bytes(b) => {
+                let file = ParquetFile::with_source(BytesSource::new(b.clone()), self.metadata.clone())?;
+                Box::new(ParquetReaderBuilder::new(file).with_options(options).build()?)
+            }
+        })
+    }
+}
+
+impl RawFile {
+    /// Every batch `options` selects, and their schema.
+    fn read_batches(&self, options: ReadOptions) -> parquetry::Result<(arrow_schema::SchemaRef, Vec<RecordBatch>)> {
+        let mut reader = self.reader(options)?;
+        let schema = reader.schema();
+        let batches = reader.by_ref().collect::<Result<Vec<_>, _>>().map_err(unwrap_arrow)?;
+        Ok((schema, batches))
+    }
+}
+
+fn read_footer(f: &File) -> parquetry::Result<FileMetaData> {
+    let mut f = f.try_clone()?;
+    Ok(parquetry::format::read_metadata(&mut f)?.0)
+}
+
+/// Opens a file by path (`str` or `os.PathLike`, already turned into a path by the caller).
+#[pyfunction]
+pub fn open_path(py: Python<'_>, path: PathBuf) -> PyResult<RawFile> {
+    py.detach(|| {
+        let file = File::open(&path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
+        RawFile::open(Source::File(file)).map_err(|e| e.context(path.display()))
+    })
+    .py_err()
+}
+
+/// Opens a file held in memory: `bytes` or any object with the buffer protocol. The bytes
+/// are copied once into an Arrow buffer (Python's memory may move or be freed with its object).
+#[pyfunction]
+pub fn open_bytes(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<RawFile> {
+    let bytes: Vec<u8> = if let Ok(b) = data.cast::<PyBytes>() {
+        b.as_bytes().to_vec()
+    } else {
+        // memoryview, bytearray, numpy arrays: through `bytes(...)`.
+        let b = py.import("builtins")?.getattr("bytes")?.call1((data,))?;
+        b.cast::<PyBytes>()?.as_bytes().to_vec()
+    };
+    py.detach(|| RawFile::open(Source::Bytes(Buffer::from(bytes)))).py_err()
+}
+
+/// Turns the Python-side options into [`ReadOptions`].
+fn options(
+    columns: Option<&Bound<'_, PyList>>,
+    row_groups: Option<Vec<usize>>,
+    threads: usize,
+    binary_type: Option<&str>,
+    batch_size: usize,
+) -> PyResult<ReadOptions> {
+    let mut o = ReadOptions::default().with_threads(threads).with_batch_size(batch_size);
+    if let Some(columns) = columns {
+        let mut selected = Vec::with_capacity(columns.len());
+        for c in columns.iter() {
+            selected.push(match c.extract::<usize>() {
+                Ok(i) => ColumnSelector::Index(i),
+                Err(_) => ColumnSelector::Name(c.extract::<String>().map_err(|_| {
+                    type_error("columns must be names (str) or positions (int)")
+                })?),
+            });
+        }
+        o = o.with_columns(selected);
+    }
+    if let Some(rg) = row_groups {
+        o = o.with_row_groups(rg);
+    }
+    if let Some(t) = binary_type {
+        o = o.with_byte_array_type(match t {
+            "string" | "binary" | "regular" => ByteArrayType::Regular,
+            "large_string" | "large_binary" | "large" => ByteArrayType::Large,
+            "string_view" | "binary_view" | "view" => ByteArrayType::View,
+            "dictionary" => ByteArrayType::Dictionary,
+            other => {
+                return Err(invalid(format!(
+                    "unknown binary_type '{other}' (one of: binary, large_binary, binary_view, dictionary)"
+                )))
+            }
+        });
+    }
+    Ok(o)
+}
+
+#[pymethods]
+impl RawFile {
+    /// A lazy stream of batches: each batch is decoded when the consumer asks for it.
+    #[pyo3(signature = (columns=None, row_groups=None, threads=1, binary_type=None, batch_size=65536))]
+    fn stream(
+        &self,
+        py: Python<'_>,
+        columns: Option<Bound<'_, PyList>>,
+        row_groups: Option<Vec<usize>>,
+        threads: usize,
+        binary_type: Option<&str>,
+        batch_size: usize,
+    ) -> PyResult<ArrowStream> {
+        let o = options(columns.as_ref(), row_groups, threads, binary_type, batch_size)?;
+        Ok(ArrowStream::new(py.detach(|| self.reader(o)).py_err()?))
+    }
+
+    /// Reads everything selected (whole row groups per batch, so threads decode several row
+    /// groups at once) with the GIL released, then hands the batches over as a stream.
+    #[pyo3(signature = (columns=None, row_groups=None, threads=1, binary_type=None))]
+    fn read_all(
+        &self,
+        py: Python<'_>,
+        columns: Option<Bound<'_, PyList>>,
+        row_groups: Option<Vec<usize>>,
+        threads: usize,
+        binary_type: Option<&str>,
+    ) -> PyResult<ArrowStream> {
+        let o = options(columns.as_ref(), row_groups, threads, binary_type, usize::MAX)?;
+        let (schema, batches) = py.detach(|| self.read_batches(o)).py_err()?;
+        Ok(ArrowStream::from_batches(schema, batches))
+    }
+
+    /// For the zero-copy test: `read_all`, plus the addresses of every non-empty values and
+    /// offsets buffer of the arrays read, as Rust holds them before the export. The test
+    /// checks that pyarrow's buffers are at the same addresses (handed over, not copied).
+    #[pyo3(signature = (columns=None, threads=1))]
+    fn _read_all_with_addresses(
+        &self,
+        py: Python<'_>,
+        columns: Option<Bound<'_, PyList>>,
+        threads: usize,
+    ) -> PyResult<(ArrowStream, Vec<usize>)> {
+        let o = options(columns.as_ref(), None, threads, None, usize::MAX)?;
+        let (schema, batches) = py.detach(|| self.read_batches(o)).py_err()?;
+        let addresses = crate::ffi::batch_addresses(&batches);
+        Ok((ArrowStream::from_batches(schema, batches), addresses))
+    }
+
+    /// The file's Arrow schema.
+    fn schema(&self) -> ArrowSchema {
+        ArrowSchema(self.schema.clone())
+    }
+
+    /// Number of row groups.
+    fn num_row_groups(&self) -> usize {
+        self.metadata.row_groups.len()
+    }
+
+    /// The footer as plain Python values (see `parquetry.ParquetFile.metadata`).
+    fn metadata<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        crate::metadata::to_dict(py, &self.metadata)
+    }
+}
+
+/// The reader's errors are `ArrowError::ExternalError(parquetry::Error)`; get the original
+/// back so the Python exception has the right class.
+fn unwrap_arrow(e: arrow_schema::ArrowError) -> Error {
+    match e {
+        arrow_schema::ArrowError::ExternalError(inner) => match inner.downcast::<Error>() {
+            Ok(e) => *e,
+            Err(other) => Error::corrupt(other.to_string()),
+        },
+        other => Error::corrupt(other.to_string()),
+    }
+}
+
+/// `key_value_metadata` as a dict (a key without a value maps to `None`).
+pub fn key_values<'py>(py: Python<'py>, kv: Option<&[KeyValue]>) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for k in kv.unwrap_or_default() {
+        d.set_item(&k.key, k.value.as_deref())?;
+    }
+    Ok(d)
+}

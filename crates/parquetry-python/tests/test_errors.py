@@ -1,0 +1,79 @@
+"""Bad input: an exception of the right class with a message naming the cause; never a crash."""
+
+import pyarrow as pa
+import pytest
+
+import parquetry
+from conftest import bad_data, corpus_dir
+
+
+def test_classes_have_the_builtin_bases():
+    assert issubclass(parquetry.CorruptFileError, ValueError)
+    assert issubclass(parquetry.UnsupportedError, NotImplementedError)
+    assert issubclass(parquetry.ParquetIOError, OSError)
+    assert issubclass(parquetry.InvalidArgumentError, ValueError)
+    assert issubclass(parquetry.ArgumentTypeError, TypeError)
+    for c in [parquetry.CorruptFileError, parquetry.UnsupportedError, parquetry.ParquetIOError]:
+        assert issubclass(c, parquetry.ParquetError)
+
+
+def test_missing_path(tmp_path):
+    with pytest.raises(parquetry.ParquetIOError, match="no-such.parquet"):
+        parquetry.read_table(tmp_path / "no-such.parquet")
+    with pytest.raises(FileNotFoundError if False else OSError):
+        parquetry.ParquetFile(str(tmp_path / "no-such.parquet"))
+
+
+@pytest.mark.parametrize("rel", bad_data())
+def test_corrupt_files_raise_cleanly(rel):
+    path = corpus_dir() / rel
+    try:
+        with parquetry.ParquetFile(path) as f:
+            f.read()
+            list(f.iter_batches(batch_size=3))
+    except parquetry.ParquetError as e:
+        assert str(e)
+    # Some bad_data files are bad only for some readers; reading them is fine too.
+
+
+def test_not_parquet_and_truncated():
+    with pytest.raises(parquetry.CorruptFileError):
+        parquetry.read_table(b"not a parquet file at all")
+    data = (corpus_dir() / "data/alltypes_plain.parquet").read_bytes()
+    with pytest.raises(parquetry.CorruptFileError):
+        parquetry.read_table(data[: len(data) // 2])
+
+
+def test_unknown_column_and_row_group():
+    path = corpus_dir() / "data/alltypes_plain.parquet"
+    with pytest.raises(parquetry.InvalidArgumentError, match="nope"):
+        parquetry.read_table(path, columns=["nope"])
+    with pytest.raises(parquetry.InvalidArgumentError):
+        parquetry.read_table(path, row_groups=[5])
+    with pytest.raises(parquetry.InvalidArgumentError, match="binary_type"):
+        parquetry.read_table(path, binary_type="utf32")
+    with pytest.raises(parquetry.ArgumentTypeError):
+        parquetry.read_table(path, columns="id")
+
+
+def test_not_arrow_data_and_bad_options(tmp_path):
+    with pytest.raises(parquetry.ArgumentTypeError, match="Arrow data"):
+        parquetry.write_table({"a": [1]}, tmp_path / "x.parquet")
+    with pytest.raises(parquetry.ArgumentTypeError):
+        parquetry.read_table(12345)
+    t = pa.table({"a": [1, 2]})
+    with pytest.raises(parquetry.InvalidArgumentError, match="unknown compression 'lzma'"):
+        parquetry.write_table(t, tmp_path / "x.parquet", compression="lzma")
+    with pytest.raises(parquetry.InvalidArgumentError, match="data_page_version"):
+        parquetry.write_table(t, tmp_path / "x.parquet", data_page_version="3.0")
+    with pytest.raises(parquetry.InvalidArgumentError, match="unknown encoding"):
+        parquetry.write_table(t, tmp_path / "x.parquet", column_encoding={"a": "ZIGZAG"})
+    with pytest.raises(parquetry.ParquetIOError):
+        parquetry.merge([tmp_path / "missing.parquet"], tmp_path / "m.parquet")
+
+
+def test_closed_file():
+    f = parquetry.ParquetFile(corpus_dir() / "data/alltypes_plain.parquet")
+    f.close()
+    with pytest.raises(parquetry.InvalidArgumentError, match="closed"):
+        f.read()

@@ -1,0 +1,109 @@
+"""Reading: every flat file of parquet-testing that pyarrow reads gives pyarrow's table."""
+
+import io
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import parquetry
+from conftest import assert_tables_equal, corpus_dir, flat_readable
+
+FLAT = flat_readable()
+
+
+def test_the_corpus_has_flat_files():
+    assert len(FLAT) > 40
+
+
+@pytest.mark.parametrize("rel", FLAT)
+@pytest.mark.parametrize("threads", [True, False])
+def test_read_table_equals_pyarrow(rel, threads):
+    path = corpus_dir() / rel
+    want = pq.read_table(path)
+    got = parquetry.read_table(path, threads=threads)
+    assert isinstance(got, pa.Table)
+    assert_tables_equal(got, want, rel)
+
+
+@pytest.mark.parametrize("rel", FLAT)
+def test_iter_batches_equal_pyarrow_batches(rel):
+    path = corpus_dir() / rel
+    want = pa.Table.from_batches(list(pq.ParquetFile(path).iter_batches(batch_size=7)), schema=pq.read_schema(path))
+    with parquetry.ParquetFile(path) as f:
+        batches = list(f.iter_batches(batch_size=7))
+        assert all(isinstance(b, pa.RecordBatch) and b.num_rows <= 7 for b in batches)
+        got = pa.Table.from_batches(batches, schema=f.schema_arrow)
+    assert_tables_equal(got, want, rel)
+
+
+def test_sources_path_bytes_memoryview_and_file_object(corpus):
+    path = corpus / "data/alltypes_plain.parquet"
+    want = pq.read_table(path)
+    data = path.read_bytes()
+    for source in [str(path), path, data, memoryview(data), bytearray(data), io.BytesIO(data), pa.py_buffer(data)]:
+        assert_tables_equal(parquetry.read_table(source), want, type(source).__name__)
+    with open(path, "rb") as f:
+        assert_tables_equal(parquetry.read_table(f), want, "open file")
+
+
+def test_columns_row_groups_and_read_row_group(corpus):
+    path = corpus / "data/alltypes_tiny_pages_plain.parquet"
+    want = pq.read_table(path, columns=["string_col", "id"])
+    assert_tables_equal(parquetry.read_table(path, columns=["string_col", "id"]), want, "columns")
+    assert_tables_equal(parquetry.read_table(path, columns=[9, 0]), want, "positions")
+    mr = corpus / "data/byte_stream_split_extended.gzip.parquet"
+    with parquetry.ParquetFile(mr) as f, pq.ParquetFile(mr) as p:
+        assert f.num_row_groups == p.num_row_groups
+        for i in range(f.num_row_groups):
+            assert_tables_equal(f.read_row_group(i), p.read_row_group(i), f"row group {i}")
+        assert_tables_equal(f.read(row_groups=[0]), p.read_row_groups([0]), "row_groups")
+
+
+def test_stream_goes_to_pyarrow_and_polars_readers(corpus):
+    path = corpus / "data/alltypes_plain.parquet"
+    want = pq.read_table(path)
+    f = parquetry.ParquetFile(path)
+    reader = pa.RecordBatchReader.from_stream(f.iter_batches(batch_size=3))
+    assert [b.num_rows for b in reader] == [3, 3, 2]
+    assert_tables_equal(pa.table(f.iter_batches()), want, "pa.table(reader)")
+    polars = pytest.importorskip("polars")
+    df = polars.from_arrow(pa.table(f.iter_batches(columns=["id", "string_col"])))
+    assert df["id"].to_list() == want["id"].to_pylist()
+
+
+def test_a_reader_is_read_once(corpus):
+    f = parquetry.ParquetFile(corpus / "data/alltypes_plain.parquet")
+    r = f.iter_batches()
+    assert r.read_all().num_rows == 8
+    assert r.read_all().num_rows == 0  # exhausted, as a pyarrow reader
+    r = f.iter_batches()
+    assert pa.table(r).num_rows == 8  # the stream is handed over whole
+    with pytest.raises(parquetry.ParquetError, match="already consumed"):
+        pa.table(r)
+
+
+def test_binary_type_overrides(corpus):
+    path = corpus / "data/alltypes_plain.parquet"
+    for name, want in [("large_binary", pa.large_binary()), ("binary_view", pa.binary_view())]:
+        t = parquetry.read_table(path, columns=["string_col"], binary_type=name)
+        assert t.schema.field("string_col").type == want
+        assert t["string_col"].to_pylist() == pq.read_table(path)["string_col"].to_pylist()
+    t = parquetry.read_table(path, columns=["string_col"], binary_type="dictionary")
+    assert pa.types.is_dictionary(t.schema.field("string_col").type)
+
+
+def test_metadata_and_schema(corpus):
+    path = corpus / "data/alltypes_tiny_pages_plain.parquet"
+    with parquetry.ParquetFile(path) as f:
+        m, p = f.metadata, pq.ParquetFile(path).metadata
+        assert (m["num_rows"], m["num_row_groups"], m["created_by"]) == (p.num_rows, p.num_row_groups, p.created_by)
+        c, pc_ = m["row_groups"][0]["columns"][0], p.row_group(0).column(0)
+        assert c["path_in_schema"] == pc_.path_in_schema
+        assert c["physical_type"] == pc_.physical_type
+        assert c["compression"] == pc_.compression
+        assert c["total_compressed_size"] == pc_.total_compressed_size
+        assert sorted(c["encodings"]) == sorted(pc_.encodings)
+        assert c["statistics"]["null_count"] == pc_.statistics.null_count
+        assert f.schema_arrow == pq.read_schema(path)
+    assert isinstance(parquetry.ParquetFile(corpus / "data/alltypes_plain.parquet").metadata["key_value_metadata"], dict)

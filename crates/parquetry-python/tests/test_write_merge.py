@@ -1,0 +1,100 @@
+"""Writing from pyarrow and polars data, and merging: read back by pyarrow, equal to the input."""
+
+import datetime
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import parquetry
+from conftest import assert_tables_equal
+
+
+def sample(n=10_000, seed=0):
+    ids = [f"{(i * 7919 + seed) % 100_000:016x}-{i:08x}" for i in range(n)]
+    return pa.table({
+        "id": ids,
+        "category": [f"category_{i % 100:03d}" for i in range(n)],
+        "n": pa.array([i if i % 13 else None for i in range(n)], pa.int64()),
+        "x": pa.array([i / 3 for i in range(n)], pa.float64()),
+        "flag": [i % 3 == 0 for i in range(n)],
+        "blob": pa.array([bytes([i % 256]) * (i % 17) for i in range(n)], pa.binary()),
+        "day": pa.array([datetime.date(2024, 1, 1 + i % 28) for i in range(n)], pa.date32()),
+    })
+
+
+@pytest.mark.parametrize("options", [
+    {},
+    {"compression": "zstd", "compression_level": 3},
+    {"compression": "none", "use_dictionary": False, "data_page_version": "2.0"},
+    {"compression": {"id": "gzip", "x": "lz4"}, "use_dictionary": ["category"]},
+    {"compression": "snappy", "use_dictionary": False, "column_encoding": {"id": "DELTA_BYTE_ARRAY", "n": "DELTA_BINARY_PACKED"}},
+    {"use_dictionary": False, "column_encoding": "PLAIN", "write_statistics": False, "write_page_index": False},
+    {"row_group_size": 999},
+])
+def test_write_table_from_pyarrow_reads_back_equal(tmp_path, options):
+    table = sample()
+    out = tmp_path / "t.parquet"
+    parquetry.write_table(table, out, **options)
+    assert_tables_equal(pq.read_table(out), table, str(options))
+    if "row_group_size" in options:
+        assert pq.ParquetFile(out).num_row_groups == 11
+
+
+def test_write_options_reach_the_file(tmp_path):
+    out = tmp_path / "t.parquet"
+    parquetry.write_table(sample(), out, compression="zstd", use_dictionary=False,
+                          column_encoding={"id": "DELTA_LENGTH_BYTE_ARRAY"}, write_statistics=False)
+    col = pq.ParquetFile(out).metadata.row_group(0).column(0)
+    assert col.compression == "ZSTD"
+    assert "DELTA_LENGTH_BYTE_ARRAY" in col.encodings
+    assert not col.is_stats_set
+
+
+def test_write_from_reader_batch_and_file_object(tmp_path):
+    table = sample(3000)
+    batches = table.to_batches(max_chunksize=500)
+    gen = pa.RecordBatchReader.from_batches(table.schema, iter(batches))
+    parquetry.write_table(gen, tmp_path / "r.parquet")
+    assert_tables_equal(pq.read_table(tmp_path / "r.parquet"), table, "reader")
+    parquetry.write_table(batches[0], tmp_path / "b.parquet")
+    assert_tables_equal(pq.read_table(tmp_path / "b.parquet"), pa.Table.from_batches([batches[0]]), "batch")
+    with open(tmp_path / "f.parquet", "wb") as f:
+        parquetry.write_table(table, f)
+    assert_tables_equal(pq.read_table(tmp_path / "f.parquet"), table, "file object")
+
+
+def test_write_from_polars_reads_back_equal(tmp_path):
+    pl = pytest.importorskip("polars")
+    df = pl.DataFrame({"s": [f"v{i}" for i in range(5000)], "i": list(range(5000)), "f": [i * 0.5 for i in range(5000)]})
+    out = tmp_path / "p.parquet"
+    parquetry.write_table(df, out)
+    # The input as polars streams it (strings as string_view), which is what was written.
+    assert_tables_equal(pq.read_table(out), pa.table(df), "polars")
+    assert pl.read_parquet(out).equals(df)
+    # And back: parquetry's stream into polars.
+    assert pl.from_arrow(parquetry.read_table(out)).equals(df)
+
+
+def test_a_failed_write_leaves_no_file(tmp_path):
+    out = tmp_path / "t.parquet"
+    with pytest.raises(parquetry.InvalidArgumentError):
+        parquetry.write_table(sample(10), out, compression="nope")
+    with pytest.raises(parquetry.ParquetError):
+        parquetry.write_table(sample(10), out, column_encoding={"flag": "DELTA_BYTE_ARRAY"}, use_dictionary=False)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_merge_equals_the_concatenation(tmp_path):
+    parts = [sample(2000, seed=s) for s in range(4)]
+    paths = []
+    for i, t in enumerate(parts):
+        paths.append(tmp_path / f"in{i}.parquet")
+        parquetry.write_table(t, paths[-1], row_group_size=700)
+    out = tmp_path / "merged.parquet"
+    summary = parquetry.merge(paths, out, row_group_rows=5000)
+    assert summary["rows"] == 8000 and summary["files"] == 4
+    assert_tables_equal(pq.read_table(out), pa.concat_tables(parts), "merge")
+    assert_tables_equal(parquetry.read_table(out), pa.concat_tables(parts), "merge via parquetry")
+    summary = parquetry.merge([str(p) for p in paths], tmp_path / "z.parquet", compression="zstd")
+    assert pq.ParquetFile(tmp_path / "z.parquet").metadata.row_group(0).column(0).compression == "ZSTD"
