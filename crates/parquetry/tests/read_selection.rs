@@ -38,10 +38,15 @@ impl ChunkSource for Counting {
 
 /// Reads `ranges` of the file through a counting source: the table and the bytes read.
 fn read(bytes: &[u8], ranges: Option<Vec<Range<u64>>>, batch_size: usize) -> (Table, u64) {
+    read_with(bytes, ranges, ReadOptions::default().with_batch_size(batch_size))
+}
+
+/// [`read`] with these options.
+fn read_with(bytes: &[u8], ranges: Option<Vec<Range<u64>>>, options: ReadOptions) -> (Table, u64) {
     let metadata = parquetry::format::read_metadata_from_bytes(bytes).expect("footer");
     let source = Counting { inner: BytesSource::new(bytes.to_vec()), read: AtomicU64::new(0) };
     let file = ParquetFile::with_source(source, metadata).unwrap();
-    let mut options = ReadOptions::default().with_batch_size(batch_size);
+    let mut options = options;
     if let Some(r) = ranges {
         options = options.with_row_selection(r);
     }
@@ -94,6 +99,12 @@ fn check_selections(bytes: &[u8], want: &Table, at_most: u64, name: &str) {
 
     let (all, all_bytes) = read(bytes, None, 8192);
     assert!(diff_tables(want, &all).is_empty());
+    // Batches large enough for the columns to be decoded on two threads at once.
+    let options = ReadOptions::default().with_batch_size(50_000).with_threads(2);
+    let (threaded, _) = read_with(bytes, Some(vec![3..150_000, 150_001..200_000]), options);
+    let mut selected = want.slice(3, 149_997);
+    selected = selected.append(&want.slice(150_001, 49_999));
+    assert!(diff_tables(&selected, &threaded).is_empty(), "{name}: two threads");
     let cases: Vec<Vec<Range<u64>>> = vec![
         vec![199_990..200_000],                                    // the last rows only
         vec![5..6, 119_999..120_001],                              // across the row groups
