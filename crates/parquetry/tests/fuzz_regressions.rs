@@ -4,6 +4,14 @@
 
 use parquetry::encoding::delta_byte_array::DeltaByteArrayDecoder;
 use parquetry::encoding::OffsetsSink;
+use parquetry::format::ColumnMetaData;
+use parquetry::page::{BytesSource, PageStream};
+
+/// An input file under `tests/fuzz_regressions/`.
+fn input(name: &str) -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz_regressions").join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
+}
 
 /// Decodes a DELTA_BYTE_ARRAY page in calls of `steps` values each into one sink.
 fn delta_byte_array_in_steps(page: &[u8], count: usize, steps: &[usize]) -> Vec<Vec<u8>> {
@@ -41,4 +49,40 @@ fn delta_byte_array_decode_of_no_values_takes_no_suffix() {
     ];
     let empty = vec![Vec::new(); 3];
     assert_eq!(delta_byte_array_in_steps(&page, 3, &[1, 0, 1, 0, 1, 0]), empty);
+}
+
+/// Streams `chunk` as the pages of a column chunk that claims `num_values` values; returns how
+/// many pages came out before the end or an error.
+fn stream_pages(chunk: &[u8], num_values: i64) -> usize {
+    let meta = ColumnMetaData {
+        num_values,
+        total_compressed_size: chunk.len() as i64,
+        data_page_offset: 0,
+        ..Default::default()
+    };
+    let source = BytesSource::new(chunk.to_vec());
+    let mut stream = PageStream::new(&meta, chunk.len() as u64, false).expect("chunk in range");
+    let mut pages = 0;
+    while let Ok(Some(_)) = stream.next_page(&source) {
+        pages += 1;
+    }
+    pages
+}
+
+/// page_header: a data page header with a negative value count, in a chunk whose footer
+/// claims `i64::MAX` values, overflowed the count of values left (a panic with overflow
+/// checks, as in debug builds). The count now counts as 0 for streaming, and the reader rejects
+/// the page when it decodes it.
+#[test]
+fn page_stream_negative_num_values() {
+    // DATA_PAGE, 4 bytes, num_values -1 (zigzag 1), then a 4-byte body; twice.
+    let page = [
+        0x15, 0x00, 0x15, 0x08, 0x15, 0x08, 0x2c, 0x15, 0x01, 0x15, 0x00, 0x15, 0x06, 0x15, 0x06,
+        0x00, 0x00, 1, 2, 3, 4,
+    ];
+    let chunk = [&page[..], &page[..]].concat();
+    assert_eq!(stream_pages(&chunk, i64::MAX), 2);
+    assert_eq!(stream_pages(&chunk, 1), 2);
+    // The fuzzer's minimized input (artifact minimized-from-f47e472e).
+    stream_pages(&input("page_stream_negative_num_values.bin"), i64::MAX);
 }

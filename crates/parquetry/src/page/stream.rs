@@ -138,6 +138,13 @@ impl PageStream {
                 header.uncompressed_page_size
             )));
         }
+        // A negative count (corrupt) counts as 0 here, as in merging; the page's decoder
+        // rejects it. Then `values_left` (positive) minus it cannot overflow.
+        let values = match (&header.data_page_header, &header.data_page_header_v2) {
+            (Some(h), _) => h.num_values.max(0),
+            (None, Some(h)) => h.num_values.max(0),
+            (None, None) => 0,
+        };
         let size = size as usize;
         let body_start = self.pos + header_len as u64;
         if body_start + size as u64 > self.end {
@@ -154,11 +161,7 @@ impl PageStream {
         let page = Page { header, body, index: self.index, offset: self.pos };
         self.pos = body_start + size as u64;
         self.index += 1;
-        if let Some(h) = &page.header.data_page_header {
-            self.values_left -= i64::from(h.num_values);
-        } else if let Some(h) = &page.header.data_page_header_v2 {
-            self.values_left -= i64::from(h.num_values);
-        }
+        self.values_left -= i64::from(values);
         Ok(page)
     }
 }
