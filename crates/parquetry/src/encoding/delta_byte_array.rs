@@ -173,8 +173,12 @@ impl<'a> DeltaByteArrayDecoder<'a> {
             .sum();
         sink.reserve(k, bytes);
         let mut prefixes = prefixes.iter();
-        // The first value builds on the value kept from the previous call.
-        if let (Some(&p), Some(suffix)) = (prefixes.next(), self.suffixes.next_value()) {
+        // The first value builds on the value kept from the previous call. Its suffix is
+        // taken only if there is a first value: a call for no values must not use one up.
+        if let Some(&p) = prefixes.next() {
+            let Some(suffix) = self.suffixes.next_value() else {
+                return Err(Error::corrupt("DELTA_BYTE_ARRAY: fewer suffixes than prefix lengths"));
+            };
             if p == 0 {
                 sink.push_owned(suffix)?;
             } else {

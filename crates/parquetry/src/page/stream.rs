@@ -231,12 +231,14 @@ impl PageStream {
         Ok(Next::Page(page))
     }
 
-    /// Counts a data page's values against the chunk's.
+    /// Counts a data page's values against the chunk's. A negative count counts as 0 (the
+    /// page's reader rejects it): `values_left` (positive while pages are read) minus a
+    /// non-negative i32 cannot overflow.
     fn count_values(&mut self, header: &PageHeader) {
         if let Some(h) = &header.data_page_header {
-            self.values_left -= i64::from(h.num_values);
+            self.values_left -= i64::from(h.num_values.max(0));
         } else if let Some(h) = &header.data_page_header_v2 {
-            self.values_left -= i64::from(h.num_values);
+            self.values_left -= i64::from(h.num_values.max(0));
         }
     }
 }

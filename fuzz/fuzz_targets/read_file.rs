@@ -1,0 +1,130 @@
+//! Whole files: the input is a Parquet file, read to the end through `ParquetFile::from_bytes`.
+//!
+//! The read options (batch size, row groups, columns, row selection, byte-array type, CRC
+//! checks) are chosen by a hash of the input, so that every mutation of a file is also read
+//! a different way, and the seeds stay plain Parquet files. Every batch's arrays are validated
+//! in full (offsets, views, UTF-8, dictionary keys): an invalid array is a bug, as are
+//! panics, hangs and huge allocations. Errors are fine.
+
+#![no_main]
+
+use std::ops::Range;
+
+use arrow_array::Array;
+use libfuzzer_sys::fuzz_target;
+use parquetry::read::{ByteArrayType, ParquetFile, ReadOptions};
+
+/// A small deterministic generator seeded from the input.
+struct Rng(u64);
+
+impl Rng {
+    fn new(data: &[u8]) -> Self {
+        // FNV-1a over the input.
+        let mut h = 0xcbf2_9ce4_8422_2325u64;
+        for &b in data {
+            h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+        Rng(h)
+    }
+    fn next(&mut self) -> u64 {
+        // splitmix64
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        if n == 0 {
+            0
+        } else {
+            self.next() % n
+        }
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+}
+
+fn options(rng: &mut Rng, file: &ParquetFile<parquetry::page::BytesSource>) -> (ReadOptions, Option<u64>) {
+    let meta = file.metadata();
+    let groups = meta.row_groups.len();
+    let rows: Vec<u64> = meta.row_groups.iter().map(|rg| rg.num_rows.max(0) as u64).collect();
+    let total = rows.iter().fold(0u64, |a, &r| a.saturating_add(r));
+
+    // Small batches, but not so small that a large file takes thousands of batches.
+    let small = [1, 2, 3, 7, 8, 31, 64, 100, 1000, 4096][rng.below(10) as usize];
+    let batch = small.max((total.min(1 << 20) / 2000) as usize);
+    let mut o = ReadOptions::default().with_batch_size(batch);
+
+    o.byte_array_type = match rng.below(6) {
+        0 => Some(ByteArrayType::Regular),
+        1 => Some(ByteArrayType::Large),
+        2 | 3 => Some(ByteArrayType::View),
+        4 => Some(ByteArrayType::Dictionary),
+        _ => None,
+    };
+    o.verify_crc = rng.chance(50);
+    if groups > 0 && rng.chance(20) {
+        let n = 1 + rng.below(groups as u64 + 1);
+        o.row_groups = Some((0..n).map(|_| rng.below(groups as u64) as usize).collect());
+    }
+    let fields = file.arrow_schema().fields().len();
+    if fields > 0 && rng.chance(20) {
+        let n = 1 + rng.below(fields as u64);
+        o.columns = Some((0..n).map(|_| (rng.below(fields as u64) as usize).into()).collect());
+    }
+    // The rows the read must produce when it succeeds, if they can be told in advance.
+    let mut expect = match &o.row_groups {
+        Some(rg) => rg.iter().map(|&i| rows[i]).try_fold(0u64, |a, r| a.checked_add(r)),
+        None => Some(total),
+    };
+    if rng.chance(40) {
+        // Ordered, non-overlapping ranges within the file (and rarely not).
+        let mut ranges: Vec<Range<u64>> = Vec::new();
+        let mut at = 0u64;
+        for _ in 0..1 + rng.below(6) {
+            let gap = rng.below(total.saturating_sub(at) / 4 + 2);
+            let len = rng.below(total.saturating_sub(at) / 3 + 2);
+            let start = at.saturating_add(gap).min(total);
+            let end = start.saturating_add(len).min(total);
+            if start < end {
+                ranges.push(start..end);
+                at = end;
+            }
+        }
+        if rng.chance(5) {
+            ranges.push(total..total + 1 + rng.below(3));
+        }
+        // A selection counts rows of the file, so the rows it gives depend on the row
+        // groups read only when all of them are, in order.
+        expect = o.row_groups.is_none().then(|| ranges.iter().map(|r| r.end - r.start).sum());
+        o.row_selection = Some(ranges);
+    }
+    (o, expect)
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(file) = ParquetFile::from_bytes(data.to_vec()) else { return };
+    let mut rng = Rng::new(data);
+    let (options, expect) = options(&mut rng, &file);
+    let batch_size = options.batch_size;
+    let Ok(batches) = file.batches(options) else { return };
+    let schema = batches.schema();
+    let mut rows = 0u64;
+    for batch in batches {
+        let Ok(batch) = batch else { return };
+        assert!(batch.num_rows() <= batch_size, "batch of {} rows, asked for {batch_size}", batch.num_rows());
+        assert_eq!(batch.schema(), schema, "batch schema differs from the iterator's");
+        for (i, column) in batch.columns().iter().enumerate() {
+            assert_eq!(column.len(), batch.num_rows());
+            if let Err(e) = column.to_data().validate_full() {
+                panic!("column {i} ({}) is not a valid array: {e}", schema.field(i).name());
+            }
+        }
+        rows += batch.num_rows() as u64;
+    }
+    if let Some(expect) = expect {
+        assert_eq!(rows, expect, "a read that succeeded gave the wrong number of rows");
+    }
+});
