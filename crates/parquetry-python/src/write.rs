@@ -38,21 +38,7 @@ fn codec(name: &str) -> PyResult<Codec> {
 
 /// An encoding by its Parquet name (case-insensitive), for `column_encoding`.
 fn encoding(name: &str) -> PyResult<Encoding> {
-    Ok(match name.to_ascii_uppercase().as_str() {
-        "PLAIN" => Encoding::PLAIN,
-        "RLE" => Encoding::RLE,
-        "DELTA_BINARY_PACKED" => Encoding::DELTA_BINARY_PACKED,
-        "DELTA_LENGTH_BYTE_ARRAY" => Encoding::DELTA_LENGTH_BYTE_ARRAY,
-        "DELTA_BYTE_ARRAY" => Encoding::DELTA_BYTE_ARRAY,
-        "BYTE_STREAM_SPLIT" => Encoding::BYTE_STREAM_SPLIT,
-        "RLE_DICTIONARY" => Encoding::RLE_DICTIONARY,
-        _ => {
-            return Err(invalid(format!(
-                "unknown encoding '{name}' (one of: PLAIN, RLE, DELTA_BINARY_PACKED, \
-                 DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY, BYTE_STREAM_SPLIT, RLE_DICTIONARY)"
-            )))
-        }
-    })
+    parquetry::write::writable_encoding(name).map_err(|e| invalid(e.message().to_owned()))
 }
 
 /// The options of `write_table` (the Python wrapper has already turned per-column arguments

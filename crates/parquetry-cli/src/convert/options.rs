@@ -20,9 +20,6 @@ pub(crate) struct Options {
     pub quiet: bool,
 }
 
-const ENCODINGS: &str = "PLAIN, RLE, DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, \
-                         DELTA_BYTE_ARRAY, BYTE_STREAM_SPLIT, RLE_DICTIONARY";
-
 /// Parses the arguments after `convert`; `None` when help was shown.
 pub(crate) fn parse(args: &[String], help: &str) -> Result<Option<Options>, String> {
     let mut opts = Options {
@@ -125,16 +122,7 @@ fn encoding_arg(value: &str) -> Result<(Option<String>, Encoding), String> {
         Some((c, e)) => (Some(c.to_owned()), e),
         None => (None, value),
     };
-    let encoding = match name.to_ascii_uppercase().as_str() {
-        "PLAIN" => Encoding::PLAIN,
-        "RLE" => Encoding::RLE,
-        "DELTA_BINARY_PACKED" => Encoding::DELTA_BINARY_PACKED,
-        "DELTA_LENGTH_BYTE_ARRAY" => Encoding::DELTA_LENGTH_BYTE_ARRAY,
-        "DELTA_BYTE_ARRAY" => Encoding::DELTA_BYTE_ARRAY,
-        "BYTE_STREAM_SPLIT" => Encoding::BYTE_STREAM_SPLIT,
-        "RLE_DICTIONARY" => Encoding::RLE_DICTIONARY,
-        _ => return Err(format!("convert: --encoding: unknown encoding '{name}' (encodings: {ENCODINGS})")),
-    };
+    let encoding = parquetry::write::writable_encoding(name).map_err(|e| format!("convert: --encoding: {e}"))?;
     Ok((column, encoding))
 }
 

@@ -24,6 +24,15 @@ macro_rules! thrift_enum {
                     _ => None,
                 }
             }
+
+            /// The value the specification names `name` (case-insensitive), for options given
+            /// by name on a command line or from Python.
+            pub fn from_name(name: &str) -> Option<$name> {
+                $(if name.eq_ignore_ascii_case(stringify!($variant)) {
+                    return Some($name::$variant);
+                })*
+                None
+            }
         }
 
         impl fmt::Display for $name {
@@ -229,5 +238,18 @@ thrift_enum! {
         ANDOYER = 3,
         /// Karney's geodesics.
         KARNEY = 4,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_parse_back_case_insensitively() {
+        assert_eq!(Encoding::from_name("delta_byte_array"), Some(Encoding::DELTA_BYTE_ARRAY));
+        assert_eq!(Encoding::from_name("RLE_DICTIONARY"), Some(Encoding::RLE_DICTIONARY));
+        assert_eq!(PhysicalType::from_name("Int96"), Some(PhysicalType::INT96));
+        assert_eq!(Encoding::from_name("SUPERFAST"), None);
     }
 }

@@ -19,7 +19,7 @@ pub use file::ParquetWriter;
 pub use options::{
     ColumnOptions, DataPageVersion, StatisticsLevel, WriteOptions, DEFAULT_DATA_PAGE_ROW_LIMIT,
     DEFAULT_DATA_PAGE_SIZE, DEFAULT_DICTIONARY_PAGE_SIZE_LIMIT, DEFAULT_ROW_GROUP_ROWS,
-    DEFAULT_STATISTICS_TRUNCATE_LENGTH,
+    DEFAULT_STATISTICS_TRUNCATE_LENGTH, WRITABLE_ENCODINGS, writable_encoding,
 };
 pub use crate::temp::TempFile;
 

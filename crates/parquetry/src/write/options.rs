@@ -66,6 +66,26 @@ pub struct WriteOptions {
     pub(crate) created_by: String,
 }
 
+/// The encodings a column can be given to write (`with_encoding`, `with_column_encoding`), in
+/// the order front ends list them; a name becomes one with [`Encoding::from_name`].
+pub const WRITABLE_ENCODINGS: [Encoding; 7] = [
+    Encoding::PLAIN,
+    Encoding::RLE,
+    Encoding::DELTA_BINARY_PACKED,
+    Encoding::DELTA_LENGTH_BYTE_ARRAY,
+    Encoding::DELTA_BYTE_ARRAY,
+    Encoding::BYTE_STREAM_SPLIT,
+    Encoding::RLE_DICTIONARY,
+];
+
+/// The writable encoding named `name` (case-insensitive), or an error listing them.
+pub fn writable_encoding(name: &str) -> Result<Encoding> {
+    Encoding::from_name(name).filter(|e| WRITABLE_ENCODINGS.contains(e)).ok_or_else(|| {
+        let names: Vec<String> = WRITABLE_ENCODINGS.iter().map(ToString::to_string).collect();
+        Error::invalid_argument(format!("unknown encoding '{name}' (encodings: {})", names.join(", ")))
+    })
+}
+
 /// The default data page size: 1 MiB, as Arrow C++, arrow-rs and parquet-java.
 pub const DEFAULT_DATA_PAGE_SIZE: usize = 1 << 20;
 /// The default row limit of a data page: 20,000, as Arrow C++ and arrow-rs.
