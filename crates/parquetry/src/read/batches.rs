@@ -12,7 +12,9 @@ use std::sync::Arc;
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
 use arrow_schema::{Field, Schema, SchemaRef};
 
+use super::assemble::{assemble, LeafBatch};
 use super::column::{ColumnPlan, ColumnReader};
+use super::nested::{plan_fields, FieldPlan, Node};
 use super::file::ParquetFile;
 use super::options::ReadOptions;
 use super::selection::{self, Step};
@@ -40,7 +42,10 @@ pub struct RecordBatchIter<'f, S: ChunkSource> {
     file: FileRef<'f, S>,
     options: ReadOptions,
     schema: SchemaRef,
+    /// The leaf columns read, one reader each per row group.
     plans: Vec<ColumnPlan>,
+    /// How each output field is assembled from the leaves.
+    fields: Vec<FieldPlan>,
     row_groups: Vec<usize>,
     /// The file row number of each row group's first row.
     starts: Vec<u64>,
@@ -133,7 +138,7 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
         // Each column walks the plan on its own: columns are independent, so with threads
         // they are decoded at once, and the output is the same as on one thread.
         let source = &self.file.source;
-        let columns: Vec<ArrayRef> = match &self.pool {
+        let columns: Vec<LeafBatch> = match &self.pool {
             // Small batches stay on this thread: handing a few microseconds of work per column
             // to the pool and back cost more than it saved (1,024-row batches ran at 0.56–0.89x
             // of one thread's speed on two threads).
@@ -162,7 +167,7 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
         for (readers, plan) in &mut groups {
             units.extend(readers.iter_mut().map(|r| (r, plan.as_slice())));
         }
-        let columns: Vec<ArrayRef> = match &self.pool {
+        let columns: Vec<LeafBatch> = match &self.pool {
             Some(pool) => {
                 use rayon::prelude::*;
                 pool.install(|| units.into_par_iter().map(|(r, plan)| run_plan(r, source, plan)).collect::<Result<_>>())?
@@ -171,7 +176,7 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
         };
         let mut columns = columns.into_iter();
         for (readers, plan) in &groups {
-            let group: Vec<ArrayRef> = columns.by_ref().take(readers.len()).collect();
+            let group: Vec<LeafBatch> = columns.by_ref().take(readers.len()).collect();
             let rows = plan.iter().map(|s| if let Step::Read(n) = s { *n } else { 0 }).sum();
             let batch = self.assemble(group, rows)?;
             self.ready.push_back(batch);
@@ -179,7 +184,16 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
         Ok(())
     }
 
-    fn assemble(&self, columns: Vec<ArrayRef>, rows: usize) -> Result<RecordBatch> {
+    fn assemble(&self, leaves: Vec<LeafBatch>, rows: usize) -> Result<RecordBatch> {
+        let columns = self
+            .fields
+            .iter()
+            .map(|f| match f.node {
+                Node::Leaf { reader } => Ok(Arc::clone(&leaves[reader].array)),
+                _ => assemble(&f.node, &leaves)
+                    .map_err(|e| e.context(format_args!("column '{}'", f.field.name()))),
+            })
+            .collect::<Result<Vec<ArrayRef>>>()?;
         let options = RecordBatchOptions::new().with_row_count(Some(rows));
         RecordBatch::try_new_with_options(Arc::clone(&self.schema), columns, &options)
             .map_err(|e| Error::corrupt(format!("assembling a record batch: {e}")))
@@ -190,15 +204,17 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
 /// the caller's thread.
 const MIN_PARALLEL_ROWS: usize = 32 * 1024;
 
-/// Walks a batch's plan through one column: skips, reads, then the array of the rows read.
-fn run_plan<S: ChunkSource>(reader: &mut ColumnReader, source: &S, plan: &[Step]) -> Result<ArrayRef> {
+/// Walks a batch's plan through one column: skips, reads, then the array of the rows read
+/// (and their levels).
+fn run_plan<S: ChunkSource>(reader: &mut ColumnReader, source: &S, plan: &[Step]) -> Result<LeafBatch> {
     for step in plan {
         match *step {
             Step::Skip(n) => reader.skip(source, n)?,
             Step::Read(n) => reader.append(source, n)?,
         }
     }
-    reader.finish()
+    let levels = reader.take_levels();
+    Ok(LeafBatch { array: reader.finish()?, levels })
 }
 
 impl<S: ChunkSource> Iterator for RecordBatchIter<'_, S> {
@@ -237,13 +253,12 @@ impl<'f, S: ChunkSource> RecordBatchIter<'f, S> {
             }
             None => (0..file.metadata.row_groups.len()).collect(),
         };
-        let fields = file.select_fields(options.columns.as_deref())?;
-        let mut plans = Vec::with_capacity(fields.len());
-        for &f in &fields {
-            plans.push(ColumnPlan::new(&file.schema, &file.arrow_schema, f, &options)?);
-        }
+        let (fields, leaf_selected) = file.select_fields(options.columns.as_deref())?;
+        let mut plans = Vec::new();
+        let selected = |leaf: usize| leaf_selected.as_ref().is_none_or(|s| s[leaf]);
+        let fields = plan_fields(&file.schema, &file.arrow_schema, &fields, &selected, &options, &mut plans)?;
         let schema = Arc::new(Schema::new_with_metadata(
-            plans.iter().map(|p| p.field.clone()).collect::<Vec<Field>>(),
+            fields.iter().map(|p| p.field.clone()).collect::<Vec<Field>>(),
             file.arrow_schema.metadata().clone(),
         ));
         if let Some(ranges) = &options.row_selection {
@@ -274,6 +289,7 @@ impl<'f, S: ChunkSource> RecordBatchIter<'f, S> {
             options,
             schema,
             plans,
+            fields,
             row_groups,
             starts,
             next_row_group: 0,

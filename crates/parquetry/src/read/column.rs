@@ -11,13 +11,14 @@ use std::sync::Arc;
 
 use arrow_array::{new_empty_array, ArrayRef, NullArray};
 use arrow_buffer::{BooleanBufferBuilder, NullBuffer};
-use arrow_schema::{DataType, Field, Schema};
+use arrow_schema::{DataType, Field};
 
 use super::byte_array::byte_array_decoder;
 use super::data_page::{data_page_rows, Loaded, OpenPage, PageDecoder};
 use super::fixed::fixed_decoder;
 use super::options::{ByteArrayType, ReadOptions};
 use super::page_values::ValueKind;
+use super::records::{BatchLevels, RecordLevels};
 use super::values::{ValueDecoder, Validity};
 use crate::compress::Codec;
 use crate::error::{Error, Result};
@@ -25,43 +26,23 @@ use crate::format::{ColumnMetaData, FileMetaData, OffsetIndex, PageLocation, Phy
 use crate::page::{has_parquet_816_bug, ChunkSource, Next, Page, PageStream};
 use crate::schema::{ColumnDescriptor, SchemaDescriptor};
 
-/// What to read for one selected top-level field: its leaf column and output type.
+/// What to read of one leaf column: its output type, and whether with its levels.
 #[derive(Debug, Clone)]
 pub struct ColumnPlan {
     /// The output field.
     pub field: Field,
     /// The leaf column index.
     pub leaf: usize,
+    /// For a leaf read with its levels (inside a list, a map or a nullable struct): the
+    /// definition level from which a level is a slot of the leaf's array.
+    pub levels: Option<i16>,
 }
 
-impl ColumnPlan {
-    /// Plans the read of top-level field `field_index`, applying the options' type override.
-    pub fn new(
-        schema: &SchemaDescriptor,
-        arrow: &Schema,
-        field_index: usize,
-        options: &ReadOptions,
-    ) -> Result<Self> {
-        let field = arrow.field(field_index);
-        let node = &schema.root.children[field_index];
-        let Some(leaf) = node.leaf else {
-            return Err(Error::unsupported(format!(
-                "column '{}' is nested (a list, map or struct): nested columns are not supported yet",
-                field.name()
-            )));
-        };
-        if node.max_rep_level > 0 {
-            return Err(Error::unsupported(format!(
-                "column '{}' is a repeated field: nested columns are not supported yet",
-                field.name()
-            )));
-        }
-        let column = &schema.columns[leaf];
-        let mut data_type = field.data_type().clone();
-        if let (Some(t), PhysicalType::BYTE_ARRAY) = (options.byte_array_type, column.physical_type) {
-            data_type = override_byte_array(&data_type, t);
-        }
-        Ok(ColumnPlan { field: field.clone().with_data_type(data_type), leaf })
+/// The type a BYTE_ARRAY leaf reads as under the options' override.
+pub(crate) fn leaf_type(column: &ColumnDescriptor, data_type: &DataType, options: &ReadOptions) -> DataType {
+    match (options.byte_array_type, column.physical_type) {
+        (Some(t), PhysicalType::BYTE_ARRAY) => override_byte_array(data_type, t),
+        _ => data_type.clone(),
     }
 }
 
@@ -127,6 +108,8 @@ pub struct ColumnReader {
     place: String,
     /// The file's column is read as INT32 and returned as a [`NullArray`].
     null_output: bool,
+    /// For a column read with its levels: batches of whole records, and their levels.
+    records: Option<RecordLevels>,
 }
 
 impl ColumnReader {
@@ -189,10 +172,14 @@ impl ColumnReader {
             type_length: usize::try_from(column.type_length).unwrap_or(0),
         };
         let max_reserve_bytes = bounded_bytes(usize::MAX, meta);
+        let mut pages = PageDecoder::new(codec, kind, column.max_def_level, options.verify_crc, max_reserve_rows);
+        if plan.levels.is_some() {
+            pages = pages.keep_levels(column.max_rep_level);
+        }
         Ok(ColumnReader {
             stream,
             decoder: Some(decoder),
-            pages: PageDecoder::new(codec, kind, column.max_def_level, options.verify_crc, max_reserve_rows),
+            pages,
             data_type,
             validity: (column.max_def_level > 0).then(|| BooleanBufferBuilder::new(0)),
             page: None,
@@ -205,6 +192,7 @@ impl ColumnReader {
             max_reserve_bytes,
             place: place.to_owned(),
             null_output,
+            records: plan.levels.map(|slot| RecordLevels::new(column.max_def_level, slot)),
         })
     }
 
@@ -218,6 +206,12 @@ impl ColumnReader {
     /// skip are not decompressed.
     pub fn skip<S: ChunkSource>(&mut self, source: &S, rows: usize) -> Result<()> {
         self.skip_inner(source, rows).map_err(|e| e.context(&self.place))
+    }
+
+    /// Hands over the levels of the rows appended since the last call (a column read with
+    /// its levels; empty otherwise). Call before [`finish`](Self::finish).
+    pub fn take_levels(&mut self) -> BatchLevels {
+        self.records.as_mut().map(RecordLevels::take).unwrap_or_default()
     }
 
     /// Hands over the rows appended since the last call as one array.
@@ -251,6 +245,11 @@ impl ColumnReader {
         if let Some(v) = self.validity.as_mut() {
             v.reserve(rows.min(self.max_reserve_rows));
         }
+        if self.records.is_some() {
+            self.append_records(source, rows)?;
+            self.rows_left -= rows;
+            return Ok(());
+        }
         let mut have = 0;
         while have < rows {
             let Some(page) = self.open_page(source)? else {
@@ -272,6 +271,12 @@ impl ColumnReader {
                 "asked to skip {rows} rows, the column chunk has {} left",
                 self.rows_left
             )));
+        }
+        if self.records.as_ref().is_some() {
+            self.skip_records(source, rows)?;
+            self.rows_left -= rows;
+            self.take_hint(rows);
+            return Ok(());
         }
         let mut done = 0;
         while done < rows {
@@ -308,6 +313,52 @@ impl ColumnReader {
         // Skipped rows take their share of the reservation hint with them.
         self.take_hint(rows);
         Ok(())
+    }
+
+    /// Reads `rows` whole records, through as many pages as they take.
+    fn append_records<S: ChunkSource>(&mut self, source: &S, rows: usize) -> Result<()> {
+        let mut left = rows;
+        loop {
+            if self.open_page(source)?.is_none() {
+                if left == 0 {
+                    return Ok(());
+                }
+                return Err(Error::corrupt(format!("the column chunk ended after {} of its rows", rows - left)));
+            }
+            let (Some(page), Some(records), Some(decoder)) = (self.page.as_mut(), self.records.as_mut(), self.decoder.as_mut())
+            else {
+                return Err(finished());
+            };
+            let index = page.index;
+            left = records
+                .read(page, left, decoder.as_mut(), self.validity.as_mut())
+                .map_err(|e| e.context(format_args!("page {index}")))?;
+            if page.row < page.rows {
+                return Ok(()); // stopped where the next record starts
+            }
+            self.close_page_if_done();
+        }
+    }
+
+    /// Passes over `rows` whole records. Pages are opened to find where records end: a v1
+    /// page's header counts levels, not records.
+    fn skip_records<S: ChunkSource>(&mut self, source: &S, rows: usize) -> Result<()> {
+        let mut left = rows;
+        loop {
+            if self.open_page(source)?.is_none() {
+                if left == 0 {
+                    return Ok(());
+                }
+                return Err(Error::corrupt(format!("the column chunk ended after {} of its rows", rows - left)));
+            }
+            let (Some(page), Some(records)) = (self.page.as_mut(), self.records.as_mut()) else { return Err(finished()) };
+            let index = page.index;
+            left = records.skip(page, left).map_err(|e| e.context(format_args!("page {index}")))?;
+            if page.row < page.rows {
+                return Ok(());
+            }
+            self.close_page_if_done();
+        }
     }
 
     /// With the chunk's page locations, moves the stream (at a page boundary) to the page

@@ -8,7 +8,7 @@
 
 use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, Buffer};
 
-use super::levels::{append_validity, split_v1_levels, LevelData};
+use super::levels::{append_validity, decode_levels, split_v1_levels, LevelData};
 use super::page_values::{PageScratch, PageValues, ValueKind};
 use crate::compress::{Codec, Decompressor};
 use crate::error::{Error, Result};
@@ -30,9 +30,13 @@ pub(crate) struct OpenPage {
     /// The page's position in the chunk, for error messages.
     pub index: usize,
     pub values: PageValues,
-    /// One bit per row of the page (optional columns; `None`: every row valid).
+    /// One bit per row of the page (optional columns; `None`: every row valid). Not used
+    /// when the page keeps its levels.
     pub validity: Option<BooleanBuffer>,
-    /// The page's rows and the first not yet read or skipped.
+    /// The page's levels, for a column read with its levels (nested columns).
+    pub levels: Option<PageLevels>,
+    /// The page's rows (for a column read with levels: its levels) and the first not yet
+    /// read or skipped.
     pub rows: usize,
     pub row: usize,
     /// The buffers behind `values`, handed back for reuse when the page is done: the
@@ -41,12 +45,22 @@ pub(crate) struct OpenPage {
     body: Buffer,
 }
 
+/// A data page's definition and repetition levels, one of each per level (a repetition
+/// vector is empty when the column repeats nowhere).
+pub(crate) struct PageLevels {
+    pub definition: Vec<i16>,
+    pub repetition: Vec<i16>,
+}
+
 /// Loads the pages of one column chunk, keeping the buffers and state pages share.
 pub(crate) struct PageDecoder {
     decompressor: Decompressor,
     codec: Codec,
     kind: ValueKind,
     max_def: i16,
+    max_rep: i16,
+    /// Decode levels into [`PageLevels`] rather than validity bits (nested columns).
+    keep_levels: bool,
     verify_crc: bool,
     seen_dictionary: bool,
     /// A decompression buffer recovered from the last page, reused to avoid a fresh
@@ -68,12 +82,22 @@ impl PageDecoder {
             codec,
             kind,
             max_def,
+            max_rep: 0,
+            keep_levels: false,
             verify_crc,
             seen_dictionary: false,
             scratch: Vec::new(),
             page_scratch: PageScratch::default(),
             max_reserve_rows,
         }
+    }
+
+    /// Keeps each data page's levels (repetition up to `max_rep`) instead of turning
+    /// definition levels into validity bits: nested columns need them.
+    pub fn keep_levels(mut self, max_rep: i16) -> Self {
+        self.keep_levels = true;
+        self.max_rep = max_rep;
+        self
     }
 
     fn decompress(&mut self, input: &[u8], expected: usize) -> Result<Buffer> {
@@ -141,12 +165,30 @@ impl PageDecoder {
                 };
                 let rows = non_negative(d.num_values, "value count")?;
                 let (encoding, def_encoding) = (d.encoding, d.definition_level_encoding);
+                let rep_encoding = d.repetition_level_encoding;
                 let decompressed = match self.codec {
                     Codec::Uncompressed => None,
                     _ => Some(self.decompress(page.body.as_slice(), expected)?),
                 };
                 let buffer = decompressed.as_ref().unwrap_or(&page.body);
                 let data = buffer.as_slice();
+                if self.keep_levels {
+                    let mut levels = self.new_levels(rows);
+                    let mut rest = data;
+                    if self.max_rep > 0 {
+                        let (l, r) = split_v1_levels(rest, rep_encoding, self.max_rep, rows, "repetition")?;
+                        decode_levels(l, self.max_rep, rows, &mut levels.repetition, "repetition")?;
+                        rest = r;
+                    }
+                    if self.max_def > 0 {
+                        let (l, r) = split_v1_levels(rest, def_encoding, self.max_def, rows, "definition")?;
+                        decode_levels(l, self.max_def, rows, &mut levels.definition, "definition")?;
+                        rest = r;
+                    }
+                    let section = buffer.slice(data.len() - rest.len());
+                    let parts = PageParts { section, encoding, rows, validity: None, decompressed, body: page.body };
+                    return self.open_levels_page(page.index, parts, levels).map(Loaded::Data);
+                }
                 let (validity, values_at) = if self.max_def > 0 {
                     let (l, rest) = split_v1_levels(data, def_encoding, self.max_def, rows, "definition")?;
                     (Some(self.decode_validity(l, rows)?), data.len() - rest.len())
@@ -173,9 +215,23 @@ impl PageDecoder {
                 })?;
                 let compressed = d.is_compressed.unwrap_or(true) && self.codec != Codec::Uncompressed;
                 let encoding = d.encoding;
-                let validity = match self.max_def {
-                    0 => None,
-                    _ => Some(self.decode_validity(LevelData::Rle(&body[rep_len..levels_len]), rows)?),
+                let mut levels = None;
+                let validity = if self.keep_levels {
+                    let mut l = self.new_levels(rows);
+                    if self.max_rep > 0 {
+                        decode_levels(LevelData::Rle(&body[..rep_len]), self.max_rep, rows, &mut l.repetition, "repetition")?;
+                    }
+                    if self.max_def > 0 {
+                        let def = LevelData::Rle(&body[rep_len..levels_len]);
+                        decode_levels(def, self.max_def, rows, &mut l.definition, "definition")?;
+                    }
+                    levels = Some(l);
+                    None
+                } else {
+                    match self.max_def {
+                        0 => None,
+                        _ => Some(self.decode_validity(LevelData::Rle(&body[rep_len..levels_len]), rows)?),
+                    }
                 };
                 let (section, decompressed) = if compressed {
                     let expected = expected.checked_sub(levels_len).ok_or_else(|| {
@@ -189,7 +245,10 @@ impl PageDecoder {
                     (page.body.slice(levels_len), None)
                 };
                 let parts = PageParts { section, encoding, rows, validity, decompressed, body: page.body };
-                self.open_data_page(page.index, parts).map(Loaded::Data)
+                match levels {
+                    Some(l) => self.open_levels_page(page.index, parts, l).map(Loaded::Data),
+                    None => self.open_data_page(page.index, parts).map(Loaded::Data),
+                }
             }
             // Index pages carry nothing a reader needs; unknown page types are skipped as
             // other readers do.
@@ -208,7 +267,29 @@ impl PageDecoder {
         let PageParts { section, encoding, rows, validity, decompressed, body } = parts;
         let values = validity.as_ref().map_or(rows, BooleanBuffer::count_set_bits);
         let values = PageValues::new(section, encoding, values, self.kind, &mut self.page_scratch)?;
-        Ok(OpenPage { index, values, validity, rows, row: 0, decompressed, body })
+        Ok(OpenPage { index, values, validity, levels: None, rows, row: 0, decompressed, body })
+    }
+
+    /// Empty level vectors with room for a page's levels, bounded against inflated headers.
+    fn new_levels(&self, rows: usize) -> PageLevels {
+        let n = rows.min(self.max_reserve_rows);
+        PageLevels {
+            definition: Vec::with_capacity(if self.max_def > 0 { n } else { 0 }),
+            repetition: Vec::with_capacity(if self.max_rep > 0 { n } else { 0 }),
+        }
+    }
+
+    /// Opens a page read with its levels: its values are the levels at the maximum
+    /// definition level. A level-less column (required all the way) has a value per level.
+    fn open_levels_page(&mut self, index: usize, parts: PageParts, levels: PageLevels) -> Result<OpenPage> {
+        let PageParts { section, encoding, rows, decompressed, body, .. } = parts;
+        let values = if self.max_def > 0 {
+            levels.definition.iter().filter(|&&d| d == self.max_def).count()
+        } else {
+            rows
+        };
+        let values = PageValues::new(section, encoding, values, self.kind, &mut self.page_scratch)?;
+        Ok(OpenPage { index, values, validity: None, levels: Some(levels), rows, row: 0, decompressed, body })
     }
 }
 

@@ -160,25 +160,73 @@ impl<S: ChunkSource> ParquetFile<S> {
 
 
 impl<S: ChunkSource> ParquetFile<S> {
-    pub(super) fn select_fields(&self, columns: Option<&[ColumnSelector]>) -> Result<Vec<usize>> {
+    /// The top-level fields a read selects, in order, and (when a selector names a path
+    /// inside a field, like `rec.b` or `tags.list.element`) which leaf columns are read:
+    /// a path keeps the leaves below it and their parents.
+    pub(super) fn select_fields(&self, columns: Option<&[ColumnSelector]>) -> Result<(Vec<usize>, Option<Vec<bool>>)> {
         let fields = self.arrow_schema.fields();
-        let Some(columns) = columns else { return Ok((0..fields.len()).collect()) };
-        columns
-            .iter()
-            .map(|c| match c {
-                ColumnSelector::Index(i) if *i < fields.len() => Ok(*i),
-                ColumnSelector::Index(i) => Err(Error::invalid_argument(format!(
-                    "column index {i} does not exist (the file has {} top-level columns)",
-                    fields.len()
-                ))),
-                ColumnSelector::Name(n) => fields.iter().position(|f| f.name() == n).ok_or_else(|| {
-                    let names: Vec<&str> = fields.iter().map(|f| f.name().as_str()).collect();
-                    Error::invalid_argument(format!(
-                        "no column named '{n}' (columns: {})",
-                        names.join(", ")
-                    ))
-                }),
-            })
-            .collect()
+        let Some(columns) = columns else { return Ok(((0..fields.len()).collect(), None)) };
+        let mut order: Vec<usize> = Vec::new();
+        let mut leaves = vec![false; self.schema.columns.len()];
+        let mut by_path = false;
+        for c in columns {
+            let field = match c {
+                ColumnSelector::Index(i) if *i < fields.len() => *i,
+                ColumnSelector::Index(i) => {
+                    return Err(Error::invalid_argument(format!(
+                        "column index {i} does not exist (the file has {} top-level columns)",
+                        fields.len()
+                    )))
+                }
+                ColumnSelector::Name(n) => match fields.iter().position(|f| f.name() == n) {
+                    Some(i) => i,
+                    None => {
+                        let i = self.select_path(n, &mut leaves)?;
+                        by_path = true;
+                        if !order.contains(&i) {
+                            order.push(i);
+                        }
+                        continue;
+                    }
+                },
+            };
+            mark_leaves(&self.schema.root.children[field], &mut leaves);
+            if !by_path || !order.contains(&field) {
+                order.push(field);
+            }
+        }
+        Ok((order, by_path.then_some(leaves)))
+    }
+
+    /// Marks the leaves at or below the dotted Parquet path `path` and returns the top-level
+    /// field it is in.
+    fn select_path(&self, path: &str, leaves: &mut [bool]) -> Result<usize> {
+        let parts: Vec<&str> = path.split('.').collect();
+        let mut found = None;
+        for (i, c) in self.schema.columns.iter().enumerate() {
+            if c.path.len() >= parts.len() && c.path.iter().zip(&parts).all(|(a, b)| a == b) {
+                leaves[i] = true;
+                found = Some(&c.path[0]);
+            }
+        }
+        let Some(top) = found else {
+            let names: Vec<String> = self.schema.columns.iter().map(|c| c.dotted_path()).collect();
+            return Err(Error::invalid_argument(format!(
+                "no column or column path '{path}' (leaf columns: {})",
+                names.join(", ")
+            )));
+        };
+        let fields = self.arrow_schema.fields();
+        fields.iter().position(|f| f.name() == top).ok_or_else(|| {
+            Error::invalid_argument(format!("column path '{path}': no top-level field '{top}'"))
+        })
+    }
+}
+
+/// Marks every leaf at or below `node`.
+fn mark_leaves(node: &crate::schema::SchemaNode, leaves: &mut [bool]) {
+    match node.leaf {
+        Some(i) => leaves[i] = true,
+        None => node.children.iter().for_each(|c| mark_leaves(c, leaves)),
     }
 }

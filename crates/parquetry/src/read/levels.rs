@@ -121,6 +121,40 @@ pub fn append_validity(
     Ok(valid)
 }
 
+/// Appends `num_values` levels to `levels`, checking each against `max_level`: nested columns
+/// need the levels themselves (where records start, which lists are empty or null), not only
+/// the validity bits a flat column reads.
+pub fn decode_levels(
+    data: LevelData<'_>,
+    max_level: i16,
+    num_values: usize,
+    levels: &mut Vec<i16>,
+    what: &str,
+) -> Result<()> {
+    let start = levels.len();
+    match data {
+        LevelData::Rle(bytes) => {
+            let mut decoder = RleDecoder::new(bytes, level_bit_width(max_level))?;
+            decoder
+                .decode_exact(num_values, levels)
+                .map_err(|e| e.context(format_args!("{what} levels")))?;
+        }
+        LevelData::BitPacked(bytes) => {
+            decode_bit_packed_msb(bytes, level_bit_width(max_level), num_values, levels)
+                .map_err(|e| e.context(format_args!("{what} levels")))?;
+        }
+    }
+    // Wide levels decode as u32 and wrap in the cast: anything outside 0..=max is corrupt.
+    if let Some(bad) = levels[start..].iter().find(|&&l| l < 0 || l > max_level) {
+        let bad = *bad as u16;
+        levels.truncate(start);
+        return Err(Error::corrupt(format!(
+            "{what} level {bad} is above the column's maximum {max_level}"
+        )));
+    }
+    Ok(())
+}
+
 /// [`append_validity`] for the common `max_def == 1` (a flat optional column): levels are one
 /// bit wide, so a bit-packed run *is* a validity bitmap (LSB first, as Arrow's) and is appended
 /// as bytes, without unpacking each level.

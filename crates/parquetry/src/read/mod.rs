@@ -6,6 +6,7 @@
 //! decompresses them, decodes definition levels into validity bits, and hands the values to
 //! a [`values::ValueDecoder`] for the output type.
 
+mod assemble;
 mod batches;
 pub(crate) mod byte_array;
 mod column;
@@ -13,8 +14,10 @@ mod data_page;
 mod file;
 pub(crate) mod fixed;
 pub(crate) mod levels;
+mod nested;
 mod options;
 mod reader;
+mod records;
 pub mod page_values;
 mod selection;
 pub mod values;

@@ -41,12 +41,12 @@ fn nullable(desc: &SchemaDescriptor, node: &SchemaNode) -> bool {
     desc.element(node).repetition == Some(Repetition::OPTIONAL)
 }
 
-fn is_list(desc: &SchemaDescriptor, node: &SchemaNode) -> bool {
+pub(crate) fn is_list(desc: &SchemaDescriptor, node: &SchemaNode) -> bool {
     let e = desc.element(node);
     matches!(e.logical_type, Some(LogicalType::List)) || e.converted_type == Some(ConvertedType::LIST)
 }
 
-fn is_map(desc: &SchemaDescriptor, node: &SchemaNode) -> bool {
+pub(crate) fn is_map(desc: &SchemaDescriptor, node: &SchemaNode) -> bool {
     let e = desc.element(node);
     matches!(e.logical_type, Some(LogicalType::Map))
         || matches!(e.converted_type, Some(ConvertedType::MAP) | Some(ConvertedType::MAP_KEY_VALUE))
@@ -87,8 +87,10 @@ fn inner_type(desc: &SchemaDescriptor, node: &SchemaNode) -> DataType {
             f.with_nullable(false)
         };
         let value = node_field(desc, &kv.children[1]);
+        // Arrow names the entries `entries` whatever the Parquet group is called (`key_value`,
+        // `map`), as pyarrow reads them.
         let entries = Field::new(
-            desc.element(kv).name.clone(),
+            "entries",
             DataType::Struct(Fields::from(vec![key, value])),
             false,
         );
@@ -102,16 +104,23 @@ fn inner_type(desc: &SchemaDescriptor, node: &SchemaNode) -> DataType {
 /// spec's backward-compatibility rules for two-level and three-level lists.
 fn list_element(desc: &SchemaDescriptor, list: &SchemaNode, repeated: &SchemaNode) -> Field {
     let re = desc.element(repeated);
-    let list_name = &desc.element(list).name;
-    let repeated_is_element = repeated.leaf.is_some()
-        || repeated.children.len() != 1
-        || re.name == "array"
-        || re.name == format!("{list_name}_tuple");
-    if repeated_is_element {
+    if repeated_is_element(desc, list, repeated) {
         Field::new(re.name.clone(), inner_type(desc, repeated), false)
     } else {
         node_field(desc, &repeated.children[0])
     }
+}
+
+/// Whether the repeated child of a LIST-annotated group is itself the list's element (a
+/// two-level list: a repeated leaf, a repeated group of several fields, or one named `array`
+/// or `<list>_tuple`) rather than a wrapper around it (three levels).
+pub(crate) fn repeated_is_element(desc: &SchemaDescriptor, list: &SchemaNode, repeated: &SchemaNode) -> bool {
+    let re = desc.element(repeated);
+    let list_name = &desc.element(list).name;
+    repeated.leaf.is_some()
+        || repeated.children.len() != 1
+        || re.name == "array"
+        || re.name == format!("{list_name}_tuple")
 }
 
 fn arrow_unit(unit: TimeUnit) -> ArrowTimeUnit {

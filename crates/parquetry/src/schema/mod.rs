@@ -9,6 +9,7 @@ mod arrow;
 mod arrow_hint;
 
 pub use arrow::{arrow_schema, leaf_arrow_type};
+pub(crate) use arrow::{is_list, is_map, repeated_is_element};
 pub use arrow_hint::{encode_arrow_schema, ARROW_SCHEMA_KEY};
 
 use crate::error::{Error, Result};

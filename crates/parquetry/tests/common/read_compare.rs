@@ -424,6 +424,19 @@ pub fn diff_with_byte_array_type(want: &Table, got: &Table, choice: ByteArrayTyp
     }
     let mut diffs = Vec::new();
     for ((name, w), g) in want.names.iter().zip(&want.columns).zip(&got.columns) {
+        if w.data_type().is_nested() {
+            // Byte-array leaves inside lists, maps and structs: checked for the chosen kind and
+            // turned into pyarrow's type, then the whole column compared.
+            match with_byte_leaves_as(g, w.data_type(), choice) {
+                Ok(g) => {
+                    if let Some(d) = diff_arrays(w.as_ref(), g.as_ref()) {
+                        diffs.push(format!("column '{name}': {d}"));
+                    }
+                }
+                Err(e) => diffs.push(format!("column '{name}': {e}")),
+            }
+            continue;
+        }
         if !is_byte_array_type(w.data_type()) {
             if let Some(d) = diff_arrays(w.as_ref(), g.as_ref()) {
                 diffs.push(format!("column '{name}': {d}"));
@@ -444,4 +457,68 @@ pub fn diff_with_byte_array_type(want: &Table, got: &Table, choice: ByteArrayTyp
         }
     }
     diffs
+}
+
+/// `got` (a nested array read with `choice`) with every string/binary leaf turned into the
+/// type it has in `want` (pyarrow's reading); fails on a leaf of the wrong kind.
+pub fn with_byte_leaves_as(got: &ArrayRef, want: &DataType, choice: ByteArrayType) -> Result<ArrayRef, String> {
+    use arrow_array::{
+        BinaryArray, BinaryViewArray, FixedSizeListArray, LargeBinaryArray, LargeListArray, LargeStringArray, ListArray,
+        MapArray, StringArray, StringViewArray, StructArray,
+    };
+    use DataType as D;
+    let array: ArrayRef = match (got.data_type(), want) {
+        (D::Struct(_), D::Struct(fields)) => {
+            let s = got.as_struct();
+            let children = s
+                .columns()
+                .iter()
+                .zip(fields.iter())
+                .map(|(c, f)| with_byte_leaves_as(c, f.data_type(), choice))
+                .collect::<Result<Vec<_>, _>>()?;
+            Arc::new(StructArray::try_new(fields.clone(), children, s.nulls().cloned()).map_err(|e| e.to_string())?)
+        }
+        (D::List(_), D::List(f)) => {
+            let l = got.as_list::<i32>();
+            let child = with_byte_leaves_as(l.values(), f.data_type(), choice)?;
+            Arc::new(ListArray::try_new(f.clone(), l.offsets().clone(), child, l.nulls().cloned()).map_err(|e| e.to_string())?)
+        }
+        (D::LargeList(_), D::LargeList(f)) => {
+            let l = got.as_list::<i64>();
+            let child = with_byte_leaves_as(l.values(), f.data_type(), choice)?;
+            Arc::new(LargeListArray::try_new(f.clone(), l.offsets().clone(), child, l.nulls().cloned()).map_err(|e| e.to_string())?)
+        }
+        (D::FixedSizeList(..), D::FixedSizeList(f, n)) => {
+            let l = got.as_fixed_size_list();
+            let child = with_byte_leaves_as(l.values(), f.data_type(), choice)?;
+            Arc::new(FixedSizeListArray::try_new(f.clone(), *n, child, l.nulls().cloned()).map_err(|e| e.to_string())?)
+        }
+        (D::Map(..), D::Map(f, sorted)) => {
+            let m = got.as_map();
+            let entries: ArrayRef = Arc::new(m.entries().clone());
+            let entries = with_byte_leaves_as(&entries, f.data_type(), choice)?;
+            Arc::new(
+                MapArray::try_new(f.clone(), m.offsets().clone(), entries.as_struct().clone(), m.nulls().cloned(), *sorted)
+                    .map_err(|e| e.to_string())?,
+            )
+        }
+        (g, w) if is_byte_array_type(w) => {
+            if !byte_array_type_ok(g, choice, is_utf8_type(w)) {
+                return Err(format!("leaf type {g} for {choice:?} (pyarrow reads {w})"));
+            }
+            let values = byte_values(got.as_ref()).ok_or("not a byte array")?;
+            let text = |v: &Option<Vec<u8>>| v.as_ref().map(|b| String::from_utf8_lossy(b).into_owned());
+            match w {
+                D::Utf8 => Arc::new(values.iter().map(text).collect::<StringArray>()),
+                D::LargeUtf8 => Arc::new(values.iter().map(text).collect::<LargeStringArray>()),
+                D::Utf8View => Arc::new(values.iter().map(text).collect::<StringViewArray>()),
+                D::Binary => Arc::new(values.iter().map(|v| v.as_deref()).collect::<BinaryArray>()),
+                D::LargeBinary => Arc::new(values.iter().map(|v| v.as_deref()).collect::<LargeBinaryArray>()),
+                D::BinaryView => Arc::new(values.iter().map(|v| v.as_deref()).collect::<BinaryViewArray>()),
+                other => return Err(format!("no conversion to {other} in the test helper")),
+            }
+        }
+        _ => Arc::clone(got),
+    };
+    Ok(array)
 }
