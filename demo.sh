@@ -13,8 +13,11 @@ cargo build --quiet --release -p parquetry-cli
 pq=./target/release/parquetry
 $pq inspect target/demo/sample.parquet
 echo
-echo "First rows (parquetry cat --columns id,category,price,quantity,ts --limit 8):"
-$pq cat --columns id,category,price,quantity,ts --limit 8 target/demo/sample.parquet
+echo "First rows (parquetry cat --limit 8; tags is a list<string> column):"
+$pq cat --limit 8 target/demo/sample.parquet
+echo
+echo "The same rows as JSON lines (parquetry cat --json --columns id,tags --limit 2):"
+$pq cat --json --columns id,tags --limit 2 target/demo/sample.parquet
 echo
 echo "Writing: the flat columns as CSV, then back to Parquet (zstd, DELTA_LENGTH_BYTE_ARRAY for id):"
 $pq cat --columns id,category,price,quantity,ts --csv target/demo/sample.parquet > target/demo/sample.csv

@@ -6,10 +6,13 @@ use arrow_array::{Array, ArrayRef};
 use arrow_schema::{DataType, TimeUnit};
 use serde_json::Value;
 
-/// A value as text (`None` for null).
+/// A value as text (`None` for null); lists, maps and structs as compact JSON.
 pub fn text(array: &ArrayRef, row: usize) -> Option<String> {
     if array.is_null(row) {
         return None;
+    }
+    if array.data_type().is_nested() {
+        return Some(json(array, row).to_string());
     }
     Some(match value(array, row) {
         Scalar::Str(s) => s,
@@ -18,16 +21,55 @@ pub fn text(array: &ArrayRef, row: usize) -> Option<String> {
     })
 }
 
-/// A value as JSON: numbers stay numbers, everything else becomes a string.
+/// A value as JSON: numbers stay numbers, lists become arrays, structs objects, maps objects
+/// keyed by the keys' text; everything else becomes a string.
 pub fn json(array: &ArrayRef, row: usize) -> Value {
     if array.is_null(row) {
         return Value::Null;
+    }
+    if let Some(v) = nested_json(array, row) {
+        return v;
     }
     match value(array, row) {
         Scalar::Str(s) => Value::String(s),
         Scalar::Bool(b) => Value::Bool(b),
         Scalar::Num(s) => serde_json::from_str(&s).unwrap_or(Value::String(s)),
     }
+}
+
+/// A list, map or struct value as JSON; `None` for other types.
+fn nested_json(a: &ArrayRef, i: usize) -> Option<Value> {
+    use DataType as D;
+    let items = |values: &ArrayRef, range: std::ops::Range<usize>| Value::Array(range.map(|j| json(values, j)).collect());
+    Some(match a.data_type() {
+        D::List(_) => {
+            let l = a.as_list::<i32>();
+            let o = l.value_offsets();
+            items(l.values(), o[i] as usize..o[i + 1] as usize)
+        }
+        D::LargeList(_) => {
+            let l = a.as_list::<i64>();
+            let o = l.value_offsets();
+            items(l.values(), o[i] as usize..o[i + 1] as usize)
+        }
+        D::FixedSizeList(_, n) => {
+            let n = *n as usize;
+            items(a.as_fixed_size_list().values(), i * n..(i + 1) * n)
+        }
+        D::Struct(fields) => {
+            let s = a.as_struct();
+            let object = fields.iter().zip(s.columns()).map(|(f, c)| (f.name().clone(), json(c, i)));
+            Value::Object(object.collect())
+        }
+        D::Map(..) => {
+            let m = a.as_map();
+            let o = m.value_offsets();
+            let (keys, values) = (m.keys(), m.values());
+            let object = (o[i] as usize..o[i + 1] as usize).map(|j| (text(keys, j).unwrap_or_default(), json(values, j)));
+            Value::Object(object.collect())
+        }
+        _ => return None,
+    })
 }
 
 enum Scalar {

@@ -47,7 +47,16 @@ for name in expected.column_names:
     assert a.equals(b), (name, a.slice(0, 3), b.slice(0, 3))
 print("ok")
 "#;
-    for name in ["data/alltypes_plain.parquet", "data/delta_byte_array.parquet", "data/byte_array_decimal.parquet", "data/delta_encoding_optional_column.parquet"] {
+    for name in [
+        "data/alltypes_plain.parquet",
+        "data/delta_byte_array.parquet",
+        "data/byte_array_decimal.parquet",
+        "data/delta_encoding_optional_column.parquet",
+        "data/nested_lists.snappy.parquet",
+        "data/nullable.impala.parquet",
+        "data/nested_maps.snappy.parquet",
+        "data/repeated_no_annotation.parquet",
+    ] {
         let file = corpus(name);
         let mut cat = Command::new(env!("CARGO_BIN_EXE_parquetry"))
             .args(["cat", "--format", "arrow", "--batch-size", "3", file.to_str().unwrap()])
@@ -127,6 +136,51 @@ fn cat_json_lines_and_csv_hold_every_row() {
     assert_eq!(ids, [4, 5, 6, 7, 2, 3, 0, 1]);
     let out = parquetry(&["cat", "--csv", "--limit", "3", file.to_str().unwrap()]);
     assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 4, "header + 3 rows");
+}
+
+#[test]
+fn cat_json_prints_nested_values_as_pyarrow_holds_them() {
+    // pyarrow's Python values, with maps as objects (to_pylist gives key/value pairs) and
+    // floats kept as JSON numbers, against `cat --json`, line by line.
+    let script = r#"
+import json, sys, pyarrow as pa, pyarrow.parquet as pq
+def plain(v, t):
+    if v is None:
+        return None
+    if pa.types.is_map(t):
+        return {str(k): plain(x, t.item_type) for k, x in v}
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        return [plain(x, t.value_type) for x in v]
+    if pa.types.is_struct(t):
+        return {f.name: plain(v[f.name], f.type) for f in t}
+    return v
+table = pq.read_table(sys.argv[1])
+for row in table.to_pylist():
+    print(json.dumps({f.name: plain(row[f.name], f.type) for f in table.schema}))
+"#;
+    for name in ["data/nullable.impala.parquet", "data/nested_lists.snappy.parquet", "data/nested_maps.snappy.parquet"] {
+        let file = corpus(name);
+        let out = parquetry(&["cat", "--json", file.to_str().unwrap()]);
+        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        let want = Command::new(python()).args(["-c", script, file.to_str().unwrap()]).output().unwrap();
+        assert!(want.status.success(), "{}", String::from_utf8_lossy(&want.stderr));
+        // Numbers as f64: pyarrow prints a double 1.0 as `1.0`, parquetry as `1`.
+        fn numbers_as_f64(v: serde_json::Value) -> serde_json::Value {
+            use serde_json::Value as V;
+            match v {
+                V::Number(n) => serde_json::json!(n.as_f64()),
+                V::Array(a) => V::Array(a.into_iter().map(numbers_as_f64).collect()),
+                V::Object(o) => V::Object(o.into_iter().map(|(k, v)| (k, numbers_as_f64(v))).collect()),
+                v => v,
+            }
+        }
+        let lines = |b: &[u8]| -> Vec<serde_json::Value> {
+            String::from_utf8_lossy(b).lines().map(|l| numbers_as_f64(serde_json::from_str(l).unwrap())).collect()
+        };
+        let (got, want) = (lines(&out.stdout), lines(&want.stdout));
+        assert!(!want.is_empty(), "{name}: pyarrow printed no rows");
+        assert_eq!(got, want, "{name}");
+    }
 }
 
 #[test]

@@ -29,9 +29,9 @@ def manifest():
         return list(csv.DictReader(f, delimiter="\t"))
 
 
-def flat_readable():
-    """Relative paths of the files pyarrow reads that have no nested columns."""
-    return [r["path"] for r in manifest() if r["readable_by_pyarrow"] == "yes" and r["nested"] == "no"]
+def readable():
+    """Relative paths of the files pyarrow reads, flat and nested."""
+    return [r["path"] for r in manifest() if r["readable_by_pyarrow"] == "yes"]
 
 
 def bad_data():
@@ -70,4 +70,4 @@ def corpus() -> Path:
     return corpus_dir()
 
 
-__all__ = ["assert_tables_equal", "corpus_dir", "flat_readable", "bad_data", "math"]
+__all__ = ["assert_tables_equal", "corpus_dir", "readable", "bad_data", "math"]

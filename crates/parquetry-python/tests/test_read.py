@@ -1,4 +1,4 @@
-"""Reading: every flat file of parquet-testing that pyarrow reads gives pyarrow's table."""
+"""Reading: every file of parquet-testing that pyarrow reads (flat and nested) gives pyarrow's table."""
 
 import io
 
@@ -7,16 +7,16 @@ import pyarrow.parquet as pq
 import pytest
 
 import parquetry
-from conftest import assert_tables_equal, corpus_dir, flat_readable
+from conftest import assert_tables_equal, corpus_dir, readable
 
-FLAT = flat_readable()
-
-
-def test_the_corpus_has_flat_files():
-    assert len(FLAT) > 40
+CORPUS = readable()
 
 
-@pytest.mark.parametrize("rel", FLAT)
+def test_the_corpus_has_every_readable_file():
+    assert len(CORPUS) == 211
+
+
+@pytest.mark.parametrize("rel", CORPUS)
 @pytest.mark.parametrize("threads", [True, False])
 def test_read_table_equals_pyarrow(rel, threads):
     path = corpus_dir() / rel
@@ -26,7 +26,7 @@ def test_read_table_equals_pyarrow(rel, threads):
     assert_tables_equal(got, want, rel)
 
 
-@pytest.mark.parametrize("rel", FLAT)
+@pytest.mark.parametrize("rel", CORPUS)
 def test_iter_batches_equal_pyarrow_batches(rel):
     path = corpus_dir() / rel
     want = pa.Table.from_batches(list(pq.ParquetFile(path).iter_batches(batch_size=7)), schema=pq.read_schema(path))

@@ -210,6 +210,13 @@ impl<S: ChunkSource> ParquetFile<S> {
             }
         }
         let Some(top) = found else {
+            if parts.len() == 1 {
+                let names: Vec<&str> = self.arrow_schema.fields().iter().map(|f| f.name().as_str()).collect();
+                return Err(Error::invalid_argument(format!(
+                    "no column named '{path}' (columns: {})",
+                    names.join(", ")
+                )));
+            }
             let names: Vec<String> = self.schema.columns.iter().map(|c| c.dotted_path()).collect();
             return Err(Error::invalid_argument(format!(
                 "no column or column path '{path}' (leaf columns: {})",
