@@ -38,6 +38,7 @@ mod heap;
 mod limits;
 mod memory;
 mod read;
+mod nested;
 mod sweep;
 mod sweep_cells;
 mod sweep_table;
@@ -56,6 +57,7 @@ const USAGE: &str = "usage:
   parquetry-bench write --files F... [--runs N] [--warmup N] [--json OUT]
                        [--impls parquetry,parquetry_dict_input,arrow_rs,arrow_rs_dict_input,compress,memcpy]
                        [--reference PEERS_JSON (default bench/data/peers-write.json)]
+  parquetry-bench nested --files F... [--runs N] [--warmup N] [--json OUT] [--parquetry-only 1]
   parquetry-bench sweep --files F... [--batch-sizes 1024,8192,65536,0 (0 = whole row groups)]
                        [--runs N] [--warmup N] [--json OUT] [--peers SWEEP_PEERS_JSON]";
 
@@ -183,6 +185,20 @@ fn main() {
                 warmup: flags.number("warmup", 1),
                 json: flags.one("json").map(str::to_owned),
                 peers: flags.one("peers").map(str::to_owned),
+            });
+        }
+        Some("nested") => {
+            flags.check_known(&["files", "runs", "warmup", "json", "parquetry-only"]);
+            let files = flags
+                .all("files")
+                .filter(|f| !f.is_empty())
+                .unwrap_or_else(|| usage_error("--files is required"));
+            nested::main(&nested::NestedArgs {
+                files: files.to_vec(),
+                runs: flags.number("runs", 5usize).max(1),
+                warmup: flags.number("warmup", 1),
+                json: flags.one("json").map(str::to_owned),
+                parquetry_only: flags.one("parquetry-only").is_some(),
             });
         }
         // Hidden: one implementation × one file, run by `read` in a child process.

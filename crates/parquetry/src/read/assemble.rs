@@ -14,7 +14,10 @@ use arrow_array::cast::AsArray;
 use arrow_array::{
     new_null_array, Array, ArrayRef, FixedSizeListArray, LargeListArray, ListArray, MapArray, StructArray, UInt64Array,
 };
-use arrow_buffer::{BooleanBufferBuilder, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_array::OffsetSizeTrait;
+use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
+
+use super::bits::{level_mask, PackedBits};
 
 use super::nested::{ListKind, Node};
 use super::records::BatchLevels;
@@ -45,7 +48,7 @@ fn build(node: &Node, leaves: &[LeafBatch], slots: Slots) -> Result<ArrayRef> {
         Node::Struct { fields, children, def, nullable } => {
             let arrays = children.iter().map(|c| build(c, leaves, slots)).collect::<Result<Vec<_>>>()?;
             let nulls = match nullable {
-                true => Some(struct_validity(first_levels(node, leaves), slots, *def)),
+                true => struct_validity(first_levels(node, leaves), slots, *def),
                 false => None,
             };
             let len = arrays.first().map_or(0, |a| a.len());
@@ -54,32 +57,34 @@ fn build(node: &Node, leaves: &[LeafBatch], slots: Slots) -> Result<ArrayRef> {
                     return Err(disagree(n.len(), len));
                 }
             }
-            StructArray::try_new(fields.clone(), arrays, nulls.filter(|n| n.null_count() > 0))
+            StructArray::try_new(fields.clone(), arrays, nulls)
                 .map(|a| Arc::new(a) as ArrayRef)
                 .map_err(|e| Error::corrupt(format!("assembling a struct: {e}")))
         }
         Node::List { field, kind, element, def, nullable, rep, elem_def } => {
             let levels = first_levels(element, leaves);
-            let (offsets, mut validity) = list_offsets(levels, slots, *def, *rep, *elem_def);
-            let nulls = (*nullable).then(|| NullBuffer::new(validity.finish())).filter(|n| n.null_count() > 0);
             let child = build(element, leaves, Slots { rep: *rep, def: *elem_def })?;
             let field = Arc::clone(field);
             let corrupt = |e: arrow_schema::ArrowError| Error::corrupt(format!("assembling a list: {e}"));
+            let keep = |n: Option<NullBuffer>| n.filter(|_| *nullable);
             Ok(match kind {
                 ListKind::List => {
-                    let offsets = narrow_offsets(&offsets)?;
-                    Arc::new(ListArray::try_new(field, offsets, child, nulls).map_err(corrupt)?)
+                    let (offsets, nulls) = list_offsets::<i32>(levels, slots, *def, *rep, *elem_def)?;
+                    Arc::new(ListArray::try_new(field, offsets, child, keep(nulls)).map_err(corrupt)?)
                 }
                 ListKind::Large => {
-                    let offsets = OffsetBuffer::new(ScalarBuffer::from(offsets));
-                    Arc::new(LargeListArray::try_new(field, offsets, child, nulls).map_err(corrupt)?)
+                    let (offsets, nulls) = list_offsets::<i64>(levels, slots, *def, *rep, *elem_def)?;
+                    Arc::new(LargeListArray::try_new(field, offsets, child, keep(nulls)).map_err(corrupt)?)
                 }
                 ListKind::Map { sorted } => {
-                    let offsets = narrow_offsets(&offsets)?;
+                    let (offsets, nulls) = list_offsets::<i32>(levels, slots, *def, *rep, *elem_def)?;
                     let entries = child.as_struct_opt().ok_or_else(|| Error::corrupt("a map's entries are not a struct"))?;
-                    Arc::new(MapArray::try_new(field, offsets, entries.clone(), nulls, *sorted).map_err(corrupt)?)
+                    Arc::new(MapArray::try_new(field, offsets, entries.clone(), keep(nulls), *sorted).map_err(corrupt)?)
                 }
-                ListKind::Fixed(n) => fixed_size_list(field, *n, &offsets, child, nulls)?,
+                ListKind::Fixed(n) => {
+                    let (offsets, nulls) = list_offsets::<i64>(levels, slots, *def, *rep, *elem_def)?;
+                    fixed_size_list(field, *n, &offsets, child, keep(nulls))?
+                }
             })
         }
     }
@@ -97,56 +102,69 @@ fn first_levels<'a>(node: &Node, leaves: &'a [LeafBatch]) -> &'a BatchLevels {
     }
 }
 
-/// Calls `f(definition level)` for each slot of `levels` under `slots`, in order, and for
-/// every level with `is_slot` false too when `all` is set (lists count their elements there).
-fn for_each_level(levels: &BatchLevels, mut f: impl FnMut(i16, i16)) {
+/// A level's definition and repetition, over two vectors either of which may be empty
+/// (a column without that kind of level: all zeros).
+fn level_pairs(levels: &BatchLevels) -> (std::borrow::Cow<'_, [i16]>, std::borrow::Cow<'_, [i16]>) {
+    use std::borrow::Cow;
     let (def, rep) = (&levels.definition, &levels.repetition);
-    match (def.is_empty(), rep.is_empty()) {
-        (false, false) => def.iter().zip(rep).for_each(|(&d, &r)| f(d, r)),
-        (false, true) => def.iter().for_each(|&d| f(d, 0)),
-        (true, false) => rep.iter().for_each(|&r| f(0, r)),
-        (true, true) => {}
+    let n = def.len().max(rep.len());
+    fn filled(v: &[i16], n: usize) -> Cow<'_, [i16]> {
+        if v.len() == n { Cow::Borrowed(v) } else { Cow::Owned(vec![0; n]) }
     }
+    (filled(def, n), filled(rep, n))
 }
 
-fn struct_validity(levels: &BatchLevels, slots: Slots, def: i16) -> NullBuffer {
-    let mut bits = BooleanBufferBuilder::new(levels.definition.len());
-    for_each_level(levels, |d, r| {
-        if r <= slots.rep && d >= slots.def {
-            bits.append(d >= def);
-        }
-    });
-    NullBuffer::new(bits.finish())
+fn struct_validity(levels: &BatchLevels, slots: Slots, def: i16) -> Option<NullBuffer> {
+    let (d, r) = level_pairs(levels);
+    let mut bits = PackedBits::with_capacity(d.len());
+    for (dc, rc) in d.chunks(64).zip(r.chunks(64)) {
+        let slot = level_mask(dc, rc, |d, r| (r <= slots.rep) & (d >= slots.def));
+        bits.push_selected(slot, level_mask(dc, rc, |d, _| d >= def));
+    }
+    bits.into_nulls()
 }
 
-/// A list's offsets (one per slot, plus the end) and validity bits.
-fn list_offsets(levels: &BatchLevels, slots: Slots, def: i16, rep: i16, elem_def: i16) -> (Vec<i64>, BooleanBufferBuilder) {
-    let n = levels.definition.len().max(levels.repetition.len());
-    let mut offsets = Vec::with_capacity(n / 2 + 1);
-    let mut validity = BooleanBufferBuilder::new(n / 2 + 1);
-    let mut count = 0i64;
-    for_each_level(levels, |d, r| {
-        if r <= slots.rep && d >= slots.def {
-            offsets.push(count);
-            validity.append(d >= def);
-        }
-        if r <= rep && d >= elem_def {
-            count += 1;
-        }
-    });
-    offsets.push(count);
-    (offsets, validity)
-}
-
-fn narrow_offsets(offsets: &[i64]) -> Result<OffsetBuffer<i32>> {
-    let last = offsets.last().copied().unwrap_or(0);
-    if last > i64::from(i32::MAX) {
+/// A list's offsets (one per slot, plus the end) and validity.
+fn list_offsets<O: OffsetSizeTrait>(
+    levels: &BatchLevels,
+    slots: Slots,
+    def: i16,
+    rep: i16,
+    elem_def: i16,
+) -> Result<(OffsetBuffer<O>, Option<NullBuffer>)> {
+    let (d, r) = level_pairs(levels);
+    if O::from_usize(d.len()).is_none() {
         return Err(Error::corrupt(format!(
-            "a batch's list has {last} elements, more than 32-bit offsets hold: read it as a large list or in smaller batches"
+            "a batch's list has {} levels, more than 32-bit offsets hold: read it as a large list or in smaller batches",
+            d.len()
         )));
     }
-    let narrow: Vec<i32> = offsets.iter().map(|&o| o as i32).collect();
-    Ok(OffsetBuffer::new(ScalarBuffer::from(narrow)))
+    let mut offsets: Vec<O> = Vec::with_capacity(d.len() / 2 + 1);
+    let mut bits = PackedBits::with_capacity(d.len() / 2 + 1);
+    let mut count = 0usize;
+    // 64 levels at a time: which are slots, which are valid lists, which are elements; then
+    // each slot's offset is the elements before it.
+    // (`before[j]`: the elements among the chunk's first j levels, a running sum rather than
+    // a population count per slot, which is a long bit trick without the POPCNT instruction.)
+    let mut before = [0u8; 65];
+    for (dc, rc) in d.chunks(64).zip(r.chunks(64)) {
+        let slot = level_mask(dc, rc, |d, r| (r <= slots.rep) & (d >= slots.def));
+        let valid = level_mask(dc, rc, |d, _| d >= def);
+        for (j, (&d, &r)) in dc.iter().zip(rc).enumerate() {
+            before[j + 1] = before[j] + u8::from((r <= rep) & (d >= elem_def));
+        }
+        let mut m = slot;
+        while m != 0 {
+            let j = m.trailing_zeros() as usize;
+            offsets.push(O::usize_as(count + usize::from(before[j])));
+            m &= m - 1;
+        }
+        bits.push_selected(slot, valid);
+        count += usize::from(before[dc.len()]);
+    }
+    offsets.push(O::usize_as(count));
+    // Offsets rise by construction (`count` never falls).
+    Ok((OffsetBuffer::new(ScalarBuffer::from(offsets)), bits.into_nulls()))
 }
 
 /// A fixed-size list from list offsets: Parquet stores it as a plain list, where a null list

@@ -110,6 +110,10 @@ pub struct ColumnReader {
     null_output: bool,
     /// For a column read with its levels: batches of whole records, and their levels.
     records: Option<RecordLevels>,
+    /// The chunk's levels (its value count in the footer) and whether it repeats, to size
+    /// a batch's level vectors once.
+    chunk_levels: usize,
+    repeated: bool,
 }
 
 impl ColumnReader {
@@ -193,6 +197,8 @@ impl ColumnReader {
             place: place.to_owned(),
             null_output,
             records: plan.levels.map(|slot| RecordLevels::new(column.max_def_level, slot)),
+            chunk_levels: usize::try_from(meta.num_values).unwrap_or(0),
+            repeated: column.max_rep_level > 0,
         })
     }
 
@@ -317,6 +323,11 @@ impl ColumnReader {
 
     /// Reads `rows` whole records, through as many pages as they take.
     fn append_records<S: ChunkSource>(&mut self, source: &S, rows: usize) -> Result<()> {
+        // The batch's share of the chunk's levels, capped like every footer-sized reservation.
+        let levels = (self.chunk_levels as u128 * rows as u128 / self.chunk_rows.max(1) as u128) as usize;
+        if let Some(r) = self.records.as_mut() {
+            r.reserve(levels.min(self.max_reserve_rows) + 1, self.repeated);
+        }
         let mut left = rows;
         loop {
             if self.open_page(source)?.is_none() {

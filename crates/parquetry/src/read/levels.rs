@@ -144,9 +144,9 @@ pub fn decode_levels(
                 .map_err(|e| e.context(format_args!("{what} levels")))?;
         }
     }
-    // Wide levels decode as u32 and wrap in the cast: anything outside 0..=max is corrupt.
-    if let Some(bad) = levels[start..].iter().find(|&&l| l < 0 || l > max_level) {
-        let bad = *bad as u16;
+    // Levels are below 2^bit width (at most 256): never negative, but possibly above the
+    // maximum. A maximum over the page vectorizes; a search for the first bad one would not.
+    if let Some(bad) = levels[start..].iter().copied().max().filter(|&m| m > max_level) {
         levels.truncate(start);
         return Err(Error::corrupt(format!(
             "{what} level {bad} is above the column's maximum {max_level}"

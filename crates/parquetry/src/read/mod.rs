@@ -8,6 +8,7 @@
 
 mod assemble;
 mod batches;
+mod bits;
 pub(crate) mod byte_array;
 mod column;
 mod data_page;

@@ -10,6 +10,7 @@
 
 use arrow_buffer::BooleanBufferBuilder;
 
+use super::bits::{level_mask, PackedBits};
 use super::data_page::OpenPage;
 use super::values::{Validity, ValueDecoder};
 use crate::error::{Error, Result};
@@ -40,6 +41,16 @@ impl RecordLevels {
     /// each level at or above `slot_def`.
     pub fn new(max_def: i16, slot_def: i16) -> Self {
         RecordLevels { max_def, slot_def, started: false, definition: Vec::new(), repetition: Vec::new() }
+    }
+
+    /// Makes room for `levels` more levels in the batch (each kind the column has).
+    pub fn reserve(&mut self, levels: usize, has_repetition: bool) {
+        if self.max_def > 0 {
+            self.definition.reserve(levels);
+        }
+        if has_repetition {
+            self.repetition.reserve(levels);
+        }
     }
 
     /// Hands over the levels read since the last call.
@@ -125,11 +136,22 @@ impl RecordLevels {
             }
             self.started = true;
         }
+        // Whole blocks whose record starts are all wanted are counted, not walked: the count
+        // vectorizes, a walk would branch on every level.
+        let mut at = 0;
+        for block in rep.chunks_exact(256) {
+            let starts = block.iter().filter(|&&r| r == 0).count();
+            if starts > records {
+                break;
+            }
+            records -= starts;
+            at += 256;
+        }
         let mut end = rep.len();
-        for (i, &r) in rep.iter().enumerate() {
+        for (i, &r) in rep[at..].iter().enumerate() {
             if r == 0 {
                 if records == 0 {
-                    end = i;
+                    end = at + i;
                     break;
                 }
                 records -= 1;
@@ -146,29 +168,15 @@ impl RecordLevels {
             return n;
         }
         let (max, slot) = (self.max_def, self.slot_def);
+        let mut bits = PackedBits::with_capacity(levels.len());
         let mut valid = 0;
-        // Packed a byte at a time: a bit-by-bit append costs more than the test.
-        let mut byte = 0u8;
-        let mut bits = 0;
-        let mut packed = Vec::with_capacity(levels.len() / 8 + 1);
-        for &d in levels {
-            if d >= slot {
-                let v = d == max;
-                byte |= u8::from(v) << bits;
-                valid += usize::from(v);
-                bits += 1;
-                if bits == 8 {
-                    packed.push(byte);
-                    byte = 0;
-                    bits = 0;
-                }
-            }
+        for chunk in levels.chunks(64) {
+            let present = level_mask(chunk, chunk, |d, _| d == max);
+            bits.push_selected(level_mask(chunk, chunk, |d, _| d >= slot), present);
+            valid += present.count_ones() as usize;
         }
-        let whole = packed.len() * 8;
-        if bits > 0 {
-            packed.push(byte);
-        }
-        validity.append_packed_range(0..whole + bits, &packed);
+        let n = bits.len();
+        validity.append_packed_range(0..n, &bits.into_bytes());
         valid
     }
 }
