@@ -4,8 +4,10 @@
 //! A flat top-level column is one leaf read straight into its array. A struct, list or map
 //! is a tree of [`Node`]s over the Parquet schema, walked beside the field's Arrow type (which
 //! the `ARROW:schema` entry may have refined into large lists, fixed-size lists or other
-//! leaf types). Leaves inside a list or a nullable struct are read with their levels; the
-//! assembly (`assemble.rs`) turns those into offsets and validity.
+//! leaf types). Leaves inside a list are read with their levels, and so is the first leaf of
+//! a nullable struct outside lists (the struct's validity comes from it); the assembly
+//! (`assemble.rs`) turns those into offsets and validity. Every other leaf reads as a flat
+//! column does: outside lists a leaf has one value per row whatever its parents.
 
 use arrow_schema::{DataType, Field, FieldRef, Fields};
 use std::sync::Arc;
@@ -47,11 +49,13 @@ pub(crate) enum ListKind {
 }
 
 /// Where a node sits: the definition level at which its array has a slot (the element level
-/// of the innermost list around it, or 0), and whether its leaves need their levels.
+/// of the innermost list around it, or 0), whether it is inside a list (every leaf needs its
+/// levels), and whether its first leaf needs them for a nullable struct around it.
 #[derive(Clone, Copy)]
 struct Context {
     slot_def: i16,
-    levels: bool,
+    in_list: bool,
+    first_leaf_levels: bool,
 }
 
 /// Builds the plans of the top-level fields `fields` (positions in `arrow`'s fields), with
@@ -70,7 +74,7 @@ pub(crate) fn plan_fields(
         let field = arrow.field(i);
         let node = &schema.root.children[i];
         let mut planner = Planner { schema, options, selected, leaves: &mut *leaves };
-        let top = Context { slot_def: 0, levels: false };
+        let top = Context { slot_def: 0, in_list: false, first_leaf_levels: false };
         if let Some((node, data_type)) = planner.plan(node, field.data_type(), top)? {
             plans.push(FieldPlan { field: field.clone().with_data_type(data_type), node });
         }
@@ -92,7 +96,7 @@ impl Planner<'_> {
         let element = self.schema.element(node);
         if element.repetition == Some(Repetition::REPEATED) {
             let (field, kind) = list_parts(data_type).ok_or_else(|| self.mismatch(node, data_type))?;
-            let inner = Context { slot_def: node.max_def_level, levels: true };
+            let inner = Context { slot_def: node.max_def_level, in_list: true, first_leaf_levels: true };
             let Some((child, child_type)) = self.inner(node, field.data_type(), inner)? else { return Ok(None) };
             let field = Arc::new(field.as_ref().clone().with_data_type(child_type));
             let list = Node::List {
@@ -119,7 +123,8 @@ impl Planner<'_> {
             let data_type = leaf_type(column, data_type, self.options);
             let reader = self.leaves.len();
             let field = Field::new(column.dotted_path(), data_type.clone(), true);
-            self.leaves.push(ColumnPlan { field, leaf, levels: cx.levels.then_some(cx.slot_def) });
+            let levels = cx.in_list || cx.first_leaf_levels;
+            self.leaves.push(ColumnPlan { field, leaf, levels: levels.then_some(cx.slot_def) });
             return Ok(Some((Node::Leaf { reader }, data_type)));
         }
         let nullable = self.schema.element(node).repetition == Some(Repetition::OPTIONAL);
@@ -131,7 +136,7 @@ impl Planner<'_> {
             if !annotated || self.schema.element(repeated).repetition != Some(Repetition::REPEATED) {
                 return Err(self.mismatch(node, data_type));
             }
-            let inner = Context { slot_def: repeated.max_def_level, levels: true };
+            let inner = Context { slot_def: repeated.max_def_level, in_list: true, first_leaf_levels: true };
             let planned = if is_map_type {
                 // A map is read whole: its entries need both keys and values.
                 if !self.any_selected(repeated) {
@@ -161,10 +166,12 @@ impl Planner<'_> {
         if fields.len() != node.children.len() {
             return Err(self.mismatch(node, data_type));
         }
-        let cx = Context { slot_def: cx.slot_def, levels: cx.levels || nullable };
+        let first_leaf_levels = cx.first_leaf_levels || nullable;
         let mut kept = Vec::new();
         let mut children = Vec::new();
         for (child, field) in node.children.iter().zip(fields.iter()) {
+            // The struct's validity (and its parents') is read from its first planned leaf.
+            let cx = Context { first_leaf_levels: first_leaf_levels && children.is_empty(), ..cx };
             if let Some((plan, t)) = self.plan(child, field.data_type(), cx)? {
                 kept.push(field.as_ref().clone().with_data_type(t));
                 children.push(plan);
