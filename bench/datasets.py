@@ -35,6 +35,15 @@ Files (in --out, or in --out/quick with --quick):
         ts        timestamp[us], increasing, non-null, PLAIN
         i32       int32 in [0, 10000), non-null, RLE_DICTIONARY
 
+  lists_{none,snappy,zstd}.parquet
+      2,000,000 rows (200,000 with --quick), one column tags: list<string>, 0 to 8
+      strings a row (uniform), each one of 5,000 words tag_0000 .. tag_4999, ~5%
+      null strings, ~3% null lists; dictionary encoded (as pyarrow's default).
+  struct_dict_{none,snappy,zstd}.parquet
+      the strings dataset (same seed and rows) as one nullable struct column
+      s {id, category, url}, written as strings_dict_*: the same values and
+      pages one level down, to compare a struct with the flat columns.
+
 Common writer settings: data page v1, format version 2.6, row groups of at most
 1,048,576 rows (so 2M-row files have 2 row groups: 1,048,576 + 951,424; quick
 files have one), data_page_size 1 MiB, max_rows_per_page 20,000 (where pyarrow
@@ -153,6 +162,25 @@ def make_strings(seed: tuple, n: int) -> pa.Table:
     item = pc.cast(pa.array(rng.integers(0, 10_000_000, size=n, dtype=np.int64)), pa.string())
     url = pc.binary_join_element_wise(prefix, item, "")
     return pa.table({"id": ids, "category": category, "url": url})
+
+
+def make_lists(seed: tuple, n: int) -> pa.Table:
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(0, 9, size=n)
+    offsets = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    words = pa.array([f"tag_{i:04d}" for i in range(5000)], pa.string())
+    total = int(offsets[-1])
+    values = pc.take(words, pa.array(rng.integers(0, 5000, size=total, dtype=np.int32)))
+    values = pc.if_else(pa.array(rng.random(total) < 0.05), pa.scalar(None, pa.string()), values)
+    tags = pa.ListArray.from_arrays(pa.array(offsets), values, mask=pa.array(rng.random(n) < 0.03))
+    return pa.table({"tags": tags})
+
+
+def make_struct(seed: tuple, n: int) -> pa.Table:
+    flat = make_strings(seed, n)
+    columns = [flat.column(name).combine_chunks() for name in flat.column_names]
+    return pa.table({"s": pa.StructArray.from_arrays(columns, names=flat.column_names)})
 
 
 def make_blobs(seed: tuple, n: int) -> pa.Table:
@@ -366,13 +394,23 @@ def plan(quick: bool) -> list[dict]:
     opts.update(compression="snappy", use_dictionary=["i32"])
     jobs.append(dict(name="numeric_snappy.parquet", dataset="numeric", seed=[SEED, 3],
                      rows=rows, options=opts))
+    for codec in CODECS:
+        opts = _common_options()
+        opts.update(compression=codec, use_dictionary=True)
+        jobs.append(dict(name=f"lists_{codec}.parquet", dataset="lists", seed=[SEED, 4],
+                         rows=rows, options=opts))
+        opts = _common_options()
+        opts.update(compression=codec, use_dictionary=True, dictionary_pagesize_limit=DICT_PAGE_LIMIT)
+        jobs.append(dict(name=f"struct_dict_{codec}.parquet", dataset="struct", seed=[SEED, 1],
+                         rows=rows, options=opts))
     for j in jobs:
         j["params"] = dict(gen_version=GEN_VERSION, dataset=j["dataset"], seed=j["seed"],
                            rows=j["rows"], options=j["options"], pyarrow=pa.__version__)
     return jobs
 
 
-MAKERS = {"strings": make_strings, "blobs": make_blobs, "numeric": make_numeric}
+MAKERS = {"strings": make_strings, "blobs": make_blobs, "numeric": make_numeric,
+          "lists": make_lists, "struct": make_struct}
 
 
 def _sha256(path: Path) -> str:

@@ -6,12 +6,15 @@
 # compress-only, memcpy), and prints one Markdown report. A batch-size sweep (parquetry,
 # arrow-rs and pyarrow reading batch by batch, parquetry and pyarrow also with threads,
 # polars whole files, a 1% row selection, and the limit: parquetry-bench sweep,
-# bench/sweep_peers.py) gets a report of its own.
+# bench/sweep_peers.py) gets a report of its own, and so do nested columns (a list<string>
+# column and a struct of the strings columns beside the same flat columns, parquetry vs
+# arrow-rs at every batch size: parquetry-bench nested).
 #
 #   bench/run.sh           full datasets (2,000,000-row files), 5 runs after 1 warm-up;
 #                          writes bench/results/latest.md, the write part alone in
 #                          bench/results/latest-write.md, and the sweep in
-#                          bench/results/latest-sweep.md (commit them)
+#                          bench/results/latest-sweep.md, nested columns in
+#                          bench/results/latest-nested.md (commit them)
 #   bench/run.sh --quick   200,000-row files, 3 runs; a few minutes once built and
 #                          generated; writes bench/data/results/latest-quick.md and
 #                          bench/data/results/latest-sweep-quick.md (not committed)
@@ -26,7 +29,7 @@ quick=0
 for arg in "$@"; do
     case "$arg" in
         --quick) quick=1 ;;
-        -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "unknown argument: $arg (try --help)" >&2; exit 2 ;;
     esac
 done
@@ -37,11 +40,13 @@ if [ "$quick" = 1 ]; then
     runs=${RUNS:-3}; warmup=${WARMUP:-1}; footer_runs=7
     out=bench/data/results/latest-quick.md; title="parquetry benchmarks (quick: 200,000-row files)"
     write_out=; sweep_out=bench/data/results/latest-sweep-quick.md
+    nested_out=bench/data/results/latest-nested-quick.md
 else
     data=bench/data; tag=; gen_flags=
     runs=${RUNS:-5}; warmup=${WARMUP:-1}; footer_runs=21
     out=bench/results/latest.md; title="parquetry benchmarks: reading Parquet into Arrow"
     write_out=bench/results/latest-write.md; sweep_out=bench/results/latest-sweep.md
+    nested_out=bench/results/latest-nested.md
 fi
 results=bench/data/results
 mkdir -p "$results"
@@ -88,6 +93,14 @@ step "batch-size sweep: parquetry (1, 2 threads), arrow-rs, selection, limit ($r
 # Progress goes to stderr; stdout is the Markdown report.
 "$bench" sweep --files "${files[@]}" --runs "$runs" --warmup "$warmup" \
     --peers "$results/sweep-peers$tag.json" --json "$results/sweep$tag.json" > "$sweep_out"
+
+step "nested columns: parquetry vs arrow-rs at every batch size ($runs runs after $warmup warm-up; $nested_out)"
+nested_files=()
+for codec in none snappy zstd; do
+    nested_files+=("$data/lists_$codec.parquet" "$data/struct_dict_$codec.parquet" "$data/strings_dict_$codec.parquet")
+done
+"$bench" nested --files "${nested_files[@]}" --runs "$runs" --warmup "$warmup" \
+    --json "$results/nested$tag.json" > "$nested_out"
 
 step "writes: peers pyarrow, polars, duckdb ($runs runs after $warmup warm-up)"
 "$py" bench/peers.py --mode write --files "${files[@]}" --runs "$runs" --warmup "$warmup" \
