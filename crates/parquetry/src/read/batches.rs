@@ -150,7 +150,8 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
             }
             _ => self.readers.iter_mut().map(|r| run_plan(r, source, &plan)).collect::<Result<_>>()?,
         };
-        self.assemble(columns, rows).map(Some)
+        let row_group = self.row_groups[self.next_row_group - 1];
+        self.assemble(columns, rows, row_group).map(Some)
     }
 
     /// Decodes as many whole row groups as there are threads, every column of each at once,
@@ -159,8 +160,10 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
     fn read_row_groups_at_once(&mut self) -> Result<()> {
         let threads = self.pool.as_ref().map_or(1, rayon::ThreadPool::current_num_threads);
         let mut groups: Vec<(Vec<ColumnReader>, Vec<Step>)> = Vec::new();
+        let mut indexes = Vec::new();
         while groups.len() < threads.max(2) && self.open_row_group()? {
             groups.push((std::mem::take(&mut self.readers), self.steps.drain(..).collect()));
+            indexes.push(self.row_groups[self.next_row_group - 1]);
         }
         let source = &self.file.source;
         let mut units: Vec<(&mut ColumnReader, &[Step])> = Vec::new();
@@ -175,28 +178,28 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
             None => units.into_iter().map(|(r, plan)| run_plan(r, source, plan)).collect::<Result<_>>()?,
         };
         let mut columns = columns.into_iter();
-        for (readers, plan) in &groups {
+        for ((readers, plan), row_group) in groups.iter().zip(indexes) {
             let group: Vec<LeafBatch> = columns.by_ref().take(readers.len()).collect();
             let rows = plan.iter().map(|s| if let Step::Read(n) = s { *n } else { 0 }).sum();
-            let batch = self.assemble(group, rows)?;
+            let batch = self.assemble(group, rows, row_group)?;
             self.ready.push_back(batch);
         }
         Ok(())
     }
 
-    fn assemble(&self, leaves: Vec<LeafBatch>, rows: usize) -> Result<RecordBatch> {
+    fn assemble(&self, leaves: Vec<LeafBatch>, rows: usize, row_group: usize) -> Result<RecordBatch> {
         let columns = self
             .fields
             .iter()
             .map(|f| match f.node {
                 Node::Leaf { reader } => Ok(Arc::clone(&leaves[reader].array)),
                 _ => assemble(&f.node, &leaves)
-                    .map_err(|e| e.context(format_args!("column '{}'", f.field.name()))),
+                    .map_err(|e| e.context(format_args!("row group {row_group}, column '{}'", f.field.name()))),
             })
             .collect::<Result<Vec<ArrayRef>>>()?;
         let options = RecordBatchOptions::new().with_row_count(Some(rows));
         RecordBatch::try_new_with_options(Arc::clone(&self.schema), columns, &options)
-            .map_err(|e| Error::corrupt(format!("assembling a record batch: {e}")))
+            .map_err(|e| Error::corrupt(format!("row group {row_group}: assembling a record batch: {e}")))
     }
 }
 
