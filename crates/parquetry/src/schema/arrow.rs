@@ -29,7 +29,8 @@ pub fn arrow_schema(desc: &SchemaDescriptor, kv: Option<&[KeyValue]>) -> Result<
         let mut field = node_field(desc, child);
         if let Some(h) = hint.as_ref().and_then(|h| h.field_with_name(field.name()).ok()) {
             let dt = apply_hint(field.data_type(), h.data_type());
-            field = field.with_data_type(dt).with_metadata(h.metadata().clone());
+            let metadata = merged_metadata(&field, h);
+            field = field.with_data_type(dt).with_metadata(metadata);
         }
         fields.push(field);
     }
@@ -59,10 +60,29 @@ fn node_field(desc: &SchemaDescriptor, node: &SchemaNode) -> Field {
     let name = e.name.clone();
     if e.repetition == Some(Repetition::REPEATED) {
         // A repeated field outside a LIST/MAP annotation is a list of required elements.
-        let element = Field::new(name.clone(), inner_type(desc, node), false);
+        let element = with_extension(desc, node, Field::new(name.clone(), inner_type(desc, node), false));
         return Field::new(name, DataType::List(Arc::new(element)), false);
     }
-    Field::new(name, inner_type(desc, node), nullable(desc, node))
+    with_extension(desc, node, Field::new(name, inner_type(desc, node), nullable(desc, node)))
+}
+
+/// A field's metadata with the hint's entries added (the hint wins on a shared key).
+fn merged_metadata(ours: &Field, hint: &Field) -> std::collections::HashMap<String, String> {
+    let mut metadata: std::collections::HashMap<String, String> =
+        ours.metadata().iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    metadata.extend(hint.metadata().iter().map(|(k, v)| (k.clone(), v.clone())));
+    metadata
+}
+
+/// A UUID leaf's field marked as Arrow's canonical `arrow.uuid` extension (its storage is
+/// FixedSizeBinary(16)), which pyarrow reads it as; other fields as they are.
+fn with_extension(desc: &SchemaDescriptor, node: &SchemaNode, field: Field) -> Field {
+    let is_uuid = node.leaf.is_some_and(|l| matches!(desc.columns[l].logical_type, Some(LogicalType::Uuid)));
+    if !is_uuid {
+        return field;
+    }
+    let metadata = [("ARROW:extension:name", "arrow.uuid"), ("ARROW:extension:metadata", "")];
+    field.with_metadata(metadata.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<std::collections::HashMap<String, String>>())
 }
 
 /// The Arrow type of a node's values, before any list wrapping for its own repetition.
@@ -105,7 +125,7 @@ fn inner_type(desc: &SchemaDescriptor, node: &SchemaNode) -> DataType {
 fn list_element(desc: &SchemaDescriptor, list: &SchemaNode, repeated: &SchemaNode) -> Field {
     let re = desc.element(repeated);
     if repeated_is_element(desc, list, repeated) {
-        Field::new(re.name.clone(), inner_type(desc, repeated), false)
+        with_extension(desc, repeated, Field::new(re.name.clone(), inner_type(desc, repeated), false))
     } else {
         node_field(desc, &repeated.children[0])
     }
@@ -281,7 +301,7 @@ fn apply_hint(ours: &DataType, hint: &DataType) -> DataType {
                     f.as_ref()
                         .clone()
                         .with_data_type(apply_hint(f.data_type(), h.data_type()))
-                        .with_metadata(h.metadata().clone())
+                        .with_metadata(merged_metadata(f, h))
                 })
                 .collect();
             D::Struct(Fields::from(fields))

@@ -293,8 +293,39 @@ pub fn diff_tables(want: &Table, got: &Table) -> Vec<String> {
     diffs
 }
 
+/// `t` without the metadata of any field inside it (extension markers such as `arrow.uuid`,
+/// which the reference's IPC files strip to the storage type).
+pub fn without_field_metadata(t: &DataType) -> DataType {
+    use arrow_schema::Field;
+    let strip = |f: &Field| Arc::new(Field::new(f.name(), without_field_metadata(f.data_type()), f.is_nullable()));
+    match t {
+        DataType::List(f) => DataType::List(strip(f)),
+        DataType::LargeList(f) => DataType::LargeList(strip(f)),
+        DataType::FixedSizeList(f, n) => DataType::FixedSizeList(strip(f), *n),
+        DataType::Map(f, sorted) => DataType::Map(strip(f), *sorted),
+        DataType::Struct(fs) => DataType::Struct(fs.iter().map(|f| strip(f)).collect()),
+        other => other.clone(),
+    }
+}
+
+/// `a` with the field metadata inside its type removed (see [`without_field_metadata`]).
+pub fn strip_field_metadata(a: &ArrayRef) -> ArrayRef {
+    fn strip(data: arrow_data::ArrayData) -> arrow_data::ArrayData {
+        let t = without_field_metadata(data.data_type());
+        let children: Vec<_> = data.child_data().iter().cloned().map(strip).collect();
+        data.into_builder().data_type(t).child_data(children).build().expect("same layout")
+    }
+    arrow_array::make_array(strip(a.to_data()))
+}
+
 /// How `got` differs from `want` (type, length or the first differing row), if it does.
 pub fn diff_arrays(want: &dyn Array, got: &dyn Array) -> Option<String> {
+    if want.data_type() != got.data_type()
+        && without_field_metadata(want.data_type()) == without_field_metadata(got.data_type())
+    {
+        let (want, got) = (arrow_array::make_array(want.to_data()), arrow_array::make_array(got.to_data()));
+        return diff_arrays(strip_field_metadata(&want).as_ref(), strip_field_metadata(&got).as_ref());
+    }
     if want.data_type() != got.data_type() {
         return Some(format!("type: want {}, got {}", want.data_type(), got.data_type()));
     }
