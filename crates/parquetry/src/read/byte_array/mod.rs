@@ -383,18 +383,38 @@ fn spread_offsets<O: OffsetSize>(offsets: &mut Vec<O>, start: usize, validity: &
     offsets.resize(start + 1 + validity.len, O::default());
     // `src` counts the dense values not yet moved; offsets[start + src] is the end of the
     // last of them, which is also where every null row after it ends. It never lies past the
-    // slot being written, so reading it before the write is safe in place.
+    // slot being written, so reading it before the write is safe in place. Rows go from the
+    // last, 64 at a time: a block of all valid rows is one move, of all null rows one fill;
+    // only mixed blocks are walked row by row.
+    let chunks = arrow_buffer::bit_chunk_iterator::BitChunks::new(validity.bits, validity.offset, validity.len);
+    let words: Vec<u64> = chunks.iter().collect();
+    let tail = chunks.remainder_len();
     let mut src = dense;
-    for row in (0..validity.len).rev() {
-        let dst = start + 1 + row;
-        let end = offsets[start + src];
-        if validity.is_valid(row) {
-            // Saturating: a validity whose null count lies gives wrong offsets, not a panic.
-            src = src.saturating_sub(1);
+    let mut hi = validity.len;
+    let blocks = std::iter::once((chunks.remainder_bits(), tail)).chain(words.iter().rev().map(|&w| (w, 64)));
+    for (word, n) in blocks {
+        if n == 0 {
+            continue;
         }
-        offsets[dst] = end;
-        if src == row {
-            break; // rows 0..row are all valid and their ends already in place
+        let lo = hi - n;
+        if word == u64::MAX >> (64 - n) && src >= n {
+            // All valid: their ends are the last n dense ends.
+            offsets.copy_within(start + src + 1 - n..start + src + 1, start + 1 + lo);
+            src -= n;
+        } else if word == 0 {
+            let end = offsets[start + src];
+            offsets[start + 1 + lo..start + 1 + hi].fill(end);
+        } else {
+            for row in (lo..hi).rev() {
+                let end = offsets[start + src];
+                // Saturating: a validity whose null count lies gives wrong offsets, not a panic.
+                src = src.saturating_sub(usize::from(word >> (row - lo) & 1 == 1));
+                offsets[start + 1 + row] = end;
+            }
+        }
+        hi = lo;
+        if src == hi {
+            break; // rows 0..hi are all valid and their ends already in place
         }
     }
 }
