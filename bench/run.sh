@@ -8,16 +8,20 @@
 # polars whole files, a 1% row selection, and the limit: parquetry-bench sweep,
 # bench/sweep_peers.py) gets a report of its own, and so do nested columns (a list<string>
 # column and a struct of the strings columns beside the same flat columns, parquetry vs
-# arrow-rs at every batch size: parquetry-bench nested).
+# arrow-rs at every batch size: parquetry-bench nested). Last, the Python package against
+# pyarrow and polars in one process (reads, writes, merges: bench/python_bench.py; it needs
+# the parquetry package installed in $PYTHON, and is skipped otherwise).
 #
 #   bench/run.sh           full datasets (2,000,000-row files), 5 runs after 1 warm-up;
 #                          writes bench/results/latest.md, the write part alone in
 #                          bench/results/latest-write.md, and the sweep in
 #                          bench/results/latest-sweep.md, nested columns in
-#                          bench/results/latest-nested.md (commit them)
+#                          bench/results/latest-nested.md, the Python package in
+#                          bench/results/python.md (commit them)
 #   bench/run.sh --quick   200,000-row files, 3 runs; a few minutes once built and
 #                          generated; writes bench/data/results/latest-quick.md and
-#                          bench/data/results/latest-sweep-quick.md (not committed)
+#                          bench/data/results/latest-sweep-quick.md and
+#                          bench/data/results/python-quick.md (not committed)
 #
 # Environment: PYTHON (default python3), RUNS, WARMUP (override the run counts),
 # CARGO_TARGET_DIR (where cargo builds; default target/).
@@ -30,7 +34,7 @@ quick=0
 for arg in "$@"; do
     case "$arg" in
         --quick) quick=1 ;;
-        -h|--help) sed -n '2,24p' "$self" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,28p' "$self" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "unknown argument: $arg (try --help)" >&2; exit 2 ;;
     esac
 done
@@ -42,12 +46,14 @@ if [ "$quick" = 1 ]; then
     out=bench/data/results/latest-quick.md; title="parquetry benchmarks (quick: 200,000-row files)"
     write_out=; sweep_out=bench/data/results/latest-sweep-quick.md
     nested_out=bench/data/results/latest-nested-quick.md
+    python_out=bench/data/results/python-quick.md
 else
     data=bench/data; tag=; gen_flags=
     runs=${RUNS:-5}; warmup=${WARMUP:-1}; footer_runs=21
     out=bench/results/latest.md; title="parquetry benchmarks: reading Parquet into Arrow"
     write_out=bench/results/latest-write.md; sweep_out=bench/results/latest-sweep.md
     nested_out=bench/results/latest-nested.md
+    python_out=bench/results/python.md
 fi
 results=bench/data/results
 mkdir -p "$results"
@@ -122,4 +128,12 @@ if [ -n "$write_out" ]; then
     "$py" bench/report.py --rust-write "$results/rust-write$tag.json" \
         --peers-write "$results/peers-write$tag.json" \
         --title "parquetry benchmarks: writing Arrow to Parquet" --out "$write_out" > /dev/null
+fi
+
+step "Python package: parquetry vs pyarrow and polars in one process ($runs runs after $warmup warm-up; $python_out)"
+if "$py" -c 'import parquetry' 2>/dev/null; then
+    "$py" bench/python_bench.py $gen_flags --runs "$runs" --warmup "$warmup" \
+        --json "$results/python$tag.json" --out "$python_out" > /dev/null
+else
+    echo "the parquetry package is not installed in $py: skipped (README, \"Using the Python package\")" >&2
 fi
