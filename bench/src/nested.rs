@@ -1,5 +1,8 @@
 //! `parquetry-bench nested`: reading nested columns (lists, structs) at every batch size,
-//! parquetry against arrow-rs in one process, streaming and collecting.
+//! parquetry against arrow-rs in one process, streaming and collecting; and writing them
+//! back from Arrow batches in memory (the file's whole row groups, read once by parquetry)
+//! with the input's settings, set explicitly on both sides (`write_spec.rs`: codec and zstd
+//! level, dictionary, 1 MiB / 20,000-row pages, row groups, page statistics and index, v1).
 //!
 //! Each round runs every (batch size, implementation) cell once, in order, so slow drifts of
 //! the machine hit every cell alike; the report is the median of the timed rounds. Before
@@ -13,6 +16,7 @@ use arrow_array::{Array, ArrayRef, RecordBatch};
 use serde_json::{json, Value};
 
 use crate::sweep_cells::{parquetry_options, run_arrow_rs, run_parquetry, ArrowRsSpec, Outcome};
+use crate::write_spec::WriteSpec;
 
 /// The batch sizes, in rows (0: whole row groups).
 pub const BATCH_SIZES: [usize; 4] = [1024, 8192, 65536, 0];
@@ -99,6 +103,69 @@ fn value_text(a: &ArrayRef, i: usize) -> String {
     }
 }
 
+/// The batches and settings a write cell writes.
+struct WriteInput {
+    batches: Vec<RecordBatch>,
+    spec: WriteSpec,
+}
+
+fn write_input(path: &str) -> Result<WriteInput, String> {
+    let mut file = parquetry::read::ParquetFile::open(path).map_err(|e| e.to_string())?;
+    let spec = WriteSpec::from_footer(file.metadata())?;
+    let options = parquetry::read::ReadOptions::default().with_batch_size(usize::MAX);
+    let batches = file.read_all(&options).map_err(|e| e.to_string())?;
+    Ok(WriteInput { batches, spec })
+}
+
+/// Writes the input into `buf` with parquetry or arrow-rs.
+fn write(imp: &str, input: &WriteInput, buf: &mut Vec<u8>) -> Result<(), String> {
+    buf.clear();
+    let schema = input.batches.first().ok_or("no rows")?.schema();
+    if imp == "parquetry_write" {
+        let mut w = parquetry::write::ParquetWriter::try_new(&mut *buf, schema, input.spec.parquetry())
+            .map_err(|e| e.to_string())?;
+        for b in &input.batches {
+            w.write(b).map_err(|e| e.to_string())?;
+        }
+        w.close().map_err(|e| e.to_string())?;
+    } else {
+        let props = input.spec.arrow_rs()?;
+        let mut w = parquet::arrow::ArrowWriter::try_new(&mut *buf, schema, Some(props)).map_err(|e| e.to_string())?;
+        for b in &input.batches {
+            w.write(b).map_err(|e| e.to_string())?;
+        }
+        w.close().map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// Times the two writers on `path`; a written file must read back (parquetry) to the input.
+fn time_writes(path: &str, args: &NestedArgs) -> Result<(f64, f64, usize, usize), String> {
+    let input = write_input(path)?;
+    let mut bufs = [Vec::new(), Vec::new()];
+    for (imp, buf) in ["parquetry_write", "arrow_rs_write"].iter().zip(bufs.iter_mut()) {
+        write(imp, &input, buf)?;
+        let back = parquetry::read::ParquetFile::from_bytes(arrow_buffer::Buffer::from(buf.as_slice()))
+            .and_then(|mut f| f.read_all(&parquetry::read::ReadOptions::default()))
+            .map_err(|e| format!("{imp}: reading the written file back: {e}"))?;
+        if let Some(d) = compare(&back, &input.batches) {
+            return Err(format!("{imp}: the written file reads back different: {d}"));
+        }
+    }
+    let mut times = [Vec::new(), Vec::new()];
+    for round in 0..args.warmup + args.runs {
+        for (i, imp) in ["parquetry_write", "arrow_rs_write"].iter().enumerate() {
+            let t = Instant::now();
+            write(imp, &input, &mut bufs[i])?;
+            if round >= args.warmup {
+                times[i].push(t.elapsed().as_secs_f64() * 1e3);
+            }
+        }
+    }
+    let [p, a] = &mut times;
+    Ok((median(p), median(a), bufs[0].len(), bufs[1].len()))
+}
+
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -107,6 +174,8 @@ fn median(v: &mut [f64]) -> f64 {
 /// Runs the benchmark and prints a Markdown table (arrow-rs ms ÷ parquetry ms per cell).
 pub fn main(args: &NestedArgs) {
     let mut report = serde_json::Map::new();
+    let mut writes = Vec::new();
+    println!("Reading: median ms parquetry / arrow-rs (arrow-rs ÷ parquetry)\n");
     println!("| file | mode | 1,024 | 8,192 | 65,536 | row group |");
     println!("|---|---|---:|---:|---:|---:|");
     for path in &args.files {
@@ -163,7 +232,25 @@ pub fn main(args: &NestedArgs) {
             let name = std::path::Path::new(path).file_name().map_or(path.clone(), |n| n.to_string_lossy().into_owned());
             println!("| {name} | {mode} | {} |", cells.join(" | "));
         }
+        match time_writes(path, args) {
+            Ok((p, a, p_size, a_size)) => {
+                file_json.insert("write".into(), json!({"parquetry_ms": p, "arrow_rs_ms": a, "ratio": a / p,
+                    "parquetry_bytes": p_size, "arrow_rs_bytes": a_size}));
+                let name = std::path::Path::new(path).file_name().map_or(path.clone(), |n| n.to_string_lossy().into_owned());
+                writes.push(format!("| {name} | {p:.1} | {a:.1} | {:.2}x | {:.3} |", a / p, p_size as f64 / a_size as f64));
+            }
+            Err(e) => {
+                eprintln!("{path}: writes: {e}");
+                file_json.insert("write".into(), json!({"error": e}));
+            }
+        }
         report.insert(path.clone(), Value::Object(file_json));
+    }
+    println!("\nWriting the file's rows from Arrow (whole row groups), its settings on both sides:\n");
+    println!("| file | parquetry ms | arrow-rs ms | arrow-rs ÷ parquetry | size ÷ arrow-rs's |");
+    println!("|---|---:|---:|---:|---:|");
+    for line in &writes {
+        println!("{line}");
     }
     if let Some(out) = &args.json {
         std::fs::write(out, serde_json::to_string_pretty(&Value::Object(report)).expect("json")).expect("write json");

@@ -38,7 +38,7 @@ pub const ZSTD_LEVEL: i32 = 1;
 /// How one leaf column is written.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ColumnSpec {
-    /// The column's name (flat schemas only: the path has one part).
+    /// The column's dotted path (`id`, or `tags.list.element` inside a list).
     pub name: String,
     /// Codec of every page.
     pub codec: Codec,
@@ -89,9 +89,6 @@ impl WriteSpec {
         let mut columns = Vec::new();
         for (c, chunk) in first.columns.iter().enumerate() {
             let cm = chunk.meta_data.as_ref().ok_or_else(|| format!("column {c}: no metadata"))?;
-            if cm.path_in_schema.len() != 1 {
-                return Err(format!("column {c}: nested columns are not benchmarked"));
-            }
             let codec = Codec::from_thrift(cm.codec.0).map_err(|e| e.to_string())?;
             let encodings = data_page_encodings(cm);
             let dictionary = encodings.iter().any(|&e| is_dictionary(e));
@@ -102,11 +99,11 @@ impl WriteSpec {
                     return Err(format!(
                         "column {}: data pages in {encodings:?}: the input mixes encodings \
                          (a dictionary that fell back?), so there is no one setting to reproduce",
-                        cm.path_in_schema[0]
+                        cm.path_in_schema.join(".")
                     ))
                 }
             };
-            columns.push(ColumnSpec { name: cm.path_in_schema[0].clone(), codec, dictionary, encoding });
+            columns.push(ColumnSpec { name: cm.path_in_schema.join("."), codec, dictionary, encoding });
         }
         let row_group_rows = meta.row_groups.iter().map(|g| g.num_rows.max(1) as usize).max().unwrap_or(1);
         Ok(WriteSpec { columns, row_group_rows })
@@ -167,7 +164,7 @@ impl WriteSpec {
             .set_write_page_header_statistics(false)
             .set_offset_index_disabled(false);
         for c in &self.columns {
-            let path = ColumnPath::from(c.name.as_str());
+            let path = ColumnPath::new(c.name.split('.').map(str::to_owned).collect());
             let compression = match c.codec {
                 Codec::Uncompressed => Compression::UNCOMPRESSED,
                 Codec::Snappy => Compression::SNAPPY,
