@@ -244,12 +244,17 @@ impl ColumnReader {
                 self.rows_left
             )));
         }
-        // Size the buffers once for these rows, before their first page.
+        // Size the buffers once for these rows, before their first page: a nested column's
+        // rows hold the batch's share of the chunk's levels (one slot each at most).
         let (_, bytes) = self.take_hint(rows);
+        let slots = match self.records {
+            Some(_) => self.levels_share(rows),
+            None => rows,
+        };
         let decoder = self.decoder.as_mut().ok_or_else(finished)?;
-        decoder.reserve(rows.min(self.max_reserve_rows), bytes.min(self.max_reserve_bytes));
+        decoder.reserve(slots.min(self.max_reserve_rows), bytes.min(self.max_reserve_bytes));
         if let Some(v) = self.validity.as_mut() {
-            v.reserve(rows.min(self.max_reserve_rows));
+            v.reserve(slots.min(self.max_reserve_rows));
         }
         if self.records.is_some() {
             self.append_records(source, rows)?;
@@ -321,10 +326,15 @@ impl ColumnReader {
         Ok(())
     }
 
+    /// The share of the chunk's levels (its footer value count) that `rows` rows hold.
+    fn levels_share(&self, rows: usize) -> usize {
+        (self.chunk_levels as u128 * rows as u128 / self.chunk_rows.max(1) as u128) as usize
+    }
+
     /// Reads `rows` whole records, through as many pages as they take.
     fn append_records<S: ChunkSource>(&mut self, source: &S, rows: usize) -> Result<()> {
         // The batch's share of the chunk's levels, capped like every footer-sized reservation.
-        let levels = (self.chunk_levels as u128 * rows as u128 / self.chunk_rows.max(1) as u128) as usize;
+        let levels = self.levels_share(rows);
         if let Some(r) = self.records.as_mut() {
             r.reserve(levels.min(self.max_reserve_rows) + 1, self.repeated);
         }

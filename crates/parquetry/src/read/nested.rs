@@ -42,9 +42,13 @@ pub(crate) enum Node {
 /// The Arrow layout of a [`Node::List`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ListKind {
+    /// `List`: i32 offsets.
     List,
+    /// `LargeList`: i64 offsets.
     Large,
+    /// `FixedSizeList` of this many elements (stored in Parquet as a plain list).
     Fixed(i32),
+    /// `Map`: a list of key/value structs.
     Map { sorted: bool },
 }
 
