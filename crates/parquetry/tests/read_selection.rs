@@ -128,3 +128,27 @@ fn check_selections(bytes: &[u8], want: &Table, at_most: u64, name: &str) {
         }
     }
 }
+
+#[test]
+fn selections_of_nested_columns_jump_through_the_page_index() {
+    // A list<string> and a struct column in small pages, with a page index (its pages start
+    // at records): a selection of a few records reads pyarrow's rows and little of the file.
+    let dir = std::env::temp_dir().join(format!("parquetry-selection-nested-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("nested-with-index.parquet");
+    let script = r#"
+import sys, pyarrow as pa, pyarrow.parquet as pq
+n = 200_000
+tags = pa.array([None if i % 13 == 0 else [f"tag_{(i * j) % 977:04d}-{i}" for j in range(i % 6)] for i in range(n)])
+rec = pa.array([None if i % 11 == 0 else {"a": i, "b": f"b{i * 7 % 1000:05d}"} for i in range(n)])
+t = pa.table({"tags": tags, "rec": rec})
+pq.write_table(t, sys.argv[1], row_group_size=120_000, data_page_size=16 * 1024, compression="snappy",
+               use_dictionary=False, write_page_index=True)
+"#;
+    let out = Command::new(common::python()).args(["-c", script, path.to_str().unwrap()]).output().expect("python3");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let tables = read_compare::pyarrow_tables("selection-nested", std::slice::from_ref(&path));
+    let bytes = std::fs::read(&path).unwrap();
+    check_selections(&bytes, tables[&path].as_ref().expect("pyarrow reads the file"), 10, "nested with index");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -361,11 +361,18 @@ impl ColumnReader {
         }
     }
 
-    /// Passes over `rows` whole records. Pages are opened to find where records end: a v1
-    /// page's header counts levels, not records.
+    /// Passes over `rows` whole records. Pages are opened to find where records end (a v1
+    /// page's header counts levels, not records), unless the OffsetIndex says.
     fn skip_records<S: ChunkSource>(&mut self, source: &S, rows: usize) -> Result<()> {
         let mut left = rows;
         loop {
+            // Between pages, a consistent OffsetIndex moves straight to the page holding the
+            // target record: its pages start at records, which it counts.
+            let mut done = rows - left;
+            if self.page.is_none() && left > 0 && self.jump(left, &mut done)? {
+                left = rows - done;
+                continue;
+            }
             if self.open_page(source)?.is_none() {
                 if left == 0 {
                     return Ok(());
