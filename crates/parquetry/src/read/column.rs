@@ -178,7 +178,7 @@ impl ColumnReader {
         let max_reserve_bytes = bounded_bytes(usize::MAX, meta);
         let mut pages = PageDecoder::new(codec, kind, column.max_def_level, options.verify_crc, max_reserve_rows);
         if plan.levels.is_some() {
-            pages = pages.keep_levels(column.max_rep_level);
+            pages = pages.keep_levels(column.max_rep_level, usize::try_from(meta.num_values).unwrap_or(0));
         }
         Ok(ColumnReader {
             stream,

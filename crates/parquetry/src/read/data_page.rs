@@ -61,6 +61,10 @@ pub(crate) struct PageDecoder {
     max_rep: i16,
     /// Decode levels into [`PageLevels`] rather than validity bits (nested columns).
     keep_levels: bool,
+    /// The most levels a page may have: the chunk's value count. Levels are two bytes each
+    /// and RLE runs make billions of them from a few bytes, so a page header (or a level run)
+    /// claiming more than its chunk holds is refused before anything is sized by it.
+    max_levels: usize,
     verify_crc: bool,
     seen_dictionary: bool,
     /// A decompression buffer recovered from the last page, reused to avoid a fresh
@@ -84,6 +88,7 @@ impl PageDecoder {
             max_def,
             max_rep: 0,
             keep_levels: false,
+            max_levels: usize::MAX,
             verify_crc,
             seen_dictionary: false,
             scratch: Vec::new(),
@@ -93,10 +98,12 @@ impl PageDecoder {
     }
 
     /// Keeps each data page's levels (repetition up to `max_rep`) instead of turning
-    /// definition levels into validity bits: nested columns need them.
-    pub fn keep_levels(mut self, max_rep: i16) -> Self {
+    /// definition levels into validity bits: nested columns need them. A page may have at
+    /// most `max_levels` (the chunk's value count in the footer).
+    pub fn keep_levels(mut self, max_rep: i16, max_levels: usize) -> Self {
         self.keep_levels = true;
         self.max_rep = max_rep;
+        self.max_levels = max_levels;
         self
     }
 
@@ -173,7 +180,7 @@ impl PageDecoder {
                 let buffer = decompressed.as_ref().unwrap_or(&page.body);
                 let data = buffer.as_slice();
                 if self.keep_levels {
-                    let mut levels = self.new_levels(rows);
+                    let mut levels = self.new_levels(rows)?;
                     let mut rest = data;
                     if self.max_rep > 0 {
                         let (l, r) = split_v1_levels(rest, rep_encoding, self.max_rep, rows, "repetition")?;
@@ -217,7 +224,7 @@ impl PageDecoder {
                 let encoding = d.encoding;
                 let mut levels = None;
                 let validity = if self.keep_levels {
-                    let mut l = self.new_levels(rows);
+                    let mut l = self.new_levels(rows)?;
                     if self.max_rep > 0 {
                         decode_levels(LevelData::Rle(&body[..rep_len]), self.max_rep, rows, &mut l.repetition, "repetition")?;
                     }
@@ -271,12 +278,18 @@ impl PageDecoder {
     }
 
     /// Empty level vectors with room for a page's levels, bounded against inflated headers.
-    fn new_levels(&self, rows: usize) -> PageLevels {
+    fn new_levels(&self, rows: usize) -> Result<PageLevels> {
+        if rows > self.max_levels {
+            return Err(Error::corrupt(format!(
+                "the page has {rows} values, more than the {} of its column chunk",
+                self.max_levels
+            )));
+        }
         let n = rows.min(self.max_reserve_rows);
-        PageLevels {
+        Ok(PageLevels {
             definition: Vec::with_capacity(if self.max_def > 0 { n } else { 0 }),
             repetition: Vec::with_capacity(if self.max_rep > 0 { n } else { 0 }),
-        }
+        })
     }
 
     /// Opens a page read with its levels: its values are the levels at the maximum
