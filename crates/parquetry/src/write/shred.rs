@@ -1,0 +1,330 @@
+//! Record shredding: the repetition and definition levels of one leaf under nested Arrow
+//! arrays (structs, lists, maps at any depth), and the leaf's non-null values as ranges of
+//! its Arrow array.
+//!
+//! It works column-oriented, one node at a time over ranges of rows, never value by value
+//! with allocations: a struct passes its valid runs of rows down to its child; a list passes
+//! down the child range of each run of consecutive non-empty, valid lists in one call (a run's
+//! lists are contiguous in the child array), then marks where each list starts. Every node
+//! writes its elements' first entries at the repetition level of the nearest list above it,
+//! and the list above lowers the first entry of each of its own lists to its parent's level:
+//! each record's first entry ends at level 0. Entries under null or empty lists are never
+//! visited, whatever their offsets say.
+
+use arrow_array::cast::AsArray;
+use arrow_array::{Array, ArrayRef, StructArray};
+use arrow_buffer::bit_iterator::BitSliceIterator;
+use arrow_buffer::NullBuffer;
+use arrow_schema::DataType;
+
+use super::schema::{LeafColumn, Nesting};
+use crate::error::{Error, Result};
+
+/// The levels and values of one leaf for a slice of records; the buffers are reused.
+#[derive(Debug, Default)]
+pub(crate) struct Shredded {
+    /// One definition level per entry.
+    pub def: Vec<u16>,
+    /// One repetition level per entry (empty when the leaf has no list above it: then every
+    /// entry is a record).
+    pub rep: Vec<u16>,
+    /// The leaf array's non-null values, as ranges of its indexes in entry order: one value
+    /// per entry whose definition level is the maximum.
+    pub values: Vec<(usize, usize)>,
+    /// The leaf's Arrow array (the values of the innermost list or struct), once reached.
+    pub leaf: Option<ArrayRef>,
+}
+
+impl Shredded {
+    fn clear(&mut self) {
+        self.def.clear();
+        self.rep.clear();
+        self.values.clear();
+        self.leaf = None;
+    }
+}
+
+/// Computes the levels and values of `leaf` for every row (record) of `column`, its
+/// top-level Arrow array, into `out`.
+pub(crate) fn shred(leaf: &LeafColumn, column: &ArrayRef, out: &mut Shredded) -> Result<()> {
+    out.clear();
+    let mut s = Shredder { leaf, out, leaf_nulls: None, with_rep: leaf.max_rep_level > 0 };
+    s.visit(0, column, 0, column.len(), 0, 0)
+}
+
+struct Shredder<'a> {
+    leaf: &'a LeafColumn,
+    out: &'a mut Shredded,
+    /// The leaf's nulls (logical, for dictionaries), computed on the first visit.
+    leaf_nulls: Option<Option<NullBuffer>>,
+    with_rep: bool,
+}
+
+/// A list's offsets into its child, whatever the list kind.
+enum Offsets<'a> {
+    Small(&'a [i32]),
+    Large(&'a [i64]),
+    Fixed(usize),
+}
+
+impl Offsets<'_> {
+    /// The child index where list `k` starts (`None` if negative or past the offsets).
+    #[inline]
+    fn get(&self, k: usize) -> Option<usize> {
+        match self {
+            Offsets::Small(o) => o.get(k).and_then(|&v| usize::try_from(v).ok()),
+            Offsets::Large(o) => o.get(k).and_then(|&v| usize::try_from(v).ok()),
+            Offsets::Fixed(n) => k.checked_mul(*n),
+        }
+    }
+}
+
+/// A list's child: an array, or a map's entries (a struct, not held as an `ArrayRef`).
+#[derive(Clone, Copy)]
+enum Child<'a> {
+    Array(&'a ArrayRef),
+    Entries(&'a StructArray),
+}
+
+impl Shredder<'_> {
+    /// Appends `n` entries of levels `def` and `rep`.
+    fn push(&mut self, def: i16, rep: i16, n: usize) {
+        let len = self.out.def.len();
+        self.out.def.resize(len + n, def as u16);
+        if self.with_rep {
+            self.out.rep.resize(len + n, rep as u16);
+        }
+    }
+
+    fn error(&self, what: String) -> Error {
+        Error::invalid_argument(format!("column '{}': {what}", self.leaf.path))
+    }
+
+    fn not_nullable(&self, depth: usize) -> Error {
+        let what = match depth {
+            0 => "the top-level field".to_owned(),
+            d => format!("the field at nesting depth {d}"),
+        };
+        self.error(format!(
+            "{what} is not nullable but holds a null where its parents are valid (map keys are \
+             never nullable)"
+        ))
+    }
+
+    /// Rows `start..end` of `array`, the node at `depth` of the leaf's nesting; `def` is the
+    /// definition level of an entry where this node is null and `rep` the repetition level of
+    /// each row's first entry.
+    fn visit(&mut self, depth: usize, array: &ArrayRef, start: usize, end: usize, def: i16, rep: i16) -> Result<()> {
+        match self.leaf.nesting.get(depth).copied() {
+            None => self.visit_leaf(depth, array, start, end, def, rep),
+            Some(Nesting::Struct { nullable, child }) => {
+                let s = array.as_struct_opt().ok_or_else(|| self.mismatch(array.data_type()))?;
+                self.visit_struct(depth, s, nullable, child, start, end, def, rep)
+            }
+            Some(Nesting::List { nullable }) => {
+                let (offsets, child, child_len) = match array.data_type() {
+                    DataType::List(_) => {
+                        let l = array.as_list::<i32>();
+                        (Offsets::Small(l.value_offsets()), Child::Array(l.values()), l.values().len())
+                    }
+                    DataType::LargeList(_) => {
+                        let l = array.as_list::<i64>();
+                        (Offsets::Large(l.value_offsets()), Child::Array(l.values()), l.values().len())
+                    }
+                    DataType::FixedSizeList(_, n) => {
+                        let l = array.as_fixed_size_list();
+                        let n = usize::try_from(*n).map_err(|_| self.error(format!("a list size of {n}")))?;
+                        (Offsets::Fixed(n), Child::Array(l.values()), l.values().len())
+                    }
+                    DataType::Map(..) => {
+                        let m = array.as_map();
+                        (Offsets::Small(m.value_offsets()), Child::Entries(m.entries()), m.entries().len())
+                    }
+                    other => return Err(self.mismatch(other)),
+                };
+                let list = List { offsets, child, child_len, nulls: array.logical_nulls(), nullable };
+                self.visit_list(depth, &list, start, end, def, rep)
+            }
+        }
+    }
+
+    fn mismatch(&self, t: &DataType) -> Error {
+        self.error(format!("the array's type {t} is not the schema's"))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn visit_struct(
+        &mut self,
+        depth: usize,
+        s: &StructArray,
+        nullable: bool,
+        child: usize,
+        start: usize,
+        end: usize,
+        def: i16,
+        rep: i16,
+    ) -> Result<()> {
+        let column = s.columns().get(child).ok_or_else(|| self.mismatch(s.data_type()))?;
+        let inner = def + i16::from(nullable);
+        match s.nulls().filter(|n| n.null_count() > 0) {
+            None => self.visit(depth + 1, column, start, end, inner, rep),
+            Some(nulls) => {
+                let mut pos = start;
+                for (a, b) in BitSliceIterator::new(nulls.validity(), nulls.offset() + start, end - start) {
+                    let (a, b) = (start + a, start + b);
+                    self.null_entries(depth, nullable, def, rep, a - pos)?;
+                    self.visit(depth + 1, column, a, b, inner, rep)?;
+                    pos = b;
+                }
+                self.null_entries(depth, nullable, def, rep, end - pos)
+            }
+        }
+    }
+
+    /// `n` null entries of the node at `depth` (an error if it is not nullable).
+    fn null_entries(&mut self, depth: usize, nullable: bool, def: i16, rep: i16, n: usize) -> Result<()> {
+        if n > 0 {
+            if !nullable {
+                return Err(self.not_nullable(depth));
+            }
+            self.push(def, rep, n);
+        }
+        Ok(())
+    }
+
+    fn visit_list(&mut self, depth: usize, list: &List<'_>, start: usize, end: usize, def: i16, rep: i16) -> Result<()> {
+        let present = def + i16::from(list.nullable);
+        let nulls = list.nulls.as_ref().filter(|n| n.null_count() > 0);
+        let bad_offsets = |s: &Self, k: usize| {
+            s.error(format!(
+                "the list offsets of row {k} (of this slice) are negative, decreasing or past the \
+                 {} child values",
+                list.child_len
+            ))
+        };
+        // The open run of valid, non-empty lists: its first row.
+        let mut run: Option<usize> = None;
+        let mut from = list.offsets.get(start).ok_or_else(|| bad_offsets(self, start))?;
+        for k in start..end {
+            let to = list.offsets.get(k + 1).ok_or_else(|| bad_offsets(self, k))?;
+            let valid = nulls.is_none_or(|n| n.is_valid(k));
+            if valid && to > from {
+                run.get_or_insert(k);
+                from = to;
+                continue;
+            }
+            if let Some(first) = run.take() {
+                self.list_run(depth, list, first, k, present, rep)?;
+            }
+            if !valid {
+                self.null_entries(depth, list.nullable, def, rep, 1)?;
+            } else if to < from {
+                return Err(bad_offsets(self, k));
+            } else {
+                self.push(present, rep, 1);
+            }
+            from = to;
+        }
+        if let Some(first) = run {
+            self.list_run(depth, list, first, end, present, rep)?;
+        }
+        Ok(())
+    }
+
+    /// Lists `first..end`, all valid and non-empty (so their child ranges are contiguous and
+    /// increasing): their elements in one visit, then each list's first entry lowered to `rep`.
+    fn list_run(&mut self, depth: usize, list: &List<'_>, first: usize, end: usize, present: i16, rep: i16) -> Result<()> {
+        let a = list.offsets.get(first).unwrap_or(0);
+        let b = list.offsets.get(end).unwrap_or(usize::MAX);
+        if b > list.child_len {
+            return Err(self.error(format!(
+                "the list offsets of rows {first}..{end} (of this slice) reach {b}, past the {} \
+                 child values",
+                list.child_len
+            )));
+        }
+        let at = self.out.rep.len();
+        let inner = rep + 1;
+        match list.child {
+            Child::Array(c) => self.visit(depth + 1, c, a, b, present + 1, inner)?,
+            Child::Entries(s) => {
+                let Some(Nesting::Struct { nullable, child }) = self.leaf.nesting.get(depth + 1).copied() else {
+                    return Err(self.mismatch(s.data_type()));
+                };
+                self.visit_struct(depth + 1, s, nullable, child, a, b, present + 1, inner)?;
+            }
+        }
+        // Without a list below, each element is one entry (structs and the leaf).
+        let flat_below = !self.leaf.nesting[depth + 1..].iter().any(|n| matches!(n, Nesting::List { .. }));
+        let reps = &mut self.out.rep[at..];
+        if flat_below {
+            for k in first..end {
+                let e = list.offsets.get(k).unwrap_or(a) - a;
+                reps[e] = rep as u16;
+            }
+        } else {
+            // Elements start at the entries of level `inner`; deeper entries repeat within one.
+            let (mut element, mut k) = (0, first);
+            let mut target = 0;
+            for r in reps.iter_mut() {
+                if *r <= inner as u16 {
+                    if element == target {
+                        *r = rep as u16;
+                        k += 1;
+                        target = if k < end { list.offsets.get(k).unwrap_or(a) - a } else { usize::MAX };
+                    }
+                    element += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn visit_leaf(&mut self, depth: usize, array: &ArrayRef, start: usize, end: usize, def: i16, rep: i16) -> Result<()> {
+        if self.leaf_nulls.is_none() {
+            let nulls = match array.data_type() {
+                DataType::Dictionary(..) | DataType::Null => array.logical_nulls(),
+                _ => array.nulls().cloned(),
+            };
+            self.leaf_nulls = Some(nulls.filter(|n| n.null_count() > 0));
+            self.out.leaf = Some(array.clone());
+        }
+        let max = self.leaf.max_def_level;
+        let nullable = max > def;
+        match self.leaf_nulls.clone().flatten() {
+            None => {
+                self.push(max, rep, end - start);
+                self.push_values(start, end);
+            }
+            Some(nulls) => {
+                let mut pos = start;
+                for (a, b) in BitSliceIterator::new(nulls.validity(), nulls.offset() + start, end - start) {
+                    let (a, b) = (start + a, start + b);
+                    self.null_entries(depth, nullable, def, rep, a - pos)?;
+                    self.push(max, rep, b - a);
+                    self.push_values(a, b);
+                    pos = b;
+                }
+                self.null_entries(depth, nullable, def, rep, end - pos)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn push_values(&mut self, a: usize, b: usize) {
+        match self.out.values.last_mut() {
+            Some(last) if last.1 == a => last.1 = b,
+            _ if a < b => self.out.values.push((a, b)),
+            _ => {}
+        }
+    }
+}
+
+/// One list node being visited.
+struct List<'a> {
+    offsets: Offsets<'a>,
+    child: Child<'a>,
+    child_len: usize,
+    nulls: Option<NullBuffer>,
+    nullable: bool,
+}
