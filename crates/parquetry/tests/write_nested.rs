@@ -1,43 +1,449 @@
-//! smoke
+//! Nested columns written by parquetry: tables of many shapes (lists of every kind, structs,
+//! maps, nested in each other, over every kind of leaf, with nulls and empty lists at every
+//! level, null lists spanning child values, sliced arrays) written with many option sets and
+//! read back by pyarrow to exactly the input; the same files checked from their bytes (pages
+//! start at records, v2 `num_rows` and the OffsetIndex count records) and against pyarrow's
+//! own statistics and level histograms for the same table; duckdb and polars reading some of
+//! them; and bad nested input refused with an error naming the column.
+
 mod common;
+#[path = "common/nested_data.rs"]
+mod nested_data;
 #[path = "common/read_compare.rs"]
 mod read_compare;
+#[path = "common/write_data.rs"]
+mod write_data;
 #[path = "common/write_helpers.rs"]
 mod write_helpers;
 
+use std::path::PathBuf;
 use std::sync::Arc;
-use arrow_array::builder::*;
-use arrow_array::{ArrayRef, RecordBatch};
-use parquetry::write::WriteOptions;
-use read_compare::{diff_tables, pyarrow_tables, Table};
+
+use arrow_array::{Array, ArrayRef, Int32Array, ListArray, MapArray, RecordBatch, StringArray, StructArray};
+use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef, TimeUnit};
+use parquetry::compress::Codec;
+use parquetry::format::Encoding;
+use parquetry::write::{DataPageVersion, ParquetWriter, StatisticsLevel, WriteOptions};
+use nested_data::{diff_named_like, leaf_array, map_type, per_leaf, random_array, NestedShape};
+use read_compare::{pyarrow_tables, Table};
+use write_data::Rng;
+use write_helpers::{run_python_json, write_ipc, write_parquet, TempDir};
+
+fn list(t: DataType, nullable: bool) -> DataType {
+    DataType::List(Arc::new(Field::new("item", t, nullable)))
+}
+
+fn field(name: &str, t: DataType, nullable: bool) -> Field {
+    Field::new(name, t, nullable)
+}
+
+/// The columns of the shapes table: name, type, nullable.
+fn shape_fields() -> Vec<Field> {
+    let utf8 = DataType::Utf8;
+    let dict = DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
+    vec![
+        field("list_int", list(DataType::Int32, true), true),
+        field("list_str", list(utf8.clone(), true), true),
+        field("list_list_i64", list(list(DataType::Int64, true), true), true),
+        field(
+            "struct",
+            DataType::Struct(Fields::from(vec![field("a", DataType::Int32, true), field("b", utf8.clone(), false)])),
+            true,
+        ),
+        field(
+            "list_struct",
+            list(
+                DataType::Struct(Fields::from(vec![
+                    field("x", DataType::Float64, true),
+                    field("y", list(utf8.clone(), true), true),
+                ])),
+                true,
+            ),
+            true,
+        ),
+        field(
+            "struct_list",
+            DataType::Struct(Fields::from(vec![
+                field("l", list(DataType::Int32, false), true),
+                field("m", map_type(utf8.clone(), DataType::Int64, true), true),
+            ])),
+            false,
+        ),
+        field("map_str_int", map_type(utf8.clone(), DataType::Int32, true), true),
+        field("map_int_list", map_type(DataType::Int32, list(utf8.clone(), true), true), true),
+        field("large_list", DataType::LargeList(Arc::new(field("element", DataType::LargeUtf8, true))), true),
+        field("fixed_size_list", DataType::FixedSizeList(Arc::new(field("item", DataType::Float64, true)), 3), true),
+        field("list_dict", list(dict.clone(), true), true),
+        field("list_view", list(DataType::Utf8View, true), true),
+        field("list_binary_view", list(DataType::BinaryView, true), true),
+        field("list_binary", list(DataType::LargeBinary, true), true),
+        field(
+            "deep",
+            list(
+                DataType::Struct(Fields::from(vec![field(
+                    "m",
+                    map_type(DataType::Int32, list(DataType::Boolean, true), true),
+                    true,
+                )])),
+                true,
+            ),
+            true,
+        ),
+        field("list_decimal", list(DataType::Decimal128(20, 3), true), true),
+        field("list_decimal_small", list(DataType::Decimal128(9, 2), true), true),
+        field("list_fixed_binary", list(DataType::FixedSizeBinary(5), true), true),
+        field("list_f16", list(DataType::Float16, true), true),
+        field("list_ts", list(DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())), true), true),
+        field("list_u64", list(DataType::UInt64, true), true),
+        field("list_bool", list(DataType::Boolean, true), true),
+        field("required_list", list(DataType::Int32, false), false),
+        field("list_list_list", list(list(list(DataType::Int32, true), false), true), true),
+    ]
+}
+
+/// The shapes table: `batches` batches of `rows` rows from `seed` (some sliced from longer
+/// batches), and one hand-made column of edge cases appended as `edge`.
+fn shapes(seed: u64, rows: usize, batches: usize, shape: NestedShape) -> (SchemaRef, Vec<RecordBatch>) {
+    let mut fields = shape_fields();
+    fields.push(field("edge", list(DataType::Int32, true), true));
+    let schema = Arc::new(Schema::new(fields));
+    let mut rng = Rng::new(seed);
+    let mut out = Vec::new();
+    for b in 0..batches {
+        let extra = if b % 2 == 1 { 3 } else { 0 };
+        let n = rows + 2 * extra;
+        let mut columns: Vec<ArrayRef> = schema.fields()[..schema.fields().len() - 1]
+            .iter()
+            .map(|f| random_array(&mut rng, f.data_type(), n, f.is_nullable(), &shape))
+            .collect();
+        columns.push(edge_list(&mut rng, n));
+        let batch = RecordBatch::try_new(schema.clone(), columns).unwrap();
+        out.push(batch.slice(extra, rows));
+    }
+    (schema, out)
+}
+
+/// A list column whose null rows span child values, with empty lists and null elements, over
+/// a child that is itself a slice.
+fn edge_list(rng: &mut Rng, n: usize) -> ArrayRef {
+    let mut offsets = vec![0i32];
+    let mut valid = Vec::new();
+    for i in 0..n {
+        let k = (i % 4) as i32;
+        offsets.push(offsets[i] + k);
+        valid.push(i % 3 != 1);
+    }
+    let total = *offsets.last().unwrap() as usize;
+    let child = leaf_array(rng, &DataType::Int32, total + 5, true, &NestedShape::default()).slice(5, total);
+    let f = Arc::new(field("item", DataType::Int32, true));
+    let nulls = Some(NullBuffer::from(valid));
+    Arc::new(ListArray::try_new(f, OffsetBuffer::new(ScalarBuffer::from(offsets)), child, nulls).unwrap())
+}
+
+fn option_sets(schema: &Schema) -> Vec<(&'static str, WriteOptions, bool)> {
+    use Encoding as E;
+    // (name, options, whether its statistics and histograms are compared with pyarrow's)
+    vec![
+        ("default", WriteOptions::default(), true),
+        (
+            "plain_snappy_v2_crc",
+            WriteOptions::default()
+                .with_dictionary(false)
+                .with_compression(Codec::Snappy)
+                .with_data_page_version(DataPageVersion::V2)
+                .with_crc(true),
+            false,
+        ),
+        (
+            "tiny_pages_zstd",
+            WriteOptions::default()
+                .with_compression_level(Codec::Zstd, 3)
+                .with_data_page_size(64)
+                .with_data_page_row_limit(3)
+                .with_dictionary_page_size_limit(100)
+                .with_row_group_rows(50),
+            true,
+        ),
+        (
+            "tiny_pages_v2_uncompressed",
+            WriteOptions::default()
+                .with_dictionary(false)
+                .with_data_page_version(DataPageVersion::V2)
+                .with_data_page_size(100)
+                .with_data_page_row_limit(5)
+                .with_row_group_rows(70),
+            true,
+        ),
+        (
+            "delta_gzip",
+            per_leaf(
+                WriteOptions::default().with_compression(Codec::Gzip).with_row_group_rows(77),
+                schema,
+                E::DELTA_BINARY_PACKED,
+                E::DELTA_LENGTH_BYTE_ARRAY,
+                E::BYTE_STREAM_SPLIT,
+                E::DELTA_BYTE_ARRAY,
+            ),
+            false,
+        ),
+        (
+            "delta_byte_array_lz4raw_v2",
+            per_leaf(
+                WriteOptions::default()
+                    .with_compression(Codec::Lz4Raw)
+                    .with_data_page_version(DataPageVersion::V2)
+                    .with_data_page_size(1000),
+                schema,
+                E::BYTE_STREAM_SPLIT,
+                E::DELTA_BYTE_ARRAY,
+                E::BYTE_STREAM_SPLIT,
+                E::BYTE_STREAM_SPLIT,
+            ),
+            false,
+        ),
+        (
+            "spill_4k_snappy",
+            WriteOptions::default()
+                .with_compression(Codec::Snappy)
+                .with_data_page_size(512)
+                .with_max_buffered_bytes(4096)
+                .with_row_group_rows(600),
+            false,
+        ),
+        (
+            "no_stats_no_index_brotli",
+            WriteOptions::default()
+                .with_compression(Codec::Brotli)
+                .with_statistics(StatisticsLevel::None)
+                .with_page_index(false)
+                .with_size_statistics(false),
+            false,
+        ),
+        (
+            "chunk_stats_header_stats_v2",
+            WriteOptions::default()
+                .with_statistics(StatisticsLevel::Chunk)
+                .with_data_page_version(DataPageVersion::V2)
+                .with_page_header_statistics(true),
+            false,
+        ),
+    ]
+}
+
+/// Writes the table with every option set, reads each file back with pyarrow (compared with
+/// the input) and checks each from its bytes (and its statistics, for some option sets).
+fn check_shapes(tag: &str, schema: &SchemaRef, input: &[RecordBatch]) {
+    let dir = TempDir::new(&format!("nested-{tag}"));
+    let want = Table::from_batches(schema, input).unwrap();
+    let ipc = dir.join("input.arrow");
+    write_ipc(&ipc, schema, input);
+    let mut paths = Vec::new();
+    let mut cases = Vec::new();
+    for (name, options, stats) in option_sets(schema) {
+        let path = dir.join(&format!("{name}.parquet"));
+        let row_group_rows = options_row_groups(&options);
+        write_parquet(&path, schema, input, options);
+        cases.push(serde_json::json!({
+            "name": format!("{tag}/{name}"),
+            "parquet": path.display().to_string(),
+            "ipc": ipc.display().to_string(),
+            "row_group_rows": row_group_rows,
+            "stats": stats,
+        }));
+        paths.push(path);
+    }
+    let mut failures = Vec::new();
+    let pyarrow = pyarrow_tables(&format!("nested-{tag}"), &paths);
+    for path in &paths {
+        match &pyarrow[path] {
+            Ok(got) => failures.extend(diff_named_like(&want, got).into_iter().map(|d| format!("{} (pyarrow): {d}", path.display()))),
+            Err(e) => failures.push(format!("{}: {e}", path.display())),
+        }
+    }
+    let answer = run_python_json("nested_check.py", &serde_json::json!({ "cases": cases }));
+    for m in answer["mismatches"].as_array().unwrap() {
+        failures.push(m.as_str().unwrap().to_owned());
+    }
+    assert!(failures.is_empty(), "{} differences:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// The row-group size each option set above uses (pyarrow writes the same row groups).
+fn options_row_groups(options: &WriteOptions) -> usize {
+    // WriteOptions has no getter; the sets above are few, so match on their debug form.
+    let d = format!("{options:?}");
+    let key = "row_group_rows: ";
+    let at = d.find(key).map(|i| i + key.len()).unwrap();
+    d[at..].chars().take_while(char::is_ascii_digit).collect::<String>().parse().unwrap()
+}
 
 #[test]
-fn smoke() {
-    let mut b = ListBuilder::new(Int32Builder::new());
-    b.append_value([Some(1), None, Some(2)]);
-    b.append_value([]);
-    b.append_null();
-    b.append_value([Some(3)]);
-    let l: ArrayRef = Arc::new(b.finish());
-    let mut m = MapBuilder::new(None, StringBuilder::new(), Int32Builder::new());
-    m.keys().append_value("a"); m.values().append_value(1); m.append(true).unwrap();
-    m.append(false).unwrap();
-    m.append(true).unwrap();
-    m.keys().append_value("b"); m.values().append_null(); m.keys().append_value("c"); m.values().append_value(3); m.append(true).unwrap();
-    let m: ArrayRef = Arc::new(m.finish());
-    let mut ll = ListBuilder::new(ListBuilder::new(StringBuilder::new()));
-    ll.values().values().append_value("x"); ll.values().append(true); ll.values().append(false); ll.values().append(true); ll.append(true);
-    ll.append(false);
-    ll.values().values().append_value("y"); ll.values().values().append_null(); ll.values().append(true); ll.append(true);
-    ll.append(true);
-    let ll: ArrayRef = Arc::new(ll.finish());
-    let batch = RecordBatch::try_from_iter([("l", l), ("m", m), ("ll", ll)]).unwrap();
-    let dir = std::path::PathBuf::from("/tmp/nw");
-    let path = dir.join("smoke.parquet");
-    write_helpers::write_parquet(&path, &batch.schema(), &[batch.clone()], WriteOptions::default());
-    let want = Table::from_batches(&batch.schema(), &[batch]).unwrap();
-    let got = pyarrow_tables("smoke", &[path.clone()]);
-    let got = got[&path].as_ref().unwrap();
-    let d = diff_tables(&want, got);
-    assert!(d.is_empty(), "{d:?}");
+fn nested_shapes_read_back_by_pyarrow_with_every_option_set() {
+    let (schema, input) = shapes(11, 300, 3, NestedShape::default());
+    check_shapes("shapes", &schema, &input);
+}
+
+#[test]
+fn mostly_null_and_long_lists() {
+    let (schema, input) = shapes(12, 120, 2, NestedShape { null_percent: 70, max_len: 2, distinct: 3 });
+    check_shapes("sparse", &schema, &input);
+    let (schema, input) = shapes(13, 40, 2, NestedShape { null_percent: 5, max_len: 40, distinct: 500 });
+    check_shapes("long", &schema, &input);
+}
+
+#[test]
+fn zero_rows_and_all_null_rows() {
+    let (schema, input) = shapes(14, 0, 1, NestedShape::default());
+    check_shapes("empty", &schema, &input);
+    let (schema, input) = shapes(15, 30, 1, NestedShape { null_percent: 100, max_len: 3, distinct: 1 });
+    check_shapes("all-null", &schema, &input);
+}
+
+#[test]
+fn duckdb_and_polars_read_nested_columns() {
+    let dir = TempDir::new("nested-readers");
+    let utf8 = DataType::Utf8;
+    let schema = Arc::new(Schema::new(vec![
+        field("list_int", list(DataType::Int64, true), true),
+        field("list_str", list(utf8.clone(), true), true),
+        field("list_list", list(list(DataType::Int32, true), true), true),
+        field(
+            "struct",
+            DataType::Struct(Fields::from(vec![field("a", DataType::Int32, true), field("b", list(utf8.clone(), true), true)])),
+            true,
+        ),
+        field(
+            "list_struct",
+            list(DataType::Struct(Fields::from(vec![field("x", DataType::Float64, true), field("y", utf8.clone(), true)])), true),
+            true,
+        ),
+        field("map", map_type(utf8.clone(), DataType::Int32, true), true),
+        field("large_list", DataType::LargeList(Arc::new(field("element", DataType::Boolean, true))), true),
+    ]));
+    let mut rng = Rng::new(21);
+    let shape = NestedShape::default();
+    let input: Vec<RecordBatch> = (0..2)
+        .map(|_| {
+            let columns = schema.fields().iter().map(|f| random_array(&mut rng, f.data_type(), 200, f.is_nullable(), &shape)).collect();
+            RecordBatch::try_new(schema.clone(), columns).unwrap()
+        })
+        .collect();
+    let ipc = dir.join("input.arrow");
+    write_ipc(&ipc, &schema, &input);
+    let mut cases = Vec::new();
+    let sets = [
+        ("default", WriteOptions::default()),
+        ("v2_zstd_small_pages", WriteOptions::default().with_data_page_version(DataPageVersion::V2).with_compression(Codec::Zstd).with_data_page_size(200)),
+        ("plain_v1_row_groups", WriteOptions::default().with_dictionary(false).with_row_group_rows(64).with_data_page_row_limit(10)),
+    ];
+    for (name, options) in sets {
+        let path: PathBuf = dir.join(&format!("{name}.parquet"));
+        write_parquet(&path, &schema, &input, options);
+        cases.push(serde_json::json!({
+            "name": name, "parquet": path.display().to_string(), "ipc": ipc.display().to_string(),
+            "row_group_rows": 0, "stats": false, "readers": ["duckdb", "polars"],
+        }));
+    }
+    let answer = run_python_json("nested_check.py", &serde_json::json!({ "cases": cases }));
+    let mismatches = answer["mismatches"].as_array().unwrap();
+    assert!(mismatches.is_empty(), "{}", serde_json::to_string_pretty(mismatches).unwrap());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bad input.
+
+/// Writes one column; the error message, or a note that it was written.
+fn write_error(column: ArrayRef, nullable: bool) -> String {
+    let schema = Arc::new(Schema::new(vec![field("c", column.data_type().clone(), nullable)]));
+    let batch = RecordBatch::try_new_with_options(
+        schema.clone(),
+        vec![column],
+        &arrow_array::RecordBatchOptions::new().with_match_field_names(false),
+    );
+    let batch = match batch {
+        Ok(b) => b,
+        Err(e) => return format!("arrow refused the batch: {e}"),
+    };
+    let result = read_compare::catch(|| {
+        let mut w = ParquetWriter::try_new(Vec::new(), schema, WriteOptions::default())?;
+        w.write(&batch)?;
+        w.close().map(|_| ())
+    });
+    match result {
+        Ok(Ok(())) => "written".to_owned(),
+        Ok(Err(e)) => e.to_string(),
+        Err(panic) => format!("PANIC {panic}"),
+    }
+}
+
+#[test]
+fn nulls_where_the_schema_has_none_are_refused_naming_the_column() {
+    // A non-nullable list element holding a null under a valid list (Arrow's checked
+    // constructors refuse it; arrays from FFI or unchecked code may still carry it).
+    let values = Arc::new(Int32Array::from(vec![Some(1), None, Some(3)]));
+    let f = Arc::new(field("item", DataType::Int32, false));
+    // SAFETY: the offsets are valid for the 3 values; only the nullability is violated,
+    // which is what the writer must refuse.
+    let l = unsafe { ListArray::new_unchecked(f, OffsetBuffer::new(ScalarBuffer::from(vec![0, 2, 3])), values, None) };
+    let e = write_error(Arc::new(l), true);
+    assert!(e.contains("c.list.element") && e.contains("not nullable"), "{e}");
+
+    // The same null under a null list is fine: it is never written.
+    let values = Arc::new(Int32Array::from(vec![Some(1), None, Some(3)]));
+    let f = Arc::new(field("item", DataType::Int32, false));
+    let nulls = Some(NullBuffer::from(vec![true, false]));
+    // SAFETY: as above; the null element is under a null list.
+    let l = unsafe { ListArray::new_unchecked(f, OffsetBuffer::new(ScalarBuffer::from(vec![0, 1, 3])), values, nulls) };
+    let e = write_error(Arc::new(l.slice(0, 1)), true);
+    assert_eq!(e, "written");
+
+    // A struct's non-nullable child with a null under a valid struct row.
+    let child: ArrayRef = Arc::new(Int32Array::from(vec![Some(1), None]));
+    let fields = Fields::from(vec![field("x", DataType::Int32, false)]);
+    // SAFETY: lengths agree; only the nullability is violated.
+    let s = unsafe { StructArray::new_unchecked(fields, vec![child], None) };
+    let e = write_error(Arc::new(s), true);
+    assert!(e.contains("c.x") && e.contains("not nullable"), "{e}");
+}
+
+#[test]
+fn null_map_keys_are_refused() {
+    let keys: ArrayRef = Arc::new(StringArray::from(vec![Some("a"), None]));
+    let values: ArrayRef = Arc::new(Int32Array::from(vec![1, 2]));
+    let DataType::Map(entries_field, _) = map_type(DataType::Utf8, DataType::Int32, true) else { unreachable!() };
+    let DataType::Struct(kv) = entries_field.data_type().clone() else { unreachable!() };
+    // SAFETY: lengths agree; the null key violates the key field's nullability only.
+    let entries = unsafe { StructArray::new_unchecked(kv, vec![keys, values], None) };
+    // SAFETY: offsets 0..2 fit the 2 entries.
+    let m = unsafe {
+        MapArray::new_unchecked(entries_field, OffsetBuffer::new(ScalarBuffer::from(vec![0, 2])), entries, None, false)
+    };
+    let e = write_error(Arc::new(m), true);
+    assert!(e.contains("c.key_value.key") && e.contains("not nullable"), "{e}");
+}
+
+#[test]
+fn list_offsets_past_the_values_are_refused() {
+    let values = Arc::new(Int32Array::from(vec![1, 2, 3]));
+    let f = Arc::new(field("item", DataType::Int32, true));
+    // SAFETY: deliberately invalid (offsets reach 10 over 3 values); the writer must check
+    // offsets before it reads values through them, and refuse.
+    let l = unsafe { ListArray::new_unchecked(f, OffsetBuffer::new(ScalarBuffer::from(vec![0, 2, 10])), values, None) };
+    let e = write_error(Arc::new(l), true);
+    assert!(e.contains("c.list.element") && e.contains("offsets"), "{e}");
+}
+
+#[test]
+fn unsupported_nested_types_are_refused_at_open() {
+    let schema = |t: DataType| Arc::new(Schema::new(vec![field("c", t, true)]));
+    let open = |t: DataType| ParquetWriter::try_new(Vec::new(), schema(t), WriteOptions::default()).err().map(|e| e.to_string());
+    let e = open(DataType::Struct(Fields::empty())).unwrap();
+    assert!(e.contains("'c'") && e.contains("struct"), "{e}");
+    let e = open(DataType::ListView(Arc::new(field("item", DataType::Int32, true)))).unwrap();
+    assert!(e.contains("'c'"), "{e}");
+    let e = open(list(DataType::Struct(Fields::empty()), true)).unwrap();
+    assert!(e.contains("'c.list.element'"), "{e}");
+    // A nested column named in the options is found by its leaf path.
+    let options = WriteOptions::default().with_column_encoding("c.list.element", Encoding::DELTA_BINARY_PACKED);
+    assert!(ParquetWriter::try_new(Vec::new(), schema(list(DataType::Int32, true)), options).is_ok());
 }
