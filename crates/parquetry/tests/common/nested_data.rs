@@ -75,7 +75,8 @@ pub fn random_type(rng: &mut Rng, depth: usize, leaves: &[DataType]) -> DataType
     }
     let element = |rng: &mut Rng, name: &str| {
         let t = random_type(rng, depth - 1, leaves);
-        Arc::new(Field::new(name, t, rng.chance(75)))
+        let nullable = random_nullable(rng, &t);
+        Arc::new(Field::new(name, t, nullable))
     };
     match rng.below(7) {
         0 | 1 => DataType::List(element(rng, "item")),
@@ -86,7 +87,8 @@ pub fn random_type(rng: &mut Rng, depth: usize, leaves: &[DataType]) -> DataType
             let fields: Fields = (0..n)
                 .map(|i| {
                     let t = random_type(rng, depth - 1, leaves);
-                    Field::new(format!("f{i}"), t, rng.chance(75))
+                    let nullable = random_nullable(rng, &t);
+                    Field::new(format!("f{i}"), t, nullable)
                 })
                 .collect();
             DataType::Struct(fields)
@@ -94,9 +96,19 @@ pub fn random_type(rng: &mut Rng, depth: usize, leaves: &[DataType]) -> DataType
         _ => {
             let key = pick(rng, &[DataType::Utf8, DataType::Int32]);
             let value = random_type(rng, depth - 1, leaves);
-            map_type(key, value, rng.chance(75))
+            let nullable = random_nullable(rng, &value);
+            map_type(key, value, nullable)
         }
     }
+}
+
+/// Whether a random field of type `t` is nullable: 3 times in 4, and always for fixed-size
+/// lists and dictionaries, which pyarrow cannot read back when required under a null parent
+/// (it fails on its own files with a required fixed-size list under a null struct, "Expected
+/// all lists to be of size=N", and gives a required dictionary under a null parent a key that
+/// arrow-rs refuses as out of bounds).
+pub fn random_nullable(rng: &mut Rng, t: &DataType) -> bool {
+    matches!(t, DataType::FixedSizeList(..) | DataType::Dictionary(..)) || rng.chance(75)
 }
 
 /// A map type with arrow-rs's default names (`entries`, `keys`, `values`).

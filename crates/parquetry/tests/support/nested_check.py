@@ -17,8 +17,9 @@ For each case:
 2. With "stats": pyarrow writes the same table with the same row groups; per row group and
    leaf, `num_values`, the statistics (null count, min, max) and the SizeStatistics (level
    histograms, unencoded byte-array bytes) must equal pyarrow's.
-3. Each reader of "readers" reads the file; every column must equal the input as Python
-   values (maps as lists of (key, value) pairs, dictionaries decoded, views as their values).
+3. Each reader of "readers" (duckdb, polars, pyarrow) reads the file; every column must equal
+   the input as Python values (maps as lists of (key, value) pairs, dictionaries decoded,
+   views as their values).
 
 Prints {"mismatches": [text, ...]} as JSON.
 """
@@ -199,6 +200,8 @@ def normalise(v):
 
 
 def read_with(reader, path):
+    if reader == "pyarrow":
+        return pq.read_table(path)
     if reader == "polars":
         import polars as pl
         return pl.read_parquet(path).to_arrow()
