@@ -328,3 +328,103 @@ struct List<'a> {
     nulls: Option<NullBuffer>,
     nullable: bool,
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::builder::{Int32Builder, ListBuilder, MapBuilder, StringBuilder};
+    use arrow_array::{Int32Array, ListArray, StructArray};
+    use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
+    use arrow_schema::{Field, Fields, Schema};
+
+    use super::*;
+    use crate::write::schema::parquet_schema;
+
+    /// Shreds `column` for each leaf: (path, definition levels, repetition levels, values).
+    fn levels(column: ArrayRef, nullable: bool) -> Vec<(String, Vec<u16>, Vec<u16>, Vec<(usize, usize)>)> {
+        let schema = Schema::new(vec![Field::new("c", column.data_type().clone(), nullable)]);
+        let (_, leaves) = parquet_schema(&schema).unwrap();
+        leaves
+            .iter()
+            .map(|leaf| {
+                let mut out = Shredded::default();
+                shred(leaf, &column, &mut out).unwrap();
+                (leaf.path.clone(), out.def, out.rep, out.values)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_list_with_null_elements_empty_and_null_lists() {
+        let mut b = ListBuilder::new(Int32Builder::new());
+        b.append_value([Some(1), None, Some(2)]);
+        b.append_value([]);
+        b.append_null();
+        b.append_value([Some(3)]);
+        let got = levels(Arc::new(b.finish()), true);
+        // Null list 0, empty list 1, null element 2, value 3 (pyarrow's histograms agree).
+        assert_eq!(got, vec![("c.list.element".into(), vec![3, 2, 3, 1, 0, 3], vec![0, 1, 1, 0, 0, 0], vec![(0, 1), (2, 4)])]);
+    }
+
+    #[test]
+    fn lists_of_lists_lower_each_lists_first_entry() {
+        let mut b = ListBuilder::new(ListBuilder::new(Int32Builder::new()));
+        // [[1, 2], []], null, [[], [3]], [null]
+        b.values().values().append_value(1);
+        b.values().values().append_value(2);
+        b.values().append(true);
+        b.values().append(true);
+        b.append(true);
+        b.append(false);
+        b.values().append(true);
+        b.values().values().append_value(3);
+        b.values().append(true);
+        b.append(true);
+        b.values().append(false);
+        b.append(true);
+        let got = levels(Arc::new(b.finish()), true);
+        let def = vec![5, 5, 3, 0, 3, 5, 2];
+        let rep = vec![0, 2, 1, 0, 0, 1, 0];
+        assert_eq!(got, vec![("c.list.element.list.element".into(), def, rep, vec![(0, 3)])]);
+    }
+
+    #[test]
+    fn a_struct_gives_its_nulls_to_every_child() {
+        let a: ArrayRef = Arc::new(Int32Array::from(vec![Some(1), Some(7), None]));
+        let fields = Fields::from(vec![Field::new("a", DataType::Int32, true)]);
+        let s = StructArray::try_new(fields, vec![a], Some(NullBuffer::from(vec![true, false, true]))).unwrap();
+        let got = levels(Arc::new(s), true);
+        assert_eq!(got, vec![("c.a".into(), vec![2, 0, 1], vec![], vec![(0, 1)])]);
+    }
+
+    #[test]
+    fn null_lists_spanning_values_and_slices_skip_those_values() {
+        let values = Arc::new(Int32Array::from(vec![1, 2, 3, 4, 5]));
+        let offsets = OffsetBuffer::new(ScalarBuffer::from(vec![0, 2, 4, 5]));
+        let f = Arc::new(Field::new("item", DataType::Int32, true));
+        let l = ListArray::try_new(f, offsets, values, Some(NullBuffer::from(vec![true, false, true]))).unwrap();
+        let got = levels(Arc::new(l.slice(1, 2)), true);
+        assert_eq!(got, vec![("c.list.element".into(), vec![0, 3], vec![0, 0], vec![(4, 5)])]);
+    }
+
+    #[test]
+    fn maps_have_required_keys_and_optional_values() {
+        let mut b = MapBuilder::new(None, StringBuilder::new(), Int32Builder::new());
+        b.keys().append_value("a");
+        b.values().append_value(1);
+        b.keys().append_value("b");
+        b.values().append_null();
+        b.append(true).unwrap();
+        b.append(false).unwrap();
+        b.append(true).unwrap();
+        let got = levels(Arc::new(b.finish()), true);
+        assert_eq!(
+            got,
+            vec![
+                ("c.key_value.key".into(), vec![2, 2, 0, 1], vec![0, 1, 0, 0], vec![(0, 2)]),
+                ("c.key_value.value".into(), vec![3, 2, 0, 1], vec![0, 1, 0, 0], vec![(0, 1)]),
+            ]
+        );
+    }
+}
