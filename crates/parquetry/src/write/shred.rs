@@ -341,8 +341,11 @@ mod tests {
     use super::*;
     use crate::write::schema::parquet_schema;
 
-    /// Shreds `column` for each leaf: (path, definition levels, repetition levels, values).
-    fn levels(column: ArrayRef, nullable: bool) -> Vec<(String, Vec<u16>, Vec<u16>, Vec<(usize, usize)>)> {
+    /// A leaf's path, definition levels, repetition levels and value ranges.
+    type Leaf = (String, Vec<u16>, Vec<u16>, Vec<(usize, usize)>);
+
+    /// Shreds `column` for each of its leaves.
+    fn levels(column: ArrayRef, nullable: bool) -> Vec<Leaf> {
         let schema = Schema::new(vec![Field::new("c", column.data_type().clone(), nullable)]);
         let (_, leaves) = parquet_schema(&schema).unwrap();
         leaves
