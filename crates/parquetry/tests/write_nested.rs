@@ -98,6 +98,11 @@ fn shape_fields() -> Vec<Field> {
         field("list_u64", list(DataType::UInt64, true), true),
         field("list_bool", list(DataType::Boolean, true), true),
         field("required_list", list(DataType::Int32, false), false),
+        field(
+            "required_struct",
+            DataType::Struct(Fields::from(vec![field("a", DataType::Int64, false), field("b", DataType::Utf8, true)])),
+            false,
+        ),
         field("list_list_list", list(list(list(DataType::Int32, true), false), true), true),
     ]
 }

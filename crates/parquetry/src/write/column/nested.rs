@@ -55,7 +55,10 @@ impl ColumnChunkWriter {
                 _ => usize::MAX,
             };
             let (end, records, values) = self.step(sh, pos, records_left, values_fit);
-            put_levels(&mut self.definition_levels, &sh.def[pos..end]);
+            // A leaf that is required all the way down has no definition levels to store.
+            if self.leaf.max_def_level > 0 {
+                put_levels(&mut self.definition_levels, &sh.def[pos..end]);
+            }
             if !sh.rep.is_empty() {
                 put_levels(&mut self.repetition_levels, &sh.rep[pos..end]);
             }
