@@ -13,7 +13,8 @@ For each case:
    of a column with repetition levels starts a record (its first repetition level is 0); a
    v2 page's `num_rows` is the records it holds; the pages' records add up to the row group's
    rows; the OffsetIndex's `first_row_index` counts records; the pages' `num_values` add up to
-   the chunk's. (v1 pages are decompressed with pyarrow's codecs, where it has the codec.)
+   the chunk's; the ColumnIndex's null counts and level histograms add up to the chunk's.
+   (v1 pages are decompressed with pyarrow's codecs, where it has the codec.)
 2. With "stats": pyarrow writes the same table with the same row groups; per row group and
    leaf, `num_values`, the statistics (null count, min, max) and the SizeStatistics (level
    histograms, unencoded byte-array bytes) must equal pyarrow's.
@@ -34,6 +35,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 import parquet_layout
+import thrift_compact as tc
 
 warnings.simplefilter("ignore")
 
@@ -88,7 +90,8 @@ def page_rep_levels(data, page, chunk, max_rep):
 def check_layout(name, path, mismatches):
     data = open(path, "rb").read()
     schema = pq.ParquetFile(path).schema
-    for g, rg in enumerate(parquet_layout.chunks(data)):
+    footer = parquet_layout.footer(data)
+    for g, rg in enumerate(parquet_layout.chunks(data, footer)):
         for c, chunk in enumerate(rg["columns"]):
             where = f"{name}: row group {g}, column {chunk['path']}"
             max_rep = schema.column(c).max_repetition_level
@@ -116,6 +119,32 @@ def check_layout(name, path, mismatches):
             index = parquet_layout.offset_index(data, chunk)
             if index is not None and [r for _, _, r in index] != firsts:
                 mismatches.append(f"{where}: OffsetIndex first rows {[r for _, _, r in index]}, pages start at {firsts}")
+            check_column_index(where, data, chunk, pages, footer[4][g][1][c][3], mismatches)
+
+
+def check_column_index(where, data, chunk, pages, meta, mismatches):
+    """The ColumnIndex agrees with the chunk: null counts add up to the statistics' (and to
+    each v2 page's), and the per-page level histograms add up to the SizeStatistics'."""
+    offset, _ = chunk["column_index"]
+    if offset is None:
+        return
+    ci, _ = tc.read_struct(data, offset)
+    nulls = ci.get(5)
+    stats = meta.get(12, {})
+    if nulls is not None and 3 in stats and sum(nulls) != stats[3]:
+        mismatches.append(f"{where}: ColumnIndex null counts add up to {sum(nulls)}, statistics say {stats[3]}")
+    for i, p in enumerate(pages):
+        if nulls is not None and "num_nulls" in p and nulls[i] != p["num_nulls"]:
+            mismatches.append(f"{where}: page {i}: ColumnIndex null count {nulls[i]}, v2 header {p['num_nulls']}")
+    size = meta.get(16, {})
+    for field, chunk_field, what in ((6, 2, "repetition"), (7, 3, "definition")):
+        per_page, total = ci.get(field), size.get(chunk_field)
+        if per_page is None or not total:
+            continue
+        k = len(total)
+        sums = [sum(per_page[j] for j in range(level, len(per_page), k)) for level in range(k)]
+        if len(per_page) != k * len(pages) or sums != total:
+            mismatches.append(f"{where}: ColumnIndex {what} histograms {per_page}, chunk {total}")
 
 
 def raw_chunks(path):
