@@ -104,6 +104,12 @@ fn shape_fields() -> Vec<Field> {
             false,
         ),
         field("list_list_list", list(list(list(DataType::Int32, true), false), true), true),
+        field("list_null", list(DataType::Null, true), true),
+        field(
+            "struct_null",
+            DataType::Struct(Fields::from(vec![field("n", DataType::Null, true), field("i", DataType::Int8, true)])),
+            true,
+        ),
     ]
 }
 

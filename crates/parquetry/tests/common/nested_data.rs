@@ -60,6 +60,7 @@ pub fn leaf_types() -> Vec<DataType> {
         DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
         DataType::Time64(TimeUnit::Nanosecond),
         DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)),
+        DataType::Null,
     ]
 }
 
@@ -103,12 +104,12 @@ pub fn random_type(rng: &mut Rng, depth: usize, leaves: &[DataType]) -> DataType
 }
 
 /// Whether a random field of type `t` is nullable: 3 times in 4, and always for fixed-size
-/// lists and dictionaries, which pyarrow cannot read back when required under a null parent
+/// lists and dictionaries (and Null, which is all nulls), which pyarrow cannot read back when required under a null parent
 /// (it fails on its own files with a required fixed-size list under a null struct, "Expected
 /// all lists to be of size=N", and gives a required dictionary under a null parent a key that
 /// arrow-rs refuses as out of bounds).
 pub fn random_nullable(rng: &mut Rng, t: &DataType) -> bool {
-    matches!(t, DataType::FixedSizeList(..) | DataType::Dictionary(..)) || rng.chance(75)
+    matches!(t, DataType::FixedSizeList(..) | DataType::Dictionary(..) | DataType::Null) || rng.chance(75)
 }
 
 /// A map type with arrow-rs's default names (`entries`, `keys`, `values`).
