@@ -441,7 +441,27 @@ fn list_offsets_past_the_values_are_refused() {
     // offsets before it reads values through them, and refuse.
     let l = unsafe { ListArray::new_unchecked(f, OffsetBuffer::new(ScalarBuffer::from(vec![0, 2, 10])), values, None) };
     let e = write_error(Arc::new(l), true);
-    assert!(e.contains("c.list.element") && e.contains("offsets"), "{e}");
+    assert!(e.contains("column 'c'") && e.contains("malformed") && e.contains("offset"), "{e}");
+
+    // Offsets that go back in the middle (Arrow's structural check looks at the last only).
+    let values = Arc::new(Int32Array::from(vec![1, 2, 3]));
+    let f = Arc::new(field("item", DataType::Int32, true));
+    // SAFETY: deliberately invalid (offsets 0, 3, 1, 3); the writer must refuse it without
+    // reading values through the bad range.
+    let l = unsafe { ListArray::new_unchecked(f, OffsetBuffer::new_unchecked(ScalarBuffer::from(vec![0, 3, 1, 3])), values, None) };
+    let e = write_error(Arc::new(l), true);
+    assert!(e.contains("c.list.element") && e.contains("decreasing"), "{e}");
+}
+
+#[test]
+fn a_struct_child_shorter_than_the_struct_is_refused() {
+    let child: ArrayRef = Arc::new(Int32Array::from(vec![1, 2]));
+    let fields = Fields::from(vec![field("x", DataType::Int32, true)]);
+    // SAFETY: deliberately invalid (3 rows over a child of 2); the writer must refuse it
+    // before reading the child.
+    let s = unsafe { StructArray::new_unchecked_with_length(fields, vec![child], None, 3) };
+    let e = write_error(Arc::new(s), true);
+    assert!(e.contains("column 'c'") && e.contains("malformed") && e.contains("smaller"), "{e}");
 }
 
 #[test]

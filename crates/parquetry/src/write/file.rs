@@ -156,6 +156,12 @@ impl<W: Write> ParquetWriter<W> {
     }
 
     fn write_checked(&mut self, batch: &RecordBatch) -> Result<()> {
+        use arrow_schema::DataType as D;
+        for (field, column) in self.schema.fields().iter().zip(batch.columns()) {
+            if matches!(field.data_type(), D::Struct(_) | D::List(_) | D::LargeList(_) | D::FixedSizeList(..) | D::Map(..)) {
+                super::shred::check_structure(field.name(), column)?;
+            }
+        }
         let mut row = 0;
         let limit = self.options.row_group_rows as u64;
         while row < batch.num_rows() {

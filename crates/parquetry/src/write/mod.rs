@@ -13,7 +13,7 @@ mod encoder;
 mod file;
 mod options;
 pub(crate) mod schema;
-mod shred;
+pub(crate) mod shred;
 pub(crate) mod statistics;
 
 pub use file::ParquetWriter;

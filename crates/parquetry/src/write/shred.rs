@@ -52,6 +52,16 @@ pub(crate) fn shred(leaf: &LeafColumn, column: &ArrayRef, out: &mut Shredded) ->
     s.visit(0, column, 0, column.len(), 0, 0)
 }
 
+/// Checks the structure of a nested top-level column (each child as long as its parent says,
+/// offsets and buffers within their arrays) before it is sliced or shredded: Arrow's own
+/// slicing panics on arrays built without its checks whose children are too short. One walk
+/// of the array's nodes, nothing per value.
+pub(crate) fn check_structure(name: &str, column: &ArrayRef) -> Result<()> {
+    column.to_data().validate().map_err(|e| {
+        Error::invalid_argument(format!("column '{name}': the nested Arrow array is malformed: {e}"))
+    })
+}
+
 struct Shredder<'a> {
     leaf: &'a LeafColumn,
     out: &'a mut Shredded,
@@ -115,6 +125,7 @@ impl Shredder<'_> {
     /// definition level of an entry where this node is null and `rep` the repetition level of
     /// each row's first entry.
     fn visit(&mut self, depth: usize, array: &ArrayRef, start: usize, end: usize, def: i16, rep: i16) -> Result<()> {
+        self.check_len(array.as_ref(), end)?;
         match self.leaf.nesting.get(depth).copied() {
             None => self.visit_leaf(depth, array, start, end, def, rep),
             Some(Nesting::Struct { nullable, child }) => {
@@ -148,6 +159,20 @@ impl Shredder<'_> {
         }
     }
 
+    /// Refuses an array (built without Arrow's checks) shorter than its parent says, or with
+    /// a validity bitmap shorter than itself, before anything indexes into it.
+    fn check_len(&self, array: &dyn Array, end: usize) -> Result<()> {
+        let short_nulls = array.nulls().is_some_and(|n| n.len() < array.len());
+        if array.len() < end || short_nulls {
+            return Err(self.error(format!(
+                "an array of {} slots{} is read up to slot {end} (a child shorter than its parent)",
+                array.len(),
+                if short_nulls { " with a shorter validity bitmap" } else { "" }
+            )));
+        }
+        Ok(())
+    }
+
     fn mismatch(&self, t: &DataType) -> Error {
         self.error(format!("the array's type {t} is not the schema's"))
     }
@@ -164,6 +189,7 @@ impl Shredder<'_> {
         def: i16,
         rep: i16,
     ) -> Result<()> {
+        self.check_len(s, end)?;
         let column = s.columns().get(child).ok_or_else(|| self.mismatch(s.data_type()))?;
         let inner = def + i16::from(nullable);
         match s.nulls().filter(|n| n.null_count() > 0) {
