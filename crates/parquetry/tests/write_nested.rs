@@ -311,6 +311,49 @@ fn zero_rows_and_all_null_rows() {
 }
 
 #[test]
+fn batches_longer_than_a_shredding_window() {
+    // The writer shreds 16,384 records at a time; a dictionary leaf's nulls are computed once
+    // per batch and used by every window.
+    let dict = DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
+    let schema = Arc::new(Schema::new(vec![
+        field("list_dict", list(dict, true), true),
+        field("list_list", list(list(DataType::Int64, true), true), true),
+        field("struct_list", DataType::Struct(Fields::from(vec![field("l", list(DataType::Utf8, true), true)])), true),
+        field("map", map_type(DataType::Int32, DataType::Float64, true), true),
+    ]));
+    let mut rng = Rng::new(31);
+    let shape = NestedShape { null_percent: 20, max_len: 2, distinct: 50 };
+    let input: Vec<RecordBatch> = [40_000, 17_000]
+        .iter()
+        .map(|&n| {
+            let columns = schema.fields().iter().map(|f| random_array(&mut rng, f.data_type(), n, f.is_nullable(), &shape)).collect();
+            RecordBatch::try_new(schema.clone(), columns).unwrap()
+        })
+        .collect();
+    let dir = TempDir::new("nested-windows");
+    let want = Table::from_batches(&schema, &input).unwrap();
+    let sets = [
+        ("default", WriteOptions::default()),
+        ("v2_small_pages", WriteOptions::default().with_data_page_version(DataPageVersion::V2).with_data_page_size(4000).with_row_group_rows(25_000)),
+    ];
+    let mut paths = Vec::new();
+    for (name, options) in sets {
+        let path = dir.join(&format!("{name}.parquet"));
+        write_parquet(&path, &schema, &input, options);
+        paths.push(path);
+    }
+    let pyarrow = pyarrow_tables("nested-windows", &paths);
+    let mut failures = Vec::new();
+    for path in &paths {
+        match &pyarrow[path] {
+            Ok(got) => failures.extend(diff_named_like(&want, got).into_iter().map(|d| format!("{}: {d}", path.display()))),
+            Err(e) => failures.push(format!("{}: {e}", path.display())),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
 fn duckdb_and_polars_read_nested_columns() {
     let dir = TempDir::new("nested-readers");
     let utf8 = DataType::Utf8;

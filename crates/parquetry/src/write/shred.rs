@@ -33,9 +33,17 @@ pub(crate) struct Shredded {
     pub values: Vec<(usize, usize)>,
     /// The leaf's Arrow array (the values of the innermost list or struct), once reached.
     pub leaf: Option<ArrayRef>,
+    /// The leaf's nulls (logical, for dictionaries), computed on the first visit and kept
+    /// while windows of one column are shredded: a dictionary's are computed over all of it.
+    leaf_nulls: Option<Option<NullBuffer>>,
 }
 
 impl Shredded {
+    /// Forgets the leaf of the last column: the next shred starts a new top-level column.
+    pub fn new_column(&mut self) {
+        self.leaf_nulls = None;
+    }
+
     fn clear(&mut self) {
         self.def.clear();
         self.rep.clear();
@@ -44,12 +52,12 @@ impl Shredded {
     }
 }
 
-/// Computes the levels and values of `leaf` for every row (record) of `column`, its
+/// Computes the levels and values of `leaf` for rows (records) `rows` of `column`, its
 /// top-level Arrow array, into `out`.
-pub(crate) fn shred(leaf: &LeafColumn, column: &ArrayRef, out: &mut Shredded) -> Result<()> {
+pub(crate) fn shred(leaf: &LeafColumn, column: &ArrayRef, rows: std::ops::Range<usize>, out: &mut Shredded) -> Result<()> {
     out.clear();
-    let mut s = Shredder { leaf, out, leaf_nulls: None, with_rep: leaf.max_rep_level > 0 };
-    s.visit(0, column, 0, column.len(), 0, 0)
+    let mut s = Shredder { leaf, out, with_rep: leaf.max_rep_level > 0 };
+    s.visit(0, column, rows.start, rows.end, 0, 0)
 }
 
 /// Checks the structure of a nested top-level column (each child as long as its parent says,
@@ -65,8 +73,6 @@ pub(crate) fn check_structure(name: &str, column: &ArrayRef) -> Result<()> {
 struct Shredder<'a> {
     leaf: &'a LeafColumn,
     out: &'a mut Shredded,
-    /// The leaf's nulls (logical, for dictionaries), computed on the first visit.
-    leaf_nulls: Option<Option<NullBuffer>>,
     with_rep: bool,
 }
 
@@ -307,17 +313,19 @@ impl Shredder<'_> {
     }
 
     fn visit_leaf(&mut self, depth: usize, array: &ArrayRef, start: usize, end: usize, def: i16, rep: i16) -> Result<()> {
-        if self.leaf_nulls.is_none() {
+        if self.out.leaf_nulls.is_none() {
             let nulls = match array.data_type() {
                 DataType::Dictionary(..) | DataType::Null => array.logical_nulls(),
                 _ => array.nulls().cloned(),
             };
-            self.leaf_nulls = Some(nulls.filter(|n| n.null_count() > 0));
+            self.out.leaf_nulls = Some(nulls.filter(|n| n.null_count() > 0));
+        }
+        if self.out.leaf.is_none() {
             self.out.leaf = Some(array.clone());
         }
         let max = self.leaf.max_def_level;
         let nullable = max > def;
-        match self.leaf_nulls.clone().flatten() {
+        match self.out.leaf_nulls.clone().flatten() {
             None => {
                 self.push(max, rep, end - start);
                 self.push_values(start, end);
@@ -378,7 +386,7 @@ mod tests {
             .iter()
             .map(|leaf| {
                 let mut out = Shredded::default();
-                shred(leaf, &column, &mut out).unwrap();
+                shred(leaf, &column, 0..column.len(), &mut out).unwrap();
                 (leaf.path.clone(), out.def, out.rep, out.values)
             })
             .collect()

@@ -25,12 +25,23 @@ struct Cursor {
     taken: usize,
 }
 
+/// Records shredded at a time: bounds the level buffers a leaf keeps (4 bytes per entry) to
+/// what this many records hold, whatever the batch size.
+const WINDOW_RECORDS: usize = 16_384;
+
 impl ColumnChunkWriter {
     /// Writes every record of `column`, the leaf's top-level column.
     pub(super) fn write_nested(&mut self, column: &ArrayRef, compressor: &mut Compressor) -> Result<()> {
         let mut shredded = std::mem::take(&mut self.shredded);
-        let result = shred(&self.leaf, column, &mut shredded)
-            .and_then(|()| self.write_shredded(&shredded, compressor));
+        shredded.new_column();
+        let mut result = Ok(());
+        let mut start = 0;
+        while start < column.len() && result.is_ok() {
+            let end = column.len().min(start + WINDOW_RECORDS);
+            result = shred(&self.leaf, column, start..end, &mut shredded)
+                .and_then(|()| self.write_shredded(&shredded, compressor));
+            start = end;
+        }
         self.shredded = shredded;
         result
     }
