@@ -74,8 +74,8 @@ impl ColumnChunkWriter {
                 put_levels(&mut self.repetition_levels, &sh.rep[pos..end]);
             }
             if self.size_statistics {
-                sh.def[pos..end].iter().for_each(|&d| self.page_def_histogram[d as usize] += 1);
-                sh.rep.get(pos..end).unwrap_or_default().iter().for_each(|&r| self.page_rep_histogram[r as usize] += 1);
+                histogram(&sh.def[pos..end], &mut self.page_def_histogram);
+                histogram(sh.rep.get(pos..end).unwrap_or_default(), &mut self.page_rep_histogram);
             }
             if let Some(a) = &leaf {
                 self.put_values(a, dictionary_input, &sh.values, &mut cursor, values)?;
@@ -101,24 +101,45 @@ impl ColumnChunkWriter {
     }
 
     /// The next step from entry `pos`: whole records, at most `max_records` of them and (unless
-    /// that leaves none) at most `max_values` values. Returns its end, records and values.
+    /// that leaves none) about `max_values` values (a record that crosses the budget inside a
+    /// counted block is kept whole). Returns its end, records and values.
     fn step(&self, sh: &Shredded, pos: usize, max_records: usize, max_values: usize) -> (usize, usize, usize) {
+        const BLOCK: usize = 256;
         let max_def = self.leaf.max_def_level as u16;
-        let n = sh.def.len();
-        let (mut end, mut records, mut values) = (pos, 0, 0);
-        while end < n && records < max_records {
-            // One record: up to the next entry of repetition level 0 (every entry without lists).
-            let next = match sh.rep.get(end + 1..) {
-                Some(rest) => end + 1 + rest.iter().position(|&r| r == 0).unwrap_or(rest.len()),
-                None => end + 1,
+        let (def, rep) = (&sh.def, &sh.rep);
+        let n = def.len();
+        // Without lists every entry is a record.
+        let is_start = |j: usize| rep.get(j).is_none_or(|&r| r == 0);
+        // Records started in pos..i (the one open at i included), and values there.
+        let (mut i, mut records, mut values) = (pos, 0, 0);
+        // Whole blocks while they leave room: counts that vectorize, not a walk per record.
+        while i + BLOCK <= n {
+            let starts = if rep.is_empty() { BLOCK } else { rep[i..i + BLOCK].iter().filter(|&&r| r == 0).count() };
+            let v = def[i..i + BLOCK].iter().filter(|&&d| d == max_def).count();
+            if records + starts >= max_records || values + v > max_values {
+                break;
+            }
+            (i, records, values) = (i + BLOCK, records + starts, values + v);
+        }
+        // The rest of the record open at i, then record by record.
+        if i > pos {
+            while i < n && !is_start(i) {
+                values += usize::from(def[i] == max_def);
+                i += 1;
+            }
+        }
+        while i < n && records < max_records {
+            let next = match rep.get(i + 1..) {
+                Some(rest) => i + 1 + rest.iter().position(|&r| r == 0).unwrap_or(rest.len()),
+                None => i + 1,
             };
-            let v = sh.def[end..next].iter().filter(|&&d| d == max_def).count();
+            let v = def[i..next].iter().filter(|&&d| d == max_def).count();
             if records > 0 && values + v > max_values {
                 break;
             }
-            (end, records, values) = (next, records + 1, values + v);
+            (i, records, values) = (next, records + 1, values + v);
         }
-        (end, records, values)
+        (i, records, values)
     }
 
     /// Writes the next `count` values of the ranges, from `cursor` on.
@@ -142,6 +163,18 @@ impl ColumnChunkWriter {
             }
         }
         Ok(())
+    }
+}
+
+/// Adds `levels` to `histogram` (one count per level): a counting pass per level when there
+/// are few (they vectorize), else one pass.
+fn histogram(levels: &[u16], histogram: &mut [i64]) {
+    if histogram.len() <= 4 {
+        for (level, count) in histogram.iter_mut().enumerate() {
+            *count += levels.iter().filter(|&&l| l as usize == level).count() as i64;
+        }
+    } else {
+        levels.iter().for_each(|&l| histogram[l as usize] += 1);
     }
 }
 
