@@ -363,6 +363,35 @@ fn batches_longer_than_a_shredding_window() {
 }
 
 #[test]
+fn a_dictionary_in_a_list_with_a_delta_fallback_reads_back_as_its_values() {
+    // pyarrow reads a dictionary type only from dictionary or PLAIN pages, so ARROW:schema
+    // stores such a leaf as its value type, at any depth.
+    let dict = DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
+    let schema = Arc::new(Schema::new(vec![
+        field("l", list(dict.clone(), true), true),
+        field("s", DataType::Struct(Fields::from(vec![field("d", dict, true)])), true),
+    ]));
+    let mut rng = Rng::new(41);
+    let shape = NestedShape { null_percent: 20, max_len: 4, distinct: 400 };
+    let columns = schema.fields().iter().map(|f| random_array(&mut rng, f.data_type(), 500, f.is_nullable(), &shape)).collect();
+    let input = vec![RecordBatch::try_new(schema.clone(), columns).unwrap()];
+    let dir = TempDir::new("nested-dict-delta");
+    let ipc = dir.join("input.arrow");
+    write_ipc(&ipc, &schema, &input);
+    let path = dir.join("delta.parquet");
+    let options = WriteOptions::default()
+        .with_dictionary_page_size_limit(200)
+        .with_column_encoding("l.list.element", Encoding::DELTA_LENGTH_BYTE_ARRAY)
+        .with_column_encoding("s.d", Encoding::DELTA_BYTE_ARRAY);
+    write_parquet(&path, &schema, &input, options);
+    let case = serde_json::json!({"name": "dictionary delta", "parquet": path.display().to_string(),
+        "ipc": ipc.display().to_string(), "row_group_rows": 0, "readers": ["pyarrow", "duckdb", "polars"]});
+    let answer = run_python_json("nested_check.py", &serde_json::json!({ "cases": [case] }));
+    let mismatches = answer["mismatches"].as_array().unwrap();
+    assert!(mismatches.is_empty(), "{}", serde_json::to_string_pretty(mismatches).unwrap());
+}
+
+#[test]
 fn duckdb_and_polars_read_nested_columns() {
     let dir = TempDir::new("nested-readers");
     let utf8 = DataType::Utf8;
