@@ -117,9 +117,14 @@ impl Shredder<'_> {
     }
 
     fn not_nullable(&self, depth: usize) -> Error {
+        let kind = match self.leaf.nesting.get(depth) {
+            None => "leaf value",
+            Some(Nesting::Struct { .. }) => "struct",
+            Some(Nesting::List { .. }) => "list (or map)",
+        };
         let what = match depth {
-            0 => "the top-level field".to_owned(),
-            d => format!("the field at nesting depth {d}"),
+            0 => format!("the top-level {kind}"),
+            d => format!("the {kind} at nesting depth {d}"),
         };
         self.error(format!(
             "{what} is not nullable but holds a null where its parents are valid (map keys are \
