@@ -4,7 +4,7 @@
 //! read back by pyarrow to exactly the input; the same files checked from their bytes (pages
 //! start at records, v2 `num_rows` and the OffsetIndex count records) and against pyarrow's
 //! own statistics and level histograms for the same table; duckdb and polars reading some of
-//! them; and bad nested input refused with an error naming the column.
+//! them; nested files merged. Bad nested input: tests/write_nested_errors.rs.
 
 mod common;
 #[path = "common/nested_data.rs"]
@@ -19,12 +19,12 @@ mod write_helpers;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use arrow_array::{Array, ArrayRef, Int32Array, ListArray, MapArray, RecordBatch, StringArray, StructArray};
+use arrow_array::{Array, ArrayRef, ListArray, RecordBatch};
 use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef, TimeUnit};
 use parquetry::compress::Codec;
 use parquetry::format::Encoding;
-use parquetry::write::{DataPageVersion, ParquetWriter, StatisticsLevel, WriteOptions};
+use parquetry::write::{DataPageVersion, StatisticsLevel, WriteOptions};
 use nested_data::{diff_named_like, leaf_array, map_type, per_leaf, random_array, NestedShape};
 use read_compare::{pyarrow_tables, Table};
 use write_data::Rng;
@@ -480,123 +480,4 @@ fn duckdb_and_polars_read_nested_columns() {
     let answer = run_python_json("nested_check.py", &serde_json::json!({ "cases": cases }));
     let mismatches = answer["mismatches"].as_array().unwrap();
     assert!(mismatches.is_empty(), "{}", serde_json::to_string_pretty(mismatches).unwrap());
-}
-
-// ---------------------------------------------------------------------------------------------
-// Bad input.
-
-/// Writes one column; the error message, or a note that it was written.
-fn write_error(column: ArrayRef, nullable: bool) -> String {
-    let schema = Arc::new(Schema::new(vec![field("c", column.data_type().clone(), nullable)]));
-    let batch = RecordBatch::try_new_with_options(
-        schema.clone(),
-        vec![column],
-        &arrow_array::RecordBatchOptions::new().with_match_field_names(false),
-    );
-    let batch = match batch {
-        Ok(b) => b,
-        Err(e) => return format!("arrow refused the batch: {e}"),
-    };
-    let result = read_compare::catch(|| {
-        let mut w = ParquetWriter::try_new(Vec::new(), schema, WriteOptions::default())?;
-        w.write(&batch)?;
-        w.close().map(|_| ())
-    });
-    match result {
-        Ok(Ok(())) => "written".to_owned(),
-        Ok(Err(e)) => e.to_string(),
-        Err(panic) => format!("PANIC {panic}"),
-    }
-}
-
-#[test]
-fn nulls_where_the_schema_has_none_are_refused_naming_the_column() {
-    // A non-nullable list element holding a null under a valid list (Arrow's checked
-    // constructors refuse it; arrays from FFI or unchecked code may still carry it).
-    let values = Arc::new(Int32Array::from(vec![Some(1), None, Some(3)]));
-    let f = Arc::new(field("item", DataType::Int32, false));
-    // SAFETY: the offsets are valid for the 3 values; only the nullability is violated,
-    // which is what the writer must refuse.
-    let l = unsafe { ListArray::new_unchecked(f, OffsetBuffer::new(ScalarBuffer::from(vec![0, 2, 3])), values, None) };
-    let e = write_error(Arc::new(l), true);
-    assert!(e.contains("c.list.element") && e.contains("not nullable"), "{e}");
-
-    // The same null under a null list is fine: it is never written.
-    let values = Arc::new(Int32Array::from(vec![Some(1), None, Some(3)]));
-    let f = Arc::new(field("item", DataType::Int32, false));
-    let nulls = Some(NullBuffer::from(vec![true, false]));
-    // SAFETY: as above; the null element is under a null list.
-    let l = unsafe { ListArray::new_unchecked(f, OffsetBuffer::new(ScalarBuffer::from(vec![0, 1, 3])), values, nulls) };
-    let e = write_error(Arc::new(l.slice(0, 1)), true);
-    assert_eq!(e, "written");
-
-    // A struct's non-nullable child with a null under a valid struct row.
-    let child: ArrayRef = Arc::new(Int32Array::from(vec![Some(1), None]));
-    let fields = Fields::from(vec![field("x", DataType::Int32, false)]);
-    // SAFETY: lengths agree; only the nullability is violated.
-    let s = unsafe { StructArray::new_unchecked(fields, vec![child], None) };
-    let e = write_error(Arc::new(s), true);
-    assert!(e.contains("c.x") && e.contains("not nullable"), "{e}");
-}
-
-#[test]
-fn null_map_keys_are_refused() {
-    let keys: ArrayRef = Arc::new(StringArray::from(vec![Some("a"), None]));
-    let values: ArrayRef = Arc::new(Int32Array::from(vec![1, 2]));
-    let DataType::Map(entries_field, _) = map_type(DataType::Utf8, DataType::Int32, true) else { unreachable!() };
-    let DataType::Struct(kv) = entries_field.data_type().clone() else { unreachable!() };
-    // SAFETY: lengths agree; the null key violates the key field's nullability only.
-    let entries = unsafe { StructArray::new_unchecked(kv, vec![keys, values], None) };
-    // SAFETY: offsets 0..2 fit the 2 entries.
-    let m = unsafe {
-        MapArray::new_unchecked(entries_field, OffsetBuffer::new(ScalarBuffer::from(vec![0, 2])), entries, None, false)
-    };
-    let e = write_error(Arc::new(m), true);
-    assert!(e.contains("c.key_value.key") && e.contains("not nullable"), "{e}");
-}
-
-#[test]
-fn list_offsets_past_the_values_are_refused() {
-    let values = Arc::new(Int32Array::from(vec![1, 2, 3]));
-    let f = Arc::new(field("item", DataType::Int32, true));
-    // SAFETY: deliberately invalid (offsets reach 10 over 3 values); the writer must check
-    // offsets before it reads values through them, and refuse.
-    let l = unsafe { ListArray::new_unchecked(f, OffsetBuffer::new(ScalarBuffer::from(vec![0, 2, 10])), values, None) };
-    let e = write_error(Arc::new(l), true);
-    assert!(e.contains("column 'c'") && e.contains("malformed") && e.contains("offset"), "{e}");
-
-    // Offsets that go back in the middle (Arrow's structural check looks at the last only).
-    let values = Arc::new(Int32Array::from(vec![1, 2, 3]));
-    let f = Arc::new(field("item", DataType::Int32, true));
-    // SAFETY: deliberately invalid (offsets 0, 3, 1, 3); the writer must refuse it without
-    // reading values through the bad range.
-    let l = unsafe { ListArray::new_unchecked(f, OffsetBuffer::new_unchecked(ScalarBuffer::from(vec![0, 3, 1, 3])), values, None) };
-    let e = write_error(Arc::new(l), true);
-    assert!(e.contains("c.list.element") && e.contains("decreasing"), "{e}");
-}
-
-#[test]
-fn a_struct_child_shorter_than_the_struct_is_refused() {
-    let child: ArrayRef = Arc::new(Int32Array::from(vec![1, 2]));
-    let fields = Fields::from(vec![field("x", DataType::Int32, true)]);
-    // SAFETY: deliberately invalid (3 rows over a child of 2); the writer must refuse it
-    // before reading the child.
-    let s = unsafe { StructArray::new_unchecked_with_length(fields, vec![child], None, 3) };
-    let e = write_error(Arc::new(s), true);
-    assert!(e.contains("column 'c'") && e.contains("malformed") && e.contains("smaller"), "{e}");
-}
-
-#[test]
-fn unsupported_nested_types_are_refused_at_open() {
-    let schema = |t: DataType| Arc::new(Schema::new(vec![field("c", t, true)]));
-    let open = |t: DataType| ParquetWriter::try_new(Vec::new(), schema(t), WriteOptions::default()).err().map(|e| e.to_string());
-    let e = open(DataType::Struct(Fields::empty())).unwrap();
-    assert!(e.contains("'c'") && e.contains("struct"), "{e}");
-    let e = open(DataType::ListView(Arc::new(field("item", DataType::Int32, true)))).unwrap();
-    assert!(e.contains("'c'"), "{e}");
-    let e = open(list(DataType::Struct(Fields::empty()), true)).unwrap();
-    assert!(e.contains("'c.list.element'"), "{e}");
-    // A nested column named in the options is found by its leaf path.
-    let options = WriteOptions::default().with_column_encoding("c.list.element", Encoding::DELTA_BINARY_PACKED);
-    assert!(ParquetWriter::try_new(Vec::new(), schema(list(DataType::Int32, true)), options).is_ok());
 }
