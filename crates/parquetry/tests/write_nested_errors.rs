@@ -145,3 +145,14 @@ fn unsupported_nested_types_are_refused_at_open() {
     let options = WriteOptions::default().with_column_encoding("c.list.element", Encoding::DELTA_BINARY_PACKED);
     assert!(ParquetWriter::try_new(Vec::new(), schema(list(DataType::Int32, true)), options).is_ok());
 }
+
+#[test]
+fn nesting_deeper_than_the_bound_is_refused_at_open() {
+    let mut t = DataType::Int32;
+    for _ in 0..200 {
+        t = list(t, true);
+    }
+    let schema = Arc::new(Schema::new(vec![field("deep", t, true)]));
+    let e = ParquetWriter::try_new(Vec::new(), schema, WriteOptions::default()).err().map(|e| e.to_string()).unwrap();
+    assert!(e.contains("'deep.list.element") && e.contains("nested more than"), "{e}");
+}
