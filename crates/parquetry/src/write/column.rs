@@ -6,6 +6,11 @@
 //! straight from the validity bitmap and hands its valid runs of rows to the encoder. A page
 //! closes when full; a dictionary that passes its limit closes the page, writes the dictionary
 //! page and switches the rest of the chunk to the fallback encoding, as Arrow C++ does.
+//!
+//! A leaf under nested fields is shredded into levels first and written in steps of whole
+//! records (`nested`); flat columns never take that path.
+
+mod nested;
 
 use arrow_array::cast::AsArray;
 use arrow_array::downcast_dictionary_array;
@@ -19,6 +24,7 @@ use super::arrow_input::{put_valid_range, Scratch};
 use super::encoder::{Dictionary, ValueEncoder};
 use super::options::{ColumnOptions, StatisticsLevel, WriteOptions};
 use super::schema::{LeafColumn, StatOrder};
+use super::shred::Shredded;
 use super::statistics::{nan_bounds, statistics, Bounds, ColumnIndexBuilder};
 use crate::compress::Compressor;
 use crate::encoding::rle::RleEncoder;
@@ -51,8 +57,19 @@ pub(crate) struct ColumnChunkWriter {
     pages: PageWriter,
     encoder: ValueEncoder,
     definition_levels: RleEncoder,
+    repetition_levels: RleEncoder,
+    /// Records in the open page (rows of a flat column).
     page_rows: usize,
+    /// Level entries in the open page (the page's `num_values`; rows of a flat column).
+    page_values: usize,
+    /// Entries without a value (definition level below the maximum).
     page_nulls: usize,
+    /// Level histograms of a nested leaf's open page and chunk (flat ones count nulls).
+    page_def_histogram: Vec<i64>,
+    page_rep_histogram: Vec<i64>,
+    chunk_def_histogram: Vec<i64>,
+    chunk_rep_histogram: Vec<i64>,
+    shredded: Shredded,
     page_bounds: Bounds,
     page_byte_array_bytes: u64,
     chunk_bounds: Bounds,
@@ -67,7 +84,14 @@ pub(crate) struct ColumnChunkWriter {
     dictionary_map: Option<(ArrayRef, Vec<u32>)>,
     scratch: Scratch,
     levels: Vec<u8>,
+    rep_levels: Vec<u8>,
     values: Vec<u8>,
+}
+
+/// The bits of a level up to `max`: the RLE bit width of its levels (at least 1, as flat
+/// columns have always used).
+fn level_width(max: i16) -> u8 {
+    (16 - (max.max(1) as u16).leading_zeros()) as u8
 }
 
 impl ColumnChunkWriter {
@@ -92,9 +116,16 @@ impl ColumnChunkWriter {
             header_statistics: options.page_header_statistics,
             size_statistics: options.size_statistics,
             encoder,
-            definition_levels: RleEncoder::new(1),
+            definition_levels: RleEncoder::new(level_width(leaf.max_def_level)),
+            repetition_levels: RleEncoder::new(level_width(leaf.max_rep_level)),
             page_rows: 0,
+            page_values: 0,
             page_nulls: 0,
+            page_def_histogram: vec![0; leaf.max_def_level as usize + 1],
+            page_rep_histogram: vec![0; leaf.max_rep_level as usize + 1],
+            chunk_def_histogram: vec![0; leaf.max_def_level as usize + 1],
+            chunk_rep_histogram: vec![0; leaf.max_rep_level as usize + 1],
+            shredded: Shredded::default(),
             page_bounds: Bounds::default(),
             page_byte_array_bytes: 0,
             chunk_bounds: Bounds::default(),
@@ -107,6 +138,7 @@ impl ColumnChunkWriter {
             dictionary_map: None,
             scratch: Scratch::default(),
             levels: Vec::new(),
+            rep_levels: Vec::new(),
             values: Vec::new(),
             options: column,
             leaf,
@@ -142,8 +174,12 @@ impl ColumnChunkWriter {
         self.options.statistics != StatisticsLevel::None && self.leaf.order != StatOrder::Undefined
     }
 
-    /// Writes every row of `array` (this column's values of one batch slice).
-    pub fn write(&mut self, array: &dyn Array, compressor: &mut Compressor) -> Result<()> {
+    /// Writes every row of `column` (this leaf's top-level column of one batch slice).
+    pub fn write(&mut self, column: &ArrayRef, compressor: &mut Compressor) -> Result<()> {
+        if !self.leaf.nesting.is_empty() {
+            return self.write_nested(column, compressor);
+        }
+        let array = column.as_ref();
         let nulls = match array.data_type() {
             DataType::Dictionary(..) | DataType::Null => array.logical_nulls(),
             _ => array.nulls().cloned(),
@@ -241,6 +277,7 @@ impl ColumnChunkWriter {
             }
         }
         self.page_rows += n;
+        self.page_values += n;
         self.page_nulls += null_count;
         if null_count == n || matches!(array.data_type(), DataType::Null) {
             return Ok(());
@@ -342,7 +379,12 @@ impl ColumnChunkWriter {
         self.values.clear();
         let encoding = self.encoder.finish_page(&mut self.values);
         self.levels.clear();
+        self.rep_levels.clear();
         let has_def = self.leaf.max_def_level > 0;
+        let has_rep = self.leaf.max_rep_level > 0;
+        if has_rep {
+            self.repetition_levels.finish_into(&mut self.rep_levels);
+        }
         if has_def {
             self.definition_levels.finish_into(&mut self.levels);
         }
@@ -350,14 +392,14 @@ impl ColumnChunkWriter {
             statistics(&self.page_bounds, self.page_nulls as u64, order, self.leaf.is_string, self.truncate)
         });
         let page = DataPage {
-            num_values: self.page_rows,
+            num_values: self.page_values,
             num_nulls: self.page_nulls,
             num_rows: self.page_rows,
             encoding,
-            repetition_levels: &[],
+            repetition_levels: &self.rep_levels,
             definition_levels: &self.levels,
             has_definition_levels: has_def,
-            has_repetition_levels: self.leaf.max_rep_level > 0,
+            has_repetition_levels: has_rep,
             values: &self.values,
             statistics: header_statistics,
         };
@@ -366,13 +408,26 @@ impl ColumnChunkWriter {
         })?;
         if page_level && self.page_index {
             let nulls = self.page_nulls as u64;
-            let all_nan = !self.page_bounds.is_set() && self.page_rows > self.page_nulls;
+            let all_nan = !self.page_bounds.is_set() && self.page_values > self.page_nulls;
             let bounds = if all_nan { nan_bounds(self.leaf.physical_type) } else { self.page_bounds.clone() };
             self.column_index.push(&bounds, nulls, order, self.leaf.is_string, self.truncate, !all_nan);
             if has_def && self.size_statistics {
-                let valid = (self.page_rows - self.page_nulls) as i64;
-                self.column_index.push_definition_histogram(&[self.page_nulls as i64, valid]);
+                if self.leaf.nesting.is_empty() {
+                    let valid = (self.page_rows - self.page_nulls) as i64;
+                    self.column_index.push_definition_histogram(&[self.page_nulls as i64, valid]);
+                } else {
+                    self.column_index.push_definition_histogram(&self.page_def_histogram);
+                }
             }
+            if has_rep && self.size_statistics {
+                self.column_index.push_repetition_histogram(&self.page_rep_histogram);
+            }
+        }
+        for (chunk, page) in [
+            (&mut self.chunk_def_histogram, &mut self.page_def_histogram),
+            (&mut self.chunk_rep_histogram, &mut self.page_rep_histogram),
+        ] {
+            chunk.iter_mut().zip(page.iter_mut()).for_each(|(c, p)| *c += std::mem::take(p));
         }
         self.chunk_page_bytes.push(self.page_byte_array_bytes as i64);
         self.chunk_bounds.merge(order, &self.page_bounds);
@@ -380,6 +435,7 @@ impl ColumnChunkWriter {
         self.chunk_byte_array_bytes += self.page_byte_array_bytes;
         self.page_bounds.clear();
         self.page_rows = 0;
+        self.page_values = 0;
         self.page_nulls = 0;
         self.page_byte_array_bytes = 0;
         Ok(())
@@ -409,10 +465,17 @@ impl ColumnChunkWriter {
         let byte_array = self.leaf.physical_type == PhysicalType::BYTE_ARRAY;
         let size_statistics = self.size_statistics.then(|| SizeStatistics {
             unencoded_byte_array_data_bytes: byte_array.then_some(self.chunk_byte_array_bytes as i64),
-            repetition_level_histogram: None,
-            definition_level_histogram: (self.leaf.max_def_level > 0)
-                .then(|| vec![self.chunk_nulls as i64, (rows - self.chunk_nulls) as i64]),
+            repetition_level_histogram: (self.leaf.max_rep_level > 0).then(|| self.chunk_rep_histogram.clone()),
+            definition_level_histogram: (self.leaf.max_def_level > 0).then(|| {
+                if self.leaf.nesting.is_empty() {
+                    vec![self.chunk_nulls as i64, (rows - self.chunk_nulls) as i64]
+                } else {
+                    self.chunk_def_histogram.clone()
+                }
+            }),
         });
+        self.chunk_def_histogram.iter_mut().for_each(|c| *c = 0);
+        self.chunk_rep_histogram.iter_mut().for_each(|c| *c = 0);
         let index = std::mem::replace(&mut self.column_index, ColumnIndexBuilder::new());
         let page_level = stats_on && self.options.statistics == StatisticsLevel::Page;
         let column_index = if page_level && self.page_index { index.finish() } else { None };

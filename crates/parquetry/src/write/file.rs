@@ -156,6 +156,12 @@ impl<W: Write> ParquetWriter<W> {
     }
 
     fn write_checked(&mut self, batch: &RecordBatch) -> Result<()> {
+        use arrow_schema::DataType as D;
+        for (field, column) in self.schema.fields().iter().zip(batch.columns()) {
+            if matches!(field.data_type(), D::Struct(_) | D::List(_) | D::LargeList(_) | D::FixedSizeList(..) | D::Map(..)) {
+                super::shred::check_structure(field.name(), column)?;
+            }
+        }
         let mut row = 0;
         let limit = self.options.row_group_rows as u64;
         while row < batch.num_rows() {
@@ -166,7 +172,7 @@ impl<W: Write> ParquetWriter<W> {
             }
             for i in 0..self.columns.len() {
                 let array = batch.column(self.columns[i].leaf().field).slice(row, n);
-                self.columns[i].write(array.as_ref(), &mut self.compressor)?;
+                self.columns[i].write(&array, &mut self.compressor)?;
                 self.spill_if_over()?;
             }
             self.open_rows += n as u64;
@@ -245,7 +251,7 @@ impl<W: Write> ParquetWriter<W> {
             let meta = ColumnMetaData {
                 physical_type: leaf.physical_type,
                 encodings: pages.encodings.into(),
-                path_in_schema: vec![leaf.path.clone()].into(),
+                path_in_schema: leaf.path_in_schema.clone().into(),
                 codec: CompressionCodec(self.columns[i].codec().to_thrift()),
                 num_values: pages.num_values as i64,
                 total_uncompressed_size: pages.uncompressed_size as i64,
@@ -321,24 +327,43 @@ impl<W: Write> ParquetWriter<W> {
     }
 
     /// The schema stored as `ARROW:schema`: the writer's, except that a dictionary column
-    /// whose pages may be DELTA or BYTE_STREAM_SPLIT is stored as its value type, since pyarrow
-    /// reads a dictionary type only from dictionary or PLAIN pages ("DecodeArrow of
-    /// DictAccumulator ... not implemented"), even from its own files.
+    /// (at any depth) whose pages may be DELTA or BYTE_STREAM_SPLIT is stored as its value
+    /// type, since pyarrow reads a dictionary type only from dictionary or PLAIN pages
+    /// ("DecodeArrow of DictAccumulator ... not implemented"), even from its own files.
     fn hint_schema(&self) -> arrow_schema::Schema {
-        let fields: Vec<arrow_schema::FieldRef> = self
-            .schema
-            .fields()
-            .iter()
-            .map(|f| match (f.data_type(), self.options.column_options(f.name()).encoding) {
-                (arrow_schema::DataType::Dictionary(_, value), Some(e))
-                    if e != crate::format::Encoding::PLAIN =>
-                {
-                    std::sync::Arc::new(f.as_ref().clone().with_data_type(value.as_ref().clone()))
-                }
-                _ => f.clone(),
-            })
-            .collect();
+        // Leaves come in schema order, so a walk of the fields meets them in the same order.
+        let mut leaves = self.columns.iter().map(ColumnChunkWriter::leaf);
+        let fields: Vec<arrow_schema::FieldRef> =
+            self.schema.fields().iter().map(|f| self.hint_field(f, &mut leaves)).collect();
         arrow_schema::Schema::new_with_metadata(fields, self.schema.metadata().clone())
+    }
+
+    fn hint_field<'l>(
+        &self,
+        field: &arrow_schema::FieldRef,
+        leaves: &mut impl Iterator<Item = &'l super::schema::LeafColumn>,
+    ) -> arrow_schema::FieldRef {
+        use arrow_schema::{DataType as D, Field, Fields};
+        use std::sync::Arc;
+        let with = |t: D| Arc::new(field.as_ref().clone().with_data_type(t));
+        match field.data_type() {
+            D::Struct(children) => {
+                with(D::Struct(children.iter().map(|c| self.hint_field(c, leaves)).collect::<Fields>()))
+            }
+            D::List(e) => with(D::List(self.hint_field(e, leaves))),
+            D::LargeList(e) => with(D::LargeList(self.hint_field(e, leaves))),
+            D::FixedSizeList(e, n) => with(D::FixedSizeList(self.hint_field(e, leaves), *n)),
+            D::Map(entries, sorted) => with(D::Map(self.hint_field(entries, leaves), *sorted)),
+            t => {
+                let encoding = leaves.next().and_then(|l| self.options.column_options(&l.path).encoding);
+                match (t, encoding) {
+                    (D::Dictionary(_, value), Some(e)) if e != crate::format::Encoding::PLAIN => {
+                        Arc::new(Field::clone(field).with_data_type(value.as_ref().clone()))
+                    }
+                    _ => field.clone(),
+                }
+            }
+        }
     }
 
     fn file_metadata(&mut self) -> FileMetaData {

@@ -5,7 +5,9 @@
 //! Layers, as for reading but in reverse: Arrow arrays are converted to physical values
 //! (`arrow_input`), encoded by the kernels of [`crate::encoding`] (`encoder`), assembled into
 //! pages by [`crate::page::PageWriter`] (`column`), and placed in the file with the footer and
-//! page index (`file`).
+//! page index (`file`). Nested columns (structs, lists, maps at any depth) map to Parquet
+//! groups (`schema`) and each of their leaves is shredded into repetition and definition
+//! levels (`shred`) before its values take the same path.
 
 mod arrow_input;
 mod column;
@@ -13,6 +15,7 @@ mod encoder;
 mod file;
 mod options;
 pub(crate) mod schema;
+pub(crate) mod shred;
 pub(crate) mod statistics;
 
 pub use file::ParquetWriter;

@@ -1,8 +1,11 @@
-//! Arrow schema → Parquet schema: one leaf per flat Arrow field, typed as pyarrow and arrow-rs
-//! type them, so that every reader gives the same Arrow types back.
+//! Arrow schema → Parquet schema: leaves typed as pyarrow and arrow-rs type them, so that every
+//! reader gives the same Arrow types back.
 //!
-//! Nested fields (structs, lists, maps) are refused until nested writing lands; the leaf
-//! description already carries the levels so that repetition levels slot in then.
+//! Nested fields become groups as pyarrow writes them: a struct is a group; List, LargeList
+//! and FixedSizeList are the spec's three-level `LIST` (`<name> (LIST) { repeated group list
+//! { element } }`); a map is `<name> (MAP) { repeated group key_value { required key; value }
+//! }`. Each leaf records the steps from its top-level field down to it ([`Nesting`]), which the
+//! record shredder (`shred`) follows to compute its levels.
 
 use arrow_schema::{DataType, Field, Schema, TimeUnit as ArrowTimeUnit};
 
@@ -49,11 +52,25 @@ pub(crate) enum StatOrder {
     Undefined,
 }
 
+/// One step from a top-level Arrow field down to a leaf under it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Nesting {
+    /// A struct (or a map's entries): whether it is nullable, and which child leads to the leaf.
+    Struct { nullable: bool, child: usize },
+    /// A List, LargeList, FixedSizeList or Map (the list of its entries): whether it is nullable.
+    List { nullable: bool },
+}
+
 /// One leaf column to write.
 #[derive(Debug, Clone)]
 pub(crate) struct LeafColumn {
     /// The dotted path, as users name the column.
     pub path: String,
+    /// The path's parts, as the column chunk's `path_in_schema` holds them.
+    pub path_in_schema: Vec<String>,
+    /// The steps from the top-level field to the leaf; empty for a flat column, which is
+    /// written straight from its validity bitmap.
+    pub nesting: Vec<Nesting>,
     /// The top-level Arrow field index the leaf reads from.
     pub field: usize,
     /// The physical type of the leaf.
@@ -66,7 +83,7 @@ pub(crate) struct LeafColumn {
     pub order: StatOrder,
     /// Maximum definition level (0 for required, 1 for optional flat columns).
     pub max_def_level: i16,
-    /// Maximum repetition level (0 for flat columns).
+    /// Maximum repetition level (0 outside lists and maps).
     pub max_rep_level: i16,
     /// UTF-8 text: truncated statistics stay valid UTF-8.
     pub is_string: bool,
@@ -74,36 +91,168 @@ pub(crate) struct LeafColumn {
 
 /// The Parquet schema elements (root first) and leaves of an Arrow schema.
 pub(crate) fn parquet_schema(schema: &Schema) -> Result<(Vec<SchemaElement>, Vec<LeafColumn>)> {
-    let mut elements = vec![SchemaElement {
-        name: "schema".to_owned(),
-        num_children: Some(schema.fields().len() as i32),
-        ..Default::default()
-    }];
-    let mut leaves = Vec::with_capacity(schema.fields().len());
+    let mut out = Out {
+        elements: vec![SchemaElement {
+            name: "schema".to_owned(),
+            num_children: Some(schema.fields().len() as i32),
+            ..Default::default()
+        }],
+        leaves: Vec::with_capacity(schema.fields().len()),
+    };
     for (i, field) in schema.fields().iter().enumerate() {
-        let (element, leaf) = leaf(i, field)?;
-        elements.push(element);
-        leaves.push(leaf);
+        let place = Place { field: i, path: Vec::new(), nesting: Vec::new(), def: 0, rep: 0 };
+        add_field(field, field.name(), field.is_nullable(), &place, &mut out)?;
     }
-    Ok((elements, leaves))
+    Ok((out.elements, out.leaves))
 }
 
-fn leaf(index: usize, field: &Field) -> Result<(SchemaElement, LeafColumn)> {
+struct Out {
+    elements: Vec<SchemaElement>,
+    leaves: Vec<LeafColumn>,
+}
+
+/// Where a field sits: its top-level field, the path and steps above it, and the levels of
+/// its parent.
+#[derive(Clone)]
+struct Place {
+    field: usize,
+    path: Vec<String>,
+    nesting: Vec<Nesting>,
+    def: i16,
+    rep: i16,
+}
+
+/// The deepest nesting written: far beyond real schemas, and it keeps levels (and the
+/// recursion over them) small.
+const MAX_DEPTH: usize = 128;
+
+impl Place {
+    /// The place one step (`step`) down, through the groups `names`, which add `def` and
+    /// `rep` levels.
+    fn down(&self, names: &[&str], step: Nesting, def: i16, rep: i16) -> Result<Place> {
+        let mut p = self.clone();
+        p.path.extend(names.iter().map(|n| (*n).to_owned()));
+        if p.nesting.len() >= MAX_DEPTH {
+            return Err(Error::unsupported(format!(
+                "column '{}': nested more than {MAX_DEPTH} levels deep",
+                p.path.join(".")
+            )));
+        }
+        p.nesting.push(step);
+        p.def += def;
+        p.rep += rep;
+        Ok(p)
+    }
+}
+
+/// Adds `field` (named `name` in Parquet) and everything under it.
+fn add_field(field: &Field, name: &str, nullable: bool, place: &Place, out: &mut Out) -> Result<()> {
+    let group = |name: &str, repetition, children: usize| SchemaElement {
+        name: name.to_owned(),
+        repetition: Some(repetition),
+        num_children: Some(children as i32),
+        field_id: field_id(field),
+        ..Default::default()
+    };
+    let optional = |nullable: bool| if nullable { Repetition::OPTIONAL } else { Repetition::REQUIRED };
+    let d = i16::from(nullable);
+    match field.data_type() {
+        DataType::Struct(children) => {
+            if children.is_empty() {
+                return Err(Error::unsupported(format!(
+                    "column '{}': a struct without fields has no Parquet form (a group needs a child)",
+                    dotted(&place.path, name)
+                )));
+            }
+            out.elements.push(group(name, optional(nullable), children.len()));
+            for (i, child) in children.iter().enumerate() {
+                let p = place.down(&[name], Nesting::Struct { nullable, child: i }, d, 0)?;
+                add_field(child, child.name(), child.is_nullable(), &p, out)?;
+            }
+        }
+        DataType::List(element) | DataType::LargeList(element) | DataType::FixedSizeList(element, _) => {
+            let mut e = group(name, optional(nullable), 1);
+            e.logical_type = Some(LogicalType::List);
+            e.converted_type = Some(ConvertedType::LIST);
+            out.elements.push(e);
+            out.elements.push(SchemaElement {
+                name: "list".to_owned(),
+                repetition: Some(Repetition::REPEATED),
+                num_children: Some(1),
+                ..Default::default()
+            });
+            let p = place.down(&[name, "list"], Nesting::List { nullable }, d + 1, 1)?;
+            add_field(element, "element", element.is_nullable(), &p, out)?;
+        }
+        DataType::Map(entries, _) => {
+            let DataType::Struct(kv) = entries.data_type() else {
+                return Err(Error::invalid_argument(format!(
+                    "column '{}': a map's entries must be a struct of key and value, not {}",
+                    dotted(&place.path, name),
+                    entries.data_type()
+                )));
+            };
+            if kv.len() != 2 {
+                return Err(Error::invalid_argument(format!(
+                    "column '{}': a map's entries must have 2 fields (key, value), not {}",
+                    dotted(&place.path, name),
+                    kv.len()
+                )));
+            }
+            let mut e = group(name, optional(nullable), 1);
+            e.logical_type = Some(LogicalType::Map);
+            e.converted_type = Some(ConvertedType::MAP);
+            out.elements.push(e);
+            out.elements.push(SchemaElement {
+                name: "key_value".to_owned(),
+                repetition: Some(Repetition::REPEATED),
+                num_children: Some(2),
+                ..Default::default()
+            });
+            let p = place.down(&[name, "key_value"], Nesting::List { nullable }, d + 1, 1)?;
+            // Parquet map keys are required: a null key is refused when written.
+            let key = p.down(&[], Nesting::Struct { nullable: false, child: 0 }, 0, 0)?;
+            add_field(&kv[0], "key", false, &key, out)?;
+            let value = p.down(&[], Nesting::Struct { nullable: false, child: 1 }, 0, 0)?;
+            add_field(&kv[1], "value", kv[1].is_nullable(), &value, out)?;
+        }
+        _ => {
+            let (element, leaf) = leaf(field, name, nullable, place)?;
+            out.elements.push(element);
+            out.leaves.push(leaf);
+        }
+    }
+    Ok(())
+}
+
+fn dotted(path: &[String], name: &str) -> String {
+    let mut s = path.join(".");
+    if !s.is_empty() {
+        s.push('.');
+    }
+    s.push_str(name);
+    s
+}
+
+fn field_id(field: &Field) -> Option<i32> {
+    field.metadata().get("PARQUET:field_id").and_then(|v| v.parse().ok())
+}
+
+fn leaf(field: &Field, name: &str, nullable: bool, place: &Place) -> Result<(SchemaElement, LeafColumn)> {
+    let path = dotted(&place.path, name);
     let value_type = match field.data_type() {
         DataType::Dictionary(_, v) => v.as_ref(),
         t => t,
     };
     let unsupported = || {
         Error::unsupported(format!(
-            "column '{}': the Arrow type {} has no Parquet mapping in this version{}",
-            field.name(),
+            "column '{path}': the Arrow type {} has no Parquet mapping in this version",
             field.data_type(),
-            if value_type.is_nested() { " (nested columns come in a later release)" } else { "" }
         ))
     };
-    let nullable = field.is_nullable() || matches!(value_type, DataType::Null);
+    let nullable = nullable || matches!(value_type, DataType::Null);
     let mut e = SchemaElement {
-        name: field.name().clone(),
+        name: name.to_owned(),
         repetition: Some(if nullable { Repetition::OPTIONAL } else { Repetition::REQUIRED }),
         ..Default::default()
     };
@@ -217,18 +366,18 @@ fn leaf(index: usize, field: &Field) -> Result<(SchemaElement, LeafColumn)> {
     if physical == P::FIXED_LEN_BYTE_ARRAY {
         e.type_length = Some(type_length as i32);
     }
-    if let Some(id) = field.metadata().get("PARQUET:field_id").and_then(|v| v.parse().ok()) {
-        e.field_id = Some(id);
-    }
+    e.field_id = field_id(field);
     let leaf = LeafColumn {
-        path: field.name().clone(),
-        field: index,
+        path_in_schema: place.path.iter().cloned().chain([name.to_owned()]).collect(),
+        path,
+        nesting: place.nesting.clone(),
+        field: place.field,
         physical_type: physical,
         type_length,
         conversion,
         order,
-        max_def_level: i16::from(nullable),
-        max_rep_level: 0,
+        max_def_level: place.def + i16::from(nullable),
+        max_rep_level: place.rep,
         is_string: e.logical_type == Some(LogicalType::String),
     };
     Ok((e, leaf))

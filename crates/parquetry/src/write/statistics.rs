@@ -429,6 +429,11 @@ impl ColumnIndexBuilder {
         self.index.definition_level_histograms.get_or_insert_with(Vec::new).extend_from_slice(histogram);
     }
 
+    /// Adds a page's repetition level histogram (for columns under lists).
+    pub fn push_repetition_histogram(&mut self, histogram: &[i64]) {
+        self.index.repetition_level_histograms.get_or_insert_with(Vec::new).extend_from_slice(histogram);
+    }
+
     /// The finished index, or `None` when the column has no order to index by.
     pub fn finish(mut self) -> Option<ColumnIndex> {
         if !self.valid {

@@ -1,0 +1,188 @@
+//! Writing a leaf under nested fields: the top-level column is shredded into levels and value
+//! ranges (`shred`), then written in steps of whole records, so that every page starts at a
+//! record (a repetition level of 0), as data page v2, the page index and row selection need:
+//! a page's `num_rows` and the OffsetIndex's `first_row_index` count records.
+//!
+//! A step ends at the page's row limit (records) or when the values that fit in the page's
+//! bytes are used up (the flat path's estimate, from the next value on); the levels count
+//! towards the page size too, since a page of empty lists holds nothing else.
+
+use arrow_array::{Array, ArrayRef};
+use arrow_schema::DataType;
+
+use super::ColumnChunkWriter;
+use crate::compress::Compressor;
+use crate::encoding::rle::RleEncoder;
+use crate::error::Result;
+use crate::write::shred::{shred, Shredded};
+
+/// Where the next value is in the shredded value ranges.
+#[derive(Debug, Default, Clone, Copy)]
+struct Cursor {
+    /// The range.
+    range: usize,
+    /// Values of it already written.
+    taken: usize,
+}
+
+/// Records shredded at a time: bounds the level buffers a leaf keeps (4 bytes per entry) to
+/// what this many records hold, whatever the batch size.
+const WINDOW_RECORDS: usize = 16_384;
+
+impl ColumnChunkWriter {
+    /// Writes every record of `column`, the leaf's top-level column.
+    pub(super) fn write_nested(&mut self, column: &ArrayRef, compressor: &mut Compressor) -> Result<()> {
+        let mut shredded = std::mem::take(&mut self.shredded);
+        shredded.new_column();
+        let mut result = Ok(());
+        let mut start = 0;
+        while start < column.len() && result.is_ok() {
+            let end = column.len().min(start + WINDOW_RECORDS);
+            result = shred(&self.leaf, column, start..end, &mut shredded)
+                .and_then(|()| self.write_shredded(&shredded, compressor));
+            start = end;
+        }
+        self.shredded = shredded;
+        result
+    }
+
+    fn levels_len(&self) -> usize {
+        self.definition_levels.encoded_len_estimate() + self.repetition_levels.encoded_len_estimate()
+    }
+
+    fn write_shredded(&mut self, sh: &Shredded, compressor: &mut Compressor) -> Result<()> {
+        let leaf = sh.leaf.clone();
+        let dictionary_input = leaf.as_ref().is_some_and(|a| matches!(a.data_type(), DataType::Dictionary(..)));
+        let mut cursor = Cursor::default();
+        let (n, mut pos) = (sh.def.len(), 0);
+        while pos < n {
+            let records_left = (self.page_row_limit - self.page_rows.min(self.page_row_limit)).max(1);
+            let bytes_left = self.page_size.saturating_sub(self.encoder.estimated_len() + self.levels_len());
+            let values_fit = match (&leaf, sh.values.get(cursor.range)) {
+                (Some(a), Some(&(first, _))) => {
+                    let next = first + cursor.taken;
+                    self.rows_fit(a.as_ref(), next, a.len() - next, bytes_left)
+                }
+                _ => usize::MAX,
+            };
+            let (end, records, values) = self.step(sh, pos, records_left, values_fit);
+            // A leaf that is required all the way down has no definition levels to store.
+            if self.leaf.max_def_level > 0 {
+                put_levels(&mut self.definition_levels, &sh.def[pos..end]);
+            }
+            if !sh.rep.is_empty() {
+                put_levels(&mut self.repetition_levels, &sh.rep[pos..end]);
+            }
+            if self.size_statistics {
+                histogram(&sh.def[pos..end], &mut self.page_def_histogram);
+                histogram(sh.rep.get(pos..end).unwrap_or_default(), &mut self.page_rep_histogram);
+            }
+            if let Some(a) = &leaf {
+                self.put_values(a, dictionary_input, &sh.values, &mut cursor, values)?;
+            }
+            self.page_rows += records;
+            self.page_values += end - pos;
+            self.page_nulls += end - pos - values;
+            pos = end;
+            if self.encoder.is_dictionary()
+                && self.encoder.dictionary_page_len() > self.options.dictionary_page_size_limit
+            {
+                self.close_page(compressor)?;
+                self.write_dictionary_page(compressor)?;
+                self.encoder.fall_back();
+                self.dictionary_map = None;
+            } else if self.page_rows >= self.page_row_limit
+                || self.encoder.estimated_len() + self.levels_len() >= self.page_size
+            {
+                self.close_page(compressor)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The next step from entry `pos`: whole records, at most `max_records` of them and (unless
+    /// that leaves none) about `max_values` values (a record that crosses the budget inside a
+    /// counted block is kept whole). Returns its end, records and values.
+    fn step(&self, sh: &Shredded, pos: usize, max_records: usize, max_values: usize) -> (usize, usize, usize) {
+        const BLOCK: usize = 256;
+        let max_def = self.leaf.max_def_level as u16;
+        let (def, rep) = (&sh.def, &sh.rep);
+        let n = def.len();
+        // Without lists every entry is a record.
+        let is_start = |j: usize| rep.get(j).is_none_or(|&r| r == 0);
+        // Records started in pos..i (the one open at i included), and values there.
+        let (mut i, mut records, mut values) = (pos, 0, 0);
+        // Whole blocks while they leave room: counts that vectorize, not a walk per record.
+        while i + BLOCK <= n {
+            let starts = if rep.is_empty() { BLOCK } else { rep[i..i + BLOCK].iter().filter(|&&r| r == 0).count() };
+            let v = def[i..i + BLOCK].iter().filter(|&&d| d == max_def).count();
+            if records + starts >= max_records || values + v > max_values {
+                break;
+            }
+            (i, records, values) = (i + BLOCK, records + starts, values + v);
+        }
+        // The rest of the record open at i, then record by record.
+        if i > pos {
+            while i < n && !is_start(i) {
+                values += usize::from(def[i] == max_def);
+                i += 1;
+            }
+        }
+        while i < n && records < max_records {
+            let next = match rep.get(i + 1..) {
+                Some(rest) => i + 1 + rest.iter().position(|&r| r == 0).unwrap_or(rest.len()),
+                None => i + 1,
+            };
+            let v = def[i..next].iter().filter(|&&d| d == max_def).count();
+            if records > 0 && values + v > max_values {
+                break;
+            }
+            (i, records, values) = (next, records + 1, values + v);
+        }
+        (i, records, values)
+    }
+
+    /// Writes the next `count` values of the ranges, from `cursor` on.
+    fn put_values(
+        &mut self,
+        leaf: &ArrayRef,
+        dictionary_input: bool,
+        ranges: &[(usize, usize)],
+        cursor: &mut Cursor,
+        mut count: usize,
+    ) -> Result<()> {
+        while count > 0 {
+            let (a, b) = ranges[cursor.range];
+            let from = a + cursor.taken;
+            let k = (b - from).min(count);
+            self.put_range(leaf.as_ref(), dictionary_input, from, from + k)?;
+            count -= k;
+            cursor.taken += k;
+            if from + k == b {
+                *cursor = Cursor { range: cursor.range + 1, taken: 0 };
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Adds `levels` to `histogram` (one count per level): a counting pass per level when there
+/// are few (they vectorize), else one pass.
+fn histogram(levels: &[u16], histogram: &mut [i64]) {
+    if histogram.len() <= 4 {
+        for (level, count) in histogram.iter_mut().enumerate() {
+            *count += levels.iter().filter(|&&l| l as usize == level).count() as i64;
+        }
+    } else {
+        levels.iter().for_each(|&l| histogram[l as usize] += 1);
+    }
+}
+
+/// Puts levels into an RLE encoder, widened a block at a time (the encoder takes `u32`).
+fn put_levels(encoder: &mut RleEncoder, levels: &[u16]) {
+    let mut block = [0u32; 256];
+    for chunk in levels.chunks(256) {
+        block.iter_mut().zip(chunk).for_each(|(w, &l)| *w = u32::from(l));
+        encoder.put_slice(&block[..chunk.len()]);
+    }
+}
