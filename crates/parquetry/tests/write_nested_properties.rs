@@ -3,8 +3,9 @@
 //! up to 4 deep over every leaf type, see `nested_data`), random arrays of it (nulls and empty
 //! lists at every level, null lists spanning child values, slices) in random batches, written
 //! with random options (dictionary and fallback, page size and row limit, row groups, codec,
-//! page version, encodings per leaf type, statistics, page index, CRC, spilling); pyarrow must
-//! read each file back to exactly the input (list element names aside; compared as Arrow
+//! page version, encodings per leaf type, statistics, page index, CRC, spilling); pyarrow and
+//! parquetry (at small and whole-row-group batches) must read each file back to exactly the
+//! input (list element names aside; compared as Arrow
 //! arrays in Rust and as Python values in tests/support/nested_check.py), and every file's
 //! pages must start at records and count them (nested_check.py too). A failure prints the
 //! seed, the schema and the options.
@@ -177,6 +178,19 @@ fn random_nested_tables_and_options_read_back_exactly() {
             // then (the "pyarrow" reader of nested_check.py).
             Err(e) if e.contains("Found unmasked nulls") => {}
             Err(e) => failures.push(format!("{describe}\n  pyarrow: {e}")),
+        }
+    }
+    // parquetry's own reader too, at a batch size that cuts pages and records apart and at
+    // whole row groups.
+    for (i, (describe, path, want)) in written.iter().enumerate() {
+        for batch_size in [[1, 3, 7, 64][i % 4], usize::MAX] {
+            let options = parquetry::read::ReadOptions::default().with_batch_size(batch_size);
+            match read_compare::read_parquetry(path, &options) {
+                Ok(got) => failures.extend(
+                    diff_named_like(want, &got).into_iter().map(|d| format!("{describe}\n  parquetry (batch {batch_size}): {d}")),
+                ),
+                Err(e) => failures.push(format!("{describe}\n  parquetry (batch {batch_size}): {e}")),
+            }
         }
     }
     let answer = run_python_json("nested_check.py", &serde_json::json!({ "cases": cases }));

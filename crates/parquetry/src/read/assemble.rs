@@ -45,9 +45,9 @@ struct Slots {
 fn build(node: &Node, leaves: &[LeafBatch], slots: Slots) -> Result<ArrayRef> {
     match node {
         Node::Leaf { reader } => Ok(Arc::clone(&leaves[*reader].array)),
-        Node::Struct { fields, children, def, nullable } => {
+        Node::Struct { fields, children, def } => {
             let arrays = children.iter().map(|c| build(c, leaves, slots)).collect::<Result<Vec<_>>>()?;
-            let nulls = match nullable {
+            let nulls = match *def > slots.def {
                 true => struct_validity(first_levels(node, leaves), slots, *def),
                 false => None,
             };

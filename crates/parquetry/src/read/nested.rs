@@ -5,7 +5,7 @@
 //! is a tree of [`Node`]s over the Parquet schema, walked beside the field's Arrow type (which
 //! the `ARROW:schema` entry may have refined into large lists, fixed-size lists or other
 //! leaf types). Leaves inside a list are read with their levels, and so is the first leaf of
-//! a nullable struct outside lists (the struct's validity comes from it); the assembly
+//! a struct that can be null (the struct's validity comes from it); the assembly
 //! (`assemble.rs`) turns those into offsets and validity. Every other leaf reads as a flat
 //! column does: outside lists a leaf has one value per row whatever its parents.
 
@@ -32,8 +32,9 @@ pub(crate) struct FieldPlan {
 pub(crate) enum Node {
     /// A leaf column: the batch's column reader at this position.
     Leaf { reader: usize },
-    /// A struct: its children, and (if nullable) the definition level at which it is valid.
-    Struct { fields: Fields, children: Vec<Node>, def: i16, nullable: bool },
+    /// A struct: its children, and the definition level at which it is valid (below it, at a
+    /// level where it has a slot, it is null: its parents are).
+    Struct { fields: Fields, children: Vec<Node>, def: i16 },
     /// A list or map: valid at definition level `def` (if nullable); an element at each level
     /// at or above `elem_def` that does not repeat an outer list (repetition ≤ `rep`).
     List { field: FieldRef, kind: ListKind, element: Box<Node>, def: i16, nullable: bool, rep: i16, elem_def: i16 },
@@ -54,7 +55,7 @@ pub(crate) enum ListKind {
 
 /// Where a node sits: the definition level at which its array has a slot (the element level
 /// of the innermost list around it, or 0), whether it is inside a list (every leaf needs its
-/// levels), and whether its first leaf needs them for a nullable struct around it.
+/// levels), and whether its first leaf needs them for a struct around it that can be null.
 #[derive(Clone, Copy)]
 struct Context {
     slot_def: i16,
@@ -170,7 +171,10 @@ impl Planner<'_> {
         if fields.len() != node.children.len() {
             return Err(self.mismatch(node, data_type));
         }
-        let first_leaf_levels = cx.first_leaf_levels || nullable;
+        // A struct that can be absent where it has a slot (it or a parent below the innermost
+        // list is optional) gets nulls there, even when its own field is required: Arrow wants
+        // a required child's nulls masked by its parent's. They come from its first leaf.
+        let first_leaf_levels = cx.first_leaf_levels || def > cx.slot_def;
         let mut kept = Vec::new();
         let mut children = Vec::new();
         for (child, field) in node.children.iter().zip(fields.iter()) {
@@ -185,7 +189,7 @@ impl Planner<'_> {
             return Ok(None);
         }
         let fields = Fields::from(kept);
-        Ok(Some((Node::Struct { fields: fields.clone(), children, def, nullable }, DataType::Struct(fields))))
+        Ok(Some((Node::Struct { fields: fields.clone(), children, def }, DataType::Struct(fields))))
     }
 
     fn any_selected(&self, node: &SchemaNode) -> bool {
