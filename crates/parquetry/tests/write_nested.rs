@@ -271,6 +271,16 @@ fn check_shapes(tag: &str, schema: &SchemaRef, input: &[RecordBatch]) {
             Ok(got) => failures.extend(diff_named_like(&want, got).into_iter().map(|d| format!("{} (pyarrow): {d}", path.display()))),
             Err(e) => failures.push(format!("{}: {e}", path.display())),
         }
+        // parquetry's reader, batches cutting records apart from pages, and whole.
+        for batch_size in [5, usize::MAX] {
+            let options = parquetry::read::ReadOptions::default().with_batch_size(batch_size);
+            match read_compare::read_parquetry(path, &options) {
+                Ok(got) => failures.extend(
+                    diff_named_like(&want, &got).into_iter().map(|d| format!("{} (parquetry, batch {batch_size}): {d}", path.display())),
+                ),
+                Err(e) => failures.push(format!("{} (parquetry, batch {batch_size}): {e}", path.display())),
+            }
+        }
     }
     let answer = run_python_json("nested_check.py", &serde_json::json!({ "cases": cases }));
     for m in answer["mismatches"].as_array().unwrap() {
