@@ -357,7 +357,10 @@ impl<'a> ChunkMerger<'a> {
     /// Writes the unified dictionary page (if any page used it) and ends the chunk.
     pub fn finish(mut self, compressor: &mut Compressor) -> Result<(crate::page::FinishedChunk, PageCounts)> {
         if let Some(u) = &self.unified {
-            if u.len() > 0 {
+            // An empty dictionary is still written when remapped pages refer to it (an
+            // all-null column, as pyarrow writes Null columns): readers want a dictionary
+            // page before any dictionary-encoded page.
+            if u.len() > 0 || self.counts.remapped > 0 {
                 self.pages.write_dictionary_page(u.page(), u.len(), compressor)?;
             }
         }

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 
-def table(seed: int, rows: int, nested: bool = False) -> pa.Table:
+def table(seed: int, rows: int, nested: bool = False, null_column: bool = False) -> pa.Table:
     rng = np.random.default_rng(seed)
     ids = [f"{rng.integers(0, 2**63):016x}-{i:08x}" for i in range(rows)]
     cats = [None if rng.random() < 0.1 else f"category_{int(rng.integers(0, 100)):03}" for _ in range(rows)]
@@ -30,10 +30,14 @@ def table(seed: int, rows: int, nested: bool = False) -> pa.Table:
         "flag": pa.array(rng.random(rows) < 0.5),
         "blob": pa.array([bytes(rng.integers(0, 256, int(rng.integers(0, 40)), dtype=np.uint8)) for _ in range(rows)]),
     }
+    if null_column:
+        # pyarrow writes a Null column as all-null INT32 with an empty dictionary page.
+        cols["nothing"] = pa.nulls(rows)
     if nested:
         cols["tags"] = pa.array([None if rng.random() < 0.1 else [f"t{int(t)}" for t in rng.integers(0, 9, int(rng.integers(0, 4)))] for _ in range(rows)])
     types = {"id": pa.string(), "category": pa.string(), "n": pa.int64(), "small": pa.int32(),
-             "x": pa.float64(), "flag": pa.bool_(), "blob": pa.binary(), "tags": pa.list_(pa.string())}
+             "x": pa.float64(), "flag": pa.bool_(), "blob": pa.binary(), "tags": pa.list_(pa.string()),
+             "nothing": pa.null()}
     return pa.table({k: v.cast(types[k]) for k, v in cols.items()})
 
 
@@ -54,7 +58,8 @@ def make(root: str) -> None:
         d = os.path.join(root, name)
         os.makedirs(d, exist_ok=True)
         for k, (rows, kwargs) in enumerate(specs):
-            t = table(hash((name, k)) % 10000, rows, nested=(name == "nested"))
+            t = table(hash((name, k)) % 10000, rows, nested=(name == "nested"),
+                      null_column=name in ("dict_snappy", "nested", "fallback"))
             pq.write_table(t, os.path.join(d, f"{k:03}.parquet"), **kwargs)
         print(name)
     # Files written by duckdb and polars.
