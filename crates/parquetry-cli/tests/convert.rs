@@ -106,6 +106,40 @@ print("ok")
     );
 }
 
+#[test]
+fn nested_jsonl_to_parquet_and_back_to_jsonl() {
+    // Objects and arrays in JSON lines become structs and lists (arrow-json infers them), are
+    // written nested, read by pyarrow as pyarrow reads the JSON, and converted back to the same
+    // JSON lines.
+    let dir = TempDir::new("convert", "nested-jsonl");
+    let (json, out, back) = (dir.path("in.jsonl"), dir.path("out.parquet"), dir.path("back.jsonl"));
+    let mut text = String::new();
+    for i in 0..2000 {
+        let tags = match i % 4 {
+            0 => "null".to_owned(),
+            1 => "[]".to_owned(),
+            _ => format!("[\"t{}\", \"t{}\"]", i % 7, i % 5),
+        };
+        let rec = if i % 6 == 0 { "null".to_owned() } else { format!("{{\"b\": {i}, \"c\": [{}, {}]}}", i % 3, i % 11) };
+        text.push_str(&format!("{{\"id\": {i}, \"tags\": {tags}, \"rec\": {rec}}}\n"));
+    }
+    std::fs::write(&json, text).unwrap();
+    convert_ok(&["--quiet", "--batch-size", "300", &json, &out]);
+    convert_ok(&["--quiet", &out, &back]);
+    py_ok(
+        r#"
+import sys, json, pyarrow.parquet as pq, pyarrow.json as pj
+got = pq.read_table(sys.argv[1])
+want = pj.read_json(sys.argv[2])
+assert got.to_pylist() == want.to_pylist()
+with open(sys.argv[2]) as a, open(sys.argv[3]) as b:
+    assert [json.loads(l) for l in a] == [json.loads(l) for l in b]
+print("ok")
+"#,
+        &[&out, &json, &back],
+    );
+}
+
 /// The table the IPC tests write: several types, nulls, non-ASCII text, a dictionary column.
 const MAKE_TABLE: &str = r#"
 import sys, datetime, pyarrow as pa
