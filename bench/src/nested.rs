@@ -30,8 +30,10 @@ pub struct NestedArgs {
     pub runs: usize,
     pub warmup: usize,
     pub json: Option<String>,
-    /// Time parquetry alone, without the comparison (for profiling).
+    /// Run parquetry alone, without the comparison (for profiling).
     pub parquetry_only: bool,
+    /// With `parquetry_only`: only its writes.
+    pub writes_only: bool,
 }
 
 fn row_group_rows(path: &str) -> usize {
@@ -182,10 +184,15 @@ pub fn main(args: &NestedArgs) {
         let rg = row_group_rows(path);
         let sizes: Vec<usize> = BATCH_SIZES.iter().map(|&b| if b == 0 { rg } else { b }).collect();
         if args.parquetry_only {
+            let input = write_input(path).expect("input");
+            let mut buf = Vec::new();
             for _ in 0..args.warmup + args.runs {
-                for &b in &sizes {
-                    drop(run("parquetry_stream", path, b).expect("parquetry"));
+                if !args.writes_only {
+                    for &b in &sizes {
+                        drop(run("parquetry_stream", path, b).expect("parquetry"));
+                    }
                 }
+                write("parquetry_write", &input, &mut buf).expect("parquetry write");
             }
             continue;
         }

@@ -81,7 +81,7 @@ pub(crate) struct ColumnChunkWriter {
     dictionary_stamps: Vec<u32>,
     page_serial: u32,
     /// An input dictionary already interned: the array and each of its values' index.
-    dictionary_map: Option<(ArrayRef, Vec<u32>)>,
+    dictionary_map: Option<(ArrayRef, DictionaryMap)>,
     scratch: Scratch,
     levels: Vec<u8>,
     rep_levels: Vec<u8>,
@@ -298,10 +298,8 @@ impl ColumnChunkWriter {
         let track = self.statistics_on() && !from_dictionary;
         if !dictionary_input {
             let bounds = track.then_some(&mut self.page_bounds);
-            let bytes = put_valid_range(&self.leaf, array, start, end, &mut self.encoder, bounds, &mut self.scratch)?;
-            if !from_dictionary {
-                self.page_byte_array_bytes += bytes;
-            }
+            self.page_byte_array_bytes +=
+                put_valid_range(&self.leaf, array, start, end, &mut self.encoder, bounds, &mut self.scratch)?;
             return Ok(());
         }
         let dictionary = array.as_any_dictionary();
@@ -311,17 +309,23 @@ impl ColumnChunkWriter {
             let mapped = matches!(&self.dictionary_map, Some((a, _)) if std::sync::Arc::ptr_eq(a, values));
             if !mapped {
                 if let Ok(bytes) = byte_values(values.as_ref()) {
-                    let map = self.encoder.intern_all(bytes.into_iter()).unwrap_or_default();
-                    self.dictionary_map = Some((values.clone(), map));
+                    let lengths = bytes.iter().map(|v| v.len() as u32).collect();
+                    let indexes = self.encoder.intern_all(bytes.into_iter()).unwrap_or_default();
+                    self.dictionary_map = Some((values.clone(), DictionaryMap { indexes, lengths }));
                 }
             }
             if let Some((dict, map)) = &self.dictionary_map {
                 if std::sync::Arc::ptr_eq(dict, values) {
                     let encoder = &mut self.encoder;
+                    let mut bytes = 0u64;
                     downcast_dictionary_array!(
-                        array => encoder.put_indexes(array.keys().values()[start..end].iter().map(|k| map[k.as_usize()])),
+                        array => encoder.put_indexes(array.keys().values()[start..end].iter().map(|k| {
+                            bytes += u64::from(map.lengths[k.as_usize()]);
+                            map.indexes[k.as_usize()]
+                        })),
                         _ => {}
                     );
+                    self.page_byte_array_bytes += bytes;
                     return Ok(());
                 }
             }
@@ -331,16 +335,17 @@ impl ColumnChunkWriter {
         let taken = arrow_select::take::take(values.as_ref(), keys.as_ref(), None)
             .map_err(|e| Error::invalid_argument(format!("column '{}': {e}", self.leaf.path)))?;
         let bounds = track.then_some(&mut self.page_bounds);
-        let bytes = put_valid_range(&self.leaf, taken.as_ref(), 0, taken.len(), &mut self.encoder, bounds, &mut self.scratch)?;
-        if !from_dictionary {
-            self.page_byte_array_bytes += bytes;
-        }
+        self.page_byte_array_bytes +=
+            put_valid_range(&self.leaf, taken.as_ref(), 0, taken.len(), &mut self.encoder, bounds, &mut self.scratch)?;
         Ok(())
     }
 
-    /// Folds the bounds (and sizes) of the dictionary values the page's indexes name, each
+    /// Folds the bounds of the dictionary values the page's indexes name, each
     /// distinct value once.
     fn fold_dictionary_page(&mut self) {
+        if self.options.statistics == StatisticsLevel::None || self.leaf.order == StatOrder::Undefined {
+            return;
+        }
         let Some(Dictionary::Bytes(d)) = self.encoder.dictionary() else { return };
         let indexes = self.encoder.page_indexes();
         if self.page_serial == u32::MAX {
@@ -351,19 +356,14 @@ impl ColumnChunkWriter {
         let serial = self.page_serial;
         self.dictionary_stamps.resize(d.len(), 0);
         let stamps = &mut self.dictionary_stamps;
-        if self.options.statistics != StatisticsLevel::None && self.leaf.order != StatOrder::Undefined {
-            let fresh = indexes.iter().filter_map(|&i| {
-                let stamp = &mut stamps[i as usize];
-                (*stamp != serial).then(|| {
-                    *stamp = serial;
-                    d.value(i)
-                })
-            });
-            self.page_bounds.fold_bytes(self.leaf.order, fresh);
-        }
-        if self.leaf.physical_type == PhysicalType::BYTE_ARRAY {
-            self.page_byte_array_bytes += indexes.iter().map(|&i| d.value(i).len() as u64).sum::<u64>();
-        }
+        let fresh = indexes.iter().filter_map(|&i| {
+            let stamp = &mut stamps[i as usize];
+            (*stamp != serial).then(|| {
+                *stamp = serial;
+                d.value(i)
+            })
+        });
+        self.page_bounds.fold_bytes(self.leaf.order, fresh);
     }
 
     fn close_page(&mut self, compressor: &mut Compressor) -> Result<()> {
@@ -498,6 +498,14 @@ impl ColumnChunkWriter {
 }
 
 /// The values of a byte-like dictionary (strings, binaries, fixed-size binaries) as slices.
+/// An input dictionary interned into the column's dictionary: the output index and the byte
+/// length (for SizeStatistics) of each of its values.
+#[derive(Debug)]
+struct DictionaryMap {
+    indexes: Vec<u32>,
+    lengths: Vec<u32>,
+}
+
 fn byte_values(values: &dyn Array) -> Result<Vec<&[u8]>> {
     let n = values.len();
     Ok(match values.data_type() {
