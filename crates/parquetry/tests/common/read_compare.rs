@@ -462,8 +462,10 @@ pub fn diff_with_byte_array_type(want: &Table, got: &Table, choice: ByteArrayTyp
 /// `got` (a nested array read with `choice`) with every string/binary leaf turned into the
 /// type it has in `want` (pyarrow's reading); fails on a leaf of the wrong kind.
 pub fn with_byte_leaves_as(got: &ArrayRef, want: &DataType, choice: ByteArrayType) -> Result<ArrayRef, String> {
+    use arrow_array::builder::BinaryDictionaryBuilder;
+    use arrow_array::types::Int32Type;
     use arrow_array::{
-        BinaryArray, BinaryViewArray, FixedSizeListArray, LargeBinaryArray, LargeListArray, LargeStringArray, ListArray,
+        BinaryArray, BinaryViewArray, DictionaryArray, FixedSizeListArray, LargeBinaryArray, LargeListArray, LargeStringArray, ListArray,
         MapArray, StringArray, StringViewArray, StructArray,
     };
     use DataType as D;
@@ -515,6 +517,17 @@ pub fn with_byte_leaves_as(got: &ArrayRef, want: &DataType, choice: ByteArrayTyp
                 D::Binary => Arc::new(values.iter().map(|v| v.as_deref()).collect::<BinaryArray>()),
                 D::LargeBinary => Arc::new(values.iter().map(|v| v.as_deref()).collect::<LargeBinaryArray>()),
                 D::BinaryView => Arc::new(values.iter().map(|v| v.as_deref()).collect::<BinaryViewArray>()),
+                // A dictionary leaf (pyarrow keeps the `ARROW:schema` dictionary type of a list
+                // element): rebuilt with a dictionary of its own; equality compares values.
+                D::Dictionary(k, v) if **k == D::Int32 && **v == D::Utf8 => {
+                    let text: Vec<Option<String>> = values.iter().map(text).collect();
+                    Arc::new(text.iter().map(|v| v.as_deref()).collect::<DictionaryArray<Int32Type>>())
+                }
+                D::Dictionary(k, v) if **k == D::Int32 && **v == D::Binary => {
+                    let mut b = BinaryDictionaryBuilder::<Int32Type>::new();
+                    values.iter().for_each(|v| b.append_option(v.as_deref()));
+                    Arc::new(b.finish())
+                }
                 other => return Err(format!("no conversion to {other} in the test helper")),
             }
         }

@@ -217,18 +217,35 @@ def write_fastparquet(out_dir):
 # ---------------------------------------------------------------------------------------------
 # Checks.
 
+def _rebuilt(t, leaf):
+    """`t` with every leaf type replaced by `leaf(t)` at any depth (field names, nullability
+    and list sizes kept)."""
+    def field(f):
+        return f.with_type(_rebuilt(f.type, leaf))
+    if pa.types.is_map(t):
+        return pa.map_(field(t.key_field), field(t.item_field), t.keys_sorted)
+    if pa.types.is_fixed_size_list(t):
+        return pa.list_(field(t.value_field), t.list_size)
+    if pa.types.is_large_list(t):
+        return pa.large_list(field(t.value_field))
+    if pa.types.is_list(t):
+        return pa.list_(field(t.value_field))
+    if pa.types.is_struct(t):
+        return pa.struct([field(t.field(i)) for i in range(t.num_fields)])
+    return leaf(t)
+
+
 def comparable(arr):
     """One plain array: dictionaries decoded, floats as their bits (NaN equals NaN, -0.0 does
-    not equal 0.0), so that `equals` is exact."""
+    not equal 0.0), at any depth of lists, maps and structs, so that `equals` is exact."""
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
-    if pa.types.is_dictionary(arr.type):
-        arr = arr.dictionary_decode()
-    if pa.types.is_float32(arr.type):
-        return arr.view(pa.int32())
-    if pa.types.is_float64(arr.type):
-        return arr.view(pa.int64())
-    return arr
+    plain = _rebuilt(arr.type, lambda t: t.value_type if pa.types.is_dictionary(t) else t)
+    if plain != arr.type:
+        arr = arr.cast(plain)
+    bits = {pa.float32(): pa.int32(), pa.float64(): pa.int64()}
+    as_bits = _rebuilt(arr.type, lambda t: bits.get(t, t))
+    return arr.view(as_bits) if as_bits != arr.type else arr
 
 
 def first_difference(got, want, cast=False):

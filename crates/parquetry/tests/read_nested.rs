@@ -1,0 +1,293 @@
+//! Nested columns (lists, maps, structs at any depth) written by other writers, read by
+//! parquetry to exactly the values an independent reader gets.
+//!
+//! At test time, tests/support/read_nested_write.py (one Python process) writes one table of
+//! 3,000 rows with nulls and empty lists at every level and some records of hundreds of
+//! elements: list<int64>, list<string>, list<list<int32>>, large_list<string>,
+//! fixed_size_list<float32, 3>, struct<a, b, c: list<double>>, list<struct>, struct<struct>,
+//! map<string, int64>, map<string, list<string>>, list<dictionary<int32, string>>,
+//! list<bool>, list<decimal>, list<timestamp with a time zone>, list<binary> and
+//! list<struct<list, struct>>. It is written
+//! - by pyarrow: data page v1 and v2, dictionary on and off, DELTA_BINARY_PACKED /
+//!   DELTA_LENGTH_BYTE_ARRAY / DELTA_BYTE_ARRAY / BYTE_STREAM_SPLIT, tiny pages, several
+//!   codecs, a page index on some;
+//! - by duckdb (PARQUET_VERSION V1 and V2) and polars (small pages), the columns they have;
+//! - re-paged (tests/support/repage.py): pyarrow keeps every record in one page, so a few
+//!   pyarrow files have their v1 data pages cut again every few levels, wherever that falls,
+//!   so that records begin in one page and end pages later, as data page v1 allows.
+//!
+//! The reference of each file is an independent reader (Arrow C++ for pyarrow's, polars' and
+//! the re-paged files, duckdb for duckdb's), checked on the Python side against the table the
+//! writer was given. parquetry reads every file at batch sizes `usize::MAX`, 1000 and 7, with
+//! two threads, and with row selections at batch sizes down to 1 (the reference sliced); the
+//! files with tiny pages also in batches of 1 record, with each `ByteArrayType` (string leaves compared by their bytes) and projected by
+//! Parquet paths (`s.b`, `tags.list.element`, ...: the reference is Arrow C++'s read of the
+//! same paths). Types (field names, nullability) and values must be equal, floats bit for bit.
+//! Each case must also show in its bytes what its name claims (row groups, many pages per
+//! chunk, encodings, page versions, pages that begin inside a record).
+//!
+//! `PARQUETRY_KEEP_TEST_FILES=1` keeps the files.
+
+mod common;
+#[path = "common/read_compare.rs"]
+mod read_compare;
+#[path = "common/write_helpers.rs"]
+mod write_helpers;
+
+use std::ops::Range;
+use std::path::Path;
+use std::time::Instant;
+
+use parquetry::read::{ByteArrayType, ReadOptions};
+use read_compare::{diff_tables, diff_with_byte_array_type, read_ipc, read_parquetry_batches, Table};
+use serde_json::{json, Value};
+use write_helpers::{run_python_json, TempDir};
+
+/// Every file is read at these batch sizes: one batch per row group, and sizes that cut
+/// pages and records' runs of pages at many places.
+const BATCH_SIZES: [usize; 3] = [usize::MAX, 1000, 7];
+
+/// Rows (records) read by the row-selection reads: a long record alone, a range across a row
+/// group boundary, the rows null in every column, the file's last rows.
+fn selection(rows: u64) -> Vec<Range<u64>> {
+    vec![5..6, 17..40, 979..1030, 1466..1467, 1900..2100, rows - 3..rows]
+}
+
+/// One read of a file and what it must give.
+struct Read {
+    name: String,
+    options: ReadOptions,
+    want: Table,
+    /// Set when string/binary leaves are read as this type (compared by their bytes).
+    byte_type: Option<ByteArrayType>,
+}
+
+/// Reads a file with `options`; every batch must have between 1 and `batch_size` rows.
+fn read(path: &Path, options: &ReadOptions) -> Result<Table, String> {
+    let (schema, batches) = read_parquetry_batches(path, options)?;
+    if let Some(b) = batches.iter().find(|b| b.num_rows() == 0 || b.num_rows() > options.batch_size) {
+        return Err(format!("a batch of {} rows at batch size {}", b.num_rows(), options.batch_size));
+    }
+    Table::from_batches(&schema, &batches)
+}
+
+/// `table`'s rows in `ranges`, in order.
+fn rows_of(table: &Table, ranges: &[Range<u64>]) -> Table {
+    let parts: Vec<Table> =
+        ranges.iter().map(|r| table.slice(r.start as usize, (r.end - r.start) as usize)).collect();
+    parts[1..].iter().fold(parts[0].clone(), |acc, p| acc.append(p))
+}
+
+fn size_name(batch_size: usize) -> String {
+    if batch_size == usize::MAX { "MAX".to_owned() } else { batch_size.to_string() }
+}
+
+/// Every read of one case, with its expected table.
+fn reads(case: &Value, want: &Table) -> Result<Vec<Read>, String> {
+    let plain = |name: String, options: ReadOptions, want: &Table| Read { name, options, want: want.clone(), byte_type: None };
+    let mut out: Vec<Read> = BATCH_SIZES
+        .iter()
+        .map(|&b| plain(format!("batch size {}", size_name(b)), ReadOptions::default().with_batch_size(b), want))
+        .collect();
+    // Two threads decode several row groups at once when batches are whole row groups (below
+    // 32,768 rows a batch's columns stay on one thread, so smaller batches add nothing).
+    let options = ReadOptions::default().with_threads(2);
+    out.push(plain("2 threads, batch size MAX".to_owned(), options, want));
+    let ranges = selection(want.num_rows() as u64);
+    let selected = rows_of(want, &ranges);
+    for b in [usize::MAX, 7, 1] {
+        let options = ReadOptions::default().with_batch_size(b).with_row_selection(ranges.clone());
+        out.push(plain(format!("rows {ranges:?}, batch size {}", size_name(b)), options, &selected));
+    }
+    // Batches of one record, through every record of the files whose records start and end
+    // at many places in their pages (the others: in the selected rows above).
+    if case["options"] == true {
+        out.push(plain("batch size 1".to_owned(), ReadOptions::default().with_batch_size(1), want));
+    }
+    if case["options"] != true {
+        return Ok(out);
+    }
+    let byte_types = [
+        (ByteArrayType::View, usize::MAX),
+        (ByteArrayType::View, 7),
+        (ByteArrayType::Large, 1000),
+        (ByteArrayType::Dictionary, usize::MAX),
+        (ByteArrayType::Dictionary, 7),
+    ];
+    for (t, b) in byte_types {
+        out.push(Read {
+            name: format!("{t:?} strings, batch size {}", size_name(b)),
+            options: ReadOptions::default().with_batch_size(b).with_byte_array_type(t),
+            want: want.clone(),
+            byte_type: Some(t),
+        });
+    }
+    for p in case["projections"].as_array().into_iter().flatten() {
+        let columns: Vec<&str> = p["columns"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
+        let projected = read_ipc(Path::new(p["reference"].as_str().unwrap()))?;
+        for b in [usize::MAX, 7] {
+            let options = ReadOptions::default().with_batch_size(b).with_columns(columns.iter().copied());
+            out.push(plain(format!("columns {columns:?}, batch size {}", size_name(b)), options, &projected));
+        }
+        // A projection, a row selection and threads at once.
+        let options = ReadOptions::default()
+            .with_batch_size(100)
+            .with_columns(columns.iter().copied())
+            .with_row_selection(ranges.clone())
+            .with_threads(2);
+        out.push(plain(format!("columns {columns:?}, rows, 2 threads, batch size 100"), options, &rows_of(&projected, &ranges)));
+    }
+    Ok(out)
+}
+
+/// The layout facts a case must show for its settings to have been exercised (decoded from
+/// the file's bytes by the Python side, without a Parquet library).
+fn layout_problems(case: &Value) -> Vec<String> {
+    let layout = &case["layout"];
+    let settings = case["settings"].as_str().unwrap_or("").to_lowercase();
+    let has = |key: &str, what: &str| layout[key].as_array().is_some_and(|a| a.iter().any(|v| v == what));
+    let number = |key: &str| layout[key].as_u64().unwrap_or(0);
+    let mut problems = Vec::new();
+    if number("row_groups") < 2 {
+        problems.push(format!("one row group only: {layout}"));
+    }
+    let fewest_pages = match case["writer"].as_str() {
+        _ if settings.contains("tiny pages") => 20,
+        Some("polars") => 4,
+        _ => 1, // duckdb writes one page per column chunk; pyarrow's default pages are large
+    };
+    if number("most_pages_in_a_chunk") < fewest_pages {
+        problems.push(format!("fewer than {fewest_pages} data pages in every chunk: {layout}"));
+    }
+    if settings.contains("records split across pages") && number("pages_inside_records") < 10 {
+        problems.push(format!("few pages begin inside a record: {layout}"));
+    }
+    let mut named: Vec<&str> =
+        ["DELTA_BINARY_PACKED", "DELTA_LENGTH_BYTE_ARRAY", "DELTA_BYTE_ARRAY", "BYTE_STREAM_SPLIT"]
+            .into_iter()
+            .filter(|e| settings.contains(&e.to_lowercase()))
+            .collect();
+    if settings.contains("parquet_version v2") {
+        named.push("DELTA_BINARY_PACKED");
+    }
+    if settings.contains("dictionary pages") {
+        named.push("RLE_DICTIONARY");
+    }
+    for e in named {
+        if !has("encodings", e) {
+            problems.push(format!("no {e} page: {layout}"));
+        }
+    }
+    for (phrase, page_type, present) in [
+        ("page v2", "DATA_PAGE_V2", true),
+        ("page v1", "DATA_PAGE_V2", false),
+        ("dictionary pages", "DICTIONARY_PAGE", true),
+        ("no dictionary", "DICTIONARY_PAGE", false),
+    ] {
+        if settings.contains(phrase) && has("page_types", page_type) != present {
+            problems.push(format!("'{phrase}' but the page types are {}", layout["page_types"]));
+        }
+    }
+    problems
+}
+
+/// Checks one case with every read; returns its failures (empty: it passed) and the number
+/// of reads.
+fn check_case(case: &Value) -> (Vec<String>, usize) {
+    if let Some(e) = case["reference_error"].as_str() {
+        return (vec![format!("the reference reader failed: {e}")], 0);
+    }
+    let mut failures = layout_problems(case);
+    if let Some(e) = case["source_check"].as_str() {
+        failures.push(e.to_owned());
+    }
+    let want = match read_ipc(Path::new(case["reference"].as_str().unwrap())) {
+        Ok(t) => t,
+        Err(e) => return (vec![format!("reading the reference: {e}")], 0),
+    };
+    if want.num_rows() as u64 != case["rows"].as_u64().unwrap_or(0) {
+        failures.push(format!("the reference has {} rows, the writer was given {}", want.num_rows(), case["rows"]));
+    }
+    let reads = match reads(case, &want) {
+        Ok(r) => r,
+        Err(e) => return (vec![format!("reading a projection's reference: {e}")], 0),
+    };
+    let path = Path::new(case["parquet"].as_str().unwrap());
+    for r in &reads {
+        let t0 = Instant::now();
+        let got = read(path, &r.options);
+        if std::env::var_os("NESTED_TIMES").is_some() {
+            eprintln!("TIME {:.3} {}", t0.elapsed().as_secs_f64(), r.name);
+        }
+        let diffs = match got {
+            Err(e) => vec![format!("parquetry: {e}")],
+            Ok(got) => match r.byte_type {
+                Some(t) => diff_with_byte_array_type(&r.want, &got, t),
+                None => diff_tables(&r.want, &got),
+            },
+        };
+        failures.extend(diffs.into_iter().map(|d| format!("{}: {d}", r.name)));
+    }
+    (failures, reads.len())
+}
+
+/// One line of what a file holds.
+fn describe(layout: &Value) -> String {
+    let list = |key: &str| {
+        layout[key].as_array().map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(",")).unwrap_or_default()
+    };
+    format!(
+        "{} row groups, up to {} data pages a chunk, {} pages begin inside a record; {}; {}; {}",
+        layout["row_groups"],
+        layout["most_pages_in_a_chunk"],
+        layout["pages_inside_records"],
+        list("page_types"),
+        list("encodings"),
+        list("codecs")
+    )
+}
+
+#[test]
+fn parquetry_reads_nested_columns_as_independent_readers_do() {
+    let start = Instant::now();
+    let dir = TempDir::new("read-nested");
+    let written = run_python_json("read_nested_write.py", &json!({"out_dir": dir.0}));
+    let generated = start.elapsed();
+    let cases = written["cases"].as_array().expect("cases");
+
+    let mut summary = vec![format!("versions: {}", written["versions"])];
+    for s in written["skipped"].as_array().into_iter().flatten() {
+        summary.push(format!("SKIP {} [{}]: the writer refused: {}", s["writer"], s["settings"], s["reason"]));
+    }
+    let (mut failed, mut total_reads) = (0, 0);
+    for case in cases {
+        let name = format!("{} [{}]", case["writer"].as_str().unwrap_or("?"), case["settings"].as_str().unwrap_or("?"));
+        let (failures, reads) = check_case(case);
+        total_reads += reads;
+        let note = case["note"].as_str().map(|n| format!(" (note: {n})")).unwrap_or_default();
+        if failures.is_empty() {
+            summary.push(format!("ok   {name}: {reads} reads{note}\n       {}", describe(&case["layout"])));
+        } else {
+            failed += 1;
+            let shown = failures.len().min(12);
+            summary.push(format!(
+                "FAIL {name}{note}: {} failures\n       {}",
+                failures.len(),
+                failures[..shown].join("\n       ")
+            ));
+        }
+    }
+    summary.push(format!(
+        "{} cases, {total_reads} reads, {failed} cases failed; writing {:.1} s, all {:.1} s",
+        cases.len(),
+        generated.as_secs_f64(),
+        start.elapsed().as_secs_f64()
+    ));
+    let summary = summary.join("\n");
+    eprintln!("{summary}");
+    // Each writer must have produced something: an empty run would pass vacuously.
+    for writer in ["pyarrow", "duckdb", "polars", "re-paged pyarrow"] {
+        assert!(cases.iter().any(|c| c["writer"] == writer), "no {writer} case ran:\n{summary}");
+    }
+    assert!(failed == 0, "parquetry reads other nested values than the reference readers:\n{summary}");
+}
