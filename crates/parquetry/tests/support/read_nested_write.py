@@ -13,11 +13,13 @@ columns it has types for, in several row groups:
     DELTA_LENGTH_BYTE_ARRAY / DELTA_BYTE_ARRAY / BYTE_STREAM_SPLIT through `column_encoding`,
     tiny pages (`data_page_size` and `write_batch_size` small, so pages really are small),
     snappy / zstd / gzip, and a page index on some;
+  - re-paged pyarrow (repage.py): two v1 files with their data pages cut again inside
+    records, a layout no installed writer produces;
   - duckdb `COPY ... (FORMAT PARQUET)`, PARQUET_VERSION V1 and V2;
   - polars `write_parquet` with small pages (List, Struct and Array columns).
 
 The reference of each file (an Arrow IPC file, pyarrow_to_ipc.py's conversion):
-  - pyarrow's and polars' files: `pq.read_table` (Arrow C++). For polars' files this is the
+  - pyarrow's, the re-paged and polars' files: `pq.read_table` (Arrow C++). For polars' files this is the
     independent choice: polars' own reader shares its code with polars' writer, so a bug
     symmetric in both would pass; Arrow C++ shares nothing with polars or parquetry. Whether
     polars' own reading agrees is reported as a note.
@@ -54,7 +56,7 @@ from read_interop_write import first_difference, layout, read_duckdb, source_che
 
 warnings.simplefilter("ignore")
 
-ROWS = 3000
+ROWS = 2100  # above 2,048: duckdb, which cuts row groups at multiples of 2,048 rows, writes two
 SEED = 20251123
 # Rows null in every column: longer than a tiny page, so whole pages hold only nulls.
 NULL_RUN = range(1200, 1500)
@@ -82,9 +84,9 @@ class Gen:
         return None if self.chance(p) else value
 
     def list(self, row, element, max_len=8, null=0.08, empty=0.08):
-        """A list for `row`: null, empty, 1..max_len elements, or a long one every
-        LONG_EVERY rows."""
-        if row in NULL_RUN or self.chance(null):
+        """A list for `row`: null (unless `null` is 0), empty, 1..max_len elements, or a long
+        one every LONG_EVERY rows."""
+        if null and (row in NULL_RUN or self.chance(null)):
             return None
         if row % LONG_EVERY == 5:
             return [element() for _ in range(300 + self.int(0, 200))]
@@ -105,10 +107,10 @@ def source_table():
     n = ROWS
     cols, types = {}, {}
 
-    def column(name, pa_type, make, seed):
+    def column(name, pa_type, make, seed, nullable=True):
         g = Gen(SEED + seed)
         cols[name] = pa.array([make(g, r) for r in range(n)], pa_type)
-        types[name] = pa_type
+        types[name] = pa.field(name, pa_type, nullable)
 
     def word(g):
         return g.maybe(VOCAB[g.int(0, len(VOCAB))])
@@ -161,7 +163,7 @@ def source_table():
            lambda g, r: entries(g, r, lambda: g.list(1, lambda: word(g), 3, null=0.15)), 10)
     column("dl", pa.list_(pa.string()), lambda g, r: g.list(r, lambda: word(g)), 11)
     cols["dl"] = cols["dl"].cast(pa.list_(pa.dictionary(pa.int32(), pa.string())))
-    types["dl"] = cols["dl"].type
+    types["dl"] = pa.field("dl", cols["dl"].type)
     column("bl", pa.list_(pa.bool_()), lambda g, r: g.list(r, lambda: g.maybe(g.chance(0.3))), 12)
     column("decl", pa.list_(pa.decimal128(12, 3)),
            lambda g, r: g.list(r, lambda: g.maybe(decimal.Decimal(g.int(-10**11, 10**11)).scaleb(-3))), 13)
@@ -173,7 +175,20 @@ def source_table():
     column("deep", deep, lambda g, r: g.list(r, lambda: g.maybe({
         "n": g.list(1, lambda: g.maybe(g.int(0, 100)), 4),
         "q": g.maybe({"r": word(g)})}), 4), 16)
-    return pa.table(cols)
+    # Flat columns beside the nested ones (a row selection skips them by their own, page-index
+    # driven path), and required lists and structs (lower definition levels, no null slots).
+    column("id", pa.int64(), lambda g, r: r * 7 - 3000, 17, nullable=False)
+    column("name", pa.string(), lambda g, r: g.top(r, word(g)), 18)
+    column("req_list", pa.list_(pa.field("item", pa.int32(), False)),
+           lambda g, r: g.list(r, lambda: g.int(0, 1000), null=0), 19, nullable=False)
+    req_struct = pa.struct([pa.field("a", pa.int32(), False),
+                            pa.field("b", pa.list_(pa.field("item", pa.string(), False)))])
+    column("req_struct", req_struct, lambda g, r: {
+        "a": g.int(-5, 5), "b": g.list(r, lambda: VOCAB[g.int(0, len(VOCAB))], 4)}, 20, nullable=False)
+    req_items = pa.struct([pa.field("x", pa.int64(), False), ("y", pa.string())])
+    column("req_items", pa.list_(pa.field("item", req_items, False)),
+           lambda g, r: g.list(r, lambda: {"x": g.int(0, 99), "y": word(g)}, 4), 21)
+    return pa.table(cols, schema=pa.schema([types[c] for c in cols]))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -181,16 +196,18 @@ def source_table():
 # the exception in place of the path when the writer refused the settings.
 
 INT_LEAVES = ["ints.list.element", "nested.list.element.list.element", "s.a", "items.list.element.x",
-              "ss.inner.p", "m.key_value.value", "tsl.list.element", "deep.list.element.n.list.element"]
+              "ss.inner.p", "m.key_value.value", "tsl.list.element", "deep.list.element.n.list.element", "id",
+              "req_list.list.element", "req_struct.a", "req_items.list.element.x"]
 BYTE_LEAVES = ["tags.list.element", "large.list.element", "s.b", "items.list.element.y", "ss.inner.q",
                "m.key_value.key", "ml.key_value.key", "ml.key_value.value.list.element",
-               "binl.list.element", "deep.list.element.q.r"]
+               "binl.list.element", "deep.list.element.q.r", "name", "req_struct.b.list.element",
+               "req_items.list.element.y"]
 FLOAT_LEAVES = ["vec3.list.element", "s.c.list.element"]
 TINY = {"data_page_size": 256, "write_batch_size": 16}
 # Projections by Parquet path: a struct field, a list's leaf, a field of a struct in a list,
 # a struct in a struct, a list in a struct.
 PROJECTIONS = [["s.b"], ["tags.list.element"], ["items.list.element.y"], ["ss.inner.q"],
-               ["deep.list.element.n"], ["ints", "s.c"]]
+               ["deep.list.element.n"], ["ints", "s.c"], ["req_struct.b"], ["id", "req_items.list.element.y"]]
 
 
 def write_pyarrow(out_dir):
@@ -223,7 +240,7 @@ def write_pyarrow(out_dir):
     for n, (settings, kw) in enumerate(variants):
         path = os.path.join(out_dir, f"pyarrow-{n}.parquet")
         try:
-            pq.write_table(table, path, row_group_size=1000, **kw)
+            pq.write_table(table, path, row_group_size=700, **kw)
             # Every option and projection on the files whose pages split records.
             extra = {"options": "tiny" in settings}
             yield "pyarrow", settings, path, table, extra
@@ -243,14 +260,14 @@ def write_repaged(out_dir):
         source = os.path.join(out_dir, f"pyarrow-for-repage-{n}.parquet")
         path = os.path.join(out_dir, f"repaged-{n}.parquet")
         try:
-            pq.write_table(table, source, row_group_size=1000, data_page_version="1.0", **kw)
+            pq.write_table(table, source, row_group_size=700, data_page_version="1.0", **kw)
             repage.repage(source, path)
             yield "re-paged pyarrow", settings, path, table, {"options": True}
         except Exception as e:  # noqa: BLE001 - reported as skipped
             yield "re-paged pyarrow", settings, e, table, {}
 
 
-DUCKDB_COLUMNS = ["ints", "tags", "nested", "s", "items", "ss", "m", "ml", "bl", "binl", "deep"]
+DUCKDB_COLUMNS = ["id", "name", "ints", "tags", "nested", "s", "items", "ss", "m", "ml", "bl", "binl", "deep"]
 
 
 def write_duckdb(out_dir):
@@ -264,14 +281,14 @@ def write_duckdb(out_dir):
         path = os.path.join(out_dir, f"duckdb-{version}-{codec}.parquet")
         try:
             con.execute(f"COPY source TO '{path}' (FORMAT PARQUET, PARQUET_VERSION {version}, "
-                        f"COMPRESSION {codec}, ROW_GROUP_SIZE 1024)")
+                        f"COMPRESSION {codec}, ROW_GROUP_SIZE 2048)")
             yield "duckdb", settings, path, table, {}
         except duckdb.Error as e:
             yield "duckdb", settings, e, table, {}
     con.close()
 
 
-POLARS_COLUMNS = ["ints", "tags", "nested", "vec3", "s", "items", "ss", "bl", "binl", "deep"]
+POLARS_COLUMNS = ["id", "name", "ints", "tags", "nested", "vec3", "s", "items", "ss", "bl", "binl", "deep"]
 
 
 def write_polars(out_dir):
@@ -279,10 +296,10 @@ def write_polars(out_dir):
     table = source_table().select(POLARS_COLUMNS)
     df = pl.from_arrow(table)
     for codec in ["snappy", "zstd", "uncompressed"]:
-        settings = f"compression={codec}, data_page_size=1000, row_group_size=1000"
+        settings = f"compression={codec}, data_page_size=1000, row_group_size=700"
         path = os.path.join(out_dir, f"polars-{codec}.parquet")
         try:
-            df.write_parquet(path, compression=codec, row_group_size=1000, data_page_size=1000)
+            df.write_parquet(path, compression=codec, row_group_size=700, data_page_size=1000)
             yield "polars", settings, path, table, {}
         except Exception as e:  # noqa: BLE001 - polars raises several kinds
             yield "polars", settings, e, table, {}
@@ -417,6 +434,8 @@ def main():
         try:
             case["layout"] = layout(path)
             case["layout"]["pages_inside_records"] = pages_inside_records(path)
+            with open(path, "rb") as f:
+                case["layout"]["row_group_rows"] = [g["num_rows"] for g in parquet_layout.chunks(f.read())]
             table, case["reference"], case["note"] = reference(writer, path, n, out_dir)
             case["source_check"] = source_check(table, source)
             if case["options"]:
