@@ -418,10 +418,37 @@ def projections(path, n, out_dir, full):
     return out
 
 
+def write_corruptible(out_dir):
+    """Small valid nested files for tests/read_nested_bad.rs to corrupt: uncompressed, PLAIN,
+    data page v1 and v2, two row groups of several small pages; `ll` (list<list<int32>>) has
+    levels wide enough to hold a level above its maxima (repetition 2, definition 5)."""
+    cols = {}
+    for name, pa_type, make in [
+        ("l", pa.list_(pa.int64()), lambda g, r: g.list(r, lambda: g.maybe(g.int(0, 100)), 6)),
+        ("ll", pa.list_(pa.list_(pa.int32())),
+         lambda g, r: g.list(r, lambda: g.list(1, lambda: g.maybe(g.int(0, 100)), 4), 4)),
+        ("s", pa.struct([("a", pa.int32()), ("b", pa.list_(pa.string()))]),
+         lambda g, r: g.top(r, {"a": g.maybe(g.int(0, 9)), "b": g.list(1, lambda: g.maybe(VOCAB[g.int(0, 9)]), 3)})),
+    ]:
+        g = Gen(SEED + len(cols))
+        cols[name] = pa.array([make(g, r + 10) for r in range(240)], pa_type)
+    table = pa.table(cols)
+    out = []
+    for version in ["1.0", "2.0"]:
+        path = os.path.join(out_dir, f"corruptible-v{version[0]}.parquet")
+        pq.write_table(table, path, row_group_size=120, data_page_version=version, use_dictionary=False,
+                       compression="none", data_page_size=128, write_batch_size=8, write_statistics=False)
+        out.append({"version": version, "parquet": path, "rows": table.num_rows})
+    return out
+
+
 def main():
     request = json.load(sys.stdin)
     out_dir = request["out_dir"]
     os.makedirs(out_dir, exist_ok=True)
+    if request.get("corruptible"):
+        json.dump({"files": write_corruptible(out_dir)}, sys.stdout)
+        return
     cases, skipped = [], []
     written = [w for job in [write_pyarrow, write_repaged, write_duckdb, write_polars] for w in job(out_dir)]
     for n, (writer, settings, path, source, extra) in enumerate(written):
