@@ -56,10 +56,10 @@ from read_interop_write import first_difference, layout, read_duckdb, source_che
 
 warnings.simplefilter("ignore")
 
-ROWS = 2100  # above 2,048: duckdb, which cuts row groups at multiples of 2,048 rows, writes two
+ROWS = 1200
 SEED = 20251123
 # Rows null in every column: longer than a tiny page, so whole pages hold only nulls.
-NULL_RUN = range(1200, 1500)
+NULL_RUN = range(900, 1100)
 # Every LONG_EVERY-th row holds a long list: a record spread over many tiny pages.
 LONG_EVERY = 487
 
@@ -150,11 +150,11 @@ def source_table():
     column("ss", ss_type, lambda g, r: g.top(r, {
         "inner": g.maybe({"p": g.maybe(g.int(-10**15, 10**15)), "q": word(g)}), "r": g.maybe(g.chance(0.5))}), 8)
 
-    def entries(g, r, value):
+    def entries(g, r, value, text_keys=True):
         lst = g.list(r, lambda: None, 6)
         if lst is None:
             return None
-        keys = [f"k{k}" for k in g.rng.choice(1000, size=len(lst), replace=False)]
+        keys = [f"k{k}" if text_keys else int(k) for k in g.rng.choice(1000, size=len(lst), replace=False)]
         return [(k, value()) for k in keys]
 
     column("m", pa.map_(pa.string(), pa.int64()),
@@ -188,6 +188,26 @@ def source_table():
     req_items = pa.struct([pa.field("x", pa.int64(), False), ("y", pa.string())])
     column("req_items", pa.list_(pa.field("item", req_items, False)),
            lambda g, r: g.list(r, lambda: {"x": g.int(0, 99), "y": word(g)}, 4), 21)
+    # Rarer shapes and leaf types: a list of nulls, a dictionary in a struct, a map of maps, a
+    # map of structs, fixed-size lists in a list, and small, unsigned, time and half-float
+    # leaves.
+    column("nulls", pa.list_(pa.null()), lambda g, r: g.list(r, lambda: None, 4), 22)
+    column("sd", pa.struct([("d", pa.string()), ("e", pa.int32())]),
+           lambda g, r: g.top(r, {"d": word(g), "e": g.maybe(g.int(0, 9))}), 23)
+    cols["sd"] = cols["sd"].cast(pa.struct([("d", pa.dictionary(pa.int32(), pa.string())), ("e", pa.int32())]))
+    types["sd"] = pa.field("sd", cols["sd"].type)
+    column("mm", pa.map_(pa.int32(), pa.map_(pa.string(), pa.int32())),
+           lambda g, r: entries(g, r, lambda: entries(g, 1, lambda: g.maybe(g.int(0, 50))), False), 24)
+    column("ms", pa.map_(pa.string(), pa.struct([("u", pa.int32()), ("v", pa.list_(pa.int32()))])),
+           lambda g, r: entries(g, r, lambda: g.maybe({"u": g.maybe(g.int(0, 9)),
+                                                        "v": g.list(1, lambda: g.maybe(g.int(0, 9)), 3)})), 25)
+    column("fsl", pa.list_(pa.list_(pa.int16(), 2)),
+           lambda g, r: g.list(r, lambda: g.maybe([g.maybe(g.int(-300, 300)), g.int(0, 9)]), 4), 26)
+    misc = pa.struct([("d", pa.date32()), ("t", pa.time64("us")), ("u", pa.uint32()), ("h", pa.float16()),
+                      ("i8", pa.int8())])
+    column("misc", pa.list_(misc), lambda g, r: g.list(r, lambda: g.maybe({
+        "d": g.maybe(g.int(-10**5, 10**5)), "t": g.maybe(g.int(0, 86400 * 10**6)), "u": g.maybe(g.int(0, 2**32)),
+        "h": g.maybe(np.float16(g.rng.normal(0, 100))), "i8": g.maybe(g.int(-128, 128))}), 3), 27)
     return pa.table(cols, schema=pa.schema([types[c] for c in cols]))
 
 
@@ -240,7 +260,7 @@ def write_pyarrow(out_dir):
     for n, (settings, kw) in enumerate(variants):
         path = os.path.join(out_dir, f"pyarrow-{n}.parquet")
         try:
-            pq.write_table(table, path, row_group_size=700, **kw)
+            pq.write_table(table, path, row_group_size=400, **kw)
             # Every option and projection on the files whose pages split records.
             extra = {"options": "tiny" in settings}
             yield "pyarrow", settings, path, table, extra
@@ -260,7 +280,7 @@ def write_repaged(out_dir):
         source = os.path.join(out_dir, f"pyarrow-for-repage-{n}.parquet")
         path = os.path.join(out_dir, f"repaged-{n}.parquet")
         try:
-            pq.write_table(table, source, row_group_size=700, data_page_version="1.0", **kw)
+            pq.write_table(table, source, row_group_size=400, data_page_version="1.0", **kw)
             repage.repage(source, path)
             yield "re-paged pyarrow", settings, path, table, {"options": True}
         except Exception as e:  # noqa: BLE001 - reported as skipped
@@ -272,7 +292,9 @@ DUCKDB_COLUMNS = ["id", "name", "ints", "tags", "nested", "s", "items", "ss", "m
 
 def write_duckdb(out_dir):
     import duckdb
+    # Twice the rows: duckdb cuts row groups at multiples of 2,048 rows only.
     table = source_table().select(DUCKDB_COLUMNS)
+    table = pa.concat_tables([table, table]).combine_chunks()
     con = duckdb.connect()
     con.execute("SET threads TO 1")  # one writer thread: row groups of exactly ROW_GROUP_SIZE
     con.register("source", table)
@@ -296,10 +318,10 @@ def write_polars(out_dir):
     table = source_table().select(POLARS_COLUMNS)
     df = pl.from_arrow(table)
     for codec in ["snappy", "zstd", "uncompressed"]:
-        settings = f"compression={codec}, data_page_size=1000, row_group_size=700"
+        settings = f"compression={codec}, data_page_size=1000, row_group_size=400"
         path = os.path.join(out_dir, f"polars-{codec}.parquet")
         try:
-            df.write_parquet(path, compression=codec, row_group_size=700, data_page_size=1000)
+            df.write_parquet(path, compression=codec, row_group_size=400, data_page_size=1000)
             yield "polars", settings, path, table, {}
         except Exception as e:  # noqa: BLE001 - polars raises several kinds
             yield "polars", settings, e, table, {}
