@@ -177,6 +177,9 @@ fn layout_problems(case: &Value) -> Vec<String> {
     if settings.contains("records split across pages") && number("pages_inside_records") < 10 {
         problems.push(format!("few pages begin inside a record: {layout}"));
     }
+    if settings.contains("bit_packed levels") && !has("level_encodings", "BIT_PACKED") {
+        problems.push(format!("no BIT_PACKED levels: {layout}"));
+    }
     let mut named: Vec<&str> =
         ["DELTA_BINARY_PACKED", "DELTA_LENGTH_BYTE_ARRAY", "DELTA_BYTE_ARRAY", "BYTE_STREAM_SPLIT"]
             .into_iter()

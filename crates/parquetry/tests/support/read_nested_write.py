@@ -52,7 +52,7 @@ import parquet_layout
 import pyarrow_to_ipc
 import repage
 import thrift_compact as tc
-from read_interop_write import first_difference, layout, read_duckdb, source_check
+from read_interop_write import ENCODINGS, first_difference, layout, read_duckdb, source_check
 
 warnings.simplefilter("ignore")
 
@@ -275,14 +275,21 @@ def write_repaged(out_dir):
         ("data page v1, records split across pages, no dictionary, uncompressed",
          {"use_dictionary": False, "compression": "none"}),
         ("data page v1, records split across pages, dictionary pages, snappy", {"compression": "snappy"}),
+        ("data page v1, records split across pages, BIT_PACKED levels, no dictionary, gzip",
+         {"use_dictionary": False, "compression": "gzip"}),
     ]
     for n, (settings, kw) in enumerate(variants):
         source = os.path.join(out_dir, f"pyarrow-for-repage-{n}.parquet")
         path = os.path.join(out_dir, f"repaged-{n}.parquet")
         try:
             pq.write_table(table, source, row_group_size=400, data_page_version="1.0", **kw)
-            repage.repage(source, path)
-            yield "re-paged pyarrow", settings, path, table, {"options": True}
+            bit_packed = "BIT_PACKED" in settings
+            repage.repage(source, path, bit_packed=bit_packed)
+            # pyarrow reads BIT_PACKED levels least significant bit first, against the format
+            # (and parquet-mr, which wrote them): the reference is its read of the file before
+            # re-paging, which holds the same records.
+            extra = {"options": not bit_packed, "reference_of": source if bit_packed else None}
+            yield "re-paged pyarrow", settings, path, table, extra
         except Exception as e:  # noqa: BLE001 - reported as skipped
             yield "re-paged pyarrow", settings, e, table, {}
 
@@ -356,41 +363,54 @@ def max_repetition_levels(meta):
 def first_repetition_level(data, chunk, page, max_rep):
     """The first repetition level of a data page (decompressing it with pyarrow's codecs)."""
     body = data[page["offset"] + page["header_len"]:page["offset"] + page["header_len"] + page["compressed"]]
+    width = max_rep.bit_length()
     if page["type"] == "DATA_PAGE":
         if chunk["codec"] != "UNCOMPRESSED":
             body = pa.decompress(body, page["uncompressed"], codec=chunk["codec"].lower()).to_pybytes()
-        body = body[4:]  # v1 levels have a 4-byte length prefix
+        if page["rep_encoding"] == 4:  # BIT_PACKED: most significant bits first, no prefix
+            return body[0] >> (8 - width)
+        body = body[4:]  # v1 RLE levels have a 4-byte length prefix
     header, pos = tc.read_varint(body, 0)
-    width = max_rep.bit_length()
     if header & 1 == 0:  # an RLE run: its value in ceil(width / 8) bytes
         return int.from_bytes(body[pos:pos + (width + 7) // 8], "little")
     return body[pos] & ((1 << width) - 1)  # bit-packed, LSB first
 
 
 def pages_inside_records(path):
-    """How many data pages begin inside a record."""
+    """How many data pages begin inside a record, and the encodings of v1 pages' levels."""
     with open(path, "rb") as f:
         data = f.read()
     meta = parquet_layout.footer(data)
     max_rep = max_repetition_levels(meta)
-    count = 0
+    count, level_encodings = 0, set()
     for group in parquet_layout.chunks(data, meta):
         for chunk in group["columns"]:
             rep = max_rep.get(chunk["path"], 0)
-            if rep == 0:
-                continue
             for page in parquet_layout.pages(data, chunk):
-                if page["type"] in ("DATA_PAGE", "DATA_PAGE_V2") and first_repetition_level(data, chunk, page, rep):
+                if page["type"] == "DATA_PAGE":
+                    level_encodings.add(ENCODINGS[page["def_encoding"]])
+                    if rep:
+                        level_encodings.add(ENCODINGS[page["rep_encoding"]])
+                if rep and page["type"] in ("DATA_PAGE", "DATA_PAGE_V2") and first_repetition_level(
+                        data, chunk, page, rep):
                     count += 1
-    return count
+    return count, sorted(level_encodings)
 
 
 # ---------------------------------------------------------------------------------------------
 
-def reference(writer, path, n, out_dir):
-    """The reference read of a file: (table, ipc path, note) or raises."""
+def reference(writer, path, n, out_dir, reference_of=None):
+    """The reference read of a file (or of `reference_of`, a file with the same records):
+    (table, ipc path, note) or raises."""
     note = None
-    if writer == "duckdb":
+    if reference_of is not None:
+        table = pyarrow_to_ipc.plain_table(pq.read_table(reference_of))
+        try:
+            d = first_difference(pyarrow_to_ipc.plain_table(pq.read_table(path)), table)
+            note = None if d is None else f"pyarrow reads this file to other values: {d}"
+        except Exception as e:  # noqa: BLE001
+            note = f"pyarrow cannot read this file: {type(e).__name__}: {(str(e).splitlines() or [''])[0]}"
+    elif writer == "duckdb":
         # Through plain_table as pyarrow's readings are: pyarrow 26 names a map's entries after
         # the column ('m'); plain_table rebuilds maps with Arrow's usual name, `entries`.
         table = pyarrow_to_ipc.plain_table(read_duckdb(path))
@@ -482,10 +502,11 @@ def main():
                 "rows": source.num_rows, "options": False, "projections": [], **extra}
         try:
             case["layout"] = layout(path)
-            case["layout"]["pages_inside_records"] = pages_inside_records(path)
+            inside, level_encodings = pages_inside_records(path)
+            case["layout"].update(pages_inside_records=inside, level_encodings=level_encodings)
             with open(path, "rb") as f:
                 case["layout"]["row_group_rows"] = [g["num_rows"] for g in parquet_layout.chunks(f.read())]
-            table, case["reference"], case["note"] = reference(writer, path, n, out_dir)
+            table, case["reference"], case["note"] = reference(writer, path, n, out_dir, extra.get("reference_of"))
             case["source_check"] = source_check(table, source)
             if case["options"]:
                 case["projections"] = projections(path, n, out_dir, table)

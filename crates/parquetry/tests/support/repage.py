@@ -6,7 +6,8 @@ readers must join the parts of a record; but the writers installed here (pyarrow
 polars) all end pages at record boundaries. This is a writer of that layout, independent of
 parquetry: it decodes each column chunk's data pages (levels: RLE/bit-packed hybrid; values:
 PLAIN, or dictionary indices), cuts the levels into pages of a cycle of sizes (1 to 200
-levels), encodes them again (levels as RLE/bit-packed hybrid runs, values as they were) and
+levels), encodes them again (levels as RLE/bit-packed hybrid runs, or in the deprecated
+BIT_PACKED encoding, values as they were) and
 rewrites the footer's offsets and sizes (thrift_compact's typed reader and writer; the page
 index, bloom filters and page encoding stats, which no longer fit, are dropped). Dictionary
 pages are copied as they are.
@@ -22,7 +23,7 @@ import thrift_compact as tc
 
 # The levels of each new page, in turn.
 PAGE_LEVELS = [3, 1, 40, 7, 200, 2, 13, 90, 5, 31]
-PLAIN, PLAIN_DICTIONARY, RLE, RLE_DICTIONARY = 0, 2, 3, 8
+PLAIN, PLAIN_DICTIONARY, RLE, BIT_PACKED, RLE_DICTIONARY = 0, 2, 3, 4, 8
 FIXED_WIDTH = {1: 4, 2: 8, 3: 12, 4: 4, 5: 8}  # INT32, INT64, INT96, FLOAT, DOUBLE
 
 
@@ -65,6 +66,16 @@ def encode_hybrid(values, width):
         out += sum(v << (k * width) for k, v in enumerate(group)).to_bytes(width, "little")
         i += 8
     return bytes(out)
+
+
+def encode_bit_packed(values, width):
+    """The deprecated BIT_PACKED level encoding: each value in `width` bits, most significant
+    bit first, from the first byte's top bit; no length prefix."""
+    bits = 0
+    for v in values:
+        bits = (bits << width) | v
+    pad = -(len(values) * width) % 8
+    return (bits << pad).to_bytes((len(values) * width + pad) // 8, "big")
 
 
 def leaves(meta):
@@ -155,17 +166,21 @@ def read_chunk(data, chunk, leaf):
     return dictionary, encoding, reps, defs, values
 
 
-def new_pages(chunk, leaf, encoding, reps, defs, values):
+def new_pages(chunk, leaf, encoding, reps, defs, values, bit_packed):
     """The chunk's data pages cut every PAGE_LEVELS levels: (header + body bytes,
-    uncompressed size with the header) each."""
+    uncompressed size with the header) each. Levels are BIT_PACKED if `bit_packed`, else
+    RLE."""
     max_def, max_rep, physical, _ = leaf
+    levels_encoding = BIT_PACKED if bit_packed else RLE
     out, at, used, k = [], 0, 0, 0
     while at < len(defs):
         n = min(PAGE_LEVELS[k % len(PAGE_LEVELS)], len(defs) - at)
         k += 1
         body = bytearray()
         for levels, max_level in [(reps, max_rep), (defs, max_def)]:
-            if max_level:
+            if max_level and bit_packed:
+                body += encode_bit_packed(levels[at:at + n], max_level.bit_length())
+            elif max_level:
                 encoded = encode_hybrid(levels[at:at + n], max_level.bit_length())
                 body += struct.pack("<I", len(encoded)) + encoded
         count = sum(1 for x in defs[at:at + n] if x == max_def)
@@ -181,16 +196,17 @@ def new_pages(chunk, leaf, encoding, reps, defs, values):
         header = bytearray()
         tc.write_struct_typed(header, {
             1: (tc.T_I32, 0), 2: (tc.T_I32, len(body)), 3: (tc.T_I32, len(stored)),
-            5: (tc.T_STRUCT, {1: (tc.T_I32, n), 2: (tc.T_I32, encoding), 3: (tc.T_I32, RLE),
-                              4: (tc.T_I32, RLE)})})
+            5: (tc.T_STRUCT, {1: (tc.T_I32, n), 2: (tc.T_I32, encoding), 3: (tc.T_I32, levels_encoding),
+                              4: (tc.T_I32, levels_encoding)})})
         out.append((bytes(header) + stored, len(header) + len(body)))
         at += n
         used += count
     return out
 
 
-def repage(src, dst):
-    """Writes `src` to `dst` with every data page cut again (see the module's comment)."""
+def repage(src, dst, bit_packed=False):
+    """Writes `src` to `dst` with every data page cut again (see the module's comment), the
+    levels in the deprecated BIT_PACKED encoding if `bit_packed`."""
     with open(src, "rb") as f:
         data = f.read()
     (length,) = struct.unpack_from("<I", data, len(data) - 8)
@@ -212,7 +228,7 @@ def repage(src, dst):
                 uncompressed += dictionary[1]
                 md[11] = (tc.T_I64, start)
             md[9] = (tc.T_I64, len(out))
-            for page, size in new_pages(chunk, leaf, encoding, reps, defs, values):
+            for page, size in new_pages(chunk, leaf, encoding, reps, defs, values, bit_packed):
                 out += page
                 uncompressed += size
             md[6] = (tc.T_I64, uncompressed)
