@@ -217,13 +217,15 @@ def write_fastparquet(out_dir):
 # ---------------------------------------------------------------------------------------------
 # Checks.
 
-def _rebuilt(t, leaf):
-    """`t` with every leaf type replaced by `leaf(t)` at any depth (field names, nullability
-    and list sizes kept)."""
+def _rebuilt(t, leaf, all_nullable=False):
+    """`t` with every leaf type replaced by `leaf(t)` at any depth (field names, list sizes
+    and, unless `all_nullable`, nullability kept)."""
     def field(f):
-        return f.with_type(_rebuilt(f.type, leaf))
-    if pa.types.is_map(t):
-        return pa.map_(field(t.key_field), field(t.item_field), t.keys_sorted)
+        f = f.with_type(_rebuilt(f.type, leaf, all_nullable))
+        return f.with_nullable(True) if all_nullable else f
+    if pa.types.is_map(t):  # map keys stay non-nullable
+        key = t.key_field.with_type(_rebuilt(t.key_type, leaf, all_nullable))
+        return pa.map_(key, field(t.item_field), t.keys_sorted)
     if pa.types.is_fixed_size_list(t):
         return pa.list_(field(t.value_field), t.list_size)
     if pa.types.is_large_list(t):
@@ -244,14 +246,19 @@ def comparable(arr):
     if plain != arr.type:
         arr = arr.cast(plain)
     bits = {pa.float32(): pa.int32(), pa.float64(): pa.int64()}
-    as_bits = _rebuilt(arr.type, lambda t: bits.get(t, t))
+    # Every field nullable: a non-nullable child may hold nulls under null parents, which a
+    # view to a non-nullable type refuses.
+    as_bits = _rebuilt(arr.type, lambda t: bits.get(t, t), all_nullable=True)
     return arr.view(as_bits) if as_bits != arr.type else arr
 
 
 def as_type(column, t):
     """`column` cast to type `t`. pyarrow 26 casts (and views) a list<null> to another field
     name with a child of the list's length rather than its elements' count: such a list is
-    rebuilt from its offsets instead."""
+    rebuilt from its offsets instead; a column of type `t` already is not cast (pyarrow
+    refuses to cast nulls under null parents to a non-nullable child, even to its own type)."""
+    if column.type == t:
+        return column
     if pa.types.is_list(t) and pa.types.is_null(t.value_type) and pa.types.is_list(column.type):
         return pa.chunked_array([
             pa.ListArray.from_arrays(c.offsets, pa.nulls(c.offsets[-1].as_py() if len(c.offsets) else 0),
@@ -283,7 +290,7 @@ def source_check(read, source):
     """None when the reference holds the values the writer was given (and nulls in every
     nullable column), else the first difference."""
     for name in source.column_names:
-        if source.schema.field(name).nullable and source[name].null_count == 0:
+        if source.num_rows and source.schema.field(name).nullable and source[name].null_count == 0:
             return f"column {name}: the input has no nulls"
     d = first_difference(read, source, cast=True)
     return None if d is None else f"the reference is not the writer's input: {d}"

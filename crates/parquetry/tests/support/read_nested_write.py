@@ -208,6 +208,10 @@ def source_table():
     column("misc", pa.list_(misc), lambda g, r: g.list(r, lambda: g.maybe({
         "d": g.maybe(g.int(-10**5, 10**5)), "t": g.maybe(g.int(0, 86400 * 10**6)), "u": g.maybe(g.int(0, 2**32)),
         "h": g.maybe(np.float16(g.rng.normal(0, 100))), "i8": g.maybe(g.int(-128, 128))}), 3), 27)
+    column("vec2", pa.list_(pa.field("element", pa.float64(), False), 2),
+           lambda g, r: g.top(r, [g.rng.normal(), g.rng.normal()]), 28)
+    column("sf", pa.struct([("f", pa.list_(pa.int32(), 2))]),
+           lambda g, r: g.top(r, {"f": g.maybe([g.maybe(g.int(0, 9)), g.int(0, 9)])}), 29)
     return pa.table(cols, schema=pa.schema([types[c] for c in cols]))
 
 
@@ -257,6 +261,10 @@ def write_pyarrow(out_dir):
           **TINY, "column_encoding": {**delta_ints, **{c: "DELTA_BYTE_ARRAY" for c in BYTE_LEAVES},
                                       "decl.list.element": "DELTA_BYTE_ARRAY"}}),
     ]
+    # No rows at all: the schema alone must come out right.
+    path = os.path.join(out_dir, "pyarrow-empty.parquet")
+    pq.write_table(table.slice(0, 0), path)
+    yield "pyarrow", "no rows", path, table.slice(0, 0), {}
     for n, (settings, kw) in enumerate(variants):
         path = os.path.join(out_dir, f"pyarrow-{n}.parquet")
         try:
