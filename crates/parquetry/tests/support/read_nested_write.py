@@ -469,8 +469,8 @@ def projections(path, n, out_dir, full):
 
 
 def write_corruptible(out_dir):
-    """Small valid nested files for tests/read_nested_bad.rs to corrupt: uncompressed, PLAIN,
-    data page v1 and v2, two row groups of several small pages; `ll` (list<list<int32>>) has
+    """Small valid nested files for tests/read_nested_bad.rs to corrupt: uncompressed, PLAIN
+    or dictionary-encoded, data page v1 and v2, two row groups of several small pages; `ll` (list<list<int32>>) has
     levels wide enough to hold a level above its maxima (repetition 2, definition 5)."""
     cols = {}
     for name, pa_type, make in [
@@ -485,10 +485,13 @@ def write_corruptible(out_dir):
     table = pa.table(cols)
     out = []
     for version in ["1.0", "2.0"]:
-        path = os.path.join(out_dir, f"corruptible-v{version[0]}.parquet")
-        pq.write_table(table, path, row_group_size=120, data_page_version=version, use_dictionary=False,
-                       compression="none", data_page_size=128, write_batch_size=8, write_statistics=False)
-        out.append({"version": version, "parquet": path, "rows": table.num_rows})
+        for dictionary in [False, True]:
+            name = f"v{version[0]}{', dictionary' if dictionary else ''}"
+            path = os.path.join(out_dir, f"corruptible-v{version[0]}{'-dict' if dictionary else ''}.parquet")
+            pq.write_table(table, path, row_group_size=120, data_page_version=version, use_dictionary=dictionary,
+                           compression="none", data_page_size=128, write_batch_size=8, write_statistics=False)
+            out.append({"name": name, "version": version, "dictionary": dictionary, "parquet": path,
+                        "rows": table.num_rows})
     return out
 
 
