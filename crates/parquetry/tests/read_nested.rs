@@ -15,7 +15,8 @@
 //!   duckdb and polars, so two pyarrow v1 files have their data pages cut again every few
 //!   levels wherever that falls: records begin in one page and end pages later, as data page
 //!   v1 allows and older writers did;
-//! - by duckdb (PARQUET_VERSION V1 and V2) and polars (small pages), the columns they have.
+//! - by duckdb (PARQUET_VERSION V1 and V2; all but the half floats and the list<null>) and
+//!   polars (small pages; maps become lists of structs in polars, and back in the check).
 //!
 //! The reference of each file is an independent reader (Arrow C++ for pyarrow's, polars' and
 //! the re-paged files, duckdb for duckdb's), checked on the Python side against the table the
