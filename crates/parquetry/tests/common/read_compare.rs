@@ -459,13 +459,40 @@ pub fn diff_with_byte_array_type(want: &Table, got: &Table, choice: ByteArrayTyp
     diffs
 }
 
+/// A dictionary array of `values` with keys of type `key`, of strings (`utf8`) or binaries;
+/// `None` for a key type that is not an integer.
+fn dictionary_of(key: &DataType, values: &[Option<Vec<u8>>], utf8: bool) -> Option<ArrayRef> {
+    use arrow_array::builder::GenericByteDictionaryBuilder;
+    use arrow_array::types::*;
+    fn build<K: ArrowDictionaryKeyType>(values: &[Option<Vec<u8>>], utf8: bool) -> ArrayRef {
+        if utf8 {
+            let mut b = GenericByteDictionaryBuilder::<K, Utf8Type>::new();
+            values.iter().for_each(|v| b.append_option(v.as_deref().map(|b| String::from_utf8_lossy(b).into_owned())));
+            Arc::new(b.finish())
+        } else {
+            let mut b = GenericByteDictionaryBuilder::<K, BinaryType>::new();
+            values.iter().for_each(|v| b.append_option(v.as_deref()));
+            Arc::new(b.finish())
+        }
+    }
+    Some(match key {
+        DataType::Int8 => build::<Int8Type>(values, utf8),
+        DataType::Int16 => build::<Int16Type>(values, utf8),
+        DataType::Int32 => build::<Int32Type>(values, utf8),
+        DataType::Int64 => build::<Int64Type>(values, utf8),
+        DataType::UInt8 => build::<UInt8Type>(values, utf8),
+        DataType::UInt16 => build::<UInt16Type>(values, utf8),
+        DataType::UInt32 => build::<UInt32Type>(values, utf8),
+        DataType::UInt64 => build::<UInt64Type>(values, utf8),
+        _ => return None,
+    })
+}
+
 /// `got` (a nested array read with `choice`) with every string/binary leaf turned into the
 /// type it has in `want` (pyarrow's reading); fails on a leaf of the wrong kind.
 pub fn with_byte_leaves_as(got: &ArrayRef, want: &DataType, choice: ByteArrayType) -> Result<ArrayRef, String> {
-    use arrow_array::builder::BinaryDictionaryBuilder;
-    use arrow_array::types::Int32Type;
     use arrow_array::{
-        BinaryArray, BinaryViewArray, DictionaryArray, FixedSizeListArray, LargeBinaryArray, LargeListArray, LargeStringArray, ListArray,
+        BinaryArray, BinaryViewArray, FixedSizeListArray, LargeBinaryArray, LargeListArray, LargeStringArray, ListArray,
         MapArray, StringArray, StringViewArray, StructArray,
     };
     use DataType as D;
@@ -519,14 +546,8 @@ pub fn with_byte_leaves_as(got: &ArrayRef, want: &DataType, choice: ByteArrayTyp
                 D::BinaryView => Arc::new(values.iter().map(|v| v.as_deref()).collect::<BinaryViewArray>()),
                 // A dictionary leaf (pyarrow keeps the `ARROW:schema` dictionary type of a list
                 // element): rebuilt with a dictionary of its own; equality compares values.
-                D::Dictionary(k, v) if **k == D::Int32 && **v == D::Utf8 => {
-                    let text: Vec<Option<String>> = values.iter().map(text).collect();
-                    Arc::new(text.iter().map(|v| v.as_deref()).collect::<DictionaryArray<Int32Type>>())
-                }
-                D::Dictionary(k, v) if **k == D::Int32 && **v == D::Binary => {
-                    let mut b = BinaryDictionaryBuilder::<Int32Type>::new();
-                    values.iter().for_each(|v| b.append_option(v.as_deref()));
-                    Arc::new(b.finish())
+                D::Dictionary(k, v) if matches!(**v, D::Utf8 | D::Binary) => {
+                    dictionary_of(k, &values, **v == D::Utf8).ok_or_else(|| format!("dictionary keys {k}"))?
                 }
                 other => return Err(format!("no conversion to {other} in the test helper")),
             }
