@@ -15,12 +15,14 @@
 //!   duckdb and polars, so two pyarrow v1 files have their data pages cut again every few
 //!   levels wherever that falls: records begin in one page and end pages later, as data page
 //!   v1 allows and older writers did;
+//! - by parquet-go (scripts/interop/go-writer -nested, when `go` is on PATH): Go structs as
+//!   parquet-go lays them out, bare repeated fields and groups (no LIST annotation) among them;
 //! - by duckdb (PARQUET_VERSION V1 and V2; all but the half floats and the list<null>) and
 //!   polars (small pages; maps become lists of structs in polars, and back in the check).
 //!
-//! The reference of each file is an independent reader (Arrow C++ for pyarrow's, polars' and
-//! the re-paged files, duckdb for duckdb's), checked on the Python side against the table the
-//! writer was given. parquetry reads every file at batch sizes `usize::MAX`, 400 and 7, with
+//! The reference of each file is an independent reader (Arrow C++ for pyarrow's, polars',
+//! parquet-go's and the re-paged files, duckdb for duckdb's), checked on the Python side
+//! against the table (for parquet-go: the JSON rows) the writer was given. parquetry reads every file at batch sizes `usize::MAX`, 400 and 7, with
 //! two threads, with row selections at batch sizes `usize::MAX` and 1 (the reference sliced)
 //! and with its last row group before its first. The files with tiny pages are also read with
 //! each `ByteArrayType` (string leaves compared by their bytes), projected by Parquet paths
@@ -44,7 +46,7 @@ use std::time::Instant;
 use parquetry::read::{ByteArrayType, ReadOptions};
 use read_compare::{diff_tables, diff_with_byte_array_type, read_ipc, read_parquetry_batches, Table};
 use serde_json::{json, Value};
-use write_helpers::{run_python_json, TempDir};
+use write_helpers::{run_go_writer, run_python_json, TempDir};
 
 /// Every file is read at these batch sizes: one batch per row group, and sizes that cut
 /// pages and records' runs of pages at many places.
@@ -186,7 +188,7 @@ fn layout_problems(case: &Value) -> Vec<String> {
     }
     let fewest_pages = match case["writer"].as_str() {
         _ if settings.contains("tiny pages") => 20,
-        Some("polars") => 4,
+        Some("polars" | "parquet-go") => 4,
         _ => 1, // duckdb writes one page per column chunk; pyarrow's default pages are large
     };
     if number("most_pages_in_a_chunk") < fewest_pages {
@@ -282,11 +284,19 @@ fn describe(layout: &Value) -> String {
 fn parquetry_reads_nested_columns_as_independent_readers_do() {
     let start = Instant::now();
     let dir = TempDir::new("read-nested");
-    let written = run_python_json("read_nested_write.py", &json!({"out_dir": dir.0}));
+    let (extra, go_note) = match run_go_writer(&dir, &["-nested"]) {
+        Ok(lines) => (lines.into_iter().map(|mut l| {
+            l["writer"] = json!("parquet-go");
+            l
+        }).collect::<Vec<_>>(), None),
+        Err(note) => (Vec::new(), Some(note)),
+    };
+    let written = run_python_json("read_nested_write.py", &json!({"out_dir": dir.0, "extra": extra}));
     let generated = start.elapsed();
     let cases = written["cases"].as_array().expect("cases");
 
     let mut summary = vec![format!("versions: {}", written["versions"])];
+    summary.extend(go_note.clone());
     for s in written["skipped"].as_array().into_iter().flatten() {
         summary.push(format!("SKIP {} [{}]: the writer refused: {}", s["writer"], s["settings"], s["reason"]));
     }
@@ -317,7 +327,10 @@ fn parquetry_reads_nested_columns_as_independent_readers_do() {
     let summary = summary.join("\n");
     eprintln!("{summary}");
     // Each writer must have produced something: an empty run would pass vacuously.
-    for writer in ["pyarrow", "duckdb", "polars", "re-paged pyarrow"] {
+    for writer in ["pyarrow", "duckdb", "polars", "re-paged pyarrow", "parquet-go"] {
+        if writer == "parquet-go" && go_note.is_some() {
+            continue;
+        }
         assert!(cases.iter().any(|c| c["writer"] == writer), "no {writer} case ran:\n{summary}");
     }
     assert!(failed == 0, "parquetry reads other nested values than the reference readers:\n{summary}");

@@ -2,7 +2,9 @@
 polars, and take an independent reader's view of each as the reference for
 tests/read_nested.rs.
 
-Usage: read_nested_write.py < request.json     request: {"out_dir": path}
+Usage: read_nested_write.py < request.json
+    request: {"out_dir": path, "extra": [{"writer", "settings", "parquet", "rows_json"}, ...]}
+    (extra: files written elsewhere, parquet-go's, with their rows as JSON)
 
 Every writer gets one table made from one seed: ROWS rows, with nulls and empty lists at
 every level (a null list, an empty list, a null element, a null struct, a null struct field,
@@ -16,7 +18,9 @@ columns it has types for, in several row groups:
   - re-paged pyarrow (repage.py): two v1 files with their data pages cut again inside
     records, a layout no installed writer produces;
   - duckdb `COPY ... (FORMAT PARQUET)`, PARQUET_VERSION V1 and V2;
-  - polars `write_parquet` with small pages (List, Struct and Array columns).
+  - polars `write_parquet` with small pages (List, Struct and Array columns);
+  - parquet-go (extra files, written by scripts/interop/go-writer -nested): its own layouts,
+    bare repeated fields (no LIST annotation) among them; checked against go-writer's JSON.
 
 The reference of each file (an Arrow IPC file, pyarrow_to_ipc.py's conversion):
   - pyarrow's, the re-paged and polars' files: `pq.read_table` (Arrow C++). For polars' files this is the
@@ -498,6 +502,33 @@ def write_corruptible(out_dir):
     return out
 
 
+def go_rows_check(table, rows_json):
+    """None when pyarrow's reading of a parquet-go file holds the rows go-writer gave it (its
+    JSON: Go's field names, nil for empty slices and maps, maps in any order), else the first
+    difference."""
+    def lower(v):
+        if isinstance(v, dict):
+            return {("items_l" if k == "ItemsL" else k.lower()): lower(x) for k, x in v.items()}
+        return [lower(x) for x in v] if isinstance(v, list) else v
+
+    with open(rows_json) as f:
+        rows = [lower(r) for r in json.load(f)]
+    got = table.to_pylist()
+    if len(got) != len(rows):
+        return f"{len(got)} rows, go-writer wrote {len(rows)}"
+    for i, (g, w) in enumerate(zip(got, rows)):
+        w["m"] = sorted((w["m"] or {}).items())
+        g["m"] = sorted(g["m"])
+        for key in ["ints", "tags", "items", "items_l", "inner"]:
+            w[key] = w[key] or []
+        for inner in w["inner"]:
+            inner["qs"] = inner["qs"] or []
+        if g != w:
+            column = next(k for k in w if g.get(k) != w[k])
+            return f"the reference is not go-writer's input: row {i}, column {column}: {g.get(column)}, expected {w[column]}"
+    return None
+
+
 def main():
     request = json.load(sys.stdin)
     out_dir = request["out_dir"]
@@ -507,13 +538,17 @@ def main():
         return
     cases, skipped = [], []
     written = [w for job in [write_pyarrow, write_repaged, write_duckdb, write_polars] for w in job(out_dir)]
+    # Files written elsewhere (parquet-go): their rows come as JSON.
+    written += [(e["writer"], e["settings"], e["parquet"], None, {"rows_json": e["rows_json"]})
+                for e in request.get("extra", [])]
     for n, (writer, settings, path, source, extra) in enumerate(written):
         if isinstance(path, Exception):
             skipped.append({"writer": writer, "settings": settings,
                             "reason": f"{type(path).__name__}: {str(path).splitlines()[0]}"})
             continue
         case = {"writer": writer, "settings": settings, "parquet": path, "source_check": None,
-                "rows": source.num_rows, "options": False, "projections": [], **extra}
+                "rows": source.num_rows if source is not None else None, "options": False, "projections": [],
+                **extra}
         try:
             case["layout"] = layout(path)
             inside, level_encodings = pages_inside_records(path)
@@ -521,7 +556,11 @@ def main():
             with open(path, "rb") as f:
                 case["layout"]["row_group_rows"] = [g["num_rows"] for g in parquet_layout.chunks(f.read())]
             table, case["reference"], case["note"] = reference(writer, path, n, out_dir, extra.get("reference_of"))
-            case["source_check"] = source_check(table, source)
+            if source is not None:
+                case["source_check"] = source_check(table, source)
+            else:
+                case["source_check"] = go_rows_check(table, extra["rows_json"])
+                case["rows"] = table.num_rows
             if case["options"]:
                 case["projections"] = projections(path, n, out_dir, table)
         except Exception as e:  # noqa: BLE001 - the Rust test reports it
