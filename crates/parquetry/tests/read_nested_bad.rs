@@ -159,7 +159,7 @@ fn corruptions() -> Vec<Corruption> {
 
 /// Sets a definition level below the maximum to the maximum: the levels then promise one more
 /// value than the page's values hold. (An RLE run of nulls becomes a run of values: more.)
-fn raise_a_null(bytes: &mut Vec<u8>, section: &Range<usize>) {
+fn raise_a_null(bytes: &mut [u8], section: &Range<usize>) {
     let width = 3;
     let mut at = section.start;
     while at < section.end {
