@@ -44,7 +44,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use parquetry::read::{ByteArrayType, ReadOptions};
-use read_compare::{diff_tables, diff_with_byte_array_type, read_ipc, read_parquetry_batches, Table};
+use read_compare::{diff_tables, diff_with_byte_array_type, ipc_schema, read_ipc, read_parquetry_batches, Table};
 use serde_json::{json, Value};
 use write_helpers::{run_go_writer, run_python_json, TempDir};
 
@@ -251,6 +251,18 @@ fn check_case(case: &Value) -> (Vec<String>, usize) {
         Err(e) => return (vec![format!("reading a projection's reference: {e}")], 0),
     };
     let path = Path::new(case["parquet"].as_str().unwrap());
+    // A table compares types (nested fields' nullability included); top-level fields'
+    // nullability is in the schema.
+    match (ipc_schema(Path::new(case["reference"].as_str().unwrap())), read_parquetry_batches(path, &ReadOptions::default())) {
+        (Ok(want), Ok((got, _))) => {
+            for (w, g) in want.fields().iter().zip(got.fields().iter()) {
+                if w.is_nullable() != g.is_nullable() {
+                    failures.push(format!("field '{}': nullable {}, pyarrow's {}", g.name(), g.is_nullable(), w.is_nullable()));
+                }
+            }
+        }
+        (Err(e), _) | (_, Err(e)) => failures.push(format!("schemas: {e}")),
+    }
     for r in &reads {
         let diffs = match read(path, &r.options) {
             Err(e) => vec![format!("parquetry: {e}")],

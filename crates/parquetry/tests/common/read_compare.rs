@@ -228,6 +228,14 @@ pub fn pyarrow_tables(tag: &str, paths: &[PathBuf]) -> HashMap<PathBuf, Result<T
     tables
 }
 
+/// The schema of an Arrow IPC file.
+pub fn ipc_schema(path: &Path) -> Result<arrow_schema::SchemaRef, String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let reader = arrow_ipc::reader::FileReader::try_new_buffered(file, None)
+        .map_err(|e| format!("IPC {}: {e}", path.display()))?;
+    Ok(reader.schema())
+}
+
 /// Reads an Arrow IPC file into a table.
 pub fn read_ipc(path: &Path) -> Result<Table, String> {
     let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
