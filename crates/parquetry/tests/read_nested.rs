@@ -2,19 +2,21 @@
 //! parquetry to exactly the values an independent reader gets.
 //!
 //! At test time, tests/support/read_nested_write.py (one Python process) writes one table of
-//! 1,200 rows (duckdb: twice that) with nulls and empty lists at every level and some records of hundreds of
-//! elements: list<int64>, list<string>, list<list<int32>>, large_list<string>,
-//! fixed_size_list<float32, 3>, struct<a, b, c: list<double>>, list<struct>, struct<struct>,
-//! map<string, int64>, map<string, list<string>>, list<dictionary<int32, string>>,
-//! list<bool>, list<decimal>, list<timestamp with a time zone>, list<binary>,
-//! list<struct<list, struct>>, required lists and structs, and two flat columns. It is written
+//! 1,200 rows (duckdb: twice that) with nulls and empty lists at every level and some records
+//! of hundreds of elements: list<int64>, list<string>, list<list<int32>>, large_list<string>,
+//! fixed_size_list<float32, 3> (and of non-nullable doubles, and in a struct), struct<a, b,
+//! c: list<double>>, list<struct>, struct<struct>, map<string, int64>, map<string,
+//! list<string>>, maps of maps and of structs, list<dictionary<int32, string>>, a dictionary
+//! in a struct, list<bool>, list<decimal>, list<timestamp with a time zone>, list<binary>,
+//! list<null>, list<struct<list, struct>>, lists of small, unsigned, time and half-float
+//! leaves, required lists and structs, and flat columns. It is written
 //! - by pyarrow: data page v1 and v2, dictionary on and off, DELTA_BINARY_PACKED /
 //!   DELTA_LENGTH_BYTE_ARRAY / DELTA_BYTE_ARRAY / BYTE_STREAM_SPLIT, tiny pages, several
-//!   codecs, a page index on some;
+//!   codecs, a page index on some, and no rows at all;
 //! - re-paged (tests/support/repage.py): pyarrow ends every page at a record boundary, as do
-//!   duckdb and polars, so two pyarrow v1 files have their data pages cut again every few
-//!   levels wherever that falls: records begin in one page and end pages later, as data page
-//!   v1 allows and older writers did;
+//!   duckdb, polars and parquet-go, so three pyarrow v1 files have their data pages cut again
+//!   every few levels wherever that falls (records begin in one page and end pages later, as
+//!   data page v1 allows and older writers did), one with deprecated BIT_PACKED levels;
 //! - by parquet-go (scripts/interop/go-writer -nested, when `go` is on PATH): Go structs as
 //!   parquet-go lays them out, bare repeated fields and groups (no LIST annotation) among them;
 //! - by duckdb (PARQUET_VERSION V1 and V2; all but the half floats and the list<null>) and
@@ -22,14 +24,15 @@
 //!
 //! The reference of each file is an independent reader (Arrow C++ for pyarrow's, polars',
 //! parquet-go's and the re-paged files, duckdb for duckdb's), checked on the Python side
-//! against the table (for parquet-go: the JSON rows) the writer was given. parquetry reads every file at batch sizes `usize::MAX`, 400 and 7, with
-//! two threads, with row selections at batch sizes `usize::MAX` and 1 (the reference sliced)
-//! and with its last row group before its first. The files with tiny pages are also read with
-//! each `ByteArrayType` (string leaves compared by their bytes), projected by Parquet paths
-//! (`s.b`, `tags.list.element`, ...: the reference is Arrow C++'s read of the same paths), and
-//! some in batches of one record. Types (field names, nullability) and values must be equal,
-//! floats bit for bit. Each case must also show in its bytes what its name claims (row groups,
-//! many pages per chunk, encodings, page versions, pages that begin inside a record).
+//! against the table (for parquet-go: the JSON rows) the writer was given. parquetry reads
+//! every file at batch sizes `usize::MAX`, 400 and 7, with two threads, with row selections at
+//! batch sizes `usize::MAX` and 1 (the reference sliced) and with its last row group before its
+//! first. The files with tiny pages or split records are also read with each `ByteArrayType`
+//! (string leaves compared by their bytes), projected by Parquet paths (`s.b`,
+//! `tags.list.element`, ...: the reference is Arrow C++'s read of the same paths), and some in
+//! batches of one record. Types (field names, nullability) and values must be equal, floats
+//! bit for bit. Each case must also show in its bytes what its name claims (row groups, many
+//! pages per chunk, encodings, page versions, pages that begin inside a record).
 //!
 //! `PARQUETRY_KEEP_TEST_FILES=1` keeps the files.
 
