@@ -239,7 +239,9 @@ TINY = {"data_page_size": 256, "write_batch_size": 16}
 # Projections by Parquet path: a struct field, a list's leaf, a field of a struct in a list,
 # a struct in a struct, a list in a struct.
 PROJECTIONS = [["s.b"], ["tags.list.element"], ["items.list.element.y"], ["ss.inner.q"],
-               ["deep.list.element.n"], ["ints", "s.c"], ["req_struct.b"], ["id", "req_items.list.element.y"]]
+               ["deep.list.element.n"], ["ints", "s.c"], ["req_struct.b"], ["id", "req_items.list.element.y"],
+               ["items.list.element.y", "items.list.element.x"], ["ss.r", "ss.inner.q"], ["deep.list.element.q"],
+               ["misc.list.element.h", "sf.f"]]
 
 
 def write_pyarrow(out_dir):
