@@ -14,9 +14,10 @@
 //!   DELTA_LENGTH_BYTE_ARRAY / DELTA_BYTE_ARRAY / BYTE_STREAM_SPLIT, tiny pages, several
 //!   codecs, a page index on some, and no rows at all;
 //! - re-paged (tests/support/repage.py): pyarrow ends every page at a record boundary, as do
-//!   duckdb, polars and parquet-go, so three pyarrow v1 files have their data pages cut again
+//!   duckdb, polars and parquet-go, so four pyarrow v1 files have their data pages cut again
 //!   every few levels wherever that falls (records begin in one page and end pages later, as
-//!   data page v1 allows and older writers did), one with deprecated BIT_PACKED levels;
+//!   data page v1 allows and older writers did): one with deprecated BIT_PACKED levels, one as
+//!   v2 pages (against the format, as Arrow C++ once wrote them);
 //! - by parquet-go (scripts/interop/go-writer -nested, when `go` is on PATH): Go structs as
 //!   parquet-go lays them out, bare repeated fields and groups (no LIST annotation) among them;
 //! - by duckdb (PARQUET_VERSION V1 and V2; all but the half floats and the list<null>) and

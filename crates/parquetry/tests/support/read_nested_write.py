@@ -287,7 +287,8 @@ def write_pyarrow(out_dir):
 
 
 def write_repaged(out_dir):
-    """pyarrow's v1 files with their data pages cut again inside records (repage.py)."""
+    """pyarrow's v1 files with their data pages cut again inside records (repage.py), as v1
+    pages (RLE or BIT_PACKED levels) or v2 pages."""
     table = source_table()
     variants = [
         ("data page v1, records split across pages, no dictionary, uncompressed",
@@ -295,6 +296,9 @@ def write_repaged(out_dir):
         ("data page v1, records split across pages, dictionary pages, snappy", {"compression": "snappy"}),
         ("data page v1, records split across pages, BIT_PACKED levels, no dictionary, gzip",
          {"use_dictionary": False, "compression": "gzip"}),
+        # Against the format (a v2 page must begin a record), but Arrow C++ wrote such pages
+        # before it kept v2 pages to record boundaries, and pyarrow reads them.
+        ("data page v2, records split across pages, dictionary pages, zstd", {"compression": "zstd"}),
     ]
     for n, (settings, kw) in enumerate(variants):
         source = os.path.join(out_dir, f"pyarrow-for-repage-{n}.parquet")
@@ -302,7 +306,8 @@ def write_repaged(out_dir):
         try:
             pq.write_table(table, source, row_group_size=400, data_page_version="1.0", **kw)
             bit_packed = "BIT_PACKED" in settings
-            repage.repage(source, path, bit_packed=bit_packed)
+            form = "bit_packed" if bit_packed else "v2" if "page v2" in settings else "rle"
+            repage.repage(source, path, form)
             # pyarrow reads BIT_PACKED levels least significant bit first, against the format
             # (and parquet-mr, which wrote them): the reference is its read of the file before
             # re-paging, which holds the same records.

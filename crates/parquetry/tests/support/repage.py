@@ -12,7 +12,9 @@ rewrites the footer's offsets and sizes (thrift_compact's typed reader and write
 index, bloom filters and page encoding stats, which no longer fit, are dropped). Dictionary
 pages are copied as they are.
 
-`repage(src, dst)` needs a file of data page v1 pages, one value encoding per column chunk.
+`repage(src, dst, form)` needs a file of data page v1 pages, one value encoding per column
+chunk; it writes v1 pages with RLE or BIT_PACKED levels, or v2 pages (which the format says
+must begin a record: Arrow C++ once wrote them split, and readers join them).
 """
 import struct
 
@@ -166,47 +168,64 @@ def read_chunk(data, chunk, leaf):
     return dictionary, encoding, reps, defs, values
 
 
-def new_pages(chunk, leaf, encoding, reps, defs, values, bit_packed):
+def new_pages(chunk, leaf, encoding, reps, defs, values, form):
     """The chunk's data pages cut every PAGE_LEVELS levels: (header + body bytes,
-    uncompressed size with the header) each. Levels are BIT_PACKED if `bit_packed`, else
-    RLE."""
+    uncompressed size with the header) each. `form`: "rle" (v1 pages, RLE levels),
+    "bit_packed" (v1 pages, BIT_PACKED levels) or "v2" (data page v2)."""
     max_def, max_rep, physical, _ = leaf
-    levels_encoding = BIT_PACKED if bit_packed else RLE
+    compress = (lambda b: pa.compress(b, codec=chunk["codec"].lower(), asbytes=True)
+                if chunk["codec"] != "UNCOMPRESSED" else bytes(b))
     out, at, used, k = [], 0, 0, 0
     while at < len(defs):
         n = min(PAGE_LEVELS[k % len(PAGE_LEVELS)], len(defs) - at)
         k += 1
-        body = bytearray()
-        for levels, max_level in [(reps, max_rep), (defs, max_def)]:
-            if max_level and bit_packed:
-                body += encode_bit_packed(levels[at:at + n], max_level.bit_length())
-            elif max_level:
-                encoded = encode_hybrid(levels[at:at + n], max_level.bit_length())
-                body += struct.pack("<I", len(encoded)) + encoded
+        levels = []
+        for kind, max_level in [(reps, max_rep), (defs, max_def)]:
+            if not max_level:
+                levels.append(b"")
+            elif form == "bit_packed":
+                levels.append(encode_bit_packed(kind[at:at + n], max_level.bit_length()))
+            elif form == "v2":
+                levels.append(encode_hybrid(kind[at:at + n], max_level.bit_length()))
+            else:
+                encoded = encode_hybrid(kind[at:at + n], max_level.bit_length())
+                levels.append(struct.pack("<I", len(encoded)) + encoded)
         count = sum(1 for x in defs[at:at + n] if x == max_def)
         page_values = values[used:used + count]
         if encoding in (PLAIN_DICTIONARY, RLE_DICTIONARY):
             width = max(page_values, default=0).bit_length()
-            body += bytes([width]) + encode_hybrid(page_values, width)
+            encoded_values = bytes([width]) + encode_hybrid(page_values, width)
         else:
-            body += encode_plain(page_values, physical)
-        stored = bytes(body)
-        if chunk["codec"] != "UNCOMPRESSED":
-            stored = pa.compress(stored, codec=chunk["codec"].lower(), asbytes=True)
+            encoded_values = encode_plain(page_values, physical)
         header = bytearray()
-        tc.write_struct_typed(header, {
-            1: (tc.T_I32, 0), 2: (tc.T_I32, len(body)), 3: (tc.T_I32, len(stored)),
-            5: (tc.T_STRUCT, {1: (tc.T_I32, n), 2: (tc.T_I32, encoding), 3: (tc.T_I32, levels_encoding),
-                              4: (tc.T_I32, levels_encoding)})})
-        out.append((bytes(header) + stored, len(header) + len(body)))
+        if form == "v2":
+            # Levels stay uncompressed in front of the compressed values.
+            stored = levels[0] + levels[1] + compress(encoded_values)
+            size = len(levels[0]) + len(levels[1]) + len(encoded_values)
+            rows = sum(1 for r in reps[at:at + n] if r == 0) if max_rep else n
+            tc.write_struct_typed(header, {
+                1: (tc.T_I32, 3), 2: (tc.T_I32, size), 3: (tc.T_I32, len(stored)),
+                8: (tc.T_STRUCT, {1: (tc.T_I32, n), 2: (tc.T_I32, n - count), 3: (tc.T_I32, rows),
+                                  4: (tc.T_I32, encoding), 5: (tc.T_I32, len(levels[1])),
+                                  6: (tc.T_I32, len(levels[0])),
+                                  7: (tc.T_TRUE, chunk["codec"] != "UNCOMPRESSED")})})
+        else:
+            body = levels[0] + levels[1] + encoded_values
+            stored, size = compress(body), len(body)
+            levels_encoding = BIT_PACKED if form == "bit_packed" else RLE
+            tc.write_struct_typed(header, {
+                1: (tc.T_I32, 0), 2: (tc.T_I32, size), 3: (tc.T_I32, len(stored)),
+                5: (tc.T_STRUCT, {1: (tc.T_I32, n), 2: (tc.T_I32, encoding), 3: (tc.T_I32, levels_encoding),
+                                  4: (tc.T_I32, levels_encoding)})})
+        out.append((bytes(header) + stored, len(header) + size))
         at += n
         used += count
     return out
 
 
-def repage(src, dst, bit_packed=False):
-    """Writes `src` to `dst` with every data page cut again (see the module's comment), the
-    levels in the deprecated BIT_PACKED encoding if `bit_packed`."""
+def repage(src, dst, form="rle"):
+    """Writes `src` to `dst` with every data page cut again (see the module's comment), as
+    `form` says (new_pages)."""
     with open(src, "rb") as f:
         data = f.read()
     (length,) = struct.unpack_from("<I", data, len(data) - 8)
@@ -228,7 +247,7 @@ def repage(src, dst, bit_packed=False):
                 uncompressed += dictionary[1]
                 md[11] = (tc.T_I64, start)
             md[9] = (tc.T_I64, len(out))
-            for page, size in new_pages(chunk, leaf, encoding, reps, defs, values, bit_packed):
+            for page, size in new_pages(chunk, leaf, encoding, reps, defs, values, form):
                 out += page
                 uncompressed += size
             md[6] = (tc.T_I64, uncompressed)
