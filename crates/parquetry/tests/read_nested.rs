@@ -26,10 +26,11 @@
 //! The reference of each file is an independent reader (Arrow C++ for pyarrow's, polars',
 //! parquet-go's and the re-paged files, duckdb for duckdb's), checked on the Python side
 //! against the table (for parquet-go: the JSON rows) the writer was given. parquetry reads
-//! every file at batch sizes `usize::MAX`, 400 and 7, with two threads, with row selections at
-//! batch sizes `usize::MAX` and 1 (the reference sliced) and with its last row group before its
-//! first. The files with tiny pages or split records are also read with each `ByteArrayType`
-//! (string leaves compared by their bytes), projected by Parquet paths (`s.b`,
+//! every file at batch sizes `usize::MAX` and 7, and with row selections at batch sizes
+//! `usize::MAX` and 1 and with two threads (the reference sliced). The files with tiny pages
+//! or split records are also read at batch size 400, with two threads, with the last row group
+//! before the first, with each `ByteArrayType` (string leaves compared by their bytes), some
+//! projected by Parquet paths (`s.b`,
 //! `tags.list.element`, ...: the reference is Arrow C++'s read of the same paths), and some in
 //! batches of one record. Types (field names, nullability) and values must be equal, floats
 //! bit for bit. Each case must also show in its bytes what its name claims (row groups, many
@@ -100,23 +101,25 @@ fn size_name(batch_size: usize) -> String {
 /// Every read of one case, with its expected table.
 fn reads(case: &Value, want: &Table) -> Result<Vec<Read>, String> {
     let plain = |name: String, options: ReadOptions, want: &Table| Read { name, options, want: want.clone(), byte_type: None };
+    let every = case["options"] == true;
+    // Every file at whole row groups and 7 rows a batch; the files read with every option
+    // also at 400 (inside row groups, across pages).
     let mut out: Vec<Read> = BATCH_SIZES
         .iter()
+        .filter(|&&b| every || b != 400)
         .map(|&b| plain(format!("batch size {}", size_name(b)), ReadOptions::default().with_batch_size(b), want))
         .collect();
     if want.num_rows() == 0 {
         return Ok(out);
     }
-    // Two threads decode several row groups at once when batches are whole row groups (below
-    // 32,768 rows a batch's columns stay on one thread, so smaller batches add nothing).
-    let options = ReadOptions::default().with_threads(2);
-    out.push(plain("2 threads, batch size MAX".to_owned(), options, want));
     let ranges = selection(want.num_rows() as u64);
     let selected = rows_of(want, &ranges);
     for b in [usize::MAX, 1] {
         let options = ReadOptions::default().with_batch_size(b).with_row_selection(ranges.clone());
         out.push(plain(format!("rows {ranges:?}, batch size {}", size_name(b)), options, &selected));
     }
+    // Two threads decode several row groups at once when batches are whole row groups (below
+    // 32,768 rows a batch's columns stay on one thread, so smaller batches add nothing).
     let options = ReadOptions::default().with_row_selection(ranges.clone()).with_threads(2);
     out.push(plain("rows, 2 threads, batch size MAX".to_owned(), options, &selected));
     // polars' `ARROW:schema` asks for views or large strings: Regular overrides it.
@@ -128,6 +131,10 @@ fn reads(case: &Value, want: &Table) -> Result<Vec<Read>, String> {
             byte_type: Some(ByteArrayType::Regular),
         });
     }
+    if !every {
+        return Ok(out);
+    }
+    out.push(plain("2 threads, batch size MAX".to_owned(), ReadOptions::default().with_threads(2), want));
     // Row groups out of order: the last, then the first.
     let group_rows: Vec<usize> =
         case["layout"]["row_group_rows"].as_array().into_iter().flatten().filter_map(Value::as_u64).map(|n| n as usize).collect();
@@ -139,11 +146,8 @@ fn reads(case: &Value, want: &Table) -> Result<Vec<Read>, String> {
     }
     // Batches of one record, through every record of the files whose records start and end
     // at many places in their pages (the others: in the selected rows above).
-    if case["options"] == true && case["settings"].as_str().is_some_and(|s| s.contains("split") || s.contains("v2, tiny pages, dictionary")) {
+    if case["settings"].as_str().is_some_and(|s| s.contains("split") || s.contains("v2, tiny pages, dictionary")) {
         out.push(plain("batch size 1".to_owned(), ReadOptions::default().with_batch_size(1), want));
-    }
-    if case["options"] != true {
-        return Ok(out);
     }
     let byte_types = [(ByteArrayType::View, usize::MAX), (ByteArrayType::Large, 400), (ByteArrayType::Dictionary, 7)];
     for (t, b) in byte_types {
