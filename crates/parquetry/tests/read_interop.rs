@@ -31,13 +31,12 @@ mod read_compare;
 mod write_helpers;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Instant;
 
 use parquetry::read::{ParquetFile, ReadOptions};
 use read_compare::{catch, diff_tables, read_ipc, Table};
 use serde_json::{json, Value};
-use write_helpers::{run_python_json, TempDir};
+use write_helpers::{run_go_writer, run_python_json, TempDir};
 
 /// The batch sizes every file is read at: one batch per row group's worth, and two sizes that
 /// cut pages (duckdb's 2048-row pages, everyone's 2 KB pages) at many places.
@@ -156,42 +155,18 @@ fn check_case(case: &Value) -> Vec<String> {
     failures
 }
 
-/// The Go writer's directory, beside the reader in scripts/interop/.
-fn go_writer_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scripts/interop/go-writer")
-}
-
-/// Builds and runs the parquet-go writer when `go` is on PATH; its cases (writer, settings,
-/// path) or, without Go, none and a note. A build or run failure with Go present fails.
+/// The parquet-go cases (writer, settings, path) or, without Go, none and a note.
 fn go_cases(dir: &TempDir) -> (Vec<Value>, Option<String>) {
-    let go = std::env::var("GO").unwrap_or_else(|_| "go".to_owned());
-    if Command::new(&go).arg("version").output().map_or(true, |o| !o.status.success()) {
-        return (Vec::new(), Some(format!("parquet-go part skipped: `{go}` is not on PATH")));
+    match run_go_writer(dir, &[]) {
+        Err(note) => (Vec::new(), Some(note)),
+        Ok(lines) => {
+            let cases = lines
+                .into_iter()
+                .map(|v| json!({"writer": "parquet-go", "settings": v["settings"], "parquet": v["parquet"]}))
+                .collect();
+            (cases, None)
+        }
     }
-    let exe = dir.join("go-writer");
-    let out = Command::new(&go)
-        .args(["build", "-o"])
-        .arg(&exe)
-        .arg(".")
-        .current_dir(go_writer_dir())
-        .output()
-        .expect("run go build");
-    assert!(
-        out.status.success(),
-        "go build of scripts/interop/go-writer failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let files = dir.join("go");
-    let out = Command::new(&exe).arg(&files).output().expect("run go-writer");
-    assert!(out.status.success(), "go-writer failed:\n{}", String::from_utf8_lossy(&out.stderr));
-    let cases = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("go-writer output {l:?}: {e}"));
-            json!({"writer": "parquet-go", "settings": v["settings"], "parquet": v["parquet"]})
-        })
-        .collect();
-    (cases, None)
 }
 
 #[test]

@@ -12,6 +12,7 @@
 // version (2 is parquet-go's default).
 //
 // Usage: go-writer OUT_DIR. Prints one JSON line per file: {"settings": ..., "parquet": path}.
+// With -nested, writes nested files instead (nested.go).
 package main
 
 import (
@@ -194,8 +195,19 @@ func write(path string, s *parquet.Schema, v variant, data []parquet.Row) error 
 }
 
 func main() {
+	if len(os.Args) == 3 && os.Args[1] == "-nested" {
+		if err := os.MkdirAll(os.Args[2], 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		if err := writeNested(os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
 	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: go-writer OUT_DIR")
+		fmt.Fprintln(os.Stderr, "usage: go-writer OUT_DIR | go-writer -nested OUT_DIR")
 		os.Exit(2)
 	}
 	dir := os.Args[1]

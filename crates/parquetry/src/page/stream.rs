@@ -91,6 +91,11 @@ impl PageStream {
         self.pos
     }
 
+    /// How many pages were read or passed over so far (the index of the next page).
+    pub fn pages_passed(&self) -> usize {
+        self.index
+    }
+
     /// Moves on to the page at file offset `offset` (found in the chunk's OffsetIndex),
     /// passing over the `pages` pages before it, which hold `values` values, without reading
     /// them. The offset must lie ahead, inside the chunk.

@@ -264,7 +264,7 @@ impl ColumnReader {
         let mut have = 0;
         while have < rows {
             let Some(page) = self.open_page(source)? else {
-                return Err(Error::corrupt(format!("the column chunk ended after {have} of its rows")));
+                return Err(self.ended(have));
             };
             let k = (rows - have).min(page.rows - page.row);
             let index = page.index;
@@ -301,7 +301,7 @@ impl ColumnReader {
                 let left = rows - done;
                 let wholly_skipped = |h: &crate::format::PageHeader| data_page_rows(h).is_some_and(|n| n <= left);
                 let page = match self.stream.next_page_unless(source, wholly_skipped)? {
-                    None => return Err(Error::corrupt(format!("the column chunk ended after {done} of its rows"))),
+                    None => return Err(self.ended(done)),
                     Some(Next::Skipped(header)) => {
                         done += data_page_rows(&header).unwrap_or(0);
                         continue;
@@ -312,7 +312,7 @@ impl ColumnReader {
                 continue;
             }
             let Some(page) = self.open_page(source)? else {
-                return Err(Error::corrupt(format!("the column chunk ended after {done} of its rows")));
+                return Err(self.ended(done));
             };
             let k = (rows - done).min(page.rows - page.row);
             let index = page.index;
@@ -344,7 +344,7 @@ impl ColumnReader {
                 if left == 0 {
                     return Ok(());
                 }
-                return Err(Error::corrupt(format!("the column chunk ended after {} of its rows", rows - left)));
+                return Err(self.ended(rows - left));
             }
             let (Some(page), Some(records), Some(decoder)) = (self.page.as_mut(), self.records.as_mut(), self.decoder.as_mut())
             else {
@@ -377,7 +377,7 @@ impl ColumnReader {
                 if left == 0 {
                     return Ok(());
                 }
-                return Err(Error::corrupt(format!("the column chunk ended after {} of its rows", rows - left)));
+                return Err(self.ended(rows - left));
             }
             let (Some(page), Some(records)) = (self.page.as_mut(), self.records.as_mut()) else { return Err(finished()) };
             let index = page.index;
@@ -506,6 +506,20 @@ impl ColumnReader {
         Ok(self.page.as_mut())
     }
 
+}
+
+impl ColumnReader {
+    /// The error of a chunk whose pages ran out `done` rows into the current read or skip:
+    /// it counts over the whole chunk (a batch's own count says little), and names the last
+    /// page, where the rows ran out.
+    fn ended(&self, done: usize) -> Error {
+        let read = self.chunk_rows - self.rows_left + done;
+        let last = match self.stream.pages_passed() {
+            0 => String::new(),
+            n => format!(", after its last page, page {}", n - 1),
+        };
+        Error::corrupt(format!("the column chunk ended after {read} of its {} rows{last}", self.chunk_rows))
+    }
 }
 
 fn finished() -> Error {

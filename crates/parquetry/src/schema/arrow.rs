@@ -259,9 +259,16 @@ fn apply_hint(ours: &DataType, hint: &DataType) -> DataType {
     };
     match (ours, hint) {
         // Dictionary outputs exist for strings and binaries (the decoders keep the file's
-        // dictionary); a dictionary of numbers reads as plain values.
+        // dictionary); a dictionary of numbers reads as plain values. The key type is the
+        // stored one, the values are regular strings or binaries whatever their stored width:
+        // pyarrow reads polars' categoricals, dictionary<large_string, uint32>, as
+        // dictionary<string, uint32>.
         (_, D::Dictionary(key, value)) if !matches!(ours, D::Dictionary(..)) => {
-            let value = apply_hint(ours, value);
+            let value = match apply_hint(ours, value) {
+                D::LargeUtf8 | D::Utf8View => D::Utf8,
+                D::LargeBinary | D::BinaryView => D::Binary,
+                other => other,
+            };
             if is_bytes(&value) {
                 D::Dictionary(key.clone(), Box::new(value))
             } else {
@@ -278,9 +285,14 @@ fn apply_hint(ours: &DataType, hint: &DataType) -> DataType {
         {
             hint.clone()
         }
+        // Children keep their Parquet names but take the stored field metadata, at every
+        // depth, as pyarrow's do.
         (D::List(f), D::List(h) | D::LargeList(h) | D::ListView(h) | D::LargeListView(h)) => {
             let child = Arc::new(
-                f.as_ref().clone().with_data_type(apply_hint(f.data_type(), h.data_type())),
+                f.as_ref()
+                    .clone()
+                    .with_data_type(apply_hint(f.data_type(), h.data_type()))
+                    .with_metadata(h.metadata().clone()),
             );
             match hint {
                 D::LargeList(_) => D::LargeList(child),
@@ -290,7 +302,11 @@ fn apply_hint(ours: &DataType, hint: &DataType) -> DataType {
             }
         }
         (D::List(f), D::FixedSizeList(h, n)) => {
-            let child = f.as_ref().clone().with_data_type(apply_hint(f.data_type(), h.data_type()));
+            let child = f
+                .as_ref()
+                .clone()
+                .with_data_type(apply_hint(f.data_type(), h.data_type()))
+                .with_metadata(h.metadata().clone());
             D::FixedSizeList(Arc::new(child), *n)
         }
         (D::Struct(fs), D::Struct(hs)) if fs.len() == hs.len() => {
@@ -307,7 +323,11 @@ fn apply_hint(ours: &DataType, hint: &DataType) -> DataType {
             D::Struct(Fields::from(fields))
         }
         (D::Map(f, _), D::Map(h, sorted)) => {
-            let entries = f.as_ref().clone().with_data_type(apply_hint(f.data_type(), h.data_type()));
+            let entries = f
+                .as_ref()
+                .clone()
+                .with_data_type(apply_hint(f.data_type(), h.data_type()))
+                .with_metadata(h.metadata().clone());
             D::Map(Arc::new(entries), *sorted)
         }
         (D::FixedSizeBinary(a), D::FixedSizeBinary(b)) if a == b => hint.clone(),

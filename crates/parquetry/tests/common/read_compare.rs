@@ -228,6 +228,14 @@ pub fn pyarrow_tables(tag: &str, paths: &[PathBuf]) -> HashMap<PathBuf, Result<T
     tables
 }
 
+/// The schema of an Arrow IPC file.
+pub fn ipc_schema(path: &Path) -> Result<arrow_schema::SchemaRef, String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let reader = arrow_ipc::reader::FileReader::try_new_buffered(file, None)
+        .map_err(|e| format!("IPC {}: {e}", path.display()))?;
+    Ok(reader.schema())
+}
+
 /// Reads an Arrow IPC file into a table.
 pub fn read_ipc(path: &Path) -> Result<Table, String> {
     let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -490,6 +498,35 @@ pub fn diff_with_byte_array_type(want: &Table, got: &Table, choice: ByteArrayTyp
     diffs
 }
 
+/// A dictionary array of `values` with keys of type `key`, of strings (`utf8`) or binaries;
+/// `None` for a key type that is not an integer.
+fn dictionary_of(key: &DataType, values: &[Option<Vec<u8>>], utf8: bool) -> Option<ArrayRef> {
+    use arrow_array::builder::GenericByteDictionaryBuilder;
+    use arrow_array::types::*;
+    fn build<K: ArrowDictionaryKeyType>(values: &[Option<Vec<u8>>], utf8: bool) -> ArrayRef {
+        if utf8 {
+            let mut b = GenericByteDictionaryBuilder::<K, Utf8Type>::new();
+            values.iter().for_each(|v| b.append_option(v.as_deref().map(|b| String::from_utf8_lossy(b).into_owned())));
+            Arc::new(b.finish())
+        } else {
+            let mut b = GenericByteDictionaryBuilder::<K, BinaryType>::new();
+            values.iter().for_each(|v| b.append_option(v.as_deref()));
+            Arc::new(b.finish())
+        }
+    }
+    Some(match key {
+        DataType::Int8 => build::<Int8Type>(values, utf8),
+        DataType::Int16 => build::<Int16Type>(values, utf8),
+        DataType::Int32 => build::<Int32Type>(values, utf8),
+        DataType::Int64 => build::<Int64Type>(values, utf8),
+        DataType::UInt8 => build::<UInt8Type>(values, utf8),
+        DataType::UInt16 => build::<UInt16Type>(values, utf8),
+        DataType::UInt32 => build::<UInt32Type>(values, utf8),
+        DataType::UInt64 => build::<UInt64Type>(values, utf8),
+        _ => return None,
+    })
+}
+
 /// `got` (a nested array read with `choice`) with every string/binary leaf turned into the
 /// type it has in `want` (pyarrow's reading); fails on a leaf of the wrong kind.
 pub fn with_byte_leaves_as(got: &ArrayRef, want: &DataType, choice: ByteArrayType) -> Result<ArrayRef, String> {
@@ -546,6 +583,11 @@ pub fn with_byte_leaves_as(got: &ArrayRef, want: &DataType, choice: ByteArrayTyp
                 D::Binary => Arc::new(values.iter().map(|v| v.as_deref()).collect::<BinaryArray>()),
                 D::LargeBinary => Arc::new(values.iter().map(|v| v.as_deref()).collect::<LargeBinaryArray>()),
                 D::BinaryView => Arc::new(values.iter().map(|v| v.as_deref()).collect::<BinaryViewArray>()),
+                // A dictionary leaf (pyarrow keeps the `ARROW:schema` dictionary type of a list
+                // element): rebuilt with a dictionary of its own; equality compares values.
+                D::Dictionary(k, v) if matches!(**v, D::Utf8 | D::Binary) => {
+                    dictionary_of(k, &values, **v == D::Utf8).ok_or_else(|| format!("dictionary keys {k}"))?
+                }
                 other => return Err(format!("no conversion to {other} in the test helper")),
             }
         }

@@ -126,3 +126,28 @@ pub fn run_python_json(script: &str, request: &serde_json::Value) -> serde_json:
         panic!("{script}: bad JSON ({e}):\n{}", String::from_utf8_lossy(&out.stdout))
     })
 }
+
+/// Builds scripts/interop/go-writer (parquet-go) into `dir` when `go` (or `$GO`) is on PATH
+/// and runs it with `args` and an output directory inside `dir`: the JSON line it prints for
+/// each file written, or, without Go, a note saying the part was skipped. A build or run
+/// failure with Go present panics.
+pub fn run_go_writer(dir: &TempDir, args: &[&str]) -> Result<Vec<serde_json::Value>, String> {
+    let go = std::env::var("GO").unwrap_or_else(|_| "go".to_owned());
+    if Command::new(&go).arg("version").output().map_or(true, |o| !o.status.success()) {
+        return Err(format!("parquet-go part skipped: `{go}` is not on PATH"));
+    }
+    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scripts/interop/go-writer");
+    let exe = dir.join("go-writer");
+    let out = Command::new(&go).args(["build", "-o"]).arg(&exe).arg(".").current_dir(source).output().expect("run go build");
+    assert!(
+        out.status.success(),
+        "go build of scripts/interop/go-writer failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = Command::new(&exe).args(args).arg(dir.join("go")).output().expect("run go-writer");
+    assert!(out.status.success(), "go-writer failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("go-writer output {l:?}: {e}")))
+        .collect())
+}

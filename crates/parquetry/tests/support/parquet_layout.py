@@ -57,7 +57,8 @@ def pages(data, chunk):
         page = {"offset": pos, "header_len": body - pos, "type": PAGE_TYPES.get(h[1], h[1]),
                 "uncompressed": h[2], "compressed": h[3]}
         if 5 in h:  # DataPageHeader
-            page.update(num_values=h[5][1], encoding=h[5][2], statistics=h[5].get(5))
+            page.update(num_values=h[5][1], encoding=h[5][2], def_encoding=h[5][3], rep_encoding=h[5][4],
+                        statistics=h[5].get(5))
         if 8 in h:  # DataPageHeaderV2
             v2 = h[8]
             page.update(num_values=v2[1], num_nulls=v2[2], num_rows=v2[3], encoding=v2[4],

@@ -64,6 +64,18 @@ def plain_table(table: pa.Table) -> pa.Table:
 
 
 def write_ipc(ipc_path: str, table: pa.Table) -> None:
+    """Writes `table` as an IPC file. Chunks of a dictionary column with different
+    dictionaries (row groups, or a dictionary that fell back mid-chunk) are unified first (same
+    values, one dictionary): an IPC file holds one dictionary per field."""
+    try:
+        _write_ipc(ipc_path, table)
+    except pa.ArrowInvalid as e:
+        if "Dictionary replacement" not in str(e):
+            raise
+        _write_ipc(ipc_path, table.unify_dictionaries().combine_chunks())
+
+
+def _write_ipc(ipc_path: str, table: pa.Table) -> None:
     with pa.OSFile(ipc_path, "wb") as sink:
         with pa.ipc.new_file(sink, table.schema) as writer:
             writer.write_table(table)
@@ -81,15 +93,7 @@ def main() -> None:
         ipc_path = os.path.join(out_dir, name)
         try:
             table = plain_table(pq.read_table(path))
-            try:
-                write_ipc(ipc_path, table)
-            except pa.ArrowInvalid as e:
-                if "Dictionary replacement" not in str(e):
-                    raise
-                # Chunks of a dictionary column with different dictionaries (row groups, or a
-                # dictionary that fell back mid-chunk): an IPC file holds one dictionary per
-                # field, so the chunks are unified first (same values, one dictionary).
-                write_ipc(ipc_path, table.unify_dictionaries().combine_chunks())
+            write_ipc(ipc_path, table)
             index[path] = ipc_path
         except Exception as e:  # noqa: BLE001 - the Rust test reports which files failed
             first = (str(e).splitlines() or [""])[0]
