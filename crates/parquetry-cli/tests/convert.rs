@@ -110,9 +110,9 @@ print("ok")
 fn nested_jsonl_to_parquet_and_back_to_jsonl() {
     // Objects and arrays in JSON lines become structs and lists (arrow-json infers them), are
     // written nested, read by pyarrow as pyarrow reads the JSON, and converted back to the same
-    // JSON lines.
+    // JSON lines, and to CSV with JSON text cells.
     let dir = TempDir::new("convert", "nested-jsonl");
-    let (json, out, back) = (dir.path("in.jsonl"), dir.path("out.parquet"), dir.path("back.jsonl"));
+    let (json, out, back, csv) = (dir.path("in.jsonl"), dir.path("out.parquet"), dir.path("back.jsonl"), dir.path("out.csv"));
     let mut text = String::new();
     for i in 0..2000 {
         let tags = match i % 4 {
@@ -126,6 +126,22 @@ fn nested_jsonl_to_parquet_and_back_to_jsonl() {
     std::fs::write(&json, text).unwrap();
     convert_ok(&["--quiet", "--batch-size", "300", &json, &out]);
     convert_ok(&["--quiet", &out, &back]);
+    // CSV cells hold lists and structs as compact JSON text.
+    convert_ok(&["--quiet", &out, &csv]);
+    py_ok(
+        r#"
+import sys, csv, json, pyarrow.parquet as pq
+rows = pq.read_table(sys.argv[1]).to_pylist()
+with open(sys.argv[2], newline="") as f:
+    cells = list(csv.DictReader(f))
+assert len(cells) == len(rows)
+for row, cell in zip(rows, cells):
+    for name in ("tags", "rec"):
+        assert (json.loads(cell[name]) if cell[name] else None) == row[name], (name, row, cell)
+print("ok")
+"#,
+        &[&out, &csv],
+    );
     py_ok(
         r#"
 import sys, json, pyarrow.parquet as pq, pyarrow.json as pj

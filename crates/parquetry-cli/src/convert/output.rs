@@ -91,7 +91,7 @@ impl Sink {
     pub fn write(&mut self, batch: &RecordBatch) -> Result<(), String> {
         let r = match self {
             Sink::Parquet(w) => return w.write(batch).map_err(|e| e.to_string()),
-            Sink::Csv(w) => w.write(batch),
+            Sink::Csv(w) => w.write(&nested_as_json_text(batch)?),
             Sink::Json(w) => w.write(batch),
             Sink::IpcFile(w) => w.write(batch),
             Sink::IpcStream(w) => w.write(batch),
@@ -242,4 +242,25 @@ impl Drop for Progress {
     fn drop(&mut self) {
         self.finish();
     }
+}
+
+/// The batch with each list, map and struct column turned into compact JSON text (as `cat
+/// --csv` prints them), since CSV cells hold no nested values.
+fn nested_as_json_text(batch: &RecordBatch) -> Result<RecordBatch, String> {
+    if !batch.schema().fields().iter().any(|f| f.data_type().is_nested()) {
+        return Ok(batch.clone());
+    }
+    let mut fields = Vec::with_capacity(batch.num_columns());
+    let mut columns = Vec::with_capacity(batch.num_columns());
+    for (field, column) in batch.schema().fields().iter().zip(batch.columns()) {
+        if field.data_type().is_nested() {
+            let text: arrow_array::StringArray = (0..column.len()).map(|row| crate::display::text(column, row)).collect();
+            fields.push(arrow_schema::Field::new(field.name(), arrow_schema::DataType::Utf8, true));
+            columns.push(std::sync::Arc::new(text) as arrow_array::ArrayRef);
+        } else {
+            fields.push(field.as_ref().clone());
+            columns.push(column.clone());
+        }
+    }
+    RecordBatch::try_new(std::sync::Arc::new(arrow_schema::Schema::new(fields)), columns).map_err(|e| e.to_string())
 }
