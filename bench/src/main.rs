@@ -57,7 +57,7 @@ const USAGE: &str = "usage:
   parquetry-bench write --files F... [--runs N] [--warmup N] [--json OUT]
                        [--impls parquetry,parquetry_dict_input,arrow_rs,arrow_rs_dict_input,compress,memcpy]
                        [--reference PEERS_JSON (default bench/data/peers-write.json)]
-  parquetry-bench nested --files F... [--runs N] [--warmup N] [--json OUT] [--parquetry-only 1|writes]
+  parquetry-bench nested --files F... [--runs N] [--warmup N] [--json OUT] [--parquetry-only 1|reads|writes]
   parquetry-bench sweep --files F... [--batch-sizes 1024,8192,65536,0 (0 = whole row groups)]
                        [--runs N] [--warmup N] [--json OUT] [--peers SWEEP_PEERS_JSON]";
 
@@ -200,6 +200,7 @@ fn main() {
                 json: flags.one("json").map(str::to_owned),
                 parquetry_only: flags.one("parquetry-only").is_some(),
                 writes_only: flags.one("parquetry-only") == Some("writes"),
+                reads_only: flags.one("parquetry-only") == Some("reads"),
             });
         }
         // Hidden: one implementation × one file, run by `read` in a child process.

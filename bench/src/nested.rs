@@ -32,8 +32,9 @@ pub struct NestedArgs {
     pub json: Option<String>,
     /// Run parquetry alone, without the comparison (for profiling).
     pub parquetry_only: bool,
-    /// With `parquetry_only`: only its writes.
+    /// With `parquetry_only`: only its writes, or only its reads.
     pub writes_only: bool,
+    pub reads_only: bool,
 }
 
 fn row_group_rows(path: &str) -> usize {
@@ -192,7 +193,9 @@ pub fn main(args: &NestedArgs) {
                         drop(run("parquetry_stream", path, b).expect("parquetry"));
                     }
                 }
-                write("parquetry_write", &input, &mut buf).expect("parquetry write");
+                if !args.reads_only {
+                    write("parquetry_write", &input, &mut buf).expect("parquetry write");
+                }
             }
             continue;
         }
