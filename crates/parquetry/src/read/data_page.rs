@@ -72,6 +72,9 @@ pub(crate) struct PageDecoder {
     scratch: Vec<u8>,
     /// Vectors the DELTA byte-array encodings hand from page to page.
     page_scratch: PageScratch,
+    /// The last closed page's level vectors, reused by the next page (fresh ones cost page
+    /// faults on every page).
+    spare_levels: Option<PageLevels>,
     /// A cap on the validity bits reserved up front (a page's row count comes from its
     /// header, which a broken file can inflate).
     max_reserve_rows: usize,
@@ -93,6 +96,7 @@ impl PageDecoder {
             seen_dictionary: false,
             scratch: Vec::new(),
             page_scratch: PageScratch::default(),
+            spare_levels: None,
             max_reserve_rows,
         }
     }
@@ -119,6 +123,9 @@ impl PageDecoder {
     /// decompressed bytes to the next decompression and its stored body to the stream.
     pub fn close(&mut self, page: OpenPage, stream: &mut PageStream) {
         page.values.recycle(&mut self.page_scratch);
+        if let Some(levels) = page.levels {
+            self.spare_levels = Some(levels);
+        }
         if let Some(d) = page.decompressed {
             self.recycle(d);
         }
@@ -278,7 +285,7 @@ impl PageDecoder {
     }
 
     /// Empty level vectors with room for a page's levels, bounded against inflated headers.
-    fn new_levels(&self, rows: usize) -> Result<PageLevels> {
+    fn new_levels(&mut self, rows: usize) -> Result<PageLevels> {
         if rows > self.max_levels {
             return Err(Error::corrupt(format!(
                 "the page has {rows} values, more than the {} of its column chunk",
@@ -286,10 +293,12 @@ impl PageDecoder {
             )));
         }
         let n = rows.min(self.max_reserve_rows);
-        Ok(PageLevels {
-            definition: Vec::with_capacity(if self.max_def > 0 { n } else { 0 }),
-            repetition: Vec::with_capacity(if self.max_rep > 0 { n } else { 0 }),
-        })
+        let mut levels = self.spare_levels.take().unwrap_or(PageLevels { definition: Vec::new(), repetition: Vec::new() });
+        levels.definition.clear();
+        levels.repetition.clear();
+        levels.definition.reserve(if self.max_def > 0 { n } else { 0 });
+        levels.repetition.reserve(if self.max_rep > 0 { n } else { 0 });
+        Ok(levels)
     }
 
     /// Opens a page read with its levels: its values are the levels at the maximum
