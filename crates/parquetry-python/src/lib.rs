@@ -14,6 +14,11 @@ mod write;
 
 use pyo3::prelude::*;
 
+/// Every Rust allocation of the extension (Arrow buffers handed to Python included: they are
+/// freed by their release callback, in Rust, through this same allocator).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The number of cores, for `threads=True`.
 #[pyfunction]
 fn available_threads() -> usize {
