@@ -20,30 +20,8 @@ use parquetry::format::Encoding;
 use parquetry::read::ReadOptions;
 use parquetry::write::{DataPageVersion, ParquetWriter, StatisticsLevel, WriteOptions};
 use read_compare::{catch, diff_tables, pyarrow_tables, read_parquetry, Table};
-use write_data::{all_types, Rng, Shape};
+use write_data::{all_types, log_uniform, pick, property_seeds as seeds, Rng, Shape};
 use write_helpers::{per_type, TempDir};
-
-/// Seeds per run; `PARQUETRY_PROPERTY_SEEDS=FIRST..END` runs others (to search longer).
-fn seeds() -> std::ops::Range<u64> {
-    match std::env::var("PARQUETRY_PROPERTY_SEEDS") {
-        Ok(v) => {
-            let (a, b) = v.split_once("..").expect("PARQUETRY_PROPERTY_SEEDS=FIRST..END");
-            a.parse().unwrap()..b.parse().unwrap()
-        }
-        Err(_) => 0..40,
-    }
-}
-
-fn pick<T: Copy>(rng: &mut Rng, items: &[T]) -> T {
-    items[rng.below(items.len() as u64) as usize]
-}
-
-/// A number in `lo..=hi`, spread evenly over the powers of two between them.
-fn log_uniform(rng: &mut Rng, lo: usize, hi: usize) -> usize {
-    let (a, b) = ((lo.max(1) as f64).log2(), (hi as f64).log2());
-    let x = a + (b - a) * (rng.below(1_000_001) as f64 / 1_000_000.0);
-    (x.exp2() as usize).clamp(lo, hi)
-}
 
 /// The random input of one seed: (rows, batches, shape).
 fn random_shape(rng: &mut Rng) -> (usize, usize, Shape) {

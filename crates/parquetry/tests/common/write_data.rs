@@ -239,3 +239,27 @@ pub fn as_read_back(columns: &[ArrayRef]) -> Vec<ArrayRef> {
         })
         .collect()
 }
+
+/// The seeds of a property test's run: 0..40, or `PARQUETRY_PROPERTY_SEEDS=FIRST..END` (to
+/// search longer).
+pub fn property_seeds() -> std::ops::Range<u64> {
+    match std::env::var("PARQUETRY_PROPERTY_SEEDS") {
+        Ok(v) => {
+            let (a, b) = v.split_once("..").expect("PARQUETRY_PROPERTY_SEEDS=FIRST..END");
+            a.parse().unwrap()..b.parse().unwrap()
+        }
+        Err(_) => 0..40,
+    }
+}
+
+/// One of `items`, uniformly.
+pub fn pick<T: Copy>(rng: &mut Rng, items: &[T]) -> T {
+    items[rng.below(items.len() as u64) as usize]
+}
+
+/// A number in `lo..=hi`, spread evenly over the powers of two between them.
+pub fn log_uniform(rng: &mut Rng, lo: usize, hi: usize) -> usize {
+    let (a, b) = ((lo.max(1) as f64).log2(), (hi as f64).log2());
+    let x = a + (b - a) * (rng.below(1_000_001) as f64 / 1_000_000.0);
+    (x.exp2() as usize).clamp(lo, hi)
+}
