@@ -198,18 +198,7 @@ impl ColumnChunkWriter {
             let n = self.rows_fit(array, row, rows_left.min(array.len() - row), bytes_left).max(1);
             self.write_rows(array, nulls.as_ref(), dictionary_input, row, row + n)?;
             row += n;
-            if self.encoder.is_dictionary()
-                && self.encoder.dictionary_page_len() > self.options.dictionary_page_size_limit
-            {
-                self.close_page(compressor)?;
-                self.write_dictionary_page(compressor)?;
-                self.encoder.fall_back();
-                self.dictionary_map = None;
-            } else if self.page_rows >= self.page_row_limit
-                || self.encoder.estimated_len() >= self.page_size
-            {
-                self.close_page(compressor)?;
-            }
+            self.end_step(compressor, 0)?;
         }
         Ok(())
     }
@@ -255,6 +244,21 @@ impl ColumnChunkWriter {
     /// arrays being dictionary-encoded), not from a comparison per row.
     fn bounds_from_dictionary(&self) -> bool {
         matches!(self.encoder.dictionary(), Some(Dictionary::Bytes(_)))
+    }
+
+    /// After a step of rows: past the dictionary page limit, ends the page, writes the
+    /// dictionary and falls back for the rest of the chunk (as Arrow C++ does); otherwise ends
+    /// the page if it is full (by rows, or by its values plus `levels_len` bytes of levels).
+    pub(super) fn end_step(&mut self, compressor: &mut Compressor, levels_len: usize) -> Result<()> {
+        if self.encoder.is_dictionary() && self.encoder.dictionary_page_len() > self.options.dictionary_page_size_limit {
+            self.close_page(compressor)?;
+            self.write_dictionary_page(compressor)?;
+            self.encoder.fall_back();
+            self.dictionary_map = None;
+        } else if self.page_rows >= self.page_row_limit || self.encoder.estimated_len() + levels_len >= self.page_size {
+            self.close_page(compressor)?;
+        }
+        Ok(())
     }
 
     fn write_rows(

@@ -84,18 +84,8 @@ impl ColumnChunkWriter {
             self.page_values += end - pos;
             self.page_nulls += end - pos - values;
             pos = end;
-            if self.encoder.is_dictionary()
-                && self.encoder.dictionary_page_len() > self.options.dictionary_page_size_limit
-            {
-                self.close_page(compressor)?;
-                self.write_dictionary_page(compressor)?;
-                self.encoder.fall_back();
-                self.dictionary_map = None;
-            } else if self.page_rows >= self.page_row_limit
-                || self.encoder.estimated_len() + self.levels_len() >= self.page_size
-            {
-                self.close_page(compressor)?;
-            }
+            let levels_len = self.levels_len();
+            self.end_step(compressor, levels_len)?;
         }
         Ok(())
     }
