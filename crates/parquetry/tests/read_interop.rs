@@ -65,7 +65,6 @@ fn read_batches(path: &Path, batch_size: usize) -> Result<Table, String> {
 fn layout_problems(case: &Value) -> Vec<String> {
     let layout = &case["layout"];
     let settings = case["settings"].as_str().unwrap_or("").to_lowercase();
-    let has = |key: &str, what: &str| layout[key].as_array().is_some_and(|a| a.iter().any(|v| v == what));
     let mut problems = Vec::new();
     if layout["row_groups"].as_u64().unwrap_or(0) < 2 {
         problems.push(format!("one row group only: {layout}"));
@@ -75,33 +74,8 @@ fn layout_problems(case: &Value) -> Vec<String> {
         problems.push(format!("pages are not small: {layout}"));
     }
     // An encoding the settings name must be in the file; duckdb's V2 means DELTA encodings.
-    let mut named: Vec<&str> = [
-        "RLE_DICTIONARY",
-        "DELTA_BINARY_PACKED",
-        "DELTA_LENGTH_BYTE_ARRAY",
-        "DELTA_BYTE_ARRAY",
-        "BYTE_STREAM_SPLIT",
-    ]
-    .into_iter()
-    .filter(|e| settings.contains(&e.to_lowercase()))
-    .collect();
-    if settings.contains("parquet_version v2") {
-        named.push("DELTA_BINARY_PACKED");
-    }
-    for e in named {
-        if !has("encodings", e) {
-            problems.push(format!("no {e} page: {layout}"));
-        }
-    }
-    for (phrase, page_type, present) in [
-        ("page v2", "DATA_PAGE_V2", true),
-        ("page v1", "DATA_PAGE_V2", false),
-        ("dictionary pages", "DICTIONARY_PAGE", true),
-    ] {
-        if settings.contains(phrase) && has("page_types", page_type) != present {
-            problems.push(format!("'{phrase}' but the page types are {}", layout["page_types"]));
-        }
-    }
+    let encodings = ["RLE_DICTIONARY", "DELTA_BINARY_PACKED", "DELTA_LENGTH_BYTE_ARRAY", "DELTA_BYTE_ARRAY", "BYTE_STREAM_SPLIT"];
+    problems.extend(write_helpers::settings_layout_problems(&settings, layout, &encodings));
     problems
 }
 

@@ -208,32 +208,11 @@ fn layout_problems(case: &Value) -> Vec<String> {
     if settings.contains("bit_packed levels") && !has("level_encodings", "BIT_PACKED") {
         problems.push(format!("no BIT_PACKED levels: {layout}"));
     }
-    let mut named: Vec<&str> =
-        ["DELTA_BINARY_PACKED", "DELTA_LENGTH_BYTE_ARRAY", "DELTA_BYTE_ARRAY", "BYTE_STREAM_SPLIT"]
-            .into_iter()
-            .filter(|e| settings.contains(&e.to_lowercase()))
-            .collect();
-    if settings.contains("parquet_version v2") {
-        named.push("DELTA_BINARY_PACKED");
+    if settings.contains("dictionary pages") && !has("encodings", "RLE_DICTIONARY") {
+        problems.push(format!("no RLE_DICTIONARY page: {layout}"));
     }
-    if settings.contains("dictionary pages") {
-        named.push("RLE_DICTIONARY");
-    }
-    for e in named {
-        if !has("encodings", e) {
-            problems.push(format!("no {e} page: {layout}"));
-        }
-    }
-    for (phrase, page_type, present) in [
-        ("page v2", "DATA_PAGE_V2", true),
-        ("page v1", "DATA_PAGE_V2", false),
-        ("dictionary pages", "DICTIONARY_PAGE", true),
-        ("no dictionary", "DICTIONARY_PAGE", false),
-    ] {
-        if settings.contains(phrase) && has("page_types", page_type) != present {
-            problems.push(format!("'{phrase}' but the page types are {}", layout["page_types"]));
-        }
-    }
+    let encodings = ["DELTA_BINARY_PACKED", "DELTA_LENGTH_BYTE_ARRAY", "DELTA_BYTE_ARRAY", "BYTE_STREAM_SPLIT"];
+    problems.extend(write_helpers::settings_layout_problems(&settings, layout, &encodings));
     problems
 }
 

@@ -151,3 +151,28 @@ pub fn run_go_writer(dir: &TempDir, args: &[&str]) -> Result<Vec<serde_json::Val
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("go-writer output {l:?}: {e}")))
         .collect())
 }
+
+/// What a file's layout (decoded by parquet_layout.py) lacks of what its case's settings
+/// name: an encoding among `encodings` the settings mention (lower case) with no data page in
+/// it (PARQUET_VERSION V2 means DELTA_BINARY_PACKED), and page versions and dictionary pages
+/// against "page v1/v2", "dictionary pages" and "no dictionary". One line per problem.
+pub fn settings_layout_problems(settings: &str, layout: &serde_json::Value, encodings: &[&'static str]) -> Vec<String> {
+    let has = |key: &str, what: &str| layout[key].as_array().is_some_and(|a| a.iter().any(|v| v == what));
+    let mut named: Vec<&str> = encodings.iter().copied().filter(|e| settings.contains(&e.to_lowercase())).collect();
+    if settings.contains("parquet_version v2") {
+        named.push("DELTA_BINARY_PACKED");
+    }
+    let mut problems: Vec<String> =
+        named.into_iter().filter(|e| !has("encodings", e)).map(|e| format!("no {e} page: {layout}")).collect();
+    for (phrase, page_type, present) in [
+        ("page v2", "DATA_PAGE_V2", true),
+        ("page v1", "DATA_PAGE_V2", false),
+        ("dictionary pages", "DICTIONARY_PAGE", true),
+        ("no dictionary", "DICTIONARY_PAGE", false),
+    ] {
+        if settings.contains(phrase) && has("page_types", page_type) != present {
+            problems.push(format!("'{phrase}' but the page types are {}", layout["page_types"]));
+        }
+    }
+    problems
+}
