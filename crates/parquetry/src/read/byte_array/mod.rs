@@ -425,3 +425,5 @@ mod tests;
 mod sizing_tests;
 #[cfg(test)]
 mod dictionary_tests;
+#[cfg(test)]
+mod spread_tests;
