@@ -495,7 +495,8 @@ def report(res: dict) -> str:
             lines += [f"parquetry: {summary['row_groups_in']} row groups in, "
                       f"{summary['row_groups_out']} out ({summary['row_groups_copied']} copied whole); "
                       f"pages of coalesced row groups: {summary['pages_copied']} copied, "
-                      f"{summary['pages_remapped']} remapped, {summary['pages_reencoded']} re-encoded.", ""]
+                      f"{summary['pages_remapped']} remapped, {summary['pages_reencoded']} re-encoded, "
+                      f"{summary.get('pages_from_dictionary', 0)} PLAIN from an input's dictionary page.", ""]
         lines += ["| implementation | seconds | fastest run | GB/s | vs fastest peer | of cat | output MB | size vs pyarrow | peak RSS MB | check |",
                   "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
         for impl, r in impls.items():

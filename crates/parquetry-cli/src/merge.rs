@@ -193,6 +193,7 @@ fn json_summary(s: &MergeSummary, output: &str, bytes_in: u64, seconds: f64) -> 
         "pages_copied": s.pages.copied,
         "pages_remapped": s.pages.remapped,
         "pages_reencoded": s.pages.reencoded,
+        "pages_from_dictionary": s.pages.from_dictionary,
         "seconds": seconds,
     })
 }

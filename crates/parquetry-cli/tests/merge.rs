@@ -186,6 +186,7 @@ fn json_summary_counts_what_was_done() {
         "pages_copied",
         "pages_remapped",
         "pages_reencoded",
+        "pages_from_dictionary",
         "seconds",
     ] {
         assert!(v.get(field).is_some(), "no {field} in {v}");

@@ -204,5 +204,6 @@ pub fn merge<'py>(
     d.set_item("pages_copied", s.pages.copied)?;
     d.set_item("pages_remapped", s.pages.remapped)?;
     d.set_item("pages_reencoded", s.pages.reencoded)?;
+    d.set_item("pages_from_dictionary", s.pages.from_dictionary)?;
     Ok(d)
 }

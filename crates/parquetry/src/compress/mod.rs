@@ -287,6 +287,12 @@ fn decompress_snappy(input: &[u8], expected_len: usize, out: &mut Vec<u8>) -> Re
     snappy::decompress_into(input, expected_len, out)
 }
 
+/// A SNAPPY block that decompresses to `prefix` then `block`'s content, made without
+/// compressing anything (see [`snappy::prepend_literal`]).
+pub(crate) fn snappy_prepend(prefix: &[u8], block: &[u8], block_len: usize, out: &mut Vec<u8>) -> Result<()> {
+    snappy::prepend_literal(prefix, block, block_len, out)
+}
+
 fn decompress_brotli(input: &[u8], expected_len: usize, out: &mut Vec<u8>) -> Result<()> {
     use brotli_decompressor::BrotliResult;
     fill_exact(out, expected_len, Codec::Brotli, |buf| {

@@ -102,6 +102,49 @@ pub(crate) fn decompress_into(input: &[u8], expected_len: usize, out: &mut Vec<u
     Ok(())
 }
 
+/// Writes to `out` a Snappy raw block that decompresses to `prefix` followed by what `block`
+/// (itself a Snappy raw block of `block_len` bytes) decompresses to, without decompressing
+/// `block`: a new length header, `prefix` as one literal, then `block`'s elements as they are.
+///
+/// This holds because a Snappy element's copy offsets count back from its own position in the
+/// output, and every copy of `block` reaches only bytes `block` itself produced: putting
+/// bytes in front moves them all equally. The merge uses it to turn an input dictionary page
+/// into a PLAIN data page (level bytes, then the same values) without compressing again.
+///
+/// Fails if `block`'s header does not claim `block_len` bytes or the sum passes 32 bits.
+pub(crate) fn prepend_literal(prefix: &[u8], block: &[u8], block_len: usize, out: &mut Vec<u8>) -> Result<()> {
+    let (claimed, header_len) = read_header(block)?;
+    if claimed != block_len as u64 {
+        return Err(Error::corrupt(format!(
+            "SNAPPY: compressed data claims {claimed} bytes but the page header says {block_len}"
+        )));
+    }
+    let total = u32::try_from(prefix.len() as u64 + claimed)
+        .map_err(|_| Error::invalid_argument("SNAPPY: a block over 4 GiB"))?;
+    push_varint(out, total);
+    if !prefix.is_empty() {
+        let n = (prefix.len() - 1) as u32;
+        if n < 60 {
+            out.push((n << 2) as u8);
+        } else {
+            let bytes = 4 - n.leading_zeros() as usize / 8;
+            out.push(((59 + bytes) << 2) as u8);
+            out.extend_from_slice(&n.to_le_bytes()[..bytes]);
+        }
+        out.extend_from_slice(prefix);
+    }
+    out.extend_from_slice(&block[header_len..]);
+    Ok(())
+}
+
+fn push_varint(out: &mut Vec<u8>, mut v: u32) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
 /// Reads the block's header, a varint of at most 32 bits: the uncompressed length and the
 /// header's size in bytes.
 fn read_header(input: &[u8]) -> Result<(u64, usize)> {

@@ -1,7 +1,7 @@
 //! Tests of the Snappy decoder against the `snap` crate (an independent implementation) and
 //! against hand-built streams whose output is known by construction.
 
-use super::{decompress_into, WILD};
+use super::{decompress_into, prepend_literal, WILD};
 use crate::error::ErrorKind;
 
 /// Deterministic pseudo-random bytes (xorshift64*).
@@ -428,4 +428,34 @@ fn random_garbage_agrees_with_snap() {
             agrees_with_snap(&junk, expected);
         }
     }
+}
+
+#[test]
+fn prepended_literal_decompresses_to_prefix_then_block() {
+    let text = text_bytes(300_000, 7);
+    for (len, seed) in [(0usize, 1u64), (1, 2), (100, 3), (5000, 4), (300_000, 5)] {
+        let content = &text[..len];
+        let block = snap::raw::Encoder::new().compress_vec(content).unwrap();
+        // Prefix lengths at each literal length form's edges (1..=60 in the tag, then 1-4
+        // extra bytes).
+        for plen in [0usize, 1, 59, 60, 61, 255, 256, 257, 65_536, 65_537, 70_000] {
+            let prefix = random_bytes(plen, seed + plen as u64);
+            let mut out = Vec::new();
+            prepend_literal(&prefix, &block, len, &mut out).unwrap();
+            let want: Vec<u8> = prefix.iter().chain(content).copied().collect();
+            // Read by `snap` (an independent decoder) and by ours.
+            assert_eq!(snap::raw::Decoder::new().decompress_vec(&out).unwrap(), want, "len {len} prefix {plen}");
+            let mut ours = Vec::new();
+            decompress_into(&out, want.len(), &mut ours).unwrap();
+            assert_eq!(ours, want);
+        }
+    }
+}
+
+#[test]
+fn prepend_refuses_a_block_of_another_length() {
+    let block = snap::raw::Encoder::new().compress_vec(b"hello hello hello").unwrap();
+    let err = prepend_literal(b"ab", &block, 16, &mut Vec::new()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Corrupt, "{err}");
+    assert!(prepend_literal(b"ab", &[0xff, 0xff], 16, &mut Vec::new()).is_err());
 }

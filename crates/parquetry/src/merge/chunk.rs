@@ -24,6 +24,10 @@ pub struct PageCounts {
     pub remapped: u64,
     /// Pages decoded and re-encoded (dictionary fallback to PLAIN) or recompressed.
     pub reencoded: u64,
+    /// Dictionary fallback PLAIN pages whose values are an input dictionary page's stored
+    /// bytes, neither gathered nor compressed again (each dictionary value used once, in
+    /// order: a column of unique keys).
+    pub from_dictionary: u64,
 }
 
 /// The unified dictionary of the output chunk.
@@ -81,17 +85,30 @@ fn value_width(column: &ColumnDescriptor) -> Option<usize> {
     }
 }
 
-/// One input dictionary page, decompressed: where each value lies in `bytes`.
+/// One input dictionary page: its stored bytes, and its values once they are needed.
 struct InputDictionary {
-    bytes: Vec<u8>,
-    values: Vec<(usize, usize)>,
+    /// The page body as stored (compressed with `codec`), kept so that a data page using every
+    /// value once, in order, becomes a PLAIN page of these very bytes (see
+    /// [`ChunkMerger::identity_page`]).
+    stored: Vec<u8>,
+    codec: Codec,
+    uncompressed_len: usize,
+    count: usize,
+    /// The decompressed values, parsed when first needed.
+    values: Option<DictionaryValues>,
     /// Each value's index in the unified dictionary, when it was interned there.
     remap: Option<Vec<u32>>,
 }
 
-impl InputDictionary {
+/// A decompressed dictionary page and where each value lies in it.
+struct DictionaryValues {
+    bytes: Vec<u8>,
+    spans: Vec<(usize, usize)>,
+}
+
+impl DictionaryValues {
     fn parse(bytes: Vec<u8>, count: usize, column: &ColumnDescriptor) -> Result<Self> {
-        let mut values = Vec::with_capacity(count.min(bytes.len()));
+        let mut spans = Vec::with_capacity(count.min(bytes.len()));
         match value_width(column) {
             Some(w) => {
                 if bytes.len() < count.saturating_mul(w) {
@@ -101,7 +118,7 @@ impl InputDictionary {
                         bytes.len()
                     )));
                 }
-                values.extend((0..count).map(|i| (i * w, w)));
+                spans.extend((0..count).map(|i| (i * w, w)));
             }
             None => {
                 let mut pos = 0;
@@ -111,16 +128,16 @@ impl InputDictionary {
                         .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
                         .filter(|&len| pos + 4 + len <= bytes.len())
                         .ok_or_else(|| Error::corrupt(format!("dictionary page: value {i} runs past the page")))?;
-                    values.push((pos + 4, len));
+                    spans.push((pos + 4, len));
                     pos += 4 + len;
                 }
             }
         }
-        Ok(InputDictionary { bytes, values, remap: None })
+        Ok(DictionaryValues { bytes, spans })
     }
 
     fn value(&self, i: usize) -> &[u8] {
-        let (start, len) = self.values[i];
+        let (start, len) = self.spans[i];
         &self.bytes[start..start + len]
     }
 }
@@ -176,23 +193,38 @@ impl<'a> ChunkMerger<'a> {
             match page.header.page_type {
                 PageType::DICTIONARY_PAGE => {
                     let count = page.header.dictionary_page_header.as_ref().map_or(0, |h| h.num_values.max(0) as usize);
-                    let bytes = self.decompress(codec, body, page.header.uncompressed_page_size)?;
-                    let mut d = InputDictionary::parse(bytes, count, self.column).map_err(|e| e.context(&place))?;
-                    if !self.full {
-                        if let Some(u) = self.unified.as_mut() {
-                            d.remap = Some((0..d.values.len()).map(|i| u.intern(d.value(i))).collect());
-                            self.full = u.page().len() > self.dictionary_limit;
-                        }
+                    let mut d = InputDictionary {
+                        stored: body.to_vec(),
+                        codec,
+                        uncompressed_len: page.header.uncompressed_page_size.max(0) as usize,
+                        count,
+                        values: None,
+                        remap: None,
+                    };
+                    if !self.full && self.unified.is_some() {
+                        self.parse_dictionary(&mut d).map_err(|e| e.context(&place))?;
+                        let (Some(u), Some(values)) = (self.unified.as_mut(), d.values.as_ref()) else { unreachable!() };
+                        d.remap = Some((0..values.spans.len()).map(|i| u.intern(values.value(i))).collect());
+                        self.full = u.page().len() > self.dictionary_limit;
                     }
                     dictionary = Some(d);
                 }
                 PageType::DATA_PAGE | PageType::DATA_PAGE_V2 => {
-                    self.data_page(&page.header, body, codec, dictionary.as_ref(), compressor)
+                    self.data_page(&page.header, body, codec, dictionary.as_mut(), compressor)
                         .map_err(|e| e.context(&place))?;
                 }
                 _ => {}
             }
             stream.recycle(page.body);
+        }
+        Ok(())
+    }
+
+    /// Decompresses and parses `d`'s values unless that was done already.
+    fn parse_dictionary(&mut self, d: &mut InputDictionary) -> Result<()> {
+        if d.values.is_none() {
+            let bytes = self.decompress(d.codec, &d.stored, d.uncompressed_len.min(i32::MAX as usize) as i32)?;
+            d.values = Some(DictionaryValues::parse(bytes, d.count, self.column)?);
         }
         Ok(())
     }
@@ -214,7 +246,7 @@ impl<'a> ChunkMerger<'a> {
         header: &PageHeader,
         body: &[u8],
         codec: Codec,
-        dictionary: Option<&InputDictionary>,
+        dictionary: Option<&mut InputDictionary>,
         compressor: &mut Compressor,
     ) -> Result<()> {
         let (num_values, encoding, v2) = match (&header.data_page_header, &header.data_page_header_v2) {
@@ -260,10 +292,15 @@ impl<'a> ChunkMerger<'a> {
         let width = *values.first().ok_or_else(|| Error::corrupt("a dictionary-encoded page without its bit width"))?;
         self.indexes.clear();
         RleDecoder::new(&values[1..], width)?.decode_exact(present, &mut self.indexes)?;
-        let n = dictionary.values.len();
+        let n = dictionary.count;
         if let Some(bad) = self.indexes.iter().find(|&&i| i as usize >= n) {
             return Err(Error::corrupt(format!("dictionary index {bad} is past the dictionary's {n} values")));
         }
+        if dictionary.remap.is_none() && self.identity_page(header, &levels, dictionary, rows)? {
+            self.counts.from_dictionary += 1;
+            return Ok(());
+        }
+        self.parse_dictionary(dictionary)?;
         self.values.clear();
         match (&dictionary.remap, self.unified.as_ref()) {
             (Some(remap), Some(unified)) => {
@@ -283,6 +320,7 @@ impl<'a> ChunkMerger<'a> {
                     return Err(Error::unsupported("dictionary-encoded BOOLEAN pages cannot be merged"));
                 }
                 let fixed = value_width(self.column).is_some();
+                let Some(dictionary) = dictionary.values.as_ref() else { unreachable!("parsed above") };
                 for &i in &self.indexes {
                     let v = dictionary.value(i as usize);
                     if !fixed {
@@ -297,6 +335,40 @@ impl<'a> ChunkMerger<'a> {
                 r
             }
         }
+    }
+
+    /// Writes a fallback PLAIN page without gathering or compressing its values when the page's
+    /// indexes are exactly `0, 1, .., n - 1` over its dictionary's `n` values: its values are
+    /// then the dictionary page's own bytes, in order. That is the common case for a column of
+    /// unique keys (each input's dictionary lists its values in first-seen order, each used
+    /// once). v2 pages take the dictionary's stored bytes as their values section (any codec);
+    /// v1 pages put the level bytes in front of them, which only SNAPPY blocks allow without
+    /// decompressing (or no codec). Returns false (nothing written) otherwise.
+    fn identity_page(&mut self, header: &PageHeader, levels: &[u8], d: &InputDictionary, rows: usize) -> Result<bool> {
+        let identity = d.count > 0
+            && self.indexes.len() == d.count
+            && self.indexes.iter().enumerate().all(|(k, &i)| i as usize == k);
+        if !identity || d.codec != self.codec {
+            return Ok(false);
+        }
+        // Stored bytes without a codec are the values: their length is known, not claimed.
+        let values_len = if d.codec == Codec::Uncompressed { d.stored.len() } else { d.uncompressed_len };
+        let uncompressed_len = levels.len() + values_len;
+        if header.page_type == PageType::DATA_PAGE_V2 || self.codec == Codec::Uncompressed {
+            self.pages.write_like_stored(header, uncompressed_len, Encoding::PLAIN, rows, |out| {
+                out.extend_from_slice(levels);
+                out.extend_from_slice(&d.stored);
+                Ok(())
+            })?;
+            return Ok(true);
+        }
+        if self.codec != Codec::Snappy {
+            return Ok(false);
+        }
+        self.pages.write_like_stored(header, uncompressed_len, Encoding::PLAIN, rows, |out| {
+            crate::compress::snappy_prepend(levels, &d.stored, d.uncompressed_len, out)
+        })?;
+        Ok(true)
     }
 
     /// The byte length of a decompressed v1 page's level sections and its count of present

@@ -279,6 +279,7 @@ fn coalesce<W: Write>(
         summary.pages.copied += counts.copied;
         summary.pages.remapped += counts.remapped;
         summary.pages.reencoded += counts.reencoded;
+        summary.pages.from_dictionary += counts.from_dictionary;
         let chunk_start = out.offset;
         out.put(&pages.dictionary)?;
         for block in pages.pages.blocks() {

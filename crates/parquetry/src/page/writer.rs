@@ -244,25 +244,46 @@ impl PageWriter {
         compressor: &mut Compressor,
     ) -> Result<()> {
         self.stored.clear();
-        let mut header = template.clone();
-        let uncompressed_len = levels.len() + values.len();
-        if header.page_type == PageType::DATA_PAGE_V2 {
+        if template.page_type == PageType::DATA_PAGE_V2 {
             self.stored.extend_from_slice(levels);
             if !values.is_empty() {
                 compressor.compress(self.codec, self.level, values, &mut self.stored)?;
-            }
-            if let Some(h) = header.data_page_header_v2.as_mut() {
-                h.encoding = encoding;
-                h.is_compressed = Some(self.codec != Codec::Uncompressed);
             }
         } else {
             self.body.clear();
             self.body.extend_from_slice(levels);
             self.body.extend_from_slice(values);
             compressor.compress(self.codec, self.level, &self.body, &mut self.stored)?;
-            if let Some(h) = header.data_page_header.as_mut() {
-                h.encoding = encoding;
-            }
+        }
+        self.append_rewritten(template, levels.len() + values.len(), encoding, rows)
+    }
+
+    /// Writes a data page shaped like `template`, as [`write_like`](Self::write_like), whose
+    /// stored bytes (already compressed with this writer's codec, v2 level bytes first) `fill`
+    /// writes, and which decompress to `uncompressed_len` bytes.
+    pub fn write_like_stored(
+        &mut self,
+        template: &PageHeader,
+        uncompressed_len: usize,
+        encoding: Encoding,
+        rows: usize,
+        fill: impl FnOnce(&mut Vec<u8>) -> Result<()>,
+    ) -> Result<()> {
+        self.stored.clear();
+        fill(&mut self.stored)?;
+        self.append_rewritten(template, uncompressed_len, encoding, rows)
+    }
+
+    /// Appends `self.stored` as a page with `template`'s header, its sizes, encoding,
+    /// compression flag and CRC set anew.
+    fn append_rewritten(&mut self, template: &PageHeader, uncompressed_len: usize, encoding: Encoding, rows: usize) -> Result<()> {
+        let mut header = template.clone();
+        if let Some(h) = header.data_page_header_v2.as_mut() {
+            h.encoding = encoding;
+            h.is_compressed = Some(self.codec != Codec::Uncompressed);
+        }
+        if let Some(h) = header.data_page_header.as_mut() {
+            h.encoding = encoding;
         }
         let too_big = || crate::error::Error::invalid_argument("a rewritten page does not fit the 32-bit sizes of its header");
         header.uncompressed_page_size = i32::try_from(uncompressed_len).map_err(|_| too_big())?;

@@ -45,6 +45,7 @@ def make(root: str) -> None:
     cases = {
         # name: list of (rows, writer kwargs) per input
         "dict_snappy": [(2000, {})] * 8,
+        "dict_none": [(1200, dict(compression="none"))] * 3,
         "plain_zstd": [(1500, dict(use_dictionary=False, compression="zstd"))] * 5,
         "v2_gzip_mixed": [(1000, dict(data_page_version="2.0", compression="gzip")), (700, dict(data_page_version="2.0", compression="gzip", use_dictionary=False))] * 3,
         "fallback": [(3000, dict(dictionary_pagesize_limit=2000, data_page_size=4000))] * 4,
@@ -59,7 +60,7 @@ def make(root: str) -> None:
         os.makedirs(d, exist_ok=True)
         for k, (rows, kwargs) in enumerate(specs):
             t = table(hash((name, k)) % 10000, rows, nested=(name == "nested"),
-                      null_column=name in ("dict_snappy", "nested", "fallback"))
+                      null_column=name in ("dict_snappy", "nested", "fallback", "dict_none"))
             pq.write_table(t, os.path.join(d, f"{k:03}.parquet"), **kwargs)
         print(name)
     # Files written by duckdb and polars.
