@@ -102,9 +102,11 @@ pub(crate) fn decompress_into(input: &[u8], expected_len: usize, out: &mut Vec<u
     Ok(())
 }
 
-/// Writes to `out` a Snappy raw block that decompresses to `prefix` followed by what `block`
-/// (itself a Snappy raw block of `block_len` bytes) decompresses to, without decompressing
-/// `block`: a new length header, `prefix` as one literal, then `block`'s elements as they are.
+/// The start of a Snappy raw block that decompresses to `prefix_len` bytes of a prefix
+/// followed by what `block` (itself a Snappy raw block of `block_len` bytes) decompresses to,
+/// made without decompressing `block`: the block is `head`, then the prefix, then
+/// `block[skip..]` (its elements as they are). Writes the head (a new length header and the
+/// tag of one literal holding the prefix) to `head` and returns `skip`.
 ///
 /// This holds because a Snappy element's copy offsets count back from its own position in the
 /// output, and every copy of `block` reaches only bytes `block` itself produced: putting
@@ -112,29 +114,27 @@ pub(crate) fn decompress_into(input: &[u8], expected_len: usize, out: &mut Vec<u
 /// into a PLAIN data page (level bytes, then the same values) without compressing again.
 ///
 /// Fails if `block`'s header does not claim `block_len` bytes or the sum passes 32 bits.
-pub(crate) fn prepend_literal(prefix: &[u8], block: &[u8], block_len: usize, out: &mut Vec<u8>) -> Result<()> {
+pub(crate) fn prepend_literal_head(prefix_len: usize, block: &[u8], block_len: usize, head: &mut Vec<u8>) -> Result<usize> {
     let (claimed, header_len) = read_header(block)?;
     if claimed != block_len as u64 {
         return Err(Error::corrupt(format!(
             "SNAPPY: compressed data claims {claimed} bytes but the page header says {block_len}"
         )));
     }
-    let total = u32::try_from(prefix.len() as u64 + claimed)
+    let total = u32::try_from(prefix_len as u64 + claimed)
         .map_err(|_| Error::invalid_argument("SNAPPY: a block over 4 GiB"))?;
-    push_varint(out, total);
-    if !prefix.is_empty() {
-        let n = (prefix.len() - 1) as u32;
+    push_varint(head, total);
+    if prefix_len > 0 {
+        let n = (prefix_len - 1) as u32;
         if n < 60 {
-            out.push((n << 2) as u8);
+            head.push((n << 2) as u8);
         } else {
             let bytes = 4 - n.leading_zeros() as usize / 8;
-            out.push(((59 + bytes) << 2) as u8);
-            out.extend_from_slice(&n.to_le_bytes()[..bytes]);
+            head.push(((59 + bytes) << 2) as u8);
+            head.extend_from_slice(&n.to_le_bytes()[..bytes]);
         }
-        out.extend_from_slice(prefix);
     }
-    out.extend_from_slice(&block[header_len..]);
-    Ok(())
+    Ok(header_len)
 }
 
 fn push_varint(out: &mut Vec<u8>, mut v: u32) {

@@ -1,7 +1,15 @@
 //! Tests of the Snappy decoder against the `snap` crate (an independent implementation) and
 //! against hand-built streams whose output is known by construction.
 
-use super::{decompress_into, prepend_literal, WILD};
+use super::{decompress_into, prepend_literal_head, WILD};
+
+/// `prefix` then `block`'s content as one block, through [`prepend_literal_head`].
+fn prepend_literal(prefix: &[u8], block: &[u8], block_len: usize, out: &mut Vec<u8>) -> crate::error::Result<()> {
+    let skip = prepend_literal_head(prefix.len(), block, block_len, out)?;
+    out.extend_from_slice(prefix);
+    out.extend_from_slice(&block[skip..]);
+    Ok(())
+}
 use crate::error::ErrorKind;
 
 /// Deterministic pseudo-random bytes (xorshift64*).

@@ -90,7 +90,7 @@ struct InputDictionary {
     /// The page body as stored (compressed with `codec`), kept so that a data page using every
     /// value once, in order, becomes a PLAIN page of these very bytes (see
     /// [`ChunkMerger::identity_page`]).
-    stored: Vec<u8>,
+    stored: arrow_buffer::Buffer,
     codec: Codec,
     uncompressed_len: usize,
     count: usize,
@@ -153,6 +153,8 @@ pub(crate) struct ChunkMerger<'a> {
     decompressor: Decompressor,
     values: Vec<u8>,
     indexes: Vec<u32>,
+    /// The head of a SNAPPY block made by prepending level bytes (see `identity_page`).
+    head: Vec<u8>,
     pub counts: PageCounts,
 }
 
@@ -172,6 +174,7 @@ impl<'a> ChunkMerger<'a> {
             decompressor: Decompressor::new(),
             values: Vec::new(),
             indexes: Vec::new(),
+            head: Vec::new(),
             counts: PageCounts::default(),
         }
     }
@@ -194,7 +197,8 @@ impl<'a> ChunkMerger<'a> {
                 PageType::DICTIONARY_PAGE => {
                     let count = page.header.dictionary_page_header.as_ref().map_or(0, |h| h.num_values.max(0) as usize);
                     let mut d = InputDictionary {
-                        stored: body.to_vec(),
+                        // The stream's buffer itself (shared, so it is not recycled).
+                        stored: page.body.clone(),
                         codec,
                         uncompressed_len: page.header.uncompressed_page_size.max(0) as usize,
                         count,
@@ -355,20 +359,18 @@ impl<'a> ChunkMerger<'a> {
         let values_len = if d.codec == Codec::Uncompressed { d.stored.len() } else { d.uncompressed_len };
         let uncompressed_len = levels.len() + values_len;
         if header.page_type == PageType::DATA_PAGE_V2 || self.codec == Codec::Uncompressed {
-            self.pages.write_like_stored(header, uncompressed_len, Encoding::PLAIN, rows, |out| {
-                out.extend_from_slice(levels);
-                out.extend_from_slice(&d.stored);
-                Ok(())
-            })?;
+            self.pages.write_like_stored(header, uncompressed_len, Encoding::PLAIN, rows, &[levels, &d.stored])?;
             return Ok(true);
         }
         if self.codec != Codec::Snappy {
             return Ok(false);
         }
-        self.pages.write_like_stored(header, uncompressed_len, Encoding::PLAIN, rows, |out| {
-            crate::compress::snappy_prepend(levels, &d.stored, d.uncompressed_len, out)
-        })?;
-        Ok(true)
+        self.head.clear();
+        let skip = crate::compress::snappy_prepend_head(levels.len(), &d.stored, d.uncompressed_len, &mut self.head)?;
+        let head = std::mem::take(&mut self.head);
+        let result = self.pages.write_like_stored(header, uncompressed_len, Encoding::PLAIN, rows, &[&head, levels, &d.stored[skip..]]);
+        self.head = head;
+        result.map(|()| true)
     }
 
     /// The byte length of a decompressed v1 page's level sections and its count of present

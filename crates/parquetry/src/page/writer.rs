@@ -255,28 +255,24 @@ impl PageWriter {
             self.body.extend_from_slice(values);
             compressor.compress(self.codec, self.level, &self.body, &mut self.stored)?;
         }
-        self.append_rewritten(template, levels.len() + values.len(), encoding, rows)
+        let stored = std::mem::take(&mut self.stored);
+        let result = self.write_like_stored(template, levels.len() + values.len(), encoding, rows, &[&stored]);
+        self.stored = stored;
+        result
     }
 
     /// Writes a data page shaped like `template`, as [`write_like`](Self::write_like), whose
-    /// stored bytes (already compressed with this writer's codec, v2 level bytes first) `fill`
-    /// writes, and which decompress to `uncompressed_len` bytes.
+    /// stored bytes (already compressed with this writer's codec, v2 level bytes first) are
+    /// `pieces` one after another, and which decompress to `uncompressed_len` bytes. The
+    /// pieces go straight into the chunk: nothing is gathered first.
     pub fn write_like_stored(
         &mut self,
         template: &PageHeader,
         uncompressed_len: usize,
         encoding: Encoding,
         rows: usize,
-        fill: impl FnOnce(&mut Vec<u8>) -> Result<()>,
+        pieces: &[&[u8]],
     ) -> Result<()> {
-        self.stored.clear();
-        fill(&mut self.stored)?;
-        self.append_rewritten(template, uncompressed_len, encoding, rows)
-    }
-
-    /// Appends `self.stored` as a page with `template`'s header, its sizes, encoding,
-    /// compression flag and CRC set anew.
-    fn append_rewritten(&mut self, template: &PageHeader, uncompressed_len: usize, encoding: Encoding, rows: usize) -> Result<()> {
         let mut header = template.clone();
         if let Some(h) = header.data_page_header_v2.as_mut() {
             h.encoding = encoding;
@@ -285,14 +281,28 @@ impl PageWriter {
         if let Some(h) = header.data_page_header.as_mut() {
             h.encoding = encoding;
         }
+        let stored_len: usize = pieces.iter().map(|p| p.len()).sum();
         let too_big = || crate::error::Error::invalid_argument("a rewritten page does not fit the 32-bit sizes of its header");
         header.uncompressed_page_size = i32::try_from(uncompressed_len).map_err(|_| too_big())?;
-        header.compressed_page_size = i32::try_from(self.stored.len()).map_err(|_| too_big())?;
-        header.crc = header.crc.map(|_| crc32fast::hash(&self.stored) as i32).or(self.crc.then(|| crc32fast::hash(&self.stored) as i32));
-        let stored = std::mem::take(&mut self.stored);
-        let result = self.append_raw(&header, &stored, rows);
-        self.stored = stored;
-        result
+        header.compressed_page_size = i32::try_from(stored_len).map_err(|_| too_big())?;
+        if header.crc.is_some() || self.crc {
+            let mut h = crc32fast::Hasher::new();
+            pieces.iter().for_each(|p| h.update(p));
+            header.crc = Some(h.finalize() as i32);
+        }
+        let start = self.pages.len();
+        self.header.clear();
+        thrift::encode(&header, &mut self.header);
+        let header_len = self.header.len();
+        let mut all: Vec<&[u8]> = Vec::with_capacity(pieces.len() + 1);
+        all.push(&self.header);
+        all.extend_from_slice(pieces);
+        self.pages.push_page(&all);
+        self.push_location(start, header_len, uncompressed_len, rows);
+        let (num_values, encoding) = data_page_facts(&header);
+        self.num_values += num_values;
+        self.note(header.page_type, encoding);
+        Ok(())
     }
 
     fn push_location(&mut self, start: usize, header_len: usize, uncompressed_len: usize, rows: usize) {
