@@ -86,7 +86,7 @@ fn value_width(column: &ColumnDescriptor) -> Option<usize> {
 }
 
 /// One input dictionary page: its stored bytes, and its values once they are needed.
-struct InputDictionary {
+pub(crate) struct InputDictionary {
     /// The page body as stored (compressed with `codec`), kept so that a data page using every
     /// value once, in order, becomes a PLAIN page of these very bytes (see
     /// [`ChunkMerger::identity_page`]).
@@ -98,6 +98,20 @@ struct InputDictionary {
     values: Option<DictionaryValues>,
     /// Each value's index in the unified dictionary, when it was interned there.
     remap: Option<Vec<u32>>,
+}
+
+impl InputDictionary {
+    /// A dictionary page as stored; its values are parsed when first needed.
+    fn new(header: &PageHeader, stored: arrow_buffer::Buffer, codec: Codec) -> Self {
+        InputDictionary {
+            stored,
+            codec,
+            uncompressed_len: header.uncompressed_page_size.max(0) as usize,
+            count: header.dictionary_page_header.as_ref().map_or(0, |h| h.num_values.max(0) as usize),
+            values: None,
+            remap: None,
+        }
+    }
 }
 
 /// A decompressed dictionary page and where each value lies in it.
@@ -150,6 +164,8 @@ pub(crate) struct ChunkMerger<'a> {
     unified: Option<Unified>,
     dictionary_limit: usize,
     full: bool,
+    /// Whether any input dictionary went into the unified one.
+    interned: bool,
     decompressor: Decompressor,
     values: Vec<u8>,
     indexes: Vec<u32>,
@@ -171,6 +187,7 @@ impl<'a> ChunkMerger<'a> {
             unified: Unified::new(column),
             dictionary_limit,
             full: false,
+            interned: false,
             decompressor: Decompressor::new(),
             values: Vec::new(),
             indexes: Vec::new(),
@@ -179,42 +196,80 @@ impl<'a> ChunkMerger<'a> {
         }
     }
 
-    /// Appends every page of one input chunk.
+    /// Reads the dictionary page of one input chunk, if it starts with one, and interns its
+    /// values into the unified dictionary unless that is full already. Called for the inputs
+    /// in order until [`dictionary_full`](Self::dictionary_full), before any
+    /// [`add_chunk`](Self::add_chunk): the unified dictionary page must be complete before the
+    /// first data page is written. Returns the dictionary when it was interned, for
+    /// `add_chunk` to use instead of reading it again.
+    pub fn plan_dictionary<S: ChunkSource>(&mut self, source: &S, meta: &ColumnMetaData, created_by: Option<&str>) -> Result<Option<InputDictionary>> {
+        if self.full || self.unified.is_none() || meta.dictionary_page_offset.is_none() {
+            return Ok(None);
+        }
+        let codec = Codec::from_thrift(meta.codec.0)?;
+        let mut stream = PageStream::new(meta, source.len(), has_parquet_816_bug(created_by))?;
+        let Some(page) = stream.next_page(source)? else { return Ok(None) };
+        if page.header.page_type != PageType::DICTIONARY_PAGE {
+            return Ok(None);
+        }
+        let place = format!("page {} at file offset {}", page.index, page.offset);
+        let mut d = InputDictionary::new(&page.header, page.body, codec);
+        self.parse_dictionary(&mut d).map_err(|e| e.context(&place))?;
+        let (Some(u), Some(values)) = (self.unified.as_mut(), d.values.as_ref()) else { unreachable!("checked and parsed above") };
+        d.remap = Some((0..values.spans.len()).map(|i| u.intern(values.value(i))).collect());
+        self.full = u.page().len() > self.dictionary_limit;
+        self.interned = true;
+        Ok(Some(d))
+    }
+
+    /// Whether the unified dictionary has passed its limit: later inputs' dictionary pages
+    /// are not interned (their pages fall back to PLAIN).
+    pub fn dictionary_full(&self) -> bool {
+        self.full
+    }
+
+    /// Sets the unified dictionary page, if any input dictionary went into it; call it after
+    /// the last [`plan_dictionary`](Self::plan_dictionary) and before the first
+    /// [`add_chunk`](Self::add_chunk).
+    pub fn write_dictionary(&mut self, compressor: &mut Compressor) -> Result<()> {
+        if let Some(u) = &self.unified {
+            // An empty dictionary is still written when remapped pages may refer to it (an
+            // all-null column, as pyarrow writes Null columns): readers want a dictionary
+            // page before any dictionary-encoded page.
+            if u.len() > 0 || self.interned {
+                self.pages.write_dictionary_page(u.page(), u.len(), compressor)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends every page of one input chunk; `planned` is what
+    /// [`plan_dictionary`](Self::plan_dictionary) returned for it.
     pub fn add_chunk<S: ChunkSource>(
         &mut self,
         source: &S,
         meta: &ColumnMetaData,
         created_by: Option<&str>,
         compressor: &mut Compressor,
+        mut planned: Option<InputDictionary>,
     ) -> Result<()> {
         let codec = Codec::from_thrift(meta.codec.0)?;
         let mut stream = PageStream::new(meta, source.len(), has_parquet_816_bug(created_by))?;
         let mut dictionary: Option<InputDictionary> = None;
         while let Some(page) = stream.next_page(source)? {
             let place = format!("page {} at file offset {}", page.index, page.offset);
-            let body = page.body.as_slice();
             match page.header.page_type {
                 PageType::DICTIONARY_PAGE => {
-                    let count = page.header.dictionary_page_header.as_ref().map_or(0, |h| h.num_values.max(0) as usize);
-                    let mut d = InputDictionary {
-                        // The stream's buffer itself (shared, so it is not recycled).
-                        stored: page.body.clone(),
-                        codec,
-                        uncompressed_len: page.header.uncompressed_page_size.max(0) as usize,
-                        count,
-                        values: None,
-                        remap: None,
-                    };
-                    if !self.full && self.unified.is_some() {
-                        self.parse_dictionary(&mut d).map_err(|e| e.context(&place))?;
-                        let (Some(u), Some(values)) = (self.unified.as_mut(), d.values.as_ref()) else { unreachable!() };
-                        d.remap = Some((0..values.spans.len()).map(|i| u.intern(values.value(i))).collect());
-                        self.full = u.page().len() > self.dictionary_limit;
-                    }
-                    dictionary = Some(d);
+                    // Values are decompressed only when a page needs them (most fallback
+                    // pages of unique keys do not: see `identity_page`).
+                    dictionary = Some(match planned.take() {
+                        Some(d) => d,
+                        None => InputDictionary::new(&page.header, page.body, codec),
+                    });
+                    continue;
                 }
                 PageType::DATA_PAGE | PageType::DATA_PAGE_V2 => {
-                    self.data_page(&page.header, body, codec, dictionary.as_mut(), compressor)
+                    self.data_page(&page.header, page.body.as_slice(), codec, dictionary.as_mut(), compressor)
                         .map_err(|e| e.context(&place))?;
                 }
                 _ => {}
@@ -222,6 +277,11 @@ impl<'a> ChunkMerger<'a> {
             stream.recycle(page.body);
         }
         Ok(())
+    }
+
+    /// Hands the pages made so far to `put` (see [`PageWriter::drain`]).
+    pub fn drain(&mut self, put: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
+        self.pages.drain(put)
     }
 
     /// Decompresses and parses `d`'s values unless that was done already.
@@ -428,17 +488,11 @@ impl<'a> ChunkMerger<'a> {
         Ok(decoded.iter().filter(|&&l| l == 0).count())
     }
 
-    /// Writes the unified dictionary page (if any page used it) and ends the chunk.
-    pub fn finish(mut self, compressor: &mut Compressor) -> Result<(crate::page::FinishedChunk, PageCounts)> {
-        if let Some(u) = &self.unified {
-            // An empty dictionary is still written when remapped pages refer to it (an
-            // all-null column, as pyarrow writes Null columns): readers want a dictionary
-            // page before any dictionary-encoded page.
-            if u.len() > 0 || self.counts.remapped > 0 {
-                self.pages.write_dictionary_page(u.page(), u.len(), compressor)?;
-            }
-        }
-        Ok((self.pages.finish(), self.counts))
+    /// Ends the chunk; its `pages` also carry the writer's spare blocks, for the next chunk.
+    pub fn finish(mut self) -> (crate::page::FinishedChunk, PageCounts) {
+        let mut chunk = self.pages.finish();
+        chunk.pages.recycle(self.pages.into_blocks());
+        (chunk, self.counts)
     }
 }
 

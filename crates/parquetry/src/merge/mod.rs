@@ -266,25 +266,37 @@ fn coalesce<W: Write>(
         let buffer = std::mem::take(&mut recycled);
         let mut merger = ChunkMerger::new(column, codec, level, options.dictionary_page_size_limit, buffer);
         let mut stats = StatisticsMerger::new(stat_order(column));
+        let place = |i: usize, g: usize| format!("{}, row group {g}, column '{}'", inputs[i].path.display(), column.dotted_path());
+        // First the inputs' dictionaries up to the limit, so that the unified dictionary page
+        // is complete before any data page; then every page, streamed to the output input by
+        // input (the chunk is never held whole).
+        let mut planned = Vec::new();
         for &(i, g) in items {
+            if merger.dictionary_full() {
+                break;
+            }
+            let input = &inputs[i];
+            let meta = input.metadata.row_groups[g].columns[c].meta_data.as_ref().ok_or_else(|| Error::unsupported("a column chunk without metadata"))?;
+            let d = merger.plan_dictionary(&input.source()?, meta, input.metadata.created_by.as_deref()).map_err(|e| e.context(place(i, g)))?;
+            planned.push(d);
+        }
+        merger.write_dictionary(compressor)?;
+        let chunk_start = out.offset;
+        for (k, &(i, g)) in items.iter().enumerate() {
             let input = &inputs[i];
             let chunk = &input.metadata.row_groups[g].columns[c];
             let meta = chunk.meta_data.as_ref().ok_or_else(|| Error::unsupported("a column chunk without metadata"))?;
             let source = input.source()?;
-            let place = || format!("{}, row group {g}, column '{}'", input.path.display(), column.dotted_path());
-            merger.add_chunk(&source, meta, input.metadata.created_by.as_deref(), compressor).map_err(|e| e.context(place()))?;
+            let d = planned.get_mut(k).and_then(Option::take);
+            merger.add_chunk(&source, meta, input.metadata.created_by.as_deref(), compressor, d).map_err(|e| e.context(place(i, g)))?;
             add_input_statistics(&mut stats, &source, chunk, meta);
+            merger.drain(|bytes| out.put(bytes))?;
         }
-        let (pages, counts) = merger.finish(compressor)?;
+        let (pages, counts) = merger.finish();
         summary.pages.copied += counts.copied;
         summary.pages.remapped += counts.remapped;
         summary.pages.reencoded += counts.reencoded;
         summary.pages.from_dictionary += counts.from_dictionary;
-        let chunk_start = out.offset;
-        out.put(&pages.dictionary)?;
-        for block in pages.pages.blocks() {
-            out.put(block)?;
-        }
         let mut locations = pages.locations;
         locations.iter_mut().for_each(|l| l.offset += chunk_start as i64);
         let (statistics, size_statistics, column_index, byte_array_bytes) = stats.finish(locations.len());
@@ -297,8 +309,8 @@ fn coalesce<W: Write>(
             num_values: pages.num_values as i64,
             total_uncompressed_size: pages.uncompressed_size as i64,
             total_compressed_size: pages.compressed_size as i64,
-            data_page_offset: chunk_start as i64 + pages.dictionary.len() as i64,
-            dictionary_page_offset: (!pages.dictionary.is_empty()).then_some(chunk_start as i64),
+            data_page_offset: chunk_start as i64 + pages.dictionary_len as i64,
+            dictionary_page_offset: (pages.dictionary_len > 0).then_some(chunk_start as i64),
             statistics,
             encoding_stats: Some(pages.encoding_stats.into()),
             size_statistics,

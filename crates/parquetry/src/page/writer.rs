@@ -60,6 +60,8 @@ pub struct PageWriter {
     stored: Vec<u8>,
     dictionary: Vec<u8>,
     dictionary_uncompressed: usize,
+    /// Bytes of the dictionary page already handed out by [`drain`](Self::drain).
+    dictionary_drained: usize,
     pages: PageBlocks,
     header: Vec<u8>,
     spilled: Vec<Segment>,
@@ -85,6 +87,7 @@ impl PageWriter {
             stored: Vec::new(),
             dictionary: Vec::new(),
             dictionary_uncompressed: 0,
+            dictionary_drained: 0,
             pages: PageBlocks::default(),
             header: Vec::new(),
             spilled: Vec::new(),
@@ -358,6 +361,29 @@ impl PageWriter {
         Ok(())
     }
 
+    /// Hands the pages held so far to `put` in file order (the dictionary page first, the
+    /// first time) and forgets them, keeping their blocks for the next pages: a chunk written
+    /// this way holds only the pages since the last call, in memory that is already mapped
+    /// and likely in cache. The dictionary page, if any, must be set before the first call.
+    pub fn drain(&mut self, mut put: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
+        if !self.dictionary.is_empty() {
+            put(&self.dictionary)?;
+            self.dictionary_drained += self.dictionary.len();
+            self.dictionary.clear();
+        }
+        for block in self.pages.blocks() {
+            put(block)?;
+        }
+        self.spilled_len += self.pages.len() as u64;
+        self.pages.clear();
+        Ok(())
+    }
+
+    /// The writer's blocks, held and spare, for the next writer to [`recycle`](Self::recycle).
+    pub fn into_blocks(self) -> PageBlocks {
+        self.pages
+    }
+
     /// Gives back a written chunk's blocks, so the next chunk writes into memory that is
     /// already mapped.
     pub fn recycle(&mut self, blocks: PageBlocks) {
@@ -373,14 +399,16 @@ impl PageWriter {
     /// ready for the next chunk.
     pub fn finish(&mut self) -> FinishedChunk {
         let dictionary = std::mem::take(&mut self.dictionary);
+        let dictionary_len = dictionary.len() + std::mem::take(&mut self.dictionary_drained);
         let pages = self.pages.take();
         let mut locations = std::mem::take(&mut self.locations);
         for l in &mut locations {
-            l.offset += dictionary.len() as i64;
+            l.offset += dictionary_len as i64;
         }
         let chunk = FinishedChunk {
-            compressed_size: dictionary.len() as u64 + self.spilled_len + pages.len() as u64,
+            compressed_size: dictionary_len as u64 + self.spilled_len + pages.len() as u64,
             dictionary,
+            dictionary_len,
             spilled: std::mem::take(&mut self.spilled),
             pages,
             locations,
@@ -410,8 +438,11 @@ fn data_page_facts(header: &PageHeader) -> (u64, Encoding) {
 /// A finished column chunk's pages and sizes; page offsets are relative to the chunk start.
 #[derive(Debug)]
 pub struct FinishedChunk {
-    /// The dictionary page (header included), empty without one; it comes first in the file.
+    /// The dictionary page (header included), empty without one or when
+    /// [`PageWriter::drain`] handed it out already; it comes first in the file.
     pub dictionary: Vec<u8>,
+    /// Bytes of the dictionary page, held or drained (0 without one).
+    pub dictionary_len: usize,
     /// Data pages spilled to a [`SpillFile`], in order; they come before `pages`.
     pub spilled: Vec<Segment>,
     /// The data pages held in memory, headers included, in order.
