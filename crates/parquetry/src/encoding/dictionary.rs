@@ -180,6 +180,15 @@ impl ByteArrayDictionary {
         self.page.clear();
     }
 
+    /// Makes room for `values` more values of `page_bytes` more page bytes in all, so that
+    /// interning a known batch (a whole dictionary page) grows each buffer once instead of by
+    /// doubling (each doubling faults in fresh memory).
+    pub fn reserve(&mut self, values: usize, page_bytes: usize) {
+        self.table.reserve(values, |&i| self.entries[i as usize].hash);
+        self.entries.reserve(values);
+        self.page.reserve(page_bytes);
+    }
+
     /// The length of the value whose bytes start at `start` in the page.
     #[inline(always)]
     fn stored_len(&self, start: usize) -> usize {

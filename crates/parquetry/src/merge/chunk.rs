@@ -216,6 +216,9 @@ impl<'a> ChunkMerger<'a> {
         let mut d = InputDictionary::new(&page.header, page.body, codec);
         self.parse_dictionary(&mut d).map_err(|e| e.context(&place))?;
         let (Some(u), Some(values)) = (self.unified.as_mut(), d.values.as_ref()) else { unreachable!("checked and parsed above") };
+        if let Unified::Bytes(b) = u {
+            b.reserve(values.spans.len(), values.bytes.len());
+        }
         d.remap = Some((0..values.spans.len()).map(|i| u.intern(values.value(i))).collect());
         self.full = u.page().len() > self.dictionary_limit;
         self.interned = true;
