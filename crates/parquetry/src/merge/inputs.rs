@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::format::{read_metadata, ConvertedType, FileMetaData, LogicalType, PhysicalType, SchemaElement};
-use crate::page::ReaderSource;
+use crate::page::FileSource;
 use crate::schema::SchemaDescriptor;
 
 /// One input file and its footer.
@@ -37,10 +37,11 @@ impl Input {
     }
 
     /// A source over the file, opened for one column chunk's pages and closed after.
-    pub fn source(&self) -> Result<ReaderSource<std::io::BufReader<File>>> {
+    /// Positional reads straight into the page buffers (no buffered reader's extra copy).
+    pub fn source(&self) -> Result<FileSource> {
         let file = File::open(&self.path)
             .map_err(|e| Error::io(format!("opening {}", self.path.display()), e))?;
-        ReaderSource::new(std::io::BufReader::with_capacity(1 << 16, file))
+        FileSource::new(file)
     }
 }
 
