@@ -287,10 +287,10 @@ fn decompress_snappy(input: &[u8], expected_len: usize, out: &mut Vec<u8>) -> Re
     snappy::decompress_into(input, expected_len, out)
 }
 
-/// The head of a SNAPPY block that decompresses to a prefix then `block`'s content, made
-/// without compressing anything (see [`snappy::prepend_literal_head`]).
-pub(crate) fn snappy_prepend_head(prefix_len: usize, block: &[u8], block_len: usize, head: &mut Vec<u8>) -> Result<usize> {
-    snappy::prepend_literal_head(prefix_len, block, block_len, head)
+/// SNAPPY blocks made of other blocks' elements, without compressing anything (see
+/// [`snappy::block_elements`]).
+pub(crate) mod snappy_splice {
+    pub(crate) use super::snappy::{block_elements, push_head};
 }
 
 fn decompress_brotli(input: &[u8], expected_len: usize, out: &mut Vec<u8>) -> Result<()> {

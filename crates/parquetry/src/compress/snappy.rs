@@ -102,30 +102,34 @@ pub(crate) fn decompress_into(input: &[u8], expected_len: usize, out: &mut Vec<u
     Ok(())
 }
 
-/// The start of a Snappy raw block that decompresses to `prefix_len` bytes of a prefix
-/// followed by what `block` (itself a Snappy raw block of `block_len` bytes) decompresses to,
-/// made without decompressing `block`: the block is `head`, then the prefix, then
-/// `block[skip..]` (its elements as they are). Writes the head (a new length header and the
-/// tag of one literal holding the prefix) to `head` and returns `skip`.
+/// Where the elements of the Snappy raw block `block` start (after its length header), once
+/// its header is checked to claim `block_len` bytes.
 ///
-/// This holds because a Snappy element's copy offsets count back from its own position in the
-/// output, and every copy of `block` reaches only bytes `block` itself produced: putting
-/// bytes in front moves them all equally. The merge uses it to turn an input dictionary page
-/// into a PLAIN data page (level bytes, then the same values) without compressing again.
-///
-/// Fails if `block`'s header does not claim `block_len` bytes or the sum passes 32 bits.
-pub(crate) fn prepend_literal_head(prefix_len: usize, block: &[u8], block_len: usize, head: &mut Vec<u8>) -> Result<usize> {
+/// A block's elements can be reused inside another block: a copy element's offset counts
+/// back from its own position in the output, and every copy in `block` reaches only bytes
+/// `block` itself produced, so bytes put in front move them all equally. A new length header
+/// ([`push_head`]), then literals or other blocks' elements, then these elements make a block
+/// that decompresses to all of it, without compressing anything again. The merge uses this to
+/// turn input dictionary pages into a PLAIN data page (levels, then the values) or into the
+/// unified dictionary page (several input pages back to back).
+pub(crate) fn block_elements(block: &[u8], block_len: usize) -> Result<usize> {
     let (claimed, header_len) = read_header(block)?;
     if claimed != block_len as u64 {
         return Err(Error::corrupt(format!(
             "SNAPPY: compressed data claims {claimed} bytes but the page header says {block_len}"
         )));
     }
-    let total = u32::try_from(prefix_len as u64 + claimed)
-        .map_err(|_| Error::invalid_argument("SNAPPY: a block over 4 GiB"))?;
+    Ok(header_len)
+}
+
+/// Writes to `head` the length header of a block of `total` bytes and, when `literal` is not
+/// 0, the tag of a literal of `literal` bytes (the caller appends its bytes). Fails past the
+/// format's 32-bit length.
+pub(crate) fn push_head(total: usize, literal: usize, head: &mut Vec<u8>) -> Result<()> {
+    let total = u32::try_from(total).map_err(|_| Error::invalid_argument("SNAPPY: a block over 4 GiB"))?;
     push_varint(head, total);
-    if prefix_len > 0 {
-        let n = (prefix_len - 1) as u32;
+    if literal > 0 {
+        let n = (literal - 1) as u32;
         if n < 60 {
             head.push((n << 2) as u8);
         } else {
@@ -134,7 +138,7 @@ pub(crate) fn prepend_literal_head(prefix_len: usize, block: &[u8], block_len: u
             head.extend_from_slice(&n.to_le_bytes()[..bytes]);
         }
     }
-    Ok(header_len)
+    Ok(())
 }
 
 fn push_varint(out: &mut Vec<u8>, mut v: u32) {

@@ -1,16 +1,17 @@
 //! Tests of the Snappy decoder against the `snap` crate (an independent implementation) and
 //! against hand-built streams whose output is known by construction.
 
-use super::{decompress_into, prepend_literal_head, WILD};
+use super::{block_elements, decompress_into, push_head, WILD};
+use crate::error::ErrorKind;
 
-/// `prefix` then `block`'s content as one block, through [`prepend_literal_head`].
+/// `prefix` then `block`'s content as one block, made from `block`'s elements.
 fn prepend_literal(prefix: &[u8], block: &[u8], block_len: usize, out: &mut Vec<u8>) -> crate::error::Result<()> {
-    let skip = prepend_literal_head(prefix.len(), block, block_len, out)?;
+    let skip = block_elements(block, block_len)?;
+    push_head(prefix.len() + block_len, prefix.len(), out)?;
     out.extend_from_slice(prefix);
     out.extend_from_slice(&block[skip..]);
     Ok(())
 }
-use crate::error::ErrorKind;
 
 /// Deterministic pseudo-random bytes (xorshift64*).
 fn random_bytes(n: usize, mut seed: u64) -> Vec<u8> {
@@ -466,4 +467,21 @@ fn prepend_refuses_a_block_of_another_length() {
     let err = prepend_literal(b"ab", &block, 16, &mut Vec::new()).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Corrupt, "{err}");
     assert!(prepend_literal(b"ab", &[0xff, 0xff], 16, &mut Vec::new()).is_err());
+}
+
+#[test]
+fn blocks_spliced_back_to_back_decompress_to_their_contents_in_order() {
+    let text = text_bytes(200_000, 11);
+    let parts: Vec<&[u8]> = vec![&text[..70_000], &text[70_000..70_001], &text[70_001..150_000], &text[150_000..]];
+    let blocks: Vec<Vec<u8>> = parts.iter().map(|p| snap::raw::Encoder::new().compress_vec(p).unwrap()).collect();
+    let mut out = Vec::new();
+    push_head(text.len(), 0, &mut out).unwrap();
+    for (block, part) in blocks.iter().zip(&parts) {
+        let skip = block_elements(block, part.len()).unwrap();
+        out.extend_from_slice(&block[skip..]);
+    }
+    assert_eq!(snap::raw::Decoder::new().decompress_vec(&out).unwrap(), text);
+    let mut ours = Vec::new();
+    decompress_into(&out, text.len(), &mut ours).unwrap();
+    assert_eq!(ours, text);
 }

@@ -6,7 +6,7 @@
 //! dictionaries, what a writer's fallback would produce. Levels are copied, never decoded
 //! beyond what counting values needs.
 
-use crate::compress::{Codec, Compressor, Decompressor};
+use crate::compress::{snappy_splice, Codec, Compressor, Decompressor};
 use crate::encoding::dictionary::{ByteArrayDictionary, FixedDictionary};
 use crate::encoding::rle::{decode_bit_packed_msb, RleDecoder, RleEncoder};
 use crate::error::{Error, Result};
@@ -166,6 +166,10 @@ pub(crate) struct ChunkMerger<'a> {
     full: bool,
     /// Whether any input dictionary went into the unified one.
     interned: bool,
+    /// The stored input dictionary pages (and their uncompressed sizes) whose values are the
+    /// unified dictionary back to back, while that holds (every value new, codec SNAPPY as
+    /// the output's): then the unified page is spliced from them, not compressed again.
+    spliced: Option<Vec<(arrow_buffer::Buffer, usize)>>,
     decompressor: Decompressor,
     values: Vec<u8>,
     indexes: Vec<u32>,
@@ -188,6 +192,7 @@ impl<'a> ChunkMerger<'a> {
             dictionary_limit,
             full: false,
             interned: false,
+            spliced: (codec == Codec::Snappy).then(Vec::new),
             decompressor: Decompressor::new(),
             values: Vec::new(),
             indexes: Vec::new(),
@@ -219,7 +224,13 @@ impl<'a> ChunkMerger<'a> {
         if let Unified::Bytes(b) = u {
             b.reserve(values.spans.len(), values.bytes.len());
         }
+        let before = (u.len(), u.page().len());
         d.remap = Some((0..values.spans.len()).map(|i| u.intern(values.value(i))).collect());
+        let all_new = u.len() == before.0 + d.count && u.page().len() == before.1 + values.bytes.len();
+        match self.spliced.as_mut() {
+            Some(pages) if all_new && d.codec == Codec::Snappy => pages.push((d.stored.clone(), values.bytes.len())),
+            _ => self.spliced = None,
+        }
         self.full = u.page().len() > self.dictionary_limit;
         self.interned = true;
         Ok(Some(d))
@@ -239,7 +250,15 @@ impl<'a> ChunkMerger<'a> {
             // An empty dictionary is still written when remapped pages may refer to it (an
             // all-null column, as pyarrow writes Null columns): readers want a dictionary
             // page before any dictionary-encoded page.
-            if u.len() > 0 || self.interned {
+            if let Some(pages) = self.spliced.as_ref().filter(|p| !p.is_empty()) {
+                let mut head = Vec::new();
+                snappy_splice::push_head(u.page().len(), 0, &mut head)?;
+                let mut pieces: Vec<&[u8]> = vec![&head];
+                for (stored, len) in pages {
+                    pieces.push(&stored[snappy_splice::block_elements(stored, *len)?..]);
+                }
+                self.pages.write_dictionary_page_stored(&pieces, u.page().len(), u.len())?;
+            } else if u.len() > 0 || self.interned {
                 self.pages.write_dictionary_page(u.page(), u.len(), compressor)?;
             }
         }
@@ -429,7 +448,8 @@ impl<'a> ChunkMerger<'a> {
             return Ok(false);
         }
         self.head.clear();
-        let skip = crate::compress::snappy_prepend_head(levels.len(), &d.stored, d.uncompressed_len, &mut self.head)?;
+        let skip = snappy_splice::block_elements(&d.stored, d.uncompressed_len)?;
+        snappy_splice::push_head(uncompressed_len, levels.len(), &mut self.head)?;
         let head = std::mem::take(&mut self.head);
         let result = self.pages.write_like_stored(header, uncompressed_len, Encoding::PLAIN, rows, &[&head, levels, &d.stored[skip..]]);
         self.head = head;

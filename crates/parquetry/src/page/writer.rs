@@ -323,15 +323,32 @@ impl PageWriter {
     pub fn write_dictionary_page(&mut self, values: &[u8], num_values: usize, compressor: &mut Compressor) -> Result<()> {
         self.stored.clear();
         compressor.compress(self.codec, self.level, values, &mut self.stored)?;
+        let stored = std::mem::take(&mut self.stored);
+        let result = self.write_dictionary_page_stored(&[&stored], values.len(), num_values);
+        self.stored = stored;
+        result
+    }
+
+    /// Stores the chunk's dictionary page from bytes already compressed with this writer's
+    /// codec (`pieces` one after another), which decompress to `uncompressed_len` bytes of
+    /// `num_values` PLAIN values.
+    pub fn write_dictionary_page_stored(&mut self, pieces: &[&[u8]], uncompressed_len: usize, num_values: usize) -> Result<()> {
+        let too_big = || crate::error::Error::invalid_argument("a dictionary page does not fit the 32-bit sizes of its header");
+        let stored_len: usize = pieces.iter().map(|p| p.len()).sum();
+        let crc = self.crc.then(|| {
+            let mut h = crc32fast::Hasher::new();
+            pieces.iter().for_each(|p| h.update(p));
+            h.finalize() as i32
+        });
         let header = PageHeader {
             page_type: PageType::DICTIONARY_PAGE,
-            uncompressed_page_size: values.len() as i32,
-            compressed_page_size: self.stored.len() as i32,
-            crc: self.crc.then(|| crc32fast::hash(&self.stored) as i32),
+            uncompressed_page_size: i32::try_from(uncompressed_len).map_err(|_| too_big())?,
+            compressed_page_size: i32::try_from(stored_len).map_err(|_| too_big())?,
+            crc,
             data_page_header: None,
             index_page_header: None,
             dictionary_page_header: Some(DictionaryPageHeader {
-                num_values: num_values as i32,
+                num_values: i32::try_from(num_values).map_err(|_| too_big())?,
                 encoding: Encoding::PLAIN,
                 is_sorted: Some(false),
             }),
@@ -339,8 +356,8 @@ impl PageWriter {
         };
         self.dictionary.clear();
         thrift::encode(&header, &mut self.dictionary);
-        self.dictionary_uncompressed = self.dictionary.len() + values.len();
-        self.dictionary.extend_from_slice(&self.stored);
+        self.dictionary_uncompressed = self.dictionary.len() + uncompressed_len;
+        pieces.iter().for_each(|p| self.dictionary.extend_from_slice(p));
         self.note(PageType::DICTIONARY_PAGE, Encoding::PLAIN);
         Ok(())
     }
