@@ -75,7 +75,7 @@ fn merged_files_read_as_the_inputs_concatenated() {
                         // Unique columns (id, n, x) past the limit become PLAIN pages made of
                         // their input dictionary pages (v1 SNAPPY, v2 gzip, no codec); the
                         // rest (category, a new codec) are gathered and compressed.
-                        ("dict_snappy" | "v2_gzip_mixed" | "dict_none", "tiny_dictionary") => p.remapped > 0 && p.reencoded > 0 && p.from_dictionary > 0,
+                        ("dict_snappy" | "v2_gzip_mixed" | "dict_none" | "v2_snappy", "tiny_dictionary") => p.remapped > 0 && p.reencoded > 0 && p.from_dictionary > 0,
                         (_, "zstd") => p.from_dictionary == 0,
                         ("dict_snappy", "copy_whole") => summary.row_groups_copied == 8,
                         _ => true,

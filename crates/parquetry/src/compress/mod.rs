@@ -10,6 +10,7 @@
 
 mod lz4_hadoop;
 mod snappy;
+pub(crate) mod snappy_splice;
 #[cfg(test)]
 mod tests;
 
@@ -285,12 +286,6 @@ fn fill_exact(
 /// first, and is faster than `snap::raw::Decoder` on Parquet pages.
 fn decompress_snappy(input: &[u8], expected_len: usize, out: &mut Vec<u8>) -> Result<()> {
     snappy::decompress_into(input, expected_len, out)
-}
-
-/// SNAPPY blocks made of other blocks' elements, without compressing anything (see
-/// [`snappy::block_elements`]).
-pub(crate) mod snappy_splice {
-    pub(crate) use super::snappy::{block_elements, push_head};
 }
 
 fn decompress_brotli(input: &[u8], expected_len: usize, out: &mut Vec<u8>) -> Result<()> {

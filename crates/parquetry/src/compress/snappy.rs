@@ -18,7 +18,7 @@
 
 #[cfg(test)]
 #[path = "snappy_tests.rs"]
-mod tests;
+pub(super) mod tests;
 
 use crate::error::{Error, Result};
 
@@ -102,56 +102,9 @@ pub(crate) fn decompress_into(input: &[u8], expected_len: usize, out: &mut Vec<u
     Ok(())
 }
 
-/// Where the elements of the Snappy raw block `block` start (after its length header), once
-/// its header is checked to claim `block_len` bytes.
-///
-/// A block's elements can be reused inside another block: a copy element's offset counts
-/// back from its own position in the output, and every copy in `block` reaches only bytes
-/// `block` itself produced, so bytes put in front move them all equally. A new length header
-/// ([`push_head`]), then literals or other blocks' elements, then these elements make a block
-/// that decompresses to all of it, without compressing anything again. The merge uses this to
-/// turn input dictionary pages into a PLAIN data page (levels, then the values) or into the
-/// unified dictionary page (several input pages back to back).
-pub(crate) fn block_elements(block: &[u8], block_len: usize) -> Result<usize> {
-    let (claimed, header_len) = read_header(block)?;
-    if claimed != block_len as u64 {
-        return Err(Error::corrupt(format!(
-            "SNAPPY: compressed data claims {claimed} bytes but the page header says {block_len}"
-        )));
-    }
-    Ok(header_len)
-}
-
-/// Writes to `head` the length header of a block of `total` bytes and, when `literal` is not
-/// 0, the tag of a literal of `literal` bytes (the caller appends its bytes). Fails past the
-/// format's 32-bit length.
-pub(crate) fn push_head(total: usize, literal: usize, head: &mut Vec<u8>) -> Result<()> {
-    let total = u32::try_from(total).map_err(|_| Error::invalid_argument("SNAPPY: a block over 4 GiB"))?;
-    push_varint(head, total);
-    if literal > 0 {
-        let n = (literal - 1) as u32;
-        if n < 60 {
-            head.push((n << 2) as u8);
-        } else {
-            let bytes = 4 - n.leading_zeros() as usize / 8;
-            head.push(((59 + bytes) << 2) as u8);
-            head.extend_from_slice(&n.to_le_bytes()[..bytes]);
-        }
-    }
-    Ok(())
-}
-
-fn push_varint(out: &mut Vec<u8>, mut v: u32) {
-    while v >= 0x80 {
-        out.push(v as u8 | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
 /// Reads the block's header, a varint of at most 32 bits: the uncompressed length and the
 /// header's size in bytes.
-fn read_header(input: &[u8]) -> Result<(u64, usize)> {
+pub(super) fn read_header(input: &[u8]) -> Result<(u64, usize)> {
     let mut value = 0u64;
     for (i, &byte) in input.iter().take(5).enumerate() {
         value |= u64::from(byte & 0x7f) << (7 * i);

@@ -1,20 +1,11 @@
 //! Tests of the Snappy decoder against the `snap` crate (an independent implementation) and
 //! against hand-built streams whose output is known by construction.
 
-use super::{block_elements, decompress_into, push_head, WILD};
+use super::{decompress_into, WILD};
 use crate::error::ErrorKind;
 
-/// `prefix` then `block`'s content as one block, made from `block`'s elements.
-fn prepend_literal(prefix: &[u8], block: &[u8], block_len: usize, out: &mut Vec<u8>) -> crate::error::Result<()> {
-    let skip = block_elements(block, block_len)?;
-    push_head(prefix.len() + block_len, prefix.len(), out)?;
-    out.extend_from_slice(prefix);
-    out.extend_from_slice(&block[skip..]);
-    Ok(())
-}
-
 /// Deterministic pseudo-random bytes (xorshift64*).
-fn random_bytes(n: usize, mut seed: u64) -> Vec<u8> {
+pub(in crate::compress) fn random_bytes(n: usize, mut seed: u64) -> Vec<u8> {
     let mut v = Vec::with_capacity(n + 8);
     while v.len() < n {
         seed ^= seed >> 12;
@@ -27,7 +18,7 @@ fn random_bytes(n: usize, mut seed: u64) -> Vec<u8> {
 }
 
 /// Text like a string column: URLs with numbers, compressible but not trivially.
-fn text_bytes(n: usize, seed: u64) -> Vec<u8> {
+pub(in crate::compress) fn text_bytes(n: usize, seed: u64) -> Vec<u8> {
     let mut v = Vec::with_capacity(n + 80);
     let r = random_bytes(8 * (n / 20 + 1), seed);
     for x in r.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())) {
@@ -439,49 +430,3 @@ fn random_garbage_agrees_with_snap() {
     }
 }
 
-#[test]
-fn prepended_literal_decompresses_to_prefix_then_block() {
-    let text = text_bytes(300_000, 7);
-    for (len, seed) in [(0usize, 1u64), (1, 2), (100, 3), (5000, 4), (300_000, 5)] {
-        let content = &text[..len];
-        let block = snap::raw::Encoder::new().compress_vec(content).unwrap();
-        // Prefix lengths at each literal length form's edges (1..=60 in the tag, then 1-4
-        // extra bytes).
-        for plen in [0usize, 1, 59, 60, 61, 255, 256, 257, 65_536, 65_537, 70_000] {
-            let prefix = random_bytes(plen, seed + plen as u64);
-            let mut out = Vec::new();
-            prepend_literal(&prefix, &block, len, &mut out).unwrap();
-            let want: Vec<u8> = prefix.iter().chain(content).copied().collect();
-            // Read by `snap` (an independent decoder) and by ours.
-            assert_eq!(snap::raw::Decoder::new().decompress_vec(&out).unwrap(), want, "len {len} prefix {plen}");
-            let mut ours = Vec::new();
-            decompress_into(&out, want.len(), &mut ours).unwrap();
-            assert_eq!(ours, want);
-        }
-    }
-}
-
-#[test]
-fn prepend_refuses_a_block_of_another_length() {
-    let block = snap::raw::Encoder::new().compress_vec(b"hello hello hello").unwrap();
-    let err = prepend_literal(b"ab", &block, 16, &mut Vec::new()).unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::Corrupt, "{err}");
-    assert!(prepend_literal(b"ab", &[0xff, 0xff], 16, &mut Vec::new()).is_err());
-}
-
-#[test]
-fn blocks_spliced_back_to_back_decompress_to_their_contents_in_order() {
-    let text = text_bytes(200_000, 11);
-    let parts: Vec<&[u8]> = vec![&text[..70_000], &text[70_000..70_001], &text[70_001..150_000], &text[150_000..]];
-    let blocks: Vec<Vec<u8>> = parts.iter().map(|p| snap::raw::Encoder::new().compress_vec(p).unwrap()).collect();
-    let mut out = Vec::new();
-    push_head(text.len(), 0, &mut out).unwrap();
-    for (block, part) in blocks.iter().zip(&parts) {
-        let skip = block_elements(block, part.len()).unwrap();
-        out.extend_from_slice(&block[skip..]);
-    }
-    assert_eq!(snap::raw::Decoder::new().decompress_vec(&out).unwrap(), text);
-    let mut ours = Vec::new();
-    decompress_into(&out, text.len(), &mut ours).unwrap();
-    assert_eq!(ours, text);
-}

@@ -7,13 +7,14 @@
 //! beyond what counting values needs.
 
 use crate::compress::{snappy_splice, Codec, Compressor, Decompressor};
-use crate::encoding::dictionary::{ByteArrayDictionary, FixedDictionary};
 use crate::encoding::rle::{decode_bit_packed_msb, RleDecoder, RleEncoder};
 use crate::error::{Error, Result};
 use crate::format::{ColumnMetaData, Encoding, PageHeader, PageType, PhysicalType};
 use crate::page::{has_parquet_816_bug, ChunkSource, PageStream, PageWriter};
 use crate::read::levels::{level_bit_width, split_v1_levels, LevelData};
 use crate::schema::ColumnDescriptor;
+
+use super::dictionary::{value_width, DictionaryValues, InputDictionary, Unified};
 
 /// Counts of what happened to pages, for the merge summary.
 #[derive(Debug, Default, Clone, Copy)]
@@ -28,132 +29,6 @@ pub struct PageCounts {
     /// bytes, neither gathered nor compressed again (each dictionary value used once, in
     /// order: a column of unique keys).
     pub from_dictionary: u64,
-}
-
-/// The unified dictionary of the output chunk.
-enum Unified {
-    Bytes(ByteArrayDictionary),
-    Fixed(FixedDictionary),
-}
-
-impl Unified {
-    fn new(column: &ColumnDescriptor) -> Option<Self> {
-        let width = value_width(column);
-        Some(match column.physical_type {
-            PhysicalType::BYTE_ARRAY => Unified::Bytes(ByteArrayDictionary::new()),
-            PhysicalType::INT32 | PhysicalType::FLOAT => Unified::Fixed(FixedDictionary::new(4)),
-            PhysicalType::INT64 | PhysicalType::DOUBLE => Unified::Fixed(FixedDictionary::new(8)),
-            PhysicalType::FIXED_LEN_BYTE_ARRAY | PhysicalType::INT96 => {
-                Unified::Bytes(ByteArrayDictionary::new_fixed(width?))
-            }
-            _ => return None,
-        })
-    }
-
-    fn len(&self) -> usize {
-        match self {
-            Unified::Bytes(d) => d.len(),
-            Unified::Fixed(d) => d.len(),
-        }
-    }
-
-    fn page(&self) -> &[u8] {
-        match self {
-            Unified::Bytes(d) => d.page(),
-            Unified::Fixed(d) => d.page(),
-        }
-    }
-
-    fn intern(&mut self, value: &[u8]) -> u32 {
-        match self {
-            Unified::Bytes(d) => d.intern(value),
-            Unified::Fixed(d) => {
-                let mut b = [0u8; 8];
-                b[..value.len()].copy_from_slice(value);
-                d.intern(u64::from_le_bytes(b))
-            }
-        }
-    }
-}
-
-/// The fixed byte width of a column's values (`None` for BYTE_ARRAY and BOOLEAN).
-fn value_width(column: &ColumnDescriptor) -> Option<usize> {
-    match column.physical_type {
-        PhysicalType::FIXED_LEN_BYTE_ARRAY => usize::try_from(column.type_length).ok().filter(|&w| w > 0),
-        PhysicalType::BYTE_ARRAY | PhysicalType::BOOLEAN => None,
-        p => p.fixed_width(),
-    }
-}
-
-/// One input dictionary page: its stored bytes, and its values once they are needed.
-pub(crate) struct InputDictionary {
-    /// The page body as stored (compressed with `codec`), kept so that a data page using every
-    /// value once, in order, becomes a PLAIN page of these very bytes (see
-    /// [`ChunkMerger::identity_page`]).
-    stored: arrow_buffer::Buffer,
-    codec: Codec,
-    uncompressed_len: usize,
-    count: usize,
-    /// The decompressed values, parsed when first needed.
-    values: Option<DictionaryValues>,
-    /// Each value's index in the unified dictionary, when it was interned there.
-    remap: Option<Vec<u32>>,
-}
-
-impl InputDictionary {
-    /// A dictionary page as stored; its values are parsed when first needed.
-    fn new(header: &PageHeader, stored: arrow_buffer::Buffer, codec: Codec) -> Self {
-        InputDictionary {
-            stored,
-            codec,
-            uncompressed_len: header.uncompressed_page_size.max(0) as usize,
-            count: header.dictionary_page_header.as_ref().map_or(0, |h| h.num_values.max(0) as usize),
-            values: None,
-            remap: None,
-        }
-    }
-}
-
-/// A decompressed dictionary page and where each value lies in it.
-struct DictionaryValues {
-    bytes: Vec<u8>,
-    spans: Vec<(usize, usize)>,
-}
-
-impl DictionaryValues {
-    fn parse(bytes: Vec<u8>, count: usize, column: &ColumnDescriptor) -> Result<Self> {
-        let mut spans = Vec::with_capacity(count.min(bytes.len()));
-        match value_width(column) {
-            Some(w) => {
-                if bytes.len() < count.saturating_mul(w) {
-                    return Err(Error::corrupt(format!(
-                        "dictionary page: {count} values of {w} bytes need {} bytes, it has {}",
-                        count.saturating_mul(w),
-                        bytes.len()
-                    )));
-                }
-                spans.extend((0..count).map(|i| (i * w, w)));
-            }
-            None => {
-                let mut pos = 0;
-                for i in 0..count {
-                    let len = bytes
-                        .get(pos..pos + 4)
-                        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
-                        .filter(|&len| pos + 4 + len <= bytes.len())
-                        .ok_or_else(|| Error::corrupt(format!("dictionary page: value {i} runs past the page")))?;
-                    spans.push((pos + 4, len));
-                    pos += 4 + len;
-                }
-            }
-        }
-        Ok(DictionaryValues { bytes, spans })
-    }
-
-    fn value(&self, i: usize) -> &[u8] {
-        let (start, len) = self.spans[i];
-        &self.bytes[start..start + len]
-    }
 }
 
 /// Builds one output column chunk from several input chunks of the same column.
@@ -173,8 +48,10 @@ pub(crate) struct ChunkMerger<'a> {
     decompressor: Decompressor,
     values: Vec<u8>,
     indexes: Vec<u32>,
-    /// The head of a SNAPPY block made by prepending level bytes (see `identity_page`).
+    /// The head of a SNAPPY block made from a dictionary page (see `page_from_dictionary`).
     head: Vec<u8>,
+    /// A page's repeated dictionary values, for `page_from_dictionary`.
+    repeats: Vec<(usize, usize)>,
     pub counts: PageCounts,
 }
 
@@ -197,6 +74,7 @@ impl<'a> ChunkMerger<'a> {
             values: Vec::new(),
             indexes: Vec::new(),
             head: Vec::new(),
+            repeats: Vec::new(),
             counts: PageCounts::default(),
         }
     }
@@ -283,7 +161,7 @@ impl<'a> ChunkMerger<'a> {
             match page.header.page_type {
                 PageType::DICTIONARY_PAGE => {
                     // Values are decompressed only when a page needs them (most fallback
-                    // pages of unique keys do not: see `identity_page`).
+                    // pages of unique keys do not: see `page_from_dictionary`).
                     dictionary = Some(match planned.take() {
                         Some(d) => d,
                         None => InputDictionary::new(&page.header, page.body, codec),
@@ -382,7 +260,7 @@ impl<'a> ChunkMerger<'a> {
         if let Some(bad) = self.indexes.iter().find(|&&i| i as usize >= n) {
             return Err(Error::corrupt(format!("dictionary index {bad} is past the dictionary's {n} values")));
         }
-        if dictionary.remap.is_none() && self.identity_page(header, &levels, dictionary, rows)? {
+        if dictionary.remap.is_none() && self.page_from_dictionary(header, &levels, dictionary, rows)? {
             self.counts.from_dictionary += 1;
             return Ok(());
         }
@@ -423,29 +301,78 @@ impl<'a> ChunkMerger<'a> {
         }
     }
 
-    /// Writes a fallback PLAIN page without gathering or compressing its values when the page's
-    /// indexes are exactly `0, 1, .., n - 1` over its dictionary's `n` values: its values are
-    /// then the dictionary page's own bytes, in order. That is the common case for a column of
-    /// unique keys (each input's dictionary lists its values in first-seen order, each used
-    /// once). v2 pages take the dictionary's stored bytes as their values section (any codec);
-    /// v1 pages put the level bytes in front of them, which only SNAPPY blocks allow without
-    /// decompressing (or no codec). Returns false (nothing written) otherwise.
-    fn identity_page(&mut self, header: &PageHeader, levels: &[u8], d: &InputDictionary, rows: usize) -> Result<bool> {
-        let identity = d.count > 0
-            && self.indexes.len() == d.count
-            && self.indexes.iter().enumerate().all(|(k, &i)| i as usize == k);
-        if !identity || d.codec != self.codec {
+    /// Writes a fallback PLAIN page without gathering or compressing its values when the page
+    /// uses each of its dictionary's `n` values in order, `0, 1, .., n - 1`, with at most a
+    /// few repeats of earlier values in between. That is the common case for a column of
+    /// (nearly) unique keys: each input's dictionary lists its values in first-seen order.
+    ///
+    /// Without repeats the page's values are the dictionary page's own bytes: v2 pages take
+    /// its stored bytes as their values section (any codec); v1 pages put the level bytes in
+    /// front, which SNAPPY blocks allow without decompressing (or no codec). With repeats
+    /// (SNAPPY only), the repeated values are spliced into the dictionary's block where they
+    /// occur ([`snappy_splice::splice_inserts`]). Returns false (nothing written) otherwise.
+    fn page_from_dictionary(&mut self, header: &PageHeader, levels: &[u8], d: &mut InputDictionary, rows: usize) -> Result<bool> {
+        if d.count == 0 || d.codec != self.codec {
             return Ok(false);
         }
+        // Repeats as (the index of the next new value, the repeated value's index).
+        self.repeats.clear();
+        let mut next = 0usize;
+        for &i in &self.indexes {
+            let i = i as usize;
+            if i == next {
+                next += 1;
+            } else if i < next && self.repeats.len() < MAX_REPEATS {
+                self.repeats.push((next, i));
+            } else {
+                return Ok(false);
+            }
+        }
+        if next != d.count {
+            return Ok(false);
+        }
+        if self.repeats.is_empty() {
+            return self.identity_page(header, levels, d, rows).map(|()| true);
+        }
+        if self.codec != Codec::Snappy {
+            return Ok(false);
+        }
+        self.parse_dictionary(d)?;
+        let Some(values) = d.values.as_ref() else { unreachable!("parsed above") };
+        // A value's PLAIN bytes (with its length prefix for BYTE_ARRAY) lie whole in the page.
+        let prefix = if value_width(self.column).is_some() { 0 } else { 4 };
+        let start = |k: usize| values.spans.get(k).map_or(values.bytes.len(), |s| s.0 - prefix);
+        let inserts: Vec<(usize, &[u8])> = self.repeats.iter().map(|&(at, i)| {
+            let (from, len) = values.spans[i];
+            (start(at), &values.bytes[from - prefix..from + len])
+        }).collect();
+        let inserted: usize = inserts.iter().map(|i| i.1.len()).sum();
+        if inserted > values.bytes.len() / 64 {
+            // Inserted values are stored as they are: only worth it for a few.
+            return Ok(false);
+        }
+        let v2 = header.page_type == PageType::DATA_PAGE_V2;
+        self.head.clear();
+        snappy_splice::splice_inserts(&d.stored, d.uncompressed_len, if v2 { &[] } else { levels }, &inserts, &mut self.head)?;
+        let uncompressed_len = levels.len() + d.uncompressed_len + inserted;
+        let head = std::mem::take(&mut self.head);
+        let pieces: &[&[u8]] = if v2 { &[levels, &head] } else { &[&head] };
+        let result = self.pages.write_like_stored(header, uncompressed_len, Encoding::PLAIN, rows, pieces);
+        self.head = head;
+        result.map(|()| true)
+    }
+
+    /// [`page_from_dictionary`](Self::page_from_dictionary) for a page that uses every value
+    /// of `d` once, in order: its values are `d`'s stored bytes.
+    fn identity_page(&mut self, header: &PageHeader, levels: &[u8], d: &InputDictionary, rows: usize) -> Result<()> {
         // Stored bytes without a codec are the values: their length is known, not claimed.
         let values_len = if d.codec == Codec::Uncompressed { d.stored.len() } else { d.uncompressed_len };
         let uncompressed_len = levels.len() + values_len;
         if header.page_type == PageType::DATA_PAGE_V2 || self.codec == Codec::Uncompressed {
-            self.pages.write_like_stored(header, uncompressed_len, Encoding::PLAIN, rows, &[levels, &d.stored])?;
-            return Ok(true);
+            return self.pages.write_like_stored(header, uncompressed_len, Encoding::PLAIN, rows, &[levels, &d.stored]);
         }
         if self.codec != Codec::Snappy {
-            return Ok(false);
+            return Err(Error::invalid_argument("a v1 page reuses only SNAPPY dictionary blocks"));
         }
         self.head.clear();
         let skip = snappy_splice::block_elements(&d.stored, d.uncompressed_len)?;
@@ -453,7 +380,7 @@ impl<'a> ChunkMerger<'a> {
         let head = std::mem::take(&mut self.head);
         let result = self.pages.write_like_stored(header, uncompressed_len, Encoding::PLAIN, rows, &[&head, levels, &d.stored[skip..]]);
         self.head = head;
-        result.map(|()| true)
+        result
     }
 
     /// The byte length of a decompressed v1 page's level sections and its count of present
@@ -518,6 +445,9 @@ impl<'a> ChunkMerger<'a> {
         (chunk, self.counts)
     }
 }
+
+/// The most repeated values a PLAIN page made from a dictionary page splices in.
+const MAX_REPEATS: usize = 64;
 
 /// Bits for indexes into a dictionary of `len` values (at least 1, as the writer does).
 fn bit_width(len: usize) -> u8 {

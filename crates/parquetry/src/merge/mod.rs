@@ -10,6 +10,7 @@
 //! (chunks are built one column at a time) and one open input file at a time.
 
 mod chunk;
+mod dictionary;
 mod copy;
 mod inputs;
 mod statistics;

@@ -29,6 +29,9 @@ def table(seed: int, rows: int, nested: bool = False, null_column: bool = False)
         "x": pa.array(rng.normal(size=rows)),
         "flag": pa.array(rng.random(rows) < 0.5),
         "blob": pa.array([bytes(rng.integers(0, 256, int(rng.integers(0, 40)), dtype=np.uint8)) for _ in range(rows)]),
+        # Nearly unique: a few values repeat within a file (a merge splices those into the
+        # PLAIN pages it makes from dictionary pages).
+        "near_unique": pa.array([f"key-{int(k)}" for k in rng.integers(0, rows * 40 + 1, rows)]),
     }
     if null_column:
         # pyarrow writes a Null column as all-null INT32 with an empty dictionary page.
@@ -36,7 +39,7 @@ def table(seed: int, rows: int, nested: bool = False, null_column: bool = False)
     if nested:
         cols["tags"] = pa.array([None if rng.random() < 0.1 else [f"t{int(t)}" for t in rng.integers(0, 9, int(rng.integers(0, 4)))] for _ in range(rows)])
     types = {"id": pa.string(), "category": pa.string(), "n": pa.int64(), "small": pa.int32(),
-             "x": pa.float64(), "flag": pa.bool_(), "blob": pa.binary(), "tags": pa.list_(pa.string()),
+             "x": pa.float64(), "flag": pa.bool_(), "near_unique": pa.string(), "blob": pa.binary(), "tags": pa.list_(pa.string()),
              "nothing": pa.null()}
     return pa.table({k: v.cast(types[k]) for k, v in cols.items()})
 
@@ -46,6 +49,7 @@ def make(root: str) -> None:
         # name: list of (rows, writer kwargs) per input
         "dict_snappy": [(2000, {})] * 8,
         "dict_none": [(1200, dict(compression="none"))] * 3,
+        "v2_snappy": [(1500, dict(data_page_version="2.0"))] * 3,
         "plain_zstd": [(1500, dict(use_dictionary=False, compression="zstd"))] * 5,
         "v2_gzip_mixed": [(1000, dict(data_page_version="2.0", compression="gzip")), (700, dict(data_page_version="2.0", compression="gzip", use_dictionary=False))] * 3,
         "fallback": [(3000, dict(dictionary_pagesize_limit=2000, data_page_size=4000))] * 4,
