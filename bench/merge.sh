@@ -2,7 +2,8 @@
 # The merge benchmark (GUIDE.md "Measuring": merge datasets, the limit is `cat` of the
 # inputs): builds the release `parquetry` binary, generates the merge datasets with pyarrow
 # (bench/data/merge/), times parquetry merge, pyarrow, duckdb, polars and cat on them, checks
-# every output with pyarrow, and prints one Markdown report. bench/merge_bench.py documents
+# every output with pyarrow (parquetry's also with duckdb, and with arrow-rs through the bench
+# crate's merge_check), and prints one Markdown report. bench/merge_bench.py documents
 # the datasets and every command timed.
 #
 #   bench/merge.sh           full datasets, 5 runs after 1 warm-up; writes
@@ -50,7 +51,10 @@ fi
 step "building parquetry (release)"
 cargo build --release -p parquetry-cli
 binary=${CARGO_TARGET_DIR:-target}/release/parquetry
+step "building merge_check (arrow-rs reads parquetry's outputs; the bench crate)"
+cargo build --release -p parquetry-bench --bin merge_check
+merge_check=${CARGO_TARGET_DIR:-target}/release/merge_check
 
 step "datasets and timings"
 mkdir -p bench/data/results
-"$py" bench/merge_bench.py --binary "$binary" --json bench/data/results/merge$([ "$quick" = 1 ] && echo -quick).json "${flags[@]}"
+"$py" bench/merge_bench.py --binary "$binary" --merge-check "$merge_check" --json bench/data/results/merge$([ "$quick" = 1 ] && echo -quick).json "${flags[@]}"

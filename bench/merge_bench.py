@@ -174,6 +174,28 @@ def table_checksum(t: pa.Table) -> dict:
             "columns": {name: _column_checksum(t.column(name)) for name in t.column_names}}
 
 
+def other_readers(out: Path, files: list, merge_check) -> dict:
+    """parquetry's output read by duckdb (the same rows as its read of the inputs, as a
+    multiset: pyarrow's check covers the order) and by arrow-rs (`merge_check`: the same rows
+    in order as its read of the inputs, and a read through the page index)."""
+    import duckdb
+    readers = {}
+    try:
+        con = duckdb.connect()
+        con.execute("SET threads=1")
+        src = "read_parquet([" + ", ".join(f"'{f}'" for f in files) + "])"
+        n_out = con.execute(f"SELECT count(*) FROM read_parquet('{out}')").fetchone()[0]
+        n_in = con.execute(f"SELECT count(*) FROM {src}").fetchone()[0]
+        extra = con.execute(f"SELECT count(*) FROM (SELECT * FROM read_parquet('{out}') EXCEPT ALL SELECT * FROM {src})").fetchone()[0]
+        readers["duckdb"] = "ok" if n_out == n_in and extra == 0 else f"{n_out} rows vs {n_in}, {extra} differ"
+    except Exception as e:  # noqa: BLE001 - report, do not crash
+        readers["duckdb"] = f"failed: {e}"[:300]
+    if merge_check:
+        p = subprocess.run([merge_check, str(out), *map(str, files)], capture_output=True, text=True)
+        readers["arrow-rs"] = p.stdout.strip() if p.returncode == 0 else f"FAILED: {p.stdout.strip()} {p.stderr.strip()}"[:300]
+    return readers
+
+
 def check_output(path: Path, want: dict) -> str:
     """'ok', or what differs."""
     try:
@@ -342,6 +364,8 @@ def main() -> None:
     ap.add_argument("--out", default=None, help="Markdown report (default bench/results/merge.md; "
                     "with --quick bench/data/results/merge-quick.md)")
     ap.add_argument("--json", default=None, help="also write the raw results here")
+    ap.add_argument("--merge-check", default=None,
+                    help="the bench crate's merge_check binary: arrow-rs reads parquetry's output too")
     # worker mode
     ap.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--files-json", default=None, help=argparse.SUPPRESS)
@@ -401,6 +425,7 @@ def main() -> None:
                 r["check"] = "ok (concatenation)" if impl == "cat" else check_output(out, facts["checksum"])
                 if impl == "parquetry":
                     r["summary"] = parquetry_summary(args.binary, files, out)
+                    r["readers"] = other_readers(out, files, args.merge_check)
             except Exception as e:  # noqa: BLE001 - record, do not crash
                 r = {"error": str(e)[-2000:]}
             finally:
@@ -497,6 +522,10 @@ def report(res: dict) -> str:
                       f"pages of coalesced row groups: {summary['pages_copied']} copied, "
                       f"{summary['pages_remapped']} remapped, {summary['pages_reencoded']} re-encoded, "
                       f"{summary.get('pages_from_dictionary', 0)} PLAIN from an input's dictionary page.", ""]
+        readers = ok.get("parquetry", {}).get("readers")
+        if readers:
+            lines += ["parquetry's output read by other readers: "
+                      + "; ".join(f"{k}: {v}" for k, v in readers.items()) + ".", ""]
         lines += ["| implementation | seconds | fastest run | GB/s | vs fastest peer | of cat | output MB | size vs pyarrow | peak RSS MB | check |",
                   "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
         for impl, r in impls.items():

@@ -6,7 +6,8 @@
                                 {"equal": bool, "rows": n, "row_groups": k, "why": "..."}
 
 A merged file must read (pq.read_table) equal to the inputs read one by one and
-concatenated: values, types and row order.
+concatenated: values, types and row order; and duckdb must read the same rows from it as
+from the inputs.
 """
 import json
 import os
@@ -110,6 +111,31 @@ def check_page_index(path: str) -> str:
     return ""
 
 
+def duckdb_differs(out: str, inputs: list) -> str:
+    """How duckdb's read of the output differs from its read of the inputs ("" if it does
+    not): row counts, and rows of one missing from the other (as multisets; pyarrow's
+    comparison covers the order)."""
+    try:
+        import duckdb
+    except ImportError:
+        return ""
+    con = duckdb.connect()
+    src = "read_parquet([" + ", ".join(f"'{p}'" for p in inputs) + "])"
+    dst = f"read_parquet('{out}')"
+    try:
+        n_out = con.execute(f"SELECT count(*) FROM {dst}").fetchone()[0]
+        n_in = con.execute(f"SELECT count(*) FROM {src}").fetchone()[0]
+        if n_out != n_in:
+            return f"{n_out} rows, the inputs {n_in}"
+        for a, b in ((dst, src), (src, dst)):
+            extra = con.execute(f"SELECT count(*) FROM (SELECT * FROM {a} EXCEPT ALL SELECT * FROM {b})").fetchone()[0]
+            if extra:
+                return f"{extra} rows of {a} are not in {b}"
+    except Exception as e:  # noqa: BLE001 - a read failure is the finding
+        return f"failed: {e}"
+    return ""
+
+
 def check(out: str, inputs: list) -> None:
     tables = [pq.read_table(p) for p in inputs]
     try:
@@ -127,6 +153,13 @@ def check(out: str, inputs: list) -> None:
     if layout:
         result["equal"] = False
         result["why"] = "page index: " + layout
+    if result["equal"]:
+        other = duckdb_differs(out, inputs)
+        if other:
+            result["equal"] = False
+            result["why"] = "duckdb: " + other
+            print(json.dumps(result))
+            return
     if not result["equal"]:
         why = []
         if got.schema != want.schema:
