@@ -51,6 +51,12 @@ def make(root: str) -> None:
         "dict_snappy": [(2000, {})] * 8,
         "dict_none": [(1200, dict(compression="none"))] * 3,
         "v2_snappy": [(1500, dict(data_page_version="2.0"))] * 3,
+        # Every other encoding and codec pyarrow writes.
+        "delta_lz4": [(1500, dict(use_dictionary=False, compression="lz4", column_encoding={
+            "id": "DELTA_BYTE_ARRAY", "category": "DELTA_LENGTH_BYTE_ARRAY", "n": "DELTA_BINARY_PACKED",
+            "small": "DELTA_BINARY_PACKED", "x": "BYTE_STREAM_SPLIT", "blob": "DELTA_LENGTH_BYTE_ARRAY",
+            "near_unique": "DELTA_BYTE_ARRAY"}))] * 3,
+        "brotli_v2": [(1500, dict(compression="brotli", data_page_version="2.0", data_page_size=3000))] * 3,
         "plain_zstd": [(1500, dict(use_dictionary=False, compression="zstd"))] * 5,
         "v2_gzip_mixed": [(1000, dict(data_page_version="2.0", compression="gzip")), (700, dict(data_page_version="2.0", compression="gzip", use_dictionary=False))] * 3,
         "fallback": [(3000, dict(dictionary_pagesize_limit=2000, data_page_size=4000))] * 4,
