@@ -36,8 +36,31 @@ fn hash_bytes(bytes: &[u8]) -> u64 {
     hasher.finish()
 }
 
-/// What the dictionary keeps per value, in index order: one cache line serves the hash
-/// comparison and finding the bytes to compare.
+/// What the table holds per value: its index, its length, and a key: for a value of up to 8
+/// bytes the bytes themselves (zero-padded), for a longer one its hash. A probe then finds a
+/// short value, and tells long values apart, without a dependent load of the entry and the
+/// page; repeated short values (tags, codes) were bound by those loads, three dependent reads
+/// per lookup.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    index: u32,
+    len: u32,
+    key: u64,
+}
+
+/// The [`Slot::key`] of `value`, whose hash is `hash`.
+#[inline(always)]
+fn slot_key(value: &[u8], hash: u64) -> u64 {
+    if value.len() > 8 {
+        return hash;
+    }
+    let mut b = [0u8; 8];
+    b[..value.len()].copy_from_slice(value);
+    u64::from_le_bytes(b)
+}
+
+/// What the dictionary keeps per value, in index order: the hash the table grows by, and
+/// where the bytes are.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     /// [`hash_bytes`] of the value.
@@ -54,8 +77,8 @@ struct Entry {
 /// dictionary page size limit, and calls [`clear`](Self::clear) for the next column chunk.
 #[derive(Clone, Debug)]
 pub struct ByteArrayDictionary {
-    /// Value indexes, hashed by their stored [`Entry::hash`].
-    table: HashTable<u32>,
+    /// Per value, hashed by its stored [`Entry::hash`].
+    table: HashTable<Slot>,
     /// Per value, in index order.
     entries: Vec<Entry>,
     /// The PLAIN dictionary page: every value in index order.
@@ -184,7 +207,7 @@ impl ByteArrayDictionary {
     /// interning a known batch (a whole dictionary page) grows each buffer once instead of by
     /// doubling (each doubling faults in fresh memory).
     pub fn reserve(&mut self, values: usize, page_bytes: usize) {
-        self.table.reserve(values, |&i| self.entries[i as usize].hash);
+        self.table.reserve(values, |s| self.entries[s.index as usize].hash);
         self.entries.reserve(values);
         self.page.reserve(page_bytes);
     }
@@ -203,55 +226,51 @@ impl ByteArrayDictionary {
     #[inline(always)]
     fn intern_hashed<const PREFIXED: bool>(&mut self, value: &[u8], hash: u64) -> u32 {
         debug_assert!(PREFIXED == self.width.is_none());
-        // The table looks for the first value with the same stored hash, a comparison small
-        // enough to be inlined into its probe loop (one with the bytes is not, and costs a
-        // call per probe); the bytes are compared after. Only two values with one 64-bit
-        // hash, which is possible but not seen in practice, take the full search.
-        let entries = &self.entries;
-        match self.table.find(hash, |&i| entries[i as usize].hash == hash) {
-            Some(&index) if self.holds::<PREFIXED>(index, value) => index,
-            Some(_) => self.intern_colliding::<PREFIXED>(value, hash),
-            None => self.insert::<PREFIXED>(value, hash),
+        let (len, key) = (value.len() as u32, slot_key(value, hash));
+        // The probe compares what the slot holds, inlined into its loop; a value longer than
+        // 8 bytes with the same length and hash is compared in the page after (only two such
+        // values with one 64-bit hash, possible but not seen in practice, take the full
+        // search).
+        match self.table.find(hash, |s| s.key == key && s.len == len) {
+            Some(s) if value.len() <= 8 || self.holds(s.index, value) => s.index,
+            Some(_) => self.intern_colliding(value, hash, key),
+            None => self.insert::<PREFIXED>(value, hash, key),
         }
     }
 
-    /// True if the value at `index` is `value`.
+    /// True if the value at `index`, known to be `value.len()` bytes long, is `value`.
     #[inline(always)]
-    fn holds<const PREFIXED: bool>(&self, index: u32, value: &[u8]) -> bool {
+    fn holds(&self, index: u32, value: &[u8]) -> bool {
         let start = self.entries[index as usize].start;
-        // The bytes are read at the value's length before the stored length is checked, so
-        // neither load waits for the other; a shorter stored value that ends early in the
-        // page is told apart by its prefix.
-        let Some(stored) = self.page.get(start..start + value.len()) else { return false };
-        (!PREFIXED || prefix_at(&self.page, start) == value.len()) && same_bytes(stored, value)
+        self.page.get(start..start + value.len()).is_some_and(|stored| same_bytes(stored, value))
     }
 
-    /// [`intern_hashed`](Self::intern_hashed) for a value whose hash equals that of another
-    /// value: every value with that hash is compared.
+    /// [`intern_hashed`](Self::intern_hashed) for a long value whose length and hash equal
+    /// those of another value: every such value is compared.
     #[cold]
     #[inline(never)]
-    fn intern_colliding<const PREFIXED: bool>(&mut self, value: &[u8], hash: u64) -> u32 {
-        let Self { table, entries, .. } = &*self;
-        let eq = |&i: &u32| entries[i as usize].hash == hash && self.holds::<PREFIXED>(i, value);
-        let found = table.find(hash, eq);
+    fn intern_colliding(&mut self, value: &[u8], hash: u64, key: u64) -> u32 {
+        let len = value.len() as u32;
+        let found = self.table.find(hash, |s| s.key == key && s.len == len && self.holds(s.index, value));
         match found {
-            Some(&index) => index,
-            None => self.insert::<PREFIXED>(value, hash),
+            Some(s) => s.index,
+            None if self.width.is_none() => self.insert::<true>(value, hash, key),
+            None => self.insert::<false>(value, hash, key),
         }
     }
 
     /// Adds `value`, which is not in the dictionary, at the next index.
     #[inline(always)]
-    fn insert<const PREFIXED: bool>(&mut self, value: &[u8], hash: u64) -> u32 {
+    fn insert<const PREFIXED: bool>(&mut self, value: &[u8], hash: u64, key: u64) -> u32 {
         let Self { table, entries, page, .. } = self;
         let index = u32::try_from(entries.len()).expect("more than u32::MAX dictionary values");
+        let len = u32::try_from(value.len()).expect("a BYTE_ARRAY value longer than u32::MAX bytes");
         if PREFIXED {
-            let len = u32::try_from(value.len()).expect("a BYTE_ARRAY value longer than u32::MAX bytes");
             page.extend_from_slice(&len.to_le_bytes());
         }
         entries.push(Entry { hash, start: page.len() });
         page.extend_from_slice(value);
-        table.insert_unique(hash, index, |&i| entries[i as usize].hash);
+        table.insert_unique(hash, Slot { index, len, key }, |s| entries[s.index as usize].hash);
         index
     }
 }

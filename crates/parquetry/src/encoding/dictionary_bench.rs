@@ -50,7 +50,9 @@ fn columns() -> Vec<Column> {
         let (site, item) = (rng.below(50), rng.below(10_000_000));
         write!(d, "https://www.example{site}.com/path/to/resource/item/{item}").unwrap();
     });
-    vec![id, category, url]
+    // The lists dataset's words: 5,000 of 8 bytes.
+    let tags = column("tags", |d| write!(d, "tag_{:04}", rng.below(5000)).unwrap());
+    vec![id, category, url, tags]
 }
 
 /// What is measured: something that interns one page of values and says how big the
