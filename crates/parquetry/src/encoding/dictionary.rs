@@ -48,15 +48,20 @@ struct Slot {
     key: u64,
 }
 
-/// The [`Slot::key`] of `value`, whose hash is `hash`.
+/// The [`Slot::key`] of `value`, whose hash is `hash`: for up to 8 bytes, a word that holds
+/// every byte, so that two values of one length have one key only if they are equal. Built
+/// from fixed-size loads (two overlapping ones), not a copy of variable length, which is a
+/// call to `memcpy`.
 #[inline(always)]
 fn slot_key(value: &[u8], hash: u64) -> u64 {
-    if value.len() > 8 {
-        return hash;
+    let n = value.len();
+    let word = |at: usize| u32::from_le_bytes(value[at..at + 4].try_into().unwrap_or_default()) as u64;
+    match n {
+        0 => 0,
+        1..=3 => value[0] as u64 | (value[n / 2] as u64) << 8 | (value[n - 1] as u64) << 16,
+        4..=8 => word(0) | word(n - 4) << 32,
+        _ => hash,
     }
-    let mut b = [0u8; 8];
-    b[..value.len()].copy_from_slice(value);
-    u64::from_le_bytes(b)
 }
 
 /// What the dictionary keeps per value, in index order: the hash the table grows by, and

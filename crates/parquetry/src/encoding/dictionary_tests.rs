@@ -186,6 +186,39 @@ fn equal_hashes_fall_back_to_the_bytes() {
 }
 
 #[test]
+fn every_short_value_is_its_own() {
+    // Values of up to 8 bytes are found by a key made of their bytes: every value of 0 to 4
+    // bytes over a 3-letter alphabet with a zero byte, and 5 to 8 bytes differing in any one
+    // byte, each interned twice, get the reference's indexes.
+    let mut dict = ByteArrayDictionary::new();
+    let mut reference = Reference::default();
+    let alphabet = [0u8, b'a', b'b', b'c'];
+    let mut values: Vec<Vec<u8>> = vec![Vec::new()];
+    for len in 1..=4 {
+        let mut v = vec![0u8; len];
+        for code in 0..4usize.pow(len as u32) {
+            (0..len).for_each(|k| v[k] = alphabet[code / 4usize.pow(k as u32) % 4]);
+            values.push(v.clone());
+        }
+    }
+    for len in 5..=8 {
+        let base: Vec<u8> = (0..len as u8).map(|b| b'k' + b).collect();
+        values.push(base.clone());
+        for at in 0..len {
+            let mut v = base.clone();
+            v[at] = 0;
+            values.push(v);
+        }
+    }
+    for _ in 0..2 {
+        for v in &values {
+            assert_eq!(dict.intern(v), reference.intern(v), "{v:?}");
+        }
+    }
+    assert_eq!(dict.page(), &reference.plain_page()[..]);
+}
+
+#[test]
 fn equal_hashes_of_fixed_width_values() {
     let mut rng = TestRng::new(10);
     let mut dict = ByteArrayDictionary::new_fixed(12);

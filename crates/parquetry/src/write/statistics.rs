@@ -166,6 +166,10 @@ impl Bounds {
 /// values, in the same order.
 #[inline]
 fn prefix_key(v: &[u8]) -> u64 {
+    if let Some(head) = v.first_chunk::<8>() {
+        // A fixed-size load: the copy below, of variable length, is a call to memcpy.
+        return u64::from_be_bytes(*head);
+    }
     let mut b = [0u8; 8];
     let n = v.len().min(8);
     b[..n].copy_from_slice(&v[..n]);

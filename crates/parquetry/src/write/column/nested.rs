@@ -156,12 +156,17 @@ impl ColumnChunkWriter {
     }
 }
 
-/// Adds `levels` to `histogram` (one count per level): a counting pass per level when there
-/// are few (they vectorize), else one pass.
+/// Adds `levels` to `histogram` (one count per level). Up to 4 levels, one pass adds a 1 in
+/// each level's 16-bit lane of a word (a sum that vectorizes), flushed every 65,535 levels;
+/// before, one counting pass per level took a third of writing a list's levels. Above, one
+/// increment per level.
 fn histogram(levels: &[u16], histogram: &mut [i64]) {
     if histogram.len() <= 4 {
-        for (level, count) in histogram.iter_mut().enumerate() {
-            *count += levels.iter().filter(|&&l| l as usize == level).count() as i64;
+        for chunk in levels.chunks(u16::MAX as usize) {
+            let lanes: u64 = chunk.iter().map(|&l| 1u64 << ((u32::from(l) & 3) * 16)).sum();
+            for (level, count) in histogram.iter_mut().enumerate() {
+                *count += ((lanes >> (16 * level)) & 0xffff) as i64;
+            }
         }
     } else {
         levels.iter().for_each(|&l| histogram[l as usize] += 1);
