@@ -104,7 +104,16 @@ enum Child<'a> {
 
 impl Shredder<'_> {
     /// Appends `n` entries of levels `def` and `rep`.
+    #[inline]
     fn push(&mut self, def: i16, rep: i16, n: usize) {
+        if n == 1 {
+            // Most calls: one null or empty list, or a list's single value.
+            self.out.def.push(def as u16);
+            if self.with_rep {
+                self.out.rep.push(rep as u16);
+            }
+            return;
+        }
         let len = self.out.def.len();
         self.out.def.resize(len + n, def as u16);
         if self.with_rep {
@@ -330,24 +339,31 @@ impl Shredder<'_> {
         }
         let max = self.leaf.max_def_level;
         let nullable = max > def;
-        match self.out.leaf_nulls.clone().flatten() {
+        // Taken and put back, not cloned: this runs once per run of lists.
+        let cached = self.out.leaf_nulls.take();
+        let result = match cached.as_ref().and_then(Option::as_ref) {
             None => {
                 self.push(max, rep, end - start);
                 self.push_values(start, end);
+                Ok(())
             }
             Some(nulls) => {
                 let mut pos = start;
                 for (a, b) in BitSliceIterator::new(nulls.validity(), nulls.offset() + start, end - start) {
                     let (a, b) = (start + a, start + b);
-                    self.null_entries(depth, nullable, def, rep, a - pos)?;
+                    if let Err(e) = self.null_entries(depth, nullable, def, rep, a - pos) {
+                        self.out.leaf_nulls = cached;
+                        return Err(e);
+                    }
                     self.push(max, rep, b - a);
                     self.push_values(a, b);
                     pos = b;
                 }
-                self.null_entries(depth, nullable, def, rep, end - pos)?;
+                self.null_entries(depth, nullable, def, rep, end - pos)
             }
-        }
-        Ok(())
+        };
+        self.out.leaf_nulls = cached;
+        result
     }
 
     fn push_values(&mut self, a: usize, b: usize) {
