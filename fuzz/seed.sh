@@ -8,6 +8,8 @@
 #   footer       the last 64 KiB of each of those files
 #   page_header  the first 2 KiB of each file's first column chunk, and two hand-made headers
 #   kernels      hand-made pages for every kernel (layout: fuzz_targets/kernels.rs)
+#   merge        the read_file seeds, and small dictionary-encoded files of (nearly) unique
+#                keys written by pyarrow (SNAPPY, v1 and v2 pages), if python3 has pyarrow
 set -euo pipefail
 fuzz="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$fuzz")"
@@ -17,7 +19,7 @@ if [ ! -d "$testing/data" ]; then
     exit 1
 fi
 corpus="$fuzz/corpus"
-mkdir -p "$corpus"/{read_file,footer,page_header,kernels}
+mkdir -p "$corpus"/{read_file,footer,page_header,kernels,merge}
 
 n=0
 for f in "$testing"/data/*.parquet "$testing"/bad_data/*.parquet; do
@@ -68,5 +70,17 @@ hex kernels gather     "0b 03 0400 00  00000000 07000000 0b000000  00000000 0100
 hex page_header data_page "15 00 15 14 15 14 2c 15 06 15 00 15 06 15 06 00 00  00000000000000000000"
 hex page_header dict_page "15 04 15 08 15 08 4c 15 04 15 00 00 00  01020304"
 
-echo "seeded from $n files: $(for t in read_file footer page_header kernels; do
+cp "$corpus"/read_file/* "$corpus/merge/"
+python3 - "$corpus/merge" <<'PY' || echo "seed.sh: no pyarrow: merge seeds are the read_file ones" >&2
+import sys
+import pyarrow as pa, pyarrow.parquet as pq
+out = sys.argv[1]
+keys = [f"key-{i * 7919 % 1000:04}" for i in range(300)]
+near = [f"k{i % 290}" for i in range(300)]
+t = pa.table({"id": keys, "near": near, "n": pa.array(range(300), pa.int64())})
+for v in ("1.0", "2.0"):
+    pq.write_table(t, f"{out}/unique-snappy-v{v[0]}.parquet", data_page_version=v, row_group_size=100)
+PY
+
+echo "seeded from $n files: $(for t in read_file footer page_header kernels merge; do
     printf '%s %s, ' "$t" "$(ls "$corpus/$t" | wc -l)"; done)"
