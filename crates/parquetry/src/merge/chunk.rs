@@ -125,9 +125,6 @@ impl<'a> ChunkMerger<'a> {
     /// [`add_chunk`](Self::add_chunk).
     pub fn write_dictionary(&mut self, compressor: &mut Compressor) -> Result<()> {
         if let Some(u) = &self.unified {
-            // An empty dictionary is still written when remapped pages may refer to it (an
-            // all-null column, as pyarrow writes Null columns): readers want a dictionary
-            // page before any dictionary-encoded page.
             if let Some(pages) = self.spliced.as_ref().filter(|p| !p.is_empty()) {
                 let mut head = Vec::new();
                 snappy_splice::push_head(u.page().len(), 0, &mut head)?;
@@ -137,6 +134,9 @@ impl<'a> ChunkMerger<'a> {
                 }
                 self.pages.write_dictionary_page_stored(&pieces, u.page().len(), u.len())?;
             } else if u.len() > 0 || self.interned {
+                // An empty dictionary is still written when remapped pages may refer to it
+                // (an all-null column, as pyarrow writes Null columns): readers want a
+                // dictionary page before any dictionary-encoded page.
                 self.pages.write_dictionary_page(u.page(), u.len(), compressor)?;
             }
         }
@@ -331,8 +331,10 @@ impl<'a> ChunkMerger<'a> {
         if next != d.count {
             return Ok(false);
         }
-        if self.repeats.is_empty() {
-            return self.identity_page(header, levels, d, rows).map(|()| true);
+        let v2 = header.page_type == PageType::DATA_PAGE_V2;
+        if self.repeats.is_empty() && (v2 || matches!(self.codec, Codec::Snappy | Codec::Uncompressed)) {
+            self.identity_page(header, levels, d, rows)?;
+            return Ok(true);
         }
         if self.codec != Codec::Snappy {
             return Ok(false);
@@ -351,7 +353,6 @@ impl<'a> ChunkMerger<'a> {
             // Inserted values are stored as they are: only worth it for a few.
             return Ok(false);
         }
-        let v2 = header.page_type == PageType::DATA_PAGE_V2;
         self.head.clear();
         snappy_splice::splice_inserts(&d.stored, d.uncompressed_len, if v2 { &[] } else { levels }, &inserts, &mut self.head)?;
         let uncompressed_len = levels.len() + d.uncompressed_len + inserted;
@@ -363,16 +364,14 @@ impl<'a> ChunkMerger<'a> {
     }
 
     /// [`page_from_dictionary`](Self::page_from_dictionary) for a page that uses every value
-    /// of `d` once, in order: its values are `d`'s stored bytes.
+    /// of `d` once, in order: its values are `d`'s stored bytes. The page is v2, or its codec
+    /// (the output's and `d`'s) is SNAPPY or none.
     fn identity_page(&mut self, header: &PageHeader, levels: &[u8], d: &InputDictionary, rows: usize) -> Result<()> {
         // Stored bytes without a codec are the values: their length is known, not claimed.
         let values_len = if d.codec == Codec::Uncompressed { d.stored.len() } else { d.uncompressed_len };
         let uncompressed_len = levels.len() + values_len;
         if header.page_type == PageType::DATA_PAGE_V2 || self.codec == Codec::Uncompressed {
             return self.pages.write_like_stored(header, uncompressed_len, Encoding::PLAIN, rows, &[levels, &d.stored]);
-        }
-        if self.codec != Codec::Snappy {
-            return Err(Error::invalid_argument("a v1 page reuses only SNAPPY dictionary blocks"));
         }
         self.head.clear();
         let skip = snappy_splice::block_elements(&d.stored, d.uncompressed_len)?;

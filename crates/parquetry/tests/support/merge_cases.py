@@ -50,6 +50,7 @@ def make(root: str) -> None:
         # name: list of (rows, writer kwargs) per input
         "dict_snappy": [(2000, {})] * 8,
         "dict_none": [(1200, dict(compression="none"))] * 3,
+        "dict_zstd": [(1200, dict(compression="zstd"))] * 3,
         "v2_snappy": [(1500, dict(data_page_version="2.0"))] * 3,
         # Every other encoding and codec pyarrow writes.
         "delta_lz4": [(1500, dict(use_dictionary=False, compression="lz4", column_encoding={
