@@ -8,6 +8,9 @@
 //!
 //! Prints `ok: N rows, G row groups` or the differences, and exits non-zero on any.
 
+#[path = "common/columns.rs"]
+mod columns;
+
 use std::fs::File;
 use std::process::ExitCode;
 
@@ -34,16 +37,7 @@ fn read(path: &str, page_index: bool, selection: Option<RowSelection>) -> Result
     };
     let reader = builder.with_batch_size(8192).build().map_err(|e| format!("{path}: {e}"))?;
     let batches: Vec<RecordBatch> = reader.collect::<Result<_, _>>().map_err(|e| format!("{path}: arrow-rs read failed: {e}"))?;
-    let columns = (0..schema.fields().len())
-        .map(|c| {
-            let parts: Vec<&dyn Array> = batches.iter().map(|b| b.column(c).as_ref()).collect();
-            if parts.is_empty() {
-                arrow_array::new_empty_array(schema.field(c).data_type())
-            } else {
-                arrow_select::concat::concat(&parts).expect("batches share a schema")
-            }
-        })
-        .collect();
+    let columns = crate::columns::concat_columns(&schema, &batches);
     Ok((columns, groups))
 }
 

@@ -73,16 +73,7 @@ fn read_all(
         .collect::<Result<_, _>>()
         .map_err(|e| problems.push(format!("arrow-rs read failed: {e}")))
         .ok()?;
-    let columns = (0..schema.fields().len())
-        .map(|c| {
-            let parts: Vec<&dyn Array> = batches.iter().map(|b| b.column(c).as_ref()).collect();
-            if parts.is_empty() {
-                arrow_array::new_empty_array(schema.field(c).data_type())
-            } else {
-                arrow_select::concat::concat(&parts).expect("batches share a schema")
-            }
-        })
-        .collect();
+    let columns = crate::columns::concat_columns(&schema, &batches);
     Some((metadata, columns))
 }
 

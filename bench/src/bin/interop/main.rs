@@ -11,6 +11,8 @@
 //! fails. The files stay in `OUT_DIR` for the other readers (parquet-go, pyarrow).
 
 mod check;
+#[path = "../common/columns.rs"]
+mod columns;
 mod data;
 mod matrix;
 mod stats;
