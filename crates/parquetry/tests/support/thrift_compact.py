@@ -76,7 +76,8 @@ def read_value(buf, pos, t):
     raise ValueError(f"unknown thrift compact type {t} at {pos}")
 
 
-def read_struct(buf, pos=0):
+def _read_fields(buf, pos, read):
+    """A struct's fields as {field id: read(buf, pos, type)}, and the position after it."""
     out = {}
     last = 0
     while True:
@@ -91,8 +92,12 @@ def read_struct(buf, pos=0):
         else:
             fid, pos = read_varint(buf, pos)
             fid = zigzag(fid)
-        out[fid], pos = read_value(buf, pos, t)
+        out[fid], pos = read(buf, pos, t)
         last = fid
+
+
+def read_struct(buf, pos=0):
+    return _read_fields(buf, pos, read_value)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -101,22 +106,7 @@ def read_struct(buf, pos=0):
 # and a struct's value is again a typed struct.
 
 def read_struct_typed(buf, pos=0):
-    out = {}
-    last = 0
-    while True:
-        head = buf[pos]
-        pos += 1
-        t = head & 0x0F
-        if t == T_STOP:
-            return out, pos
-        delta = head >> 4
-        if delta:
-            fid = last + delta
-        else:
-            fid, pos = read_varint(buf, pos)
-            fid = zigzag(fid)
-        out[fid], pos = _read_typed(buf, pos, t)
-        last = fid
+    return _read_fields(buf, pos, _read_typed)
 
 
 def _read_typed(buf, pos, t):
