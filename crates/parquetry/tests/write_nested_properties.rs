@@ -26,11 +26,11 @@ use arrow_array::RecordBatch;
 use arrow_schema::{Field, Schema};
 use parquetry::compress::Codec;
 use parquetry::format::Encoding;
-use parquetry::write::{DataPageVersion, ParquetWriter, StatisticsLevel, WriteOptions};
+use parquetry::write::{DataPageVersion, StatisticsLevel, WriteOptions};
 use nested_data::{diff_named_like, leaf_paths, leaf_types, per_leaf, random_array, random_nullable, random_type, NestedShape};
 use read_compare::{catch, pyarrow_tables, Table};
 use write_data::{log_uniform, pick, property_seeds as seeds, Rng};
-use write_helpers::{run_python_json, write_ipc, TempDir};
+use write_helpers::{run_python_json, try_write_parquet, write_ipc, TempDir};
 
 /// A random input: schema, batches and a description.
 fn random_input(rng: &mut Rng) -> (Arc<Schema>, Vec<RecordBatch>, String) {
@@ -119,14 +119,7 @@ fn random_nested_tables_and_options_read_back_exactly() {
         let options = random_options(&mut rng, &schema, rows);
         let describe = format!("seed {seed}: {rows} rows in {} batches, {shape}, {options:?}", input.len());
         let path = dir.join(&format!("seed-{seed}.parquet"));
-        let result = catch(|| -> Result<(), parquetry::Error> {
-            let file = std::fs::File::create(&path).unwrap();
-            let mut w = ParquetWriter::try_new(file, schema.clone(), options)?;
-            for b in &input {
-                w.write(b)?;
-            }
-            w.close().map(|_| ())
-        });
+        let result = catch(|| try_write_parquet(&path, &schema, &input, options));
         match result {
             Ok(Ok(())) => {}
             Ok(Err(e)) => {

@@ -18,10 +18,10 @@ mod write_helpers;
 use parquetry::compress::Codec;
 use parquetry::format::Encoding;
 use parquetry::read::ReadOptions;
-use parquetry::write::{DataPageVersion, ParquetWriter, StatisticsLevel, WriteOptions};
+use parquetry::write::{DataPageVersion, StatisticsLevel, WriteOptions};
 use read_compare::{catch, diff_tables, pyarrow_tables, read_parquetry, Table};
 use write_data::{all_types, log_uniform, pick, property_seeds as seeds, Rng, Shape};
-use write_helpers::{per_type, TempDir};
+use write_helpers::{per_type, try_write_parquet, TempDir};
 
 /// The random input of one seed: (rows, batches, shape).
 fn random_shape(rng: &mut Rng) -> (usize, usize, Shape) {
@@ -117,14 +117,7 @@ fn random_tables_and_options_read_back_exactly() {
         let options = random_options(&mut rng, &schema, rows);
         let describe = format!("seed {seed}: {rows} rows in {batches} batches, {shape:?}, {options:?}");
         let path = dir.join(&format!("seed-{seed}.parquet"));
-        let result = catch(|| -> Result<(), parquetry::Error> {
-            let file = std::fs::File::create(&path).unwrap();
-            let mut w = ParquetWriter::try_new(file, schema.clone(), options)?;
-            for b in &input {
-                w.write(b)?;
-            }
-            w.close().map(|_| ())
-        });
+        let result = catch(|| try_write_parquet(&path, &schema, &input, options));
         match result {
             Ok(Ok(())) => {}
             Ok(Err(e)) => {

@@ -59,13 +59,17 @@ pub fn write_ipc(path: &Path, schema: &SchemaRef, batches: &[RecordBatch]) {
 
 /// Writes a Parquet file with parquetry, panicking with the path and error on failure.
 pub fn write_parquet(path: &Path, schema: &SchemaRef, batches: &[RecordBatch], options: WriteOptions) {
-    let file = std::fs::File::create(path).unwrap();
-    let mut w = ParquetWriter::try_new(file, schema.clone(), options)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    try_write_parquet(path, schema, batches, options).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+}
+
+/// Writes a Parquet file with parquetry, returning the writer's error.
+pub fn try_write_parquet(path: &Path, schema: &SchemaRef, batches: &[RecordBatch], options: WriteOptions) -> Result<(), parquetry::Error> {
+    let file = std::fs::File::create(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut w = ParquetWriter::try_new(file, schema.clone(), options)?;
     for b in batches {
-        w.write(b).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        w.write(b)?;
     }
-    w.close().unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    w.close().map(|_| ())
 }
 
 /// Sets each column's non-dictionary encoding by its type: `ints` for integer-like columns,
