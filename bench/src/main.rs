@@ -37,8 +37,8 @@ mod footer;
 mod heap;
 mod limits;
 mod memory;
-mod read;
 mod nested;
+mod read;
 mod sweep;
 mod sweep_cells;
 mod sweep_table;
@@ -57,7 +57,8 @@ const USAGE: &str = "usage:
   parquetry-bench write --files F... [--runs N] [--warmup N] [--json OUT]
                        [--impls parquetry,parquetry_dict_input,arrow_rs,arrow_rs_dict_input,compress,memcpy]
                        [--reference PEERS_JSON (default bench/data/peers-write.json)]
-  parquetry-bench nested --files F... [--runs N] [--warmup N] [--json OUT] [--parquetry-only 1|reads|writes]
+  parquetry-bench nested --files F... [--runs N] [--warmup N] [--json OUT]
+                       [--parquetry-only 1|reads|collect|writes [--batch-sizes 1024,0]]
   parquetry-bench sweep --files F... [--batch-sizes 1024,8192,65536,0 (0 = whole row groups)]
                        [--runs N] [--warmup N] [--json OUT] [--peers SWEEP_PEERS_JSON]";
 
@@ -87,7 +88,11 @@ impl Flags {
     }
 
     fn all(&self, name: &str) -> Option<&[String]> {
-        self.pairs.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v.as_slice())
+        self.pairs
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_slice())
     }
 
     fn one(&self, name: &str) -> Option<&str> {
@@ -101,7 +106,9 @@ impl Flags {
     fn number<T: std::str::FromStr>(&self, name: &str, default: T) -> T {
         match self.one(name) {
             None => default,
-            Some(v) => v.parse().unwrap_or_else(|_| usage_error(&format!("--{name}: not a number: {v:?}"))),
+            Some(v) => v
+                .parse()
+                .unwrap_or_else(|_| usage_error(&format!("--{name}: not a number: {v:?}"))),
         }
     }
 
@@ -135,9 +142,16 @@ fn main() {
             };
             let impls: Vec<String> = match flags.one("impls") {
                 None => all.iter().map(|s| s.to_string()).collect(),
-                Some(list) => list.split(',').filter(|s| !s.is_empty()).map(str::to_owned).collect(),
+                Some(list) => list
+                    .split(',')
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+                    .collect(),
             };
-            if let Some(bad) = impls.iter().find(|i| !all.contains(&i.as_str()) && !extra.contains(&i.as_str())) {
+            if let Some(bad) = impls
+                .iter()
+                .find(|i| !all.contains(&i.as_str()) && !extra.contains(&i.as_str()))
+            {
                 usage_error(&format!("unknown implementation {bad:?}"));
             }
             let runs = flags.number("runs", 5usize);
@@ -165,7 +179,11 @@ fn main() {
                 Some(list) => list
                     .split(',')
                     .filter(|s| !s.is_empty())
-                    .map(|s| s.parse().unwrap_or_else(|_| usage_error(&format!("--batch-sizes: not a number: {s:?}"))))
+                    .map(|s| {
+                        s.parse().unwrap_or_else(|_| {
+                            usage_error(&format!("--batch-sizes: not a number: {s:?}"))
+                        })
+                    })
                     .collect(),
             };
             // A repeated size would only run the same cells twice under one key.
@@ -188,7 +206,14 @@ fn main() {
             });
         }
         Some("nested") => {
-            flags.check_known(&["files", "runs", "warmup", "json", "parquetry-only"]);
+            flags.check_known(&[
+                "files",
+                "runs",
+                "warmup",
+                "json",
+                "parquetry-only",
+                "batch-sizes",
+            ]);
             let files = flags
                 .all("files")
                 .filter(|f| !f.is_empty())
@@ -200,17 +225,32 @@ fn main() {
                 json: flags.one("json").map(str::to_owned),
                 parquetry_only: flags.one("parquetry-only").is_some(),
                 writes_only: flags.one("parquetry-only") == Some("writes"),
-                reads_only: flags.one("parquetry-only") == Some("reads"),
+                reads_only: matches!(flags.one("parquetry-only"), Some("reads" | "collect")),
+                collect: flags.one("parquetry-only") == Some("collect"),
+                batch_sizes: flags.one("batch-sizes").map(|list| {
+                    list.split(',')
+                        .filter(|s| !s.is_empty())
+                        .map(|s| {
+                            s.parse().unwrap_or_else(|_| {
+                                usage_error(&format!("--batch-sizes: not a number: {s:?}"))
+                            })
+                        })
+                        .collect()
+                }),
             });
         }
         // Hidden: one implementation × one file, run by `read` in a child process.
         Some("cell") => {
             let need = |n: &str| {
-                flags.one(n).unwrap_or_else(|| usage_error(&format!("cell: --{n} is required"))).to_owned()
+                flags
+                    .one(n)
+                    .unwrap_or_else(|| usage_error(&format!("cell: --{n} is required")))
+                    .to_owned()
             };
             let mode = flags.one("mode").unwrap_or("read");
             cells::cell_main(&cells::CellArgs {
-                mode: Mode::parse(mode).unwrap_or_else(|| usage_error(&format!("cell: unknown --mode {mode:?}"))),
+                mode: Mode::parse(mode)
+                    .unwrap_or_else(|| usage_error(&format!("cell: unknown --mode {mode:?}"))),
                 imp: need("impl"),
                 file: need("file"),
                 runs: flags.number("runs", 5),

@@ -22,7 +22,12 @@ use crate::write_spec::WriteSpec;
 pub const BATCH_SIZES: [usize; 4] = [1024, 8192, 65536, 0];
 
 /// The cells of each batch size.
-const IMPLS: [&str; 4] = ["parquetry_stream", "arrow_rs_stream", "parquetry_collect", "arrow_rs_collect"];
+const IMPLS: [&str; 4] = [
+    "parquetry_stream",
+    "arrow_rs_stream",
+    "parquetry_collect",
+    "arrow_rs_collect",
+];
 
 /// What `nested` runs.
 pub struct NestedArgs {
@@ -35,11 +40,21 @@ pub struct NestedArgs {
     /// With `parquetry_only`: only its writes, or only its reads.
     pub writes_only: bool,
     pub reads_only: bool,
+    /// With `parquetry_only` reads: keep every batch, as the collect cells do.
+    pub collect: bool,
+    /// Only these batch sizes (0: whole row groups), for profiling one cell.
+    pub batch_sizes: Option<Vec<usize>>,
 }
 
 fn row_group_rows(path: &str) -> usize {
     let file = parquetry::read::ParquetFile::open(path).expect("open");
-    file.metadata().row_groups.iter().map(|rg| rg.num_rows.max(0) as usize).max().unwrap_or(1).max(1)
+    file.metadata()
+        .row_groups
+        .iter()
+        .map(|rg| rg.num_rows.max(0) as usize)
+        .max()
+        .unwrap_or(1)
+        .max(1)
 }
 
 fn run(imp: &str, path: &str, batch: usize) -> Result<Outcome, String> {
@@ -47,7 +62,11 @@ fn run(imp: &str, path: &str, batch: usize) -> Result<Outcome, String> {
     if imp.starts_with("parquetry") {
         run_parquetry(path, &parquetry_options(batch, 1), collect)
     } else {
-        let spec = ArrowRsSpec { rows_per_batch: Some(batch), selection: None, page_index: false };
+        let spec = ArrowRsSpec {
+            rows_per_batch: Some(batch),
+            selection: None,
+            page_index: false,
+        };
         run_arrow_rs(path, &spec, collect)
     }
 }
@@ -66,7 +85,11 @@ fn compare(a: &[RecordBatch], b: &[RecordBatch]) -> Option<String> {
         }
         let (sx, sy) = (unnamed(&x).join("\n"), unnamed(&y).join("\n"));
         if sx != sy {
-            let at = sx.bytes().zip(sy.bytes()).position(|(p, q)| p != q).unwrap_or(0);
+            let at = sx
+                .bytes()
+                .zip(sy.bytes())
+                .position(|(p, q)| p != q)
+                .unwrap_or(0);
             let lo = at.saturating_sub(80);
             return Some(format!(
                 "column {i} differs near …{}… vs …{}…",
@@ -93,7 +116,9 @@ fn value_text(a: &ArrayRef, i: usize) -> String {
         D::List(_) => {
             let l = a.as_list::<i32>();
             let o = l.value_offsets();
-            let items: Vec<String> = (o[i] as usize..o[i + 1] as usize).map(|j| value_text(l.values(), j)).collect();
+            let items: Vec<String> = (o[i] as usize..o[i + 1] as usize)
+                .map(|j| value_text(l.values(), j))
+                .collect();
             format!("[{}]", items.join(","))
         }
         D::Struct(_) => {
@@ -125,15 +150,17 @@ fn write(imp: &str, input: &WriteInput, buf: &mut Vec<u8>) -> Result<(), String>
     buf.clear();
     let schema = input.batches.first().ok_or("no rows")?.schema();
     if imp == "parquetry_write" {
-        let mut w = parquetry::write::ParquetWriter::try_new(&mut *buf, schema, input.spec.parquetry())
-            .map_err(|e| e.to_string())?;
+        let mut w =
+            parquetry::write::ParquetWriter::try_new(&mut *buf, schema, input.spec.parquetry())
+                .map_err(|e| e.to_string())?;
         for b in &input.batches {
             w.write(b).map_err(|e| e.to_string())?;
         }
         w.close().map_err(|e| e.to_string())?;
     } else {
         let props = input.spec.arrow_rs()?;
-        let mut w = parquet::arrow::ArrowWriter::try_new(&mut *buf, schema, Some(props)).map_err(|e| e.to_string())?;
+        let mut w = parquet::arrow::ArrowWriter::try_new(&mut *buf, schema, Some(props))
+            .map_err(|e| e.to_string())?;
         for b in &input.batches {
             w.write(b).map_err(|e| e.to_string())?;
         }
@@ -146,11 +173,15 @@ fn write(imp: &str, input: &WriteInput, buf: &mut Vec<u8>) -> Result<(), String>
 fn time_writes(path: &str, args: &NestedArgs) -> Result<(f64, f64, usize, usize), String> {
     let input = write_input(path)?;
     let mut bufs = [Vec::new(), Vec::new()];
-    for (imp, buf) in ["parquetry_write", "arrow_rs_write"].iter().zip(bufs.iter_mut()) {
+    for (imp, buf) in ["parquetry_write", "arrow_rs_write"]
+        .iter()
+        .zip(bufs.iter_mut())
+    {
         write(imp, &input, buf)?;
-        let back = parquetry::read::ParquetFile::from_bytes(arrow_buffer::Buffer::from(buf.as_slice()))
-            .and_then(|mut f| f.read_all(&parquetry::read::ReadOptions::default()))
-            .map_err(|e| format!("{imp}: reading the written file back: {e}"))?;
+        let back =
+            parquetry::read::ParquetFile::from_bytes(arrow_buffer::Buffer::from(buf.as_slice()))
+                .and_then(|mut f| f.read_all(&parquetry::read::ReadOptions::default()))
+                .map_err(|e| format!("{imp}: reading the written file back: {e}"))?;
         if let Some(d) = compare(&back, &input.batches) {
             return Err(format!("{imp}: the written file reads back different: {d}"));
         }
@@ -183,19 +214,52 @@ pub fn main(args: &NestedArgs) {
     println!("|---|---|---:|---:|---:|---:|");
     for path in &args.files {
         let rg = row_group_rows(path);
-        let sizes: Vec<usize> = BATCH_SIZES.iter().map(|&b| if b == 0 { rg } else { b }).collect();
+        let sizes: Vec<usize> = BATCH_SIZES
+            .iter()
+            .map(|&b| if b == 0 { rg } else { b })
+            .collect();
         if args.parquetry_only {
-            let input = write_input(path).expect("input");
+            let imp = if args.collect {
+                "parquetry_collect"
+            } else {
+                "parquetry_stream"
+            };
+            let only: Vec<usize> = match &args.batch_sizes {
+                Some(list) => list.iter().map(|&b| if b == 0 { rg } else { b }).collect(),
+                None => sizes.clone(),
+            };
+            let input = (!args.reads_only).then(|| write_input(path).expect("input"));
             let mut buf = Vec::new();
-            for _ in 0..args.warmup + args.runs {
+            let mut read_ms = vec![Vec::new(); only.len()];
+            let mut write_ms = Vec::new();
+            for round in 0..args.warmup + args.runs {
                 if !args.writes_only {
-                    for &b in &sizes {
-                        drop(run("parquetry_stream", path, b).expect("parquetry"));
+                    for (i, &b) in only.iter().enumerate() {
+                        let t = Instant::now();
+                        drop(run(imp, path, b).expect("parquetry"));
+                        if round >= args.warmup {
+                            read_ms[i].push(t.elapsed().as_secs_f64() * 1e3);
+                        }
                     }
                 }
-                if !args.reads_only {
-                    write("parquetry_write", &input, &mut buf).expect("parquetry write");
+                if let Some(input) = &input {
+                    let t = Instant::now();
+                    write("parquetry_write", input, &mut buf).expect("parquetry write");
+                    if round >= args.warmup {
+                        write_ms.push(t.elapsed().as_secs_f64() * 1e3);
+                    }
                 }
+            }
+            // Medians, to see a change's effect while profiling (no comparison here).
+            for (b, ms) in only
+                .iter()
+                .zip(&mut read_ms)
+                .filter(|(_, ms)| !ms.is_empty())
+            {
+                eprintln!("{path}: {imp} batch {b}: {:.1} ms", median(ms));
+            }
+            if !write_ms.is_empty() {
+                eprintln!("{path}: parquetry_write: {:.1} ms", median(&mut write_ms));
             }
             continue;
         }
@@ -210,7 +274,11 @@ pub fn main(args: &NestedArgs) {
                 }
             }
             (a, b) => {
-                eprintln!("{path}: a reader failed: {:?} / {:?}", a.as_ref().err(), b.as_ref().err());
+                eprintln!(
+                    "{path}: a reader failed: {:?} / {:?}",
+                    a.as_ref().err(),
+                    b.as_ref().err()
+                );
                 std::process::exit(1);
             }
         }
@@ -236,18 +304,36 @@ pub fn main(args: &NestedArgs) {
                 let p = median(&mut times[si][ours]);
                 let a = median(&mut times[si][theirs]);
                 cells.push(format!("{p:.1} / {a:.1} ({:.2}x)", a / p));
-                let key = if *size == 0 { "row_group".to_owned() } else { size.to_string() };
-                file_json.insert(format!("{mode}_{key}"), json!({"parquetry_ms": p, "arrow_rs_ms": a, "ratio": a / p}));
+                let key = if *size == 0 {
+                    "row_group".to_owned()
+                } else {
+                    size.to_string()
+                };
+                file_json.insert(
+                    format!("{mode}_{key}"),
+                    json!({"parquetry_ms": p, "arrow_rs_ms": a, "ratio": a / p}),
+                );
             }
-            let name = std::path::Path::new(path).file_name().map_or(path.clone(), |n| n.to_string_lossy().into_owned());
+            let name = std::path::Path::new(path)
+                .file_name()
+                .map_or(path.clone(), |n| n.to_string_lossy().into_owned());
             println!("| {name} | {mode} | {} |", cells.join(" | "));
         }
         match time_writes(path, args) {
             Ok((p, a, p_size, a_size)) => {
-                file_json.insert("write".into(), json!({"parquetry_ms": p, "arrow_rs_ms": a, "ratio": a / p,
-                    "parquetry_bytes": p_size, "arrow_rs_bytes": a_size}));
-                let name = std::path::Path::new(path).file_name().map_or(path.clone(), |n| n.to_string_lossy().into_owned());
-                writes.push(format!("| {name} | {p:.1} | {a:.1} | {:.2}x | {:.3} |", a / p, p_size as f64 / a_size as f64));
+                file_json.insert(
+                    "write".into(),
+                    json!({"parquetry_ms": p, "arrow_rs_ms": a, "ratio": a / p,
+                    "parquetry_bytes": p_size, "arrow_rs_bytes": a_size}),
+                );
+                let name = std::path::Path::new(path)
+                    .file_name()
+                    .map_or(path.clone(), |n| n.to_string_lossy().into_owned());
+                writes.push(format!(
+                    "| {name} | {p:.1} | {a:.1} | {:.2}x | {:.3} |",
+                    a / p,
+                    p_size as f64 / a_size as f64
+                ));
             }
             Err(e) => {
                 eprintln!("{path}: writes: {e}");
@@ -256,13 +342,19 @@ pub fn main(args: &NestedArgs) {
         }
         report.insert(path.clone(), Value::Object(file_json));
     }
-    println!("\nWriting the file's rows from Arrow (whole row groups), its settings on both sides:\n");
+    println!(
+        "\nWriting the file's rows from Arrow (whole row groups), its settings on both sides:\n"
+    );
     println!("| file | parquetry ms | arrow-rs ms | arrow-rs ÷ parquetry | size ÷ arrow-rs's |");
     println!("|---|---:|---:|---:|---:|");
     for line in &writes {
         println!("{line}");
     }
     if let Some(out) = &args.json {
-        std::fs::write(out, serde_json::to_string_pretty(&Value::Object(report)).expect("json")).expect("write json");
+        std::fs::write(
+            out,
+            serde_json::to_string_pretty(&Value::Object(report)).expect("json"),
+        )
+        .expect("write json");
     }
 }

@@ -55,7 +55,8 @@ struct Slot {
 #[inline(always)]
 fn slot_key(value: &[u8], hash: u64) -> u64 {
     let n = value.len();
-    let word = |at: usize| u32::from_le_bytes(value[at..at + 4].try_into().unwrap_or_default()) as u64;
+    let word =
+        |at: usize| u32::from_le_bytes(value[at..at + 4].try_into().unwrap_or_default()) as u64;
     match n {
         0 => 0,
         1..=3 => value[0] as u64 | (value[n / 2] as u64) << 8 | (value[n - 1] as u64) << 16,
@@ -103,13 +104,21 @@ impl ByteArrayDictionary {
     /// An empty BYTE_ARRAY dictionary: its page holds each value as a 4-byte little-endian
     /// length followed by the bytes.
     pub fn new() -> Self {
-        Self { table: HashTable::new(), entries: Vec::new(), page: Vec::new(), width: None }
+        Self {
+            table: HashTable::new(),
+            entries: Vec::new(),
+            page: Vec::new(),
+            width: None,
+        }
     }
 
     /// An empty dictionary of `width`-byte values (FIXED_LEN_BYTE_ARRAY, INT96): its page
     /// holds the values' bytes back to back, without length prefixes.
     pub fn new_fixed(width: usize) -> Self {
-        Self { width: Some(width), ..Self::new() }
+        Self {
+            width: Some(width),
+            ..Self::new()
+        }
     }
 
     /// The index of `value`, inserting it at the next index if it is new.
@@ -132,7 +141,12 @@ impl ByteArrayDictionary {
     ///
     /// Panics if the offsets are not valid for `data`, or on a value [`intern`](Self::intern)
     /// panics on.
-    pub fn intern_offsets<O: OffsetSize>(&mut self, offsets: &[O], data: &[u8], out: &mut Vec<u32>) {
+    pub fn intern_offsets<O: OffsetSize>(
+        &mut self,
+        offsets: &[O],
+        data: &[u8],
+        out: &mut Vec<u32>,
+    ) {
         // One branch on the page layout per call, so the per-value loop is specialised.
         match self.width {
             None => out.extend(offsets.windows(2).map(|w| {
@@ -152,14 +166,19 @@ impl ByteArrayDictionary {
     ///
     /// Panics if this is a BYTE_ARRAY dictionary or `data` is not a whole number of values.
     pub fn intern_fixed(&mut self, data: &[u8], out: &mut Vec<u32>) {
-        let width = self.width.expect("intern_fixed needs a dictionary made by new_fixed");
+        let width = self
+            .width
+            .expect("intern_fixed needs a dictionary made by new_fixed");
         if width == 0 {
             // There are no values to count in zero bytes; the caller interns them one by one.
             assert!(data.is_empty(), "values of width 0 have no bytes");
             return;
         }
         let n = data.len();
-        assert!(n.is_multiple_of(width), "{n} bytes are not whole values of {width} bytes");
+        assert!(
+            n.is_multiple_of(width),
+            "{n} bytes are not whole values of {width} bytes"
+        );
         let values = data.chunks_exact(width);
         out.extend(values.map(|value| self.intern_hashed::<false>(value, hash_bytes(value))));
     }
@@ -212,7 +231,8 @@ impl ByteArrayDictionary {
     /// interning a known batch (a whole dictionary page) grows each buffer once instead of by
     /// doubling (each doubling faults in fresh memory).
     pub fn reserve(&mut self, values: usize, page_bytes: usize) {
-        self.table.reserve(values, |s| self.entries[s.index as usize].hash);
+        self.table
+            .reserve(values, |s| self.entries[s.index as usize].hash);
         self.entries.reserve(values);
         self.page.reserve(page_bytes);
     }
@@ -247,7 +267,9 @@ impl ByteArrayDictionary {
     #[inline(always)]
     fn holds(&self, index: u32, value: &[u8]) -> bool {
         let start = self.entries[index as usize].start;
-        self.page.get(start..start + value.len()).is_some_and(|stored| same_bytes(stored, value))
+        self.page
+            .get(start..start + value.len())
+            .is_some_and(|stored| same_bytes(stored, value))
     }
 
     /// [`intern_hashed`](Self::intern_hashed) for a long value whose length and hash equal
@@ -256,7 +278,9 @@ impl ByteArrayDictionary {
     #[inline(never)]
     fn intern_colliding(&mut self, value: &[u8], hash: u64, key: u64) -> u32 {
         let len = value.len() as u32;
-        let found = self.table.find(hash, |s| s.key == key && s.len == len && self.holds(s.index, value));
+        let found = self.table.find(hash, |s| {
+            s.key == key && s.len == len && self.holds(s.index, value)
+        });
         match found {
             Some(s) => s.index,
             None if self.width.is_none() => self.insert::<true>(value, hash, key),
@@ -267,15 +291,26 @@ impl ByteArrayDictionary {
     /// Adds `value`, which is not in the dictionary, at the next index.
     #[inline(always)]
     fn insert<const PREFIXED: bool>(&mut self, value: &[u8], hash: u64, key: u64) -> u32 {
-        let Self { table, entries, page, .. } = self;
+        let Self {
+            table,
+            entries,
+            page,
+            ..
+        } = self;
         let index = u32::try_from(entries.len()).expect("more than u32::MAX dictionary values");
-        let len = u32::try_from(value.len()).expect("a BYTE_ARRAY value longer than u32::MAX bytes");
+        let len =
+            u32::try_from(value.len()).expect("a BYTE_ARRAY value longer than u32::MAX bytes");
         if PREFIXED {
             page.extend_from_slice(&len.to_le_bytes());
         }
-        entries.push(Entry { hash, start: page.len() });
+        entries.push(Entry {
+            hash,
+            start: page.len(),
+        });
         page.extend_from_slice(value);
-        table.insert_unique(hash, Slot { index, len, key }, |s| entries[s.index as usize].hash);
+        table.insert_unique(hash, Slot { index, len, key }, |s| {
+            entries[s.index as usize].hash
+        });
         index
     }
 }
@@ -289,7 +324,11 @@ fn prefix_at(page: &[u8], start: usize) -> usize {
 
 #[inline(always)]
 fn check_width(value: &[u8], width: usize) {
-    assert!(value.len() == width, "a {}-byte value in a dictionary of {width}-byte values", value.len());
+    assert!(
+        value.len() == width,
+        "a {}-byte value in a dictionary of {width}-byte values",
+        value.len()
+    );
 }
 
 /// `a == b` for slices of equal length. Dictionary values are mostly short, and comparing them
@@ -302,7 +341,8 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
         return a == b;
     }
     if n >= 16 {
-        return word::<16>(a, 0) == word::<16>(b, 0) && word::<16>(a, n - 16) == word::<16>(b, n - 16);
+        return word::<16>(a, 0) == word::<16>(b, 0)
+            && word::<16>(a, n - 16) == word::<16>(b, n - 16);
     }
     if n >= 8 {
         return word::<8>(a, 0) == word::<8>(b, 0) && word::<8>(a, n - 8) == word::<8>(b, n - 8);
@@ -355,8 +395,15 @@ impl FixedDictionary {
     ///
     /// Panics on any other width.
     pub fn new(width: usize) -> Self {
-        assert!(width == 4 || width == 8, "a FixedDictionary holds 4 or 8-byte values, not {width}");
-        Self { table: HashTable::new(), page: Vec::new(), width }
+        assert!(
+            width == 4 || width == 8,
+            "a FixedDictionary holds 4 or 8-byte values, not {width}"
+        );
+        Self {
+            table: HashTable::new(),
+            page: Vec::new(),
+            width,
+        }
     }
 
     /// The index of the value with bit pattern `bits` (for 4-byte values, its low 32 bits),
@@ -374,7 +421,11 @@ impl FixedDictionary {
     ///
     /// Panics if this is an 8-byte dictionary.
     pub fn intern_u32s(&mut self, values: &[u32], out: &mut Vec<u32>) {
-        assert!(self.width == 4, "intern_u32s on a dictionary of {}-byte values", self.width);
+        assert!(
+            self.width == 4,
+            "intern_u32s on a dictionary of {}-byte values",
+            self.width
+        );
         out.extend(values.iter().map(|&v| self.intern_width::<4>(u64::from(v))));
     }
 
@@ -382,7 +433,11 @@ impl FixedDictionary {
     ///
     /// Panics if this is a 4-byte dictionary.
     pub fn intern_u64s(&mut self, values: &[u64], out: &mut Vec<u32>) {
-        assert!(self.width == 8, "intern_u64s on a dictionary of {}-byte values", self.width);
+        assert!(
+            self.width == 8,
+            "intern_u64s on a dictionary of {}-byte values",
+            self.width
+        );
         out.extend(values.iter().map(|&v| self.intern_width::<8>(v)));
     }
 

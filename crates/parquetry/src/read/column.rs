@@ -19,7 +19,7 @@ use super::fixed::fixed_decoder;
 use super::options::{ByteArrayType, ReadOptions};
 use super::page_values::ValueKind;
 use super::records::{BatchLevels, RecordLevels};
-use super::values::{ValueDecoder, Validity};
+use super::values::{Validity, ValueDecoder};
 use crate::compress::Codec;
 use crate::error::{Error, Result};
 use crate::format::{ColumnMetaData, FileMetaData, OffsetIndex, PageLocation, PhysicalType};
@@ -39,7 +39,11 @@ pub struct ColumnPlan {
 }
 
 /// The type a BYTE_ARRAY leaf reads as under the options' override.
-pub(crate) fn leaf_type(column: &ColumnDescriptor, data_type: &DataType, options: &ReadOptions) -> DataType {
+pub(crate) fn leaf_type(
+    column: &ColumnDescriptor,
+    data_type: &DataType,
+    options: &ReadOptions,
+) -> DataType {
     match (options.byte_array_type, column.physical_type) {
         (Some(t), PhysicalType::BYTE_ARRAY) => override_byte_array(data_type, t),
         _ => data_type.clone(),
@@ -150,13 +154,19 @@ impl ColumnReader {
             ));
         };
         if chunk.file_path.is_some() {
-            return Err(Error::unsupported("column data in another file (file_path) is not supported"));
+            return Err(Error::unsupported(
+                "column data in another file (file_path) is not supported",
+            ));
         }
         let codec = Codec::from_thrift(meta.codec.0)?;
         // A Null column (INT32 annotated UNKNOWN, every value null) is read as INT32 levels
         // and handed out as a NullArray.
         let null_output = *plan.field.data_type() == DataType::Null;
-        let data_type = if null_output { DataType::Int32 } else { plan.field.data_type().clone() };
+        let data_type = if null_output {
+            DataType::Int32
+        } else {
+            plan.field.data_type().clone()
+        };
         let decoder = match column.physical_type {
             PhysicalType::BYTE_ARRAY => byte_array_decoder(column, &data_type)?,
             _ => fixed_decoder(column, &data_type)?,
@@ -176,9 +186,18 @@ impl ColumnReader {
             type_length: usize::try_from(column.type_length).unwrap_or(0),
         };
         let max_reserve_bytes = bounded_bytes(usize::MAX, meta);
-        let mut pages = PageDecoder::new(codec, kind, column.max_def_level, options.verify_crc, max_reserve_rows);
+        let mut pages = PageDecoder::new(
+            codec,
+            kind,
+            column.max_def_level,
+            options.verify_crc,
+            max_reserve_rows,
+        );
         if plan.levels.is_some() {
-            pages = pages.keep_levels(column.max_rep_level, usize::try_from(meta.num_values).unwrap_or(0));
+            pages = pages.keep_levels(
+                column.max_rep_level,
+                usize::try_from(meta.num_values).unwrap_or(0),
+            );
         }
         Ok(ColumnReader {
             stream,
@@ -196,7 +215,9 @@ impl ColumnReader {
             max_reserve_bytes,
             place: place.to_owned(),
             null_output,
-            records: plan.levels.map(|slot| RecordLevels::new(column.max_def_level, slot)),
+            records: plan
+                .levels
+                .map(|slot| RecordLevels::new(column.max_def_level, slot)),
             chunk_levels: usize::try_from(meta.num_values).unwrap_or(0),
             repeated: column.max_rep_level > 0,
         })
@@ -204,20 +225,25 @@ impl ColumnReader {
 
     /// Appends the next `rows` rows to the array being built (see [`finish`](Self::finish)).
     pub fn append<S: ChunkSource>(&mut self, source: &S, rows: usize) -> Result<()> {
-        self.append_inner(source, rows).map_err(|e| e.context(&self.place))
+        self.append_inner(source, rows)
+            .map_err(|e| e.context(&self.place))
     }
 
     /// Passes over the next `rows` rows without producing them: values inside a page are
     /// passed over by the encoding's own walk, and data pages that lie wholly inside the
     /// skip are not decompressed.
     pub fn skip<S: ChunkSource>(&mut self, source: &S, rows: usize) -> Result<()> {
-        self.skip_inner(source, rows).map_err(|e| e.context(&self.place))
+        self.skip_inner(source, rows)
+            .map_err(|e| e.context(&self.place))
     }
 
     /// Hands over the levels of the rows appended since the last call (a column read with
     /// its levels; empty otherwise). Call before [`finish`](Self::finish).
     pub fn take_levels(&mut self) -> BatchLevels {
-        self.records.as_mut().map(RecordLevels::take).unwrap_or_default()
+        self.records
+            .as_mut()
+            .map(RecordLevels::take)
+            .unwrap_or_default()
     }
 
     /// Hands over the rows appended since the last call as one array.
@@ -247,12 +273,23 @@ impl ColumnReader {
         // Size the buffers once for these rows, before their first page: a nested column's
         // rows hold the batch's share of the chunk's levels (one slot each at most).
         let (_, bytes) = self.take_hint(rows);
+        // A batch short of the chunk's end gets an eighth more than its share: its values
+        // hold more bytes than the average about half the time, and outgrowing the
+        // reservation copies them. The last batch's share is exact.
+        let bytes = if self.hint_rows_left > 0 {
+            bytes + bytes / 8
+        } else {
+            bytes
+        };
         let slots = match self.records {
             Some(_) => self.levels_share(rows),
             None => rows,
         };
         let decoder = self.decoder.as_mut().ok_or_else(finished)?;
-        decoder.reserve(slots.min(self.max_reserve_rows), bytes.min(self.max_reserve_bytes));
+        decoder.reserve(
+            slots.min(self.max_reserve_rows),
+            bytes.min(self.max_reserve_bytes),
+        );
         if let Some(v) = self.validity.as_mut() {
             v.reserve(slots.min(self.max_reserve_rows));
         }
@@ -268,7 +305,8 @@ impl ColumnReader {
             };
             let k = (rows - have).min(page.rows - page.row);
             let index = page.index;
-            self.read_rows(k).map_err(|e| e.context(format_args!("page {index}")))?;
+            self.read_rows(k)
+                .map_err(|e| e.context(format_args!("page {index}")))?;
             have += k;
             self.close_page_if_done();
         }
@@ -299,7 +337,8 @@ impl ColumnReader {
                 // header: its body is not read, let alone decompressed. (Flat columns only: a
                 // page's value count is its row count there.)
                 let left = rows - done;
-                let wholly_skipped = |h: &crate::format::PageHeader| data_page_rows(h).is_some_and(|n| n <= left);
+                let wholly_skipped =
+                    |h: &crate::format::PageHeader| data_page_rows(h).is_some_and(|n| n <= left);
                 let page = match self.stream.next_page_unless(source, wholly_skipped)? {
                     None => return Err(self.ended(done)),
                     Some(Next::Skipped(header)) => {
@@ -316,7 +355,8 @@ impl ColumnReader {
             };
             let k = (rows - done).min(page.rows - page.row);
             let index = page.index;
-            self.skip_rows(k).map_err(|e| e.context(format_args!("page {index}")))?;
+            self.skip_rows(k)
+                .map_err(|e| e.context(format_args!("page {index}")))?;
             done += k;
             self.close_page_if_done();
         }
@@ -334,9 +374,15 @@ impl ColumnReader {
     /// Reads `rows` whole records, through as many pages as they take.
     fn append_records<S: ChunkSource>(&mut self, source: &S, rows: usize) -> Result<()> {
         // The batch's share of the chunk's levels, capped like every footer-sized reservation.
+        // An eighth more than the share (a batch of records holds more levels than the
+        // average about half the time, and outgrowing a reservation doubles it and copies);
+        // the level vectors live only until the batch is assembled.
         let levels = self.levels_share(rows);
         if let Some(r) = self.records.as_mut() {
-            r.reserve(levels.min(self.max_reserve_rows) + 1, self.repeated);
+            r.reserve(
+                levels.min(self.max_reserve_rows) + levels / 8 + 64,
+                self.repeated,
+            );
         }
         let mut left = rows;
         loop {
@@ -346,8 +392,11 @@ impl ColumnReader {
                 }
                 return Err(self.ended(rows - left));
             }
-            let (Some(page), Some(records), Some(decoder)) = (self.page.as_mut(), self.records.as_mut(), self.decoder.as_mut())
-            else {
+            let (Some(page), Some(records), Some(decoder)) = (
+                self.page.as_mut(),
+                self.records.as_mut(),
+                self.decoder.as_mut(),
+            ) else {
                 return Err(finished());
             };
             let index = page.index;
@@ -379,9 +428,13 @@ impl ColumnReader {
                 }
                 return Err(self.ended(rows - left));
             }
-            let (Some(page), Some(records)) = (self.page.as_mut(), self.records.as_mut()) else { return Err(finished()) };
+            let (Some(page), Some(records)) = (self.page.as_mut(), self.records.as_mut()) else {
+                return Err(finished());
+            };
             let index = page.index;
-            left = records.skip(page, left).map_err(|e| e.context(format_args!("page {index}")))?;
+            left = records
+                .skip(page, left)
+                .map_err(|e| e.context(format_args!("page {index}")))?;
             if page.row < page.rows {
                 return Ok(());
             }
@@ -393,13 +446,17 @@ impl ColumnReader {
     /// holding the row `left` rows ahead, adding the rows passed over to `done`; false if it
     /// cannot (no locations, the stream before the first data page, nothing to pass over).
     fn jump(&mut self, left: usize, done: &mut usize) -> Result<bool> {
-        let Some(locations) = &self.page_locations else { return Ok(false) };
+        let Some(locations) = &self.page_locations else {
+            return Ok(false);
+        };
         let here = self.chunk_rows - self.rows_left + *done;
         let target = here + left;
         let pos = self.stream.position();
         // Only from a page the index knows, at the row it says: past the dictionary page,
         // and a check that the index and the pages read so far agree.
-        let Some(from) = locations.iter().position(|l| l.offset as u64 == pos) else { return Ok(false) };
+        let Some(from) = locations.iter().position(|l| l.offset as u64 == pos) else {
+            return Ok(false);
+        };
         if locations[from].first_row_index as usize != here {
             return Ok(false);
         }
@@ -408,7 +465,11 @@ impl ColumnReader {
             return Ok(false);
         }
         let first = locations[to].first_row_index as usize;
-        self.stream.seek(locations[to].offset as u64, to - from, (first - here) as i64)?;
+        self.stream.seek(
+            locations[to].offset as u64,
+            to - from,
+            (first - here) as i64,
+        )?;
         *done += first - here;
         Ok(true)
     }
@@ -418,7 +479,8 @@ impl ColumnReader {
         let bytes = if rows >= self.hint_rows_left {
             self.hint_bytes_left
         } else {
-            (self.hint_bytes_left as u128 * rows as u128 / self.hint_rows_left.max(1) as u128) as usize
+            (self.hint_bytes_left as u128 * rows as u128 / self.hint_rows_left.max(1) as u128)
+                as usize
         };
         self.hint_bytes_left -= bytes.min(self.hint_bytes_left);
         self.hint_rows_left = self.hint_rows_left.saturating_sub(rows);
@@ -448,7 +510,12 @@ impl ColumnReader {
             }
         };
         page.row += k;
-        let bits = Validity { bits: validity.as_slice(), offset: start, len: k, null_count: k - valid };
+        let bits = Validity {
+            bits: validity.as_slice(),
+            offset: start,
+            len: k,
+            null_count: k - valid,
+        };
         let result = decoder.read(&mut page.values, valid, Some(&bits));
         if result.is_err() {
             validity.truncate(start);
@@ -458,7 +525,9 @@ impl ColumnReader {
 
     /// Passes over the open page's next `k` rows.
     fn skip_rows(&mut self, k: usize) -> Result<()> {
-        let Some(page) = self.page.as_mut() else { return Err(finished()) };
+        let Some(page) = self.page.as_mut() else {
+            return Err(finished());
+        };
         let valid = match &page.validity {
             Some(bits) => bits.slice(page.row, k).count_set_bits(),
             None => k,
@@ -479,7 +548,10 @@ impl ColumnReader {
     /// Loads a page: a dictionary goes to the decoder, a data page becomes the open page.
     fn load(&mut self, page: Page) -> Result<()> {
         let index = page.index;
-        let loaded = self.pages.load(page).map_err(|e| e.context(format_args!("page {index}")))?;
+        let loaded = self
+            .pages
+            .load(page)
+            .map_err(|e| e.context(format_args!("page {index}")))?;
         match loaded {
             Loaded::Dictionary(values) => self
                 .decoder
@@ -500,12 +572,13 @@ impl ColumnReader {
     fn open_page<S: ChunkSource>(&mut self, source: &S) -> Result<Option<&mut OpenPage>> {
         while self.page.as_ref().is_none_or(|p| p.row == p.rows) {
             self.close_page_if_done();
-            let Some(page) = self.stream.next_page(source)? else { return Ok(None) };
+            let Some(page) = self.stream.next_page(source)? else {
+                return Ok(None);
+            };
             self.load(page)?;
         }
         Ok(self.page.as_mut())
     }
-
 }
 
 impl ColumnReader {
@@ -518,14 +591,16 @@ impl ColumnReader {
             0 => String::new(),
             n => format!(", after its last page, page {}", n - 1),
         };
-        Error::corrupt(format!("the column chunk ended after {read} of its {} rows{last}", self.chunk_rows))
+        Error::corrupt(format!(
+            "the column chunk ended after {read} of its {} rows{last}",
+            self.chunk_rows
+        ))
     }
 }
 
 fn finished() -> Error {
     Error::invalid_argument("the column chunk was already read to its end")
 }
-
 
 /// The chunk's page locations from its OffsetIndex, if it has one that is consistent: pages
 /// in order inside the chunk's bytes, first rows rising from 0 below the chunk's rows.
@@ -550,14 +625,21 @@ fn page_locations<S: ChunkSource>(
     let ordered = locations
         .windows(2)
         .all(|w| w[0].offset < w[1].offset && w[0].first_row_index < w[1].first_row_index);
-    let rows_ok = first.first_row_index == 0 && locations.iter().all(|l| (l.first_row_index as u64) < rows as u64);
+    let rows_ok = first.first_row_index == 0
+        && locations
+            .iter()
+            .all(|l| (l.first_row_index as u64) < rows as u64);
     (ordered && rows_ok && locations.iter().all(in_chunk)).then_some(locations)
 }
 
 /// The bytes of values the chunk holds, for sizing buffers once: exact from SizeStatistics
 /// when present, else estimated from the uncompressed size.
 fn value_bytes_hint(meta: &ColumnMetaData) -> usize {
-    if let Some(b) = meta.size_statistics.as_ref().and_then(|s| s.unencoded_byte_array_data_bytes) {
+    if let Some(b) = meta
+        .size_statistics
+        .as_ref()
+        .and_then(|s| s.unencoded_byte_array_data_bytes)
+    {
         return usize::try_from(b).unwrap_or(0);
     }
     usize::try_from(meta.total_uncompressed_size).unwrap_or(0)
@@ -575,4 +657,3 @@ fn bounded_bytes(bytes: usize, meta: &ColumnMetaData) -> usize {
     let stored = usize::try_from(meta.total_compressed_size).unwrap_or(0);
     bytes.min(stored.saturating_mul(256).saturating_add(1 << 20))
 }
-

@@ -10,7 +10,7 @@
 
 use arrow_buffer::BooleanBufferBuilder;
 
-use super::bits::{level_mask, PackedBits};
+use super::bits::{at_least, PackedBits};
 use super::data_page::OpenPage;
 use super::values::{Validity, ValueDecoder};
 use crate::error::{Error, Result};
@@ -40,7 +40,13 @@ impl RecordLevels {
     /// Levels of a column with definition levels up to `max_def`, whose array has a slot at
     /// each level at or above `slot_def`.
     pub fn new(max_def: i16, slot_def: i16) -> Self {
-        RecordLevels { max_def, slot_def, started: false, definition: Vec::new(), repetition: Vec::new() }
+        RecordLevels {
+            max_def,
+            slot_def,
+            started: false,
+            definition: Vec::new(),
+            repetition: Vec::new(),
+        }
     }
 
     /// Makes room for `levels` more levels in the batch (each kind the column has).
@@ -73,14 +79,18 @@ impl RecordLevels {
         validity: Option<&mut BooleanBufferBuilder>,
     ) -> Result<usize> {
         let (end, left) = self.scan(page, records)?;
-        let Some(levels) = page.levels.as_ref() else { return Err(no_levels()) };
+        let Some(levels) = page.levels.as_ref() else {
+            return Err(no_levels());
+        };
         let from = page.row;
         let (def_len, rep_len) = (self.definition.len(), self.repetition.len());
         if !levels.definition.is_empty() {
-            self.definition.extend_from_slice(&levels.definition[from..end]);
+            self.definition
+                .extend_from_slice(&levels.definition[from..end]);
         }
         if !levels.repetition.is_empty() {
-            self.repetition.extend_from_slice(&levels.repetition[from..end]);
+            self.repetition
+                .extend_from_slice(&levels.repetition[from..end]);
         }
         let result = match validity {
             None => decoder.read(&mut page.values, end - from, None),
@@ -88,7 +98,12 @@ impl RecordLevels {
                 let start = validity.len();
                 let values = self.append_slots(&levels.definition[from..end], end - from, validity);
                 let slots = validity.len() - start;
-                let bits = Validity { bits: validity.as_slice(), offset: start, len: slots, null_count: slots - values };
+                let bits = Validity {
+                    bits: validity.as_slice(),
+                    offset: start,
+                    len: slots,
+                    null_count: slots - values,
+                };
                 let result = decoder.read(&mut page.values, values, Some(&bits));
                 if result.is_err() {
                     validity.truncate(start);
@@ -107,7 +122,9 @@ impl RecordLevels {
     /// [`read`](Self::read) without producing anything.
     pub fn skip(&mut self, page: &mut OpenPage, records: usize) -> Result<usize> {
         let (end, left) = self.scan(page, records)?;
-        let Some(levels) = page.levels.as_ref() else { return Err(no_levels()) };
+        let Some(levels) = page.levels.as_ref() else {
+            return Err(no_levels());
+        };
         let values = match levels.definition.get(page.row..end) {
             Some(def) if self.max_def > 0 => def.iter().filter(|&&d| d == self.max_def).count(),
             _ => end - page.row,
@@ -120,7 +137,9 @@ impl RecordLevels {
     /// Where the levels of the next `records` records end in the open page, and how many
     /// records are still to start after it.
     fn scan(&mut self, page: &OpenPage, mut records: usize) -> Result<(usize, usize)> {
-        let Some(levels) = page.levels.as_ref() else { return Err(no_levels()) };
+        let Some(levels) = page.levels.as_ref() else {
+            return Err(no_levels());
+        };
         let (from, to) = (page.row, page.rows);
         if levels.repetition.is_empty() {
             let k = records.min(to - from);
@@ -171,8 +190,9 @@ impl RecordLevels {
         let mut bits = PackedBits::with_capacity(levels.len());
         let mut valid = 0;
         for chunk in levels.chunks(64) {
-            let present = level_mask(chunk, chunk, |d, _| d == max);
-            bits.push_selected(level_mask(chunk, chunk, |d, _| d >= slot), present);
+            // Levels were checked against the maximum when decoded: at it = at least it.
+            let present = at_least(chunk, max);
+            bits.push_selected(at_least(chunk, slot), present);
             valid += present.count_ones() as usize;
         }
         let n = bits.len();
