@@ -34,6 +34,7 @@ pub mod delta_length_byte_array;
 pub mod dictionary;
 mod offsets_plain;
 mod offsets_prefixed;
+mod offsets_short;
 mod offsets_sink;
 pub mod plain;
 mod prefix_sum;
@@ -41,6 +42,7 @@ pub mod rle;
 mod rle_encoder;
 mod view_sink;
 
+pub use offsets_short::ShortValues;
 pub use offsets_sink::{OffsetSize, OffsetsSink};
 pub use view_sink::{extend_views_over_offsets, make_view, ViewSink};
 

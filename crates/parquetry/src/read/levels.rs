@@ -101,10 +101,12 @@ pub fn append_validity(
                         valid += bits.iter().map(|b| b.count_ones() as usize).sum::<usize>();
                         left -= n;
                     }
-                    None => return Err(Error::corrupt(format!(
+                    None => {
+                        return Err(Error::corrupt(format!(
                         "definition levels: the page has {num_values} values but only {} levels",
                         num_values - left
-                    ))),
+                    )))
+                    }
                 }
             }
         }

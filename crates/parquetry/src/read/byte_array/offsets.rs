@@ -12,7 +12,7 @@ use super::{
     decode_dense, is_dictionary_encoded, no_dictionary, page_rows, spread_offsets, Scratch,
 };
 use crate::encoding::rle::Run;
-use crate::encoding::{ByteArraySink, OffsetSize, OffsetsSink};
+use crate::encoding::{ByteArraySink, OffsetSize, OffsetsSink, ShortValues};
 use crate::error::{Error, Result};
 use crate::read::values::{PageValues, Validity, ValueDecoder};
 
@@ -53,7 +53,24 @@ struct PageDict {
     /// Value `i < walked()` has its length prefix at `prefixes[i]` and ends at
     /// `prefixes[i + 1]`; the last entry is where the first value not yet walked starts.
     prefixes: Vec<u32>,
+    /// The values in fixed-size slots, once all are walked, if they are few and short.
+    short: Short,
 }
+
+/// Whether a dictionary's values are gathered from a [`ShortValues`] table.
+#[derive(Debug)]
+enum Short {
+    /// Not known until every value is walked.
+    Pending,
+    /// Too many values, or a long one.
+    No,
+    Table(ShortValues),
+}
+
+/// Dictionaries of up to this many values get a [`ShortValues`] table (at most 1 MiB of
+/// slots and lengths): its cost, one pass over the values, is small beside the pages of
+/// indexes that gather from it, and it stays in cache.
+const SHORT_MAX_VALUES: usize = 1 << 16;
 
 impl PageDict {
     /// Takes a PLAIN dictionary page, none of its values walked yet.
@@ -76,7 +93,27 @@ impl PageDict {
             n,
             utf8,
             prefixes,
+            short: if n <= SHORT_MAX_VALUES {
+                Short::Pending
+            } else {
+                Short::No
+            },
         })
+    }
+
+    /// The [`ShortValues`] table, built the first time it is asked for once every value has
+    /// been walked (and so checked), if the values are short enough.
+    fn short_values(&mut self) -> Option<&ShortValues> {
+        if matches!(self.short, Short::Pending) && self.walked() == self.n {
+            self.short = match ShortValues::build(self.page.as_slice(), &self.prefixes) {
+                Some(table) => Short::Table(table),
+                None => Short::No,
+            };
+        }
+        match &self.short {
+            Short::Table(table) => Some(table),
+            _ => None,
+        }
     }
 
     /// The number of values, as the header declares: what indexes are checked against.
@@ -243,6 +280,10 @@ impl<O: OffsetSize + OffsetSizeTrait> OffsetsDecoder<O> {
             Run::Packed(ix) => indexes.extend_from_slice(ix),
         })?;
         let mut k = 0;
+        if let Some(table) = dict.short_values() {
+            // Every index is below dict.len() (checked by read_indexes), which the table holds.
+            k = table.gather(&mut self.sink, indexes);
+        }
         while k < indexes.len() {
             let walked = dict.walked();
             // A bounded scan: when the room runs out part way, the rest of a long run is
