@@ -4,8 +4,10 @@
 //! with the input's settings, set explicitly on both sides (`write_spec.rs`: codec and zstd
 //! level, dictionary, 1 MiB / 20,000-row pages, row groups, page statistics and index, v1).
 //!
-//! Each round runs every (batch size, implementation) cell once, in order, so slow drifts of
-//! the machine hit every cell alike; the report is the median of the timed rounds. Before
+//! Each round runs every (file, batch size, implementation) cell once, in order, so slow
+//! drifts of the machine hit every cell alike; the report is the median of the timed rounds.
+//! A `struct_X` file read beside its `strings_X` file (the same columns, flat) also gets a
+//! table of parquetry's struct time ÷ its flat time. Before
 //! timing, both readers' collected tables are compared column by column (values, nulls and
 //! list shapes, with field names set aside: arrow-rs names map entries after the Parquet
 //! group, pyarrow and parquetry `entries`); a mismatch is printed and fails the cell.
@@ -200,6 +202,48 @@ fn time_writes(path: &str, args: &NestedArgs) -> Result<(f64, f64, usize, usize)
     Ok((median(p), median(a), bufs[0].len(), bufs[1].len()))
 }
 
+/// For each `struct_X` file read beside `strings_X`: parquetry's median time on the struct
+/// ÷ on the flat columns, per mode and batch size (≤ 1: the struct is no slower).
+fn struct_vs_flat(compared: &[(String, Vec<usize>)], times: &[Vec<Vec<Vec<f64>>>]) {
+    let name = |p: &str| {
+        std::path::Path::new(p)
+            .file_name()
+            .map_or(p.to_owned(), |n| n.to_string_lossy().into_owned())
+    };
+    let mut lines = Vec::new();
+    for (si, (path, _)) in compared.iter().enumerate() {
+        let Some(rest) = name(path).strip_prefix("struct_").map(str::to_owned) else {
+            continue;
+        };
+        let Some(fi) = compared
+            .iter()
+            .position(|(p, _)| name(p) == format!("strings_{rest}"))
+        else {
+            continue;
+        };
+        for (mode, imp) in [("stream", 0), ("collect", 2)] {
+            let cells: Vec<String> = (0..BATCH_SIZES.len())
+                .map(|b| {
+                    let (mut s, mut f) = (times[si][b][imp].clone(), times[fi][b][imp].clone());
+                    format!("{:.2}", median(&mut s) / median(&mut f))
+                })
+                .collect();
+            lines.push(format!(
+                "| struct_{rest} ÷ strings_{rest} | {mode} | {} |",
+                cells.join(" | ")
+            ));
+        }
+    }
+    if !lines.is_empty() {
+        println!("\nparquetry on a struct of the strings columns ÷ on the same columns flat:\n");
+        println!("| files | mode | 1,024 | 8,192 | 65,536 | row group |");
+        println!("|---|---|---:|---:|---:|---:|");
+        for line in lines {
+            println!("{line}");
+        }
+    }
+}
+
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -212,6 +256,7 @@ pub fn main(args: &NestedArgs) {
     println!("Reading: median ms parquetry / arrow-rs (arrow-rs ÷ parquetry)\n");
     println!("| file | mode | 1,024 | 8,192 | 65,536 | row group |");
     println!("|---|---|---:|---:|---:|---:|");
+    let mut compared: Vec<(String, Vec<usize>)> = Vec::new();
     for path in &args.files {
         let rg = row_group_rows(path);
         let sizes: Vec<usize> = BATCH_SIZES
@@ -282,9 +327,16 @@ pub fn main(args: &NestedArgs) {
                 std::process::exit(1);
             }
         }
-        drop((ours, theirs));
-        let mut times: Vec<Vec<Vec<f64>>> = vec![vec![Vec::new(); IMPLS.len()]; sizes.len()];
-        for round in 0..args.warmup + args.runs {
+        compared.push((path.clone(), sizes));
+    }
+    // Every file's cells in each round, so that a drift of the machine hits every file alike
+    // (a struct of the strings columns is compared with the flat strings file this way).
+    let mut times: Vec<Vec<Vec<Vec<f64>>>> = compared
+        .iter()
+        .map(|(_, sizes)| vec![vec![Vec::new(); IMPLS.len()]; sizes.len()])
+        .collect();
+    for round in 0..args.warmup + args.runs {
+        for ((path, sizes), file_times) in compared.iter().zip(times.iter_mut()) {
             for (si, &b) in sizes.iter().enumerate() {
                 for (ii, imp) in IMPLS.iter().enumerate() {
                     let t = Instant::now();
@@ -292,17 +344,22 @@ pub fn main(args: &NestedArgs) {
                     let ms = t.elapsed().as_secs_f64() * 1e3;
                     drop(out);
                     if round >= args.warmup {
-                        times[si][ii].push(ms);
+                        file_times[si][ii].push(ms);
                     }
                 }
             }
         }
+    }
+    for ((path, _), file_times) in compared.iter().zip(times.iter_mut()) {
+        let name = std::path::Path::new(path)
+            .file_name()
+            .map_or(path.clone(), |n| n.to_string_lossy().into_owned());
         let mut file_json = serde_json::Map::new();
         for (mode, ours, theirs) in [("stream", 0, 1), ("collect", 2, 3)] {
             let mut cells = Vec::new();
             for (si, size) in BATCH_SIZES.iter().enumerate() {
-                let p = median(&mut times[si][ours]);
-                let a = median(&mut times[si][theirs]);
+                let p = median(&mut file_times[si][ours]);
+                let a = median(&mut file_times[si][theirs]);
                 cells.push(format!("{p:.1} / {a:.1} ({:.2}x)", a / p));
                 let key = if *size == 0 {
                     "row_group".to_owned()
@@ -314,9 +371,6 @@ pub fn main(args: &NestedArgs) {
                     json!({"parquetry_ms": p, "arrow_rs_ms": a, "ratio": a / p}),
                 );
             }
-            let name = std::path::Path::new(path)
-                .file_name()
-                .map_or(path.clone(), |n| n.to_string_lossy().into_owned());
             println!("| {name} | {mode} | {} |", cells.join(" | "));
         }
         match time_writes(path, args) {
@@ -326,9 +380,6 @@ pub fn main(args: &NestedArgs) {
                     json!({"parquetry_ms": p, "arrow_rs_ms": a, "ratio": a / p,
                     "parquetry_bytes": p_size, "arrow_rs_bytes": a_size}),
                 );
-                let name = std::path::Path::new(path)
-                    .file_name()
-                    .map_or(path.clone(), |n| n.to_string_lossy().into_owned());
                 writes.push(format!(
                     "| {name} | {p:.1} | {a:.1} | {:.2}x | {:.3} |",
                     a / p,
@@ -342,6 +393,7 @@ pub fn main(args: &NestedArgs) {
         }
         report.insert(path.clone(), Value::Object(file_json));
     }
+    struct_vs_flat(&compared, &times);
     println!(
         "\nWriting the file's rows from Arrow (whole row groups), its settings on both sides:\n"
     );
