@@ -241,3 +241,84 @@ fn all_null_columns_and_long_binaries() {
 fn zero_rows_write_a_valid_file() {
     check_all("empty", Shape::default(), 0, 1);
 }
+
+/// A `DictionaryArray` column whose dictionary changes between batches of one chunk, and
+/// whose first dictionary holds a value twice: each is interned into the chunk's dictionary,
+/// whose page must hold every value once. (Taking the first dictionary's values as they are,
+/// without hashing them, was tried: pyarrow then reads the column into a dictionary of
+/// distinct values with the file's indexes, past its end.) pyarrow and parquetry read it.
+#[test]
+fn dictionaries_that_change_between_batches() {
+    use std::sync::Arc;
+
+    use arrow_array::types::Int32Type;
+    use arrow_array::{ArrayRef, DictionaryArray, Int32Array, RecordBatch, StringArray};
+    use arrow_schema::Field;
+
+    let dir = temp_dir("dict-change");
+    let t = DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
+    let schema = Arc::new(Schema::new(vec![Field::new("d", t, true)]));
+    let first: ArrayRef = Arc::new(StringArray::from(vec![
+        "b",
+        "a",
+        "b",
+        "long value past eight bytes",
+    ]));
+    let second: ArrayRef = Arc::new(StringArray::from(vec![
+        "c",
+        "long value past eight bytes",
+        "a",
+        "d",
+    ]));
+    let batch = |keys: Vec<Option<i32>>, values: &ArrayRef| {
+        let keys = Int32Array::from(keys);
+        let array = DictionaryArray::<Int32Type>::try_new(keys, values.clone()).unwrap();
+        RecordBatch::try_new(schema.clone(), vec![Arc::new(array) as ArrayRef]).unwrap()
+    };
+    let input = vec![
+        batch(
+            vec![Some(0), Some(1), Some(2), None, Some(3), Some(0)],
+            &first,
+        ),
+        batch(
+            vec![Some(3), Some(0), None, Some(1), Some(2), Some(0)],
+            &second,
+        ),
+        batch(vec![Some(2), Some(3), Some(1), Some(1)], &first),
+    ];
+    let want = Table::from_batches(&schema, &input).unwrap();
+    let mut paths = Vec::new();
+    for (name, options) in [
+        ("default", WriteOptions::default()),
+        (
+            "fallback",
+            WriteOptions::default()
+                .with_dictionary_page_size_limit(20)
+                .with_data_page_row_limit(2),
+        ),
+        ("plain", WriteOptions::default().with_dictionary(false)),
+    ] {
+        let path = dir.0.join(format!("{name}.parquet"));
+        write_file(&path, &schema, &input, options);
+        paths.push(path);
+    }
+    let pyarrow = pyarrow_tables("dict-change", &paths);
+    let mut failures = Vec::new();
+    for path in &paths {
+        let got = [
+            ("pyarrow", pyarrow[path].clone()),
+            ("parquetry", read_parquetry(path, &ReadOptions::default())),
+        ];
+        for (reader, got) in got {
+            match got {
+                Ok(got) => failures.extend(
+                    diff_tables(&want, &got)
+                        .into_iter()
+                        .map(|d| format!("{} ({reader}): {d}", path.display())),
+                ),
+                Err(e) => failures.push(format!("{} ({reader}): {e}", path.display())),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
