@@ -94,18 +94,6 @@ enum Offsets<'a> {
     Fixed(usize),
 }
 
-impl Offsets<'_> {
-    /// The child index where list `k` starts (`None` if negative or past the offsets).
-    #[inline]
-    fn get(&self, k: usize) -> Option<usize> {
-        match self {
-            Offsets::Small(o) => o.get(k).and_then(|&v| usize::try_from(v).ok()),
-            Offsets::Large(o) => o.get(k).and_then(|&v| usize::try_from(v).ok()),
-            Offsets::Fixed(n) => k.checked_mul(*n),
-        }
-    }
-}
-
 /// A list's child: an array, or a map's entries (a struct, not held as an `ArrayRef`).
 #[derive(Clone, Copy)]
 enum Child<'a> {
@@ -307,6 +295,34 @@ impl Shredder<'_> {
         def: i16,
         rep: i16,
     ) -> Result<()> {
+        // One loop per offset kind: the rows' loop then reads its offsets without a match per
+        // row.
+        match list.offsets {
+            Offsets::Small(o) => self.list_rows(depth, list, start, end, def, rep, |k| {
+                o.get(k).and_then(|&v| usize::try_from(v).ok())
+            }),
+            Offsets::Large(o) => self.list_rows(depth, list, start, end, def, rep, |k| {
+                o.get(k).and_then(|&v| usize::try_from(v).ok())
+            }),
+            Offsets::Fixed(n) => {
+                self.list_rows(depth, list, start, end, def, rep, |k| k.checked_mul(n))
+            }
+        }
+    }
+
+    /// [`visit_list`](Self::visit_list) with `offset(k)`, where list `k` starts in the child.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn list_rows(
+        &mut self,
+        depth: usize,
+        list: &List<'_>,
+        start: usize,
+        end: usize,
+        def: i16,
+        rep: i16,
+        offset: impl Fn(usize) -> Option<usize> + Copy,
+    ) -> Result<()> {
         let present = def + i16::from(list.nullable);
         let nulls = list.nulls.as_ref().filter(|n| n.null_count() > 0);
         let bad_offsets = |s: &Self, k: usize| {
@@ -318,15 +334,9 @@ impl Shredder<'_> {
         };
         // The open run of valid, non-empty lists: its first row.
         let mut run: Option<usize> = None;
-        let mut from = list
-            .offsets
-            .get(start)
-            .ok_or_else(|| bad_offsets(self, start))?;
+        let mut from = offset(start).ok_or_else(|| bad_offsets(self, start))?;
         for k in start..end {
-            let to = list
-                .offsets
-                .get(k + 1)
-                .ok_or_else(|| bad_offsets(self, k))?;
+            let to = offset(k + 1).ok_or_else(|| bad_offsets(self, k))?;
             let valid = nulls.is_none_or(|n| n.is_valid(k));
             if valid && to > from {
                 run.get_or_insert(k);
@@ -334,7 +344,7 @@ impl Shredder<'_> {
                 continue;
             }
             if let Some(first) = run.take() {
-                self.list_run(depth, list, first, k, present, rep)?;
+                self.list_run(depth, list, first, k, present, rep, offset)?;
             }
             if !valid {
                 self.null_entries(depth, list.nullable, def, rep, 1)?;
@@ -346,13 +356,14 @@ impl Shredder<'_> {
             from = to;
         }
         if let Some(first) = run {
-            self.list_run(depth, list, first, end, present, rep)?;
+            self.list_run(depth, list, first, end, present, rep, offset)?;
         }
         Ok(())
     }
 
     /// Lists `first..end`, all valid and non-empty (so their child ranges are contiguous and
     /// increasing): their elements in one visit, then each list's first entry lowered to `rep`.
+    #[allow(clippy::too_many_arguments)]
     fn list_run(
         &mut self,
         depth: usize,
@@ -361,9 +372,10 @@ impl Shredder<'_> {
         end: usize,
         present: i16,
         rep: i16,
+        offset: impl Fn(usize) -> Option<usize>,
     ) -> Result<()> {
-        let a = list.offsets.get(first).unwrap_or(0);
-        let b = list.offsets.get(end).unwrap_or(usize::MAX);
+        let a = offset(first).unwrap_or(0);
+        let b = offset(end).unwrap_or(usize::MAX);
         if b > list.child_len {
             return Err(self.error(format!(
                 "the list offsets of rows {first}..{end} (of this slice) reach {b}, past the {} \
@@ -391,7 +403,7 @@ impl Shredder<'_> {
         let reps = &mut self.out.rep[at..];
         if flat_below {
             for k in first..end {
-                let e = list.offsets.get(k).unwrap_or(a) - a;
+                let e = offset(k).unwrap_or(a) - a;
                 reps[e] = rep as u16;
             }
         } else {
@@ -404,7 +416,7 @@ impl Shredder<'_> {
                         *r = rep as u16;
                         k += 1;
                         target = if k < end {
-                            list.offsets.get(k).unwrap_or(a) - a
+                            offset(k).unwrap_or(a) - a
                         } else {
                             usize::MAX
                         };
