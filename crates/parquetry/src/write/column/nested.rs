@@ -203,7 +203,24 @@ fn histogram(levels: &[u16], histogram: &mut [i64]) {
 }
 
 /// Puts levels into an RLE encoder, widened a block at a time (the encoder takes `u32`).
+/// Levels of one bit (the repetition levels of a list, the definition levels of a list of
+/// required values) go as a bitmap, 8 to a byte: the encoder then finds runs 64 levels at a
+/// time and copies the rest as bit-packed bytes.
 fn put_levels(encoder: &mut RleEncoder, levels: &[u16]) {
+    if encoder.bit_width() == 1 {
+        let mut bitmap = [0u8; 512];
+        for chunk in levels.chunks(8 * bitmap.len()) {
+            let bytes = chunk.len().div_ceil(8);
+            for (byte, group) in bitmap.iter_mut().zip(chunk.chunks(8)) {
+                *byte = group
+                    .iter()
+                    .enumerate()
+                    .fold(0, |b, (j, &l)| b | ((l & 1) as u8) << j);
+            }
+            encoder.put_bits(&bitmap[..bytes], 0, chunk.len());
+        }
+        return;
+    }
     let mut block = [0u32; 256];
     for chunk in levels.chunks(256) {
         block
