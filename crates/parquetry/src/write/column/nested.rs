@@ -7,6 +7,7 @@
 //! bytes are used up (the flat path's estimate, from the next value on); the levels count
 //! towards the page size too, since a page of empty lists holds nothing else.
 
+use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef};
 use arrow_schema::DataType;
 
@@ -126,9 +127,9 @@ impl ColumnChunkWriter {
             let starts = if rep.is_empty() {
                 BLOCK
             } else {
-                rep[i..i + BLOCK].iter().filter(|&&r| r == 0).count()
+                count_equal(&rep[i..i + BLOCK], 0)
             };
-            let v = def[i..i + BLOCK].iter().filter(|&&d| d == max_def).count();
+            let v = count_equal(&def[i..i + BLOCK], max_def);
             if records + starts >= max_records || values + v > max_values {
                 break;
             }
@@ -162,44 +163,100 @@ impl ColumnChunkWriter {
         dictionary_input: bool,
         ranges: &[(usize, usize)],
         cursor: &mut Cursor,
-        mut count: usize,
+        count: usize,
     ) -> Result<()> {
-        while count > 0 {
-            let (a, b) = ranges[cursor.range];
-            let from = a + cursor.taken;
-            let k = (b - from).min(count);
-            self.put_range(leaf.as_ref(), dictionary_input, from, from + k)?;
-            count -= k;
-            cursor.taken += k;
-            if from + k == b {
-                *cursor = Cursor {
-                    range: cursor.range + 1,
-                    taken: 0,
-                };
+        if !dictionary_input && self.bounds_from_dictionary() {
+            // Strings into the dictionary, whose page bounds come from the dictionary: each
+            // range straight to the interner, without the per-range dispatch on the array's
+            // type (a list's ranges end at every null element, a few values each).
+            let (encoder, mut bytes) = (&mut self.encoder, 0u64);
+            let mut put = |offsets: &[_], data: &[u8]| {
+                walk_ranges(ranges, cursor, count, |a, b| {
+                    encoder.put_offsets(&offsets[a..=b], data);
+                    bytes += (offsets[b] - offsets[a]) as u64;
+                    Ok(())
+                })
+            };
+            let done = match leaf.data_type() {
+                DataType::Utf8 => {
+                    let a = leaf.as_string::<i32>();
+                    Some(put(a.value_offsets(), a.value_data()))
+                }
+                DataType::Binary => {
+                    let a = leaf.as_binary::<i32>();
+                    Some(put(a.value_offsets(), a.value_data()))
+                }
+                _ => None,
+            };
+            if let Some(result) = done {
+                self.page_byte_array_bytes += bytes;
+                return result;
             }
         }
-        Ok(())
+        walk_ranges(ranges, cursor, count, |a, b| {
+            self.put_range(leaf.as_ref(), dictionary_input, a, b)
+        })
     }
 }
 
-/// Adds `levels` to `histogram` (one count per level). Up to 4 levels, one pass adds a 1 in
-/// each level's 16-bit lane of a word (a sum that vectorizes), flushed every 65,535 levels;
-/// before, one counting pass per level took a third of writing a list's levels. Above, one
-/// increment per level.
+/// Calls `put(a, b)` for the next `count` values of `ranges` from `cursor` on, a sub-range at a
+/// time, and moves the cursor past them.
+fn walk_ranges(
+    ranges: &[(usize, usize)],
+    cursor: &mut Cursor,
+    mut count: usize,
+    mut put: impl FnMut(usize, usize) -> Result<()>,
+) -> Result<()> {
+    while count > 0 {
+        let (a, b) = ranges[cursor.range];
+        let from = a + cursor.taken;
+        let k = (b - from).min(count);
+        put(from, from + k)?;
+        count -= k;
+        cursor.taken += k;
+        if from + k == b {
+            *cursor = Cursor {
+                range: cursor.range + 1,
+                taken: 0,
+            };
+        }
+    }
+    Ok(())
+}
+
+/// Adds `levels` to `histogram` (one count per level). Up to 4 levels, one counting pass per
+/// level above 0 (level 0 is the rest), each a compare and a 16-bit sum that vectorize; a
+/// shift by the level into a 16-bit lane of a word (the previous way) does not without AVX2,
+/// and was 5 instructions a level. Above 4, one increment per level.
 fn histogram(levels: &[u16], histogram: &mut [i64]) {
     if histogram.len() <= 4 {
-        for chunk in levels.chunks(u16::MAX as usize) {
-            let lanes: u64 = chunk
-                .iter()
-                .map(|&l| 1u64 << ((u32::from(l) & 3) * 16))
-                .sum();
-            for (level, count) in histogram.iter_mut().enumerate() {
-                *count += ((lanes >> (16 * level)) & 0xffff) as i64;
-            }
+        let mut rest = levels.len() as i64;
+        for (level, count) in histogram.iter_mut().enumerate().skip(1) {
+            let n = count_equal(levels, level as u16) as i64;
+            *count += n;
+            rest -= n;
+        }
+        if let Some(zero) = histogram.first_mut() {
+            *zero += rest;
         }
     } else {
         levels.iter().for_each(|&l| histogram[l as usize] += 1);
     }
+}
+
+/// How many of `levels` are `value`: 16-bit counts over stretches short enough not to
+/// overflow them, which the compiler turns into vector compares and subtractions.
+#[inline]
+fn count_equal(levels: &[u16], value: u16) -> usize {
+    levels
+        .chunks(u16::MAX as usize)
+        .map(|chunk| {
+            let n = chunk
+                .iter()
+                .fold(0u16, |n, &l| n.wrapping_add(u16::from(l == value)));
+            usize::from(n)
+        })
+        .sum()
 }
 
 /// Puts levels into an RLE encoder, widened a block at a time (the encoder takes `u32`).
