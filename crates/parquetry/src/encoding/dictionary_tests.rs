@@ -188,12 +188,26 @@ fn equal_hashes_fall_back_to_the_bytes() {
                     *b ^= 1 << (at % 8);
                 }
                 for v in [&base, &v] {
-                    assert_eq!(dict.intern_hashed::<true>(v, 42), reference.intern(v));
+                    assert_eq!(
+                        intern_with_hash::<true>(&mut dict, v, 42),
+                        reference.intern(v)
+                    );
                 }
             }
         }
     }
     assert_eq!(dict.page(), &reference.plain_page()[..]);
+}
+
+/// Interns `v` as if its hash were `hash` (its key as the dictionary makes it), to force
+/// collisions.
+fn intern_with_hash<const PREFIXED: bool>(
+    dict: &mut ByteArrayDictionary,
+    v: &[u8],
+    hash: u64,
+) -> u32 {
+    let key = if v.len() > 8 { hash } else { hash_and_key(v).1 };
+    dict.intern_hashed::<PREFIXED>(v, hash, key)
 }
 
 #[test]
@@ -239,7 +253,7 @@ fn equal_hashes_of_fixed_width_values() {
         let v = &pool[rng.below(200) as usize];
         // Three hashes in all, each always given to the same values.
         assert_eq!(
-            dict.intern_hashed::<false>(v, u64::from(v[0] % 3)),
+            intern_with_hash::<false>(&mut dict, v, u64::from(v[0] % 3)),
             reference.intern(v)
         );
     }
