@@ -79,6 +79,8 @@ pub(crate) struct ColumnChunkWriter {
     column_index: ColumnIndexBuilder,
     /// For each dictionary value, the serial of the last page whose bounds it was folded into.
     dictionary_stamps: Vec<u32>,
+    /// The dictionary indexes a page names, each once (reused from page to page).
+    page_fresh: Vec<u32>,
     page_serial: u32,
     /// An input dictionary already interned: the array and each of its values' index.
     dictionary_map: Option<(ArrayRef, DictionaryMap)>,
@@ -139,6 +141,7 @@ impl ColumnChunkWriter {
             chunk_page_bytes: Vec::new(),
             column_index: ColumnIndexBuilder::new(),
             dictionary_stamps: Vec::new(),
+            page_fresh: Vec::new(),
             page_serial: 0,
             dictionary_map: None,
             scratch: Scratch::default(),
@@ -427,15 +430,19 @@ impl ColumnChunkWriter {
         self.page_serial += 1;
         let serial = self.page_serial;
         self.dictionary_stamps.resize(d.len(), 0);
-        let stamps = &mut self.dictionary_stamps;
-        let fresh = indexes.iter().filter_map(|&i| {
+        // The page's distinct indexes first, in a loop of its own, then their values folded:
+        // one iterator doing both was 16 instructions an index.
+        let (stamps, fresh) = (&mut self.dictionary_stamps, &mut self.page_fresh);
+        fresh.clear();
+        for &i in indexes {
             let stamp = &mut stamps[i as usize];
-            (*stamp != serial).then(|| {
+            if *stamp != serial {
                 *stamp = serial;
-                d.value(i)
-            })
-        });
-        self.page_bounds.fold_bytes(self.leaf.order, fresh);
+                fresh.push(i);
+            }
+        }
+        self.page_bounds
+            .fold_bytes(self.leaf.order, fresh.iter().map(|&i| d.value(i)));
     }
 
     fn close_page(&mut self, compressor: &mut Compressor) -> Result<()> {
