@@ -458,20 +458,46 @@ impl Shredder<'_> {
                 Ok(())
             }
             Some(nulls) => {
+                // 64 values at a time from the validity bitmap (a list's runs of values are a
+                // few dozen long, for which an iterator over runs of bits cost more to set up
+                // than to run): a definition level per value, and the valid runs as ranges.
+                let (bytes, offset) = (nulls.validity(), nulls.offset());
                 let mut pos = start;
-                for (a, b) in
-                    BitSliceIterator::new(nulls.validity(), nulls.offset() + start, end - start)
-                {
-                    let (a, b) = (start + a, start + b);
-                    if let Err(e) = self.null_entries(depth, nullable, def, rep, a - pos) {
-                        self.out.leaf_nulls = cached;
-                        return Err(e);
+                let mut result = Ok(());
+                while pos < end {
+                    let n = (end - pos).min(64);
+                    let all = u64::MAX >> (64 - n);
+                    let word = bits_at(bytes, offset + pos, n);
+                    if word == all {
+                        self.push(max, rep, n);
+                        self.push_values(pos, pos + n);
+                    } else if !nullable {
+                        result = Err(self.not_nullable(depth));
+                        break;
+                    } else {
+                        let (valid, null) = (max as u16, def as u16);
+                        let len = self.out.def.len();
+                        self.out.def.extend((0..n).map(|j| {
+                            if word >> j & 1 == 1 {
+                                valid
+                            } else {
+                                null
+                            }
+                        }));
+                        if self.with_rep {
+                            self.out.rep.resize(len + n, rep as u16);
+                        }
+                        let mut m = word;
+                        while m != 0 {
+                            let a = m.trailing_zeros() as usize;
+                            let run = (!(m >> a)).trailing_zeros() as usize;
+                            self.push_values(pos + a, pos + a + run);
+                            m &= !((u64::MAX >> (64 - run)) << a);
+                        }
                     }
-                    self.push(max, rep, b - a);
-                    self.push_values(a, b);
-                    pos = b;
+                    pos += n;
                 }
-                self.null_entries(depth, nullable, def, rep, end - pos)
+                result
             }
         };
         self.out.leaf_nulls = cached;
@@ -485,6 +511,24 @@ impl Shredder<'_> {
             _ => {}
         }
     }
+}
+
+/// Bits `start..start + n` (`n` from 1 to 64) of the LSB-first `bitmap`, as the low bits of a
+/// word (bits past the bitmap read as 0).
+#[inline]
+fn bits_at(bitmap: &[u8], start: usize, n: usize) -> u64 {
+    let (first, shift) = (start / 8, start % 8);
+    let wide = match bitmap.get(first..first + 16) {
+        Some(b) => b.try_into().map_or(0, u128::from_le_bytes),
+        None => bitmap
+            .get(first..)
+            .unwrap_or_default()
+            .iter()
+            .take(16)
+            .enumerate()
+            .fold(0u128, |w, (k, &b)| w | u128::from(b) << (8 * k)),
+    };
+    ((wide >> shift) as u64) & (u64::MAX >> (64 - n))
 }
 
 /// One list node being visited.
