@@ -157,6 +157,16 @@ fn level_pairs(levels: &BatchLevels) -> (std::borrow::Cow<'_, [i16]>, std::borro
 }
 
 fn struct_validity(levels: &BatchLevels, slots: Slots, def: i16) -> Option<NullBuffer> {
+    if levels.repetition.is_empty() {
+        // Outside lists: every level starts a record, so only the definition level tells a
+        // slot (no zeroed repetition levels made up to be tested).
+        let d = &levels.definition;
+        let mut bits = PackedBits::with_capacity(d.len());
+        for dc in d.chunks(64) {
+            bits.push_selected(at_least(dc, slots.def), at_least(dc, def));
+        }
+        return bits.into_nulls();
+    }
     let (d, r) = level_pairs(levels);
     let mut bits = PackedBits::with_capacity(d.len());
     for (dc, rc) in d.chunks(64).zip(r.chunks(64)) {
