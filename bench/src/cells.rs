@@ -15,8 +15,8 @@ use std::time::Instant;
 use serde_json::{json, Map, Value};
 
 use crate::checksum::file_checksum;
-use crate::read::{self, NotRun, Output};
 use crate::{heap, memory, write};
+use crate::read::{self, NotRun, Output};
 
 /// What the cells of a run measure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,9 +38,7 @@ impl Mode {
 
     /// The mode named `name`.
     pub fn parse(name: &str) -> Option<Mode> {
-        [Mode::Read, Mode::Write]
-            .into_iter()
-            .find(|m| m.name() == name)
+        [Mode::Read, Mode::Write].into_iter().find(|m| m.name() == name)
     }
 }
 
@@ -63,10 +61,7 @@ pub struct CellArgs {
 /// The `cell` subcommand: runs the cell in this process and prints its JSON line.
 pub fn cell_main(args: &CellArgs) {
     let out = run_cell_here(args);
-    println!(
-        "{}",
-        serde_json::to_string(&out).expect("cell JSON serializes")
-    );
+    println!("{}", serde_json::to_string(&out).expect("cell JSON serializes"));
 }
 
 fn median(v: &[f64]) -> f64 {
@@ -205,15 +200,8 @@ fn wait_with_timeout(mut child: Child) -> Option<ProcessOutput> {
             }
         }
     };
-    let (stdout, stderr) = (
-        out.join().unwrap_or_default(),
-        err.join().unwrap_or_default(),
-    );
-    status.map(|status| ProcessOutput {
-        status,
-        stdout,
-        stderr,
-    })
+    let (stdout, stderr) = (out.join().unwrap_or_default(), err.join().unwrap_or_default());
+    status.map(|status| ProcessOutput { status, stdout, stderr })
 }
 
 /// Runs one cell in a child process and returns its JSON (or `{"error": ..}`).
@@ -223,31 +211,15 @@ pub fn spawn_cell(args: &CellArgs) -> Value {
         Err(e) => return json!({"error": format!("cannot find the bench binary: {e}")}),
     };
     let child = Command::new(exe)
-        .args([
-            "cell",
-            "--mode",
-            args.mode.name(),
-            "--impl",
-            &args.imp,
-            "--file",
-            &args.file,
-        ])
-        .args([
-            "--runs",
-            &args.runs.to_string(),
-            "--warmup",
-            &args.warmup.to_string(),
-        ])
+        .args(["cell", "--mode", args.mode.name(), "--impl", &args.imp, "--file", &args.file])
+        .args(["--runs", &args.runs.to_string(), "--warmup", &args.warmup.to_string()])
         .args(["--value-bytes", &args.value_bytes.to_string()])
         .env("RUST_BACKTRACE", "0")
         // mimalloc returns freed pages to the kernel 10 ms after a free by default; whether an
         // implementation's output of the previous run was already returned (and must be
         // zeroed again) then depends on timing, not on the reader. Keeping freed memory, as
         // pyarrow's pool does, makes every run measure the reader alone.
-        .env(
-            "MIMALLOC_PURGE_DELAY",
-            std::env::var("MIMALLOC_PURGE_DELAY").unwrap_or_else(|_| "-1".into()),
-        )
+        .env("MIMALLOC_PURGE_DELAY", std::env::var("MIMALLOC_PURGE_DELAY").unwrap_or_else(|_| "-1".into()))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn();
@@ -261,27 +233,9 @@ pub fn spawn_cell(args: &CellArgs) -> Value {
     if !output.status.success() {
         // A panic: keep its message (the lines after "panicked at"), not the backtrace note.
         let lines: Vec<&str> = stderr.lines().filter(|l| !l.starts_with("note:")).collect();
-        let msg = lines
-            .iter()
-            .rev()
-            .take(2)
-            .rev()
-            .cloned()
-            .collect::<Vec<_>>()
-            .join(" ");
-        let msg = if msg.is_empty() {
-            format!("exit status {}", output.status)
-        } else {
-            msg
-        };
-        let tail: String = stderr
-            .chars()
-            .rev()
-            .take(4000)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect();
+        let msg = lines.iter().rev().take(2).rev().cloned().collect::<Vec<_>>().join(" ");
+        let msg = if msg.is_empty() { format!("exit status {}", output.status) } else { msg };
+        let tail: String = stderr.chars().rev().take(4000).collect::<Vec<_>>().into_iter().rev().collect();
         return json!({"error": format!("crashed ({}): {msg}", output.status), "stderr": tail});
     }
     match stdout.lines().last().map(serde_json::from_str::<Value>) {

@@ -71,9 +71,7 @@ enum ColumnSum {
 
 /// Sum of bytes as unsigned integers, in blocks a u32 cannot overflow (vectorizes).
 fn sum_bytes(v: &[u8]) -> u64 {
-    v.chunks(1 << 16)
-        .map(|c| u64::from(c.iter().map(|&b| u32::from(b)).sum::<u32>()))
-        .sum()
+    v.chunks(1 << 16).map(|c| u64::from(c.iter().map(|&b| u32::from(b)).sum::<u32>())).sum()
 }
 
 /// Checksums all `batches` (which share `schema`).
@@ -86,10 +84,7 @@ pub fn file_checksum(schema: &SchemaRef, batches: &[RecordBatch]) -> Result<File
         let mut sum = if is_byte_array(value_type(dt)) {
             ColumnSum::Bytes(ByteSum::default())
         } else {
-            let width = value_type(dt)
-                .primitive_width()
-                .map(|w| w as u64 * 8)
-                .unwrap_or(1);
+            let width = value_type(dt).primitive_width().map(|w| w as u64 * 8).unwrap_or(1);
             ColumnSum::Fixed(FixedSum::default(), width)
         };
         let mut row0 = 0u64;
@@ -112,11 +107,7 @@ pub fn file_checksum(schema: &SchemaRef, batches: &[RecordBatch]) -> Result<File
     if schema.fields().is_empty() {
         rows = batches.iter().map(|b| b.num_rows() as u64).sum();
     }
-    Ok(FileSum {
-        checksum: json!({"rows": rows, "columns": columns}),
-        rows,
-        value_bytes,
-    })
+    Ok(FileSum { checksum: json!({"rows": rows, "columns": columns}), rows, value_bytes })
 }
 
 fn value_type(dt: &DataType) -> &DataType {
@@ -128,10 +119,7 @@ fn value_type(dt: &DataType) -> &DataType {
 
 fn is_byte_array(dt: &DataType) -> bool {
     use DataType::*;
-    matches!(
-        dt,
-        Utf8 | LargeUtf8 | Utf8View | Binary | LargeBinary | BinaryView | FixedSizeBinary(_)
-    )
+    matches!(dt, Utf8 | LargeUtf8 | Utf8View | Binary | LargeBinary | BinaryView | FixedSizeBinary(_))
 }
 
 /// Calls `f(i, value)` for every non-null slot; returns the number of nulls.
@@ -142,9 +130,7 @@ fn for_each_value<'a>(
 ) -> u64 {
     match array.logical_nulls() {
         None => (0..array.len()).for_each(|i| f(i, value(i))),
-        Some(n) => (0..array.len())
-            .filter(|&i| n.is_valid(i))
-            .for_each(|i| f(i, value(i))),
+        Some(n) => (0..array.len()).filter(|&i| n.is_valid(i)).for_each(|i| f(i, value(i))),
     }
     array.logical_null_count() as u64
 }
@@ -152,41 +138,21 @@ fn for_each_value<'a>(
 fn add_byte_array(s: &mut ByteSum, array: &dyn Array, row0: u64) -> Result<(), String> {
     use DataType::*;
     let nulls = match array.data_type() {
-        Utf8 => add_offsets(
-            s,
-            array.as_string::<i32>().offsets(),
-            array.as_string::<i32>().values(),
-            array,
-            row0,
-        ),
-        LargeUtf8 => add_offsets(
-            s,
-            array.as_string::<i64>().offsets(),
-            array.as_string::<i64>().values(),
-            array,
-            row0,
-        ),
-        Binary => add_offsets(
-            s,
-            array.as_binary::<i32>().offsets(),
-            array.as_binary::<i32>().values(),
-            array,
-            row0,
-        ),
-        LargeBinary => add_offsets(
-            s,
-            array.as_binary::<i64>().offsets(),
-            array.as_binary::<i64>().values(),
-            array,
-            row0,
-        ),
+        Utf8 => {
+            add_offsets(s, array.as_string::<i32>().offsets(), array.as_string::<i32>().values(), array, row0)
+        }
+        LargeUtf8 => {
+            add_offsets(s, array.as_string::<i64>().offsets(), array.as_string::<i64>().values(), array, row0)
+        }
+        Binary => {
+            add_offsets(s, array.as_binary::<i32>().offsets(), array.as_binary::<i32>().values(), array, row0)
+        }
+        LargeBinary => {
+            add_offsets(s, array.as_binary::<i64>().offsets(), array.as_binary::<i64>().values(), array, row0)
+        }
         Utf8View => {
             let a = array.as_string_view();
-            for_each_value(
-                array,
-                |i| a.value(i).as_bytes(),
-                |i, v| s.push(row0 + i as u64 + 1, v),
-            )
+            for_each_value(array, |i| a.value(i).as_bytes(), |i, v| s.push(row0 + i as u64 + 1, v))
         }
         BinaryView => {
             let a = array.as_binary_view();
@@ -218,9 +184,7 @@ fn add_offsets<O: arrow_array::OffsetSizeTrait>(
         s.values += array.len() as u64;
         for (i, w) in offsets.windows(2).enumerate() {
             let len = (w[1].as_usize() - w[0].as_usize()) as u64;
-            s.weighted = s
-                .weighted
-                .wrapping_add(len.wrapping_mul(row0 + i as u64 + 1));
+            s.weighted = s.weighted.wrapping_add(len.wrapping_mul(row0 + i as u64 + 1));
         }
         return 0;
     }
@@ -231,11 +195,7 @@ fn add_offsets<O: arrow_array::OffsetSizeTrait>(
 /// Keys of any integer type as i64, for dictionary lookups.
 fn dictionary_keys(keys: &dyn Array) -> Result<Vec<i64>, String> {
     fn conv<T: ArrowPrimitiveType>(a: &dyn Array, f: impl Fn(T::Native) -> i64) -> Vec<i64> {
-        a.as_primitive::<T>()
-            .values()
-            .iter()
-            .map(|&k| f(k))
-            .collect()
+        a.as_primitive::<T>().values().iter().map(|&k| f(k)).collect()
     }
     Ok(match keys.data_type() {
         DataType::Int8 => conv::<Int8Type>(keys, i64::from),
@@ -267,9 +227,7 @@ fn add_dictionary(s: &mut ByteSum, array: &dyn Array, row0: u64) -> Result<u64, 
             null_count += 1;
             continue;
         }
-        let entry = usize::try_from(k)
-            .ok()
-            .and_then(|k| per_entry.get(k).copied());
+        let entry = usize::try_from(k).ok().and_then(|k| per_entry.get(k).copied());
         let Some(Some((len, sum))) = entry else {
             return Err(format!(
                 "dictionary key {k} at row {} is out of range ({} values)",
@@ -280,18 +238,13 @@ fn add_dictionary(s: &mut ByteSum, array: &dyn Array, row0: u64) -> Result<u64, 
         s.values += 1;
         s.bytes = s.bytes.wrapping_add(len);
         s.byte_sum = s.byte_sum.wrapping_add(sum);
-        s.weighted = s
-            .weighted
-            .wrapping_add(len.wrapping_mul(row0 + i as u64 + 1));
+        s.weighted = s.weighted.wrapping_add(len.wrapping_mul(row0 + i as u64 + 1));
     }
     Ok(null_count)
 }
 
 /// Calls `f(i, value)` for every non-null entry of a (non-dictionary) byte array.
-fn add_byte_array_entries(
-    array: &dyn Array,
-    f: &mut dyn FnMut(usize, &[u8]),
-) -> Result<(), String> {
+fn add_byte_array_entries(array: &dyn Array, f: &mut dyn FnMut(usize, &[u8])) -> Result<(), String> {
     use DataType::*;
     match array.data_type() {
         Utf8 => {
@@ -329,20 +282,12 @@ fn add_byte_array_entries(
 
 fn add_fixed(s: &mut FixedSum, array: &dyn Array) -> Result<(), String> {
     use DataType::*;
-    fn prim<T: ArrowPrimitiveType>(
-        s: &mut FixedSum,
-        a: &dyn Array,
-        bits: impl Fn(T::Native) -> u64,
-    ) {
+    fn prim<T: ArrowPrimitiveType>(s: &mut FixedSum, a: &dyn Array, bits: impl Fn(T::Native) -> u64) {
         let a = a.as_primitive::<T>();
         let values = a.values();
         let sum = match a.nulls() {
-            None => values
-                .iter()
-                .fold(0u64, |acc, &v| acc.wrapping_add(bits(v))),
-            Some(n) => n
-                .valid_indices()
-                .fold(0u64, |acc, i| acc.wrapping_add(bits(values[i]))),
+            None => values.iter().fold(0u64, |acc, &v| acc.wrapping_add(bits(v))),
+            Some(n) => n.valid_indices().fold(0u64, |acc, i| acc.wrapping_add(bits(values[i]))),
         };
         s.bit_sum = s.bit_sum.wrapping_add(sum);
     }
@@ -369,21 +314,13 @@ fn add_fixed(s: &mut FixedSum, array: &dyn Array) -> Result<(), String> {
         Date32 => prim::<Date32Type>(s, array, |v| v as i64 as u64),
         Date64 => prim::<Date64Type>(s, array, |v| v as u64),
         Time32(TimeUnit::Second) => prim::<Time32SecondType>(s, array, |v| v as i64 as u64),
-        Time32(TimeUnit::Millisecond) => {
-            prim::<Time32MillisecondType>(s, array, |v| v as i64 as u64)
-        }
+        Time32(TimeUnit::Millisecond) => prim::<Time32MillisecondType>(s, array, |v| v as i64 as u64),
         Time64(TimeUnit::Microsecond) => prim::<Time64MicrosecondType>(s, array, |v| v as u64),
         Time64(TimeUnit::Nanosecond) => prim::<Time64NanosecondType>(s, array, |v| v as u64),
         Timestamp(TimeUnit::Second, _) => prim::<TimestampSecondType>(s, array, |v| v as u64),
-        Timestamp(TimeUnit::Millisecond, _) => {
-            prim::<TimestampMillisecondType>(s, array, |v| v as u64)
-        }
-        Timestamp(TimeUnit::Microsecond, _) => {
-            prim::<TimestampMicrosecondType>(s, array, |v| v as u64)
-        }
-        Timestamp(TimeUnit::Nanosecond, _) => {
-            prim::<TimestampNanosecondType>(s, array, |v| v as u64)
-        }
+        Timestamp(TimeUnit::Millisecond, _) => prim::<TimestampMillisecondType>(s, array, |v| v as u64),
+        Timestamp(TimeUnit::Microsecond, _) => prim::<TimestampMicrosecondType>(s, array, |v| v as u64),
+        Timestamp(TimeUnit::Nanosecond, _) => prim::<TimestampNanosecondType>(s, array, |v| v as u64),
         Duration(TimeUnit::Second) => prim::<DurationSecondType>(s, array, |v| v as u64),
         Duration(TimeUnit::Millisecond) => prim::<DurationMillisecondType>(s, array, |v| v as u64),
         Duration(TimeUnit::Microsecond) => prim::<DurationMicrosecondType>(s, array, |v| v as u64),
@@ -401,8 +338,7 @@ mod tests {
     use std::sync::Arc;
 
     use arrow_array::{
-        ArrayRef, DictionaryArray, Float64Array, Int32Array, LargeStringArray, StringArray,
-        StringViewArray,
+        ArrayRef, DictionaryArray, Float64Array, Int32Array, LargeStringArray, StringArray, StringViewArray,
     };
     use arrow_schema::{Field, Schema};
 
@@ -417,12 +353,7 @@ mod tests {
         let schema = Arc::new(Schema::new(fields));
         let batch = RecordBatch::try_new(schema.clone(), columns).unwrap();
         // Two batches: the row index must continue across them.
-        file_checksum(
-            &schema,
-            &[batch.slice(0, 1), batch.slice(1, batch.num_rows() - 1)],
-        )
-        .unwrap()
-        .checksum
+        file_checksum(&schema, &[batch.slice(0, 1), batch.slice(1, batch.num_rows() - 1)]).unwrap().checksum
     }
 
     #[test]

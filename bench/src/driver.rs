@@ -45,10 +45,7 @@ fn canonical(p: &str) -> PathBuf {
 /// Finds `file` in a peers.py report (keys are paths as given to peers.py).
 fn reference_from_peers(peers: &Value, peers_path: &str, file: &str) -> Option<Reference> {
     let want = canonical(file);
-    let (_, entry) = peers["files"]
-        .as_object()?
-        .iter()
-        .find(|(k, _)| canonical(k) == want)?;
+    let (_, entry) = peers["files"].as_object()?.iter().find(|(k, _)| canonical(k) == want)?;
     Some(Reference {
         checksum: entry.get("checksum")?.clone(),
         value_bytes: entry.get("value_bytes")?.as_u64()?,
@@ -72,9 +69,7 @@ fn reference_from_arrow_rs(file: &str) -> Result<Reference, String> {
 
 /// The current time, UTC, ISO 8601 (from `date`; seconds since the epoch if that fails).
 pub fn now_utc() -> String {
-    let out = std::process::Command::new("date")
-        .args(["-u", "+%Y-%m-%dT%H:%M:%SZ"])
-        .output();
+    let out = std::process::Command::new("date").args(["-u", "+%Y-%m-%dT%H:%M:%SZ"]).output();
     match out {
         Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).trim().to_owned(),
         _ => format!(
@@ -92,10 +87,7 @@ pub fn cpu_model() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))?
-                .split_once(':')
-                .map(|(_, m)| m.trim().to_owned())
+            s.lines().find(|l| l.starts_with("model name"))?.split_once(':').map(|(_, m)| m.trim().to_owned())
         })
         .unwrap_or_else(|| "unknown".into())
 }
@@ -112,8 +104,8 @@ pub fn git_revision() -> String {
     };
     match run(&["rev-parse", "--short", "HEAD"]) {
         Some(rev) => {
-            let dirty = run(&["status", "--porcelain", "--untracked-files=no"])
-                .is_some_and(|s| !s.is_empty());
+            let dirty =
+                run(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
             if dirty {
                 format!("{rev} + uncommitted changes")
             } else {
@@ -169,9 +161,8 @@ fn cell_line(name: &str, imp: &str, cell: &Value) -> String {
 
 /// Runs every cell and writes the report.
 pub fn run(args: &RunArgs) {
-    let peers: Option<Value> = std::fs::read_to_string(&args.reference)
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok());
+    let peers: Option<Value> =
+        std::fs::read_to_string(&args.reference).ok().and_then(|t| serde_json::from_str(&t).ok());
     if peers.is_none() {
         eprintln!(
             "note: no reference checksums in {} (run bench/peers.py first); using arrow-rs's",
@@ -193,10 +184,8 @@ pub fn run(args: &RunArgs) {
         "files": {},
     });
     for file in &args.files {
-        let name = Path::new(file)
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or(file.clone());
+        let name =
+            Path::new(file).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or(file.clone());
         let reference = peers
             .as_ref()
             .and_then(|p| reference_from_peers(p, &args.reference, file))
@@ -255,10 +244,7 @@ fn annotate(cell: &mut Map<String, Value>, reference: &Reference) {
         return;
     }
     if let Some(m) = cell.get("median_s").and_then(Value::as_f64) {
-        cell.insert(
-            "gb_per_s".into(),
-            json!(reference.value_bytes as f64 / m / 1e9),
-        );
+        cell.insert("gb_per_s".into(), json!(reference.value_bytes as f64 / m / 1e9));
     }
     if let Some(sum) = cell.get("checksum") {
         let ok = *sum == reference.checksum;

@@ -23,11 +23,7 @@ pub fn wide_footer(columns: usize, row_groups: usize) -> Vec<u8> {
     let kind = |c: usize| c % 3;
     for c in 0..columns {
         let (t, lt, ct) = match kind(c) {
-            0 => (
-                PhysicalType::BYTE_ARRAY,
-                Some(LogicalType::String),
-                Some(ConvertedType::UTF8),
-            ),
+            0 => (PhysicalType::BYTE_ARRAY, Some(LogicalType::String), Some(ConvertedType::UTF8)),
             1 => (PhysicalType::INT64, None, None),
             _ => (PhysicalType::DOUBLE, None, None),
         };
@@ -52,16 +48,8 @@ pub fn wide_footer(columns: usize, row_groups: usize) -> Vec<u8> {
                     format!("aaaa-{g:04}-{c:06}").into_bytes(),
                     format!("zzzz-{g:04}-{c:06}").into_bytes(),
                 ),
-                1 => (
-                    PhysicalType::INT64,
-                    (-(c as i64)).to_le_bytes().to_vec(),
-                    (c as i64 * 1000).to_le_bytes().to_vec(),
-                ),
-                _ => (
-                    PhysicalType::DOUBLE,
-                    (-1.5f64).to_le_bytes().to_vec(),
-                    (c as f64).to_le_bytes().to_vec(),
-                ),
+                1 => (PhysicalType::INT64, (-(c as i64)).to_le_bytes().to_vec(), (c as i64 * 1000).to_le_bytes().to_vec()),
+                _ => (PhysicalType::DOUBLE, (-1.5f64).to_le_bytes().to_vec(), (c as f64).to_le_bytes().to_vec()),
             };
             let meta = ColumnMetaData {
                 physical_type: t,
@@ -81,21 +69,10 @@ pub fn wide_footer(columns: usize, row_groups: usize) -> Vec<u8> {
                     min_value: Some(min.into()),
                     ..Default::default()
                 }),
-                encoding_stats: Some(
-                    vec![
-                        PageEncodingStats {
-                            page_type: PageType::DICTIONARY_PAGE,
-                            encoding: Encoding::PLAIN,
-                            count: 1,
-                        },
-                        PageEncodingStats {
-                            page_type: PageType::DATA_PAGE,
-                            encoding: Encoding::RLE_DICTIONARY,
-                            count: 1,
-                        },
-                    ]
-                    .into(),
-                ),
+                encoding_stats: Some(vec![
+                    PageEncodingStats { page_type: PageType::DICTIONARY_PAGE, encoding: Encoding::PLAIN, count: 1 },
+                    PageEncodingStats { page_type: PageType::DATA_PAGE, encoding: Encoding::RLE_DICTIONARY, count: 1 },
+                ].into()),
                 bloom_filter_offset: None,
                 bloom_filter_length: None,
                 size_statistics: (kind(c) == 0).then(|| SizeStatistics {
@@ -104,11 +81,7 @@ pub fn wide_footer(columns: usize, row_groups: usize) -> Vec<u8> {
                 }),
                 geospatial_statistics: None,
             };
-            chunks.push(ColumnChunk {
-                file_offset: offset,
-                meta_data: Some(meta),
-                ..Default::default()
-            });
+            chunks.push(ColumnChunk { file_offset: offset, meta_data: Some(meta), ..Default::default() });
             offset += size;
         }
         groups.push(RowGroup {
@@ -126,10 +99,7 @@ pub fn wide_footer(columns: usize, row_groups: usize) -> Vec<u8> {
         schema,
         num_rows: (100_000 * row_groups) as i64,
         row_groups: groups,
-        key_value_metadata: Some(vec![KeyValue {
-            key: "writer".into(),
-            value: Some("parquetry-bench".into()),
-        }]),
+        key_value_metadata: Some(vec![KeyValue { key: "writer".into(), value: Some("parquetry-bench".into()) }]),
         created_by: Some("parquetry-bench wide footer".into()),
         ..Default::default()
     };
@@ -149,14 +119,7 @@ pub fn run(runs: usize) {
         .expect("arrow-rs decodes parquetry's encoding");
     assert_eq!(theirs.num_row_groups(), ours.row_groups.len());
     assert_eq!(theirs.file_metadata().schema_descr().num_columns(), columns);
-    assert_eq!(
-        theirs.row_group(9).column(999).compressed_size(),
-        ours.row_groups[9].columns[999]
-            .meta_data
-            .as_ref()
-            .unwrap()
-            .total_compressed_size
-    );
+    assert_eq!(theirs.row_group(9).column(999).compressed_size(), ours.row_groups[9].columns[999].meta_data.as_ref().unwrap().total_compressed_size);
 
     let t_ours = measure(3, runs, || {
         let meta = format::footer::decode_file_metadata(&bytes).unwrap();
@@ -167,10 +130,7 @@ pub fn run(runs: usize) {
         parquet::file::metadata::ParquetMetaDataReader::decode_metadata(&bytes).unwrap()
     });
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
-    println!(
-        "### Footer decode: {columns} columns × {row_groups} row groups, {} KiB of Thrift",
-        bytes.len() / 1024
-    );
+    println!("### Footer decode: {columns} columns × {row_groups} row groups, {} KiB of Thrift", bytes.len() / 1024);
     println!();
     println!("median of {runs} runs after 3 warm-ups; both build the schema descriptor too");
     println!();
@@ -179,10 +139,5 @@ pub fn run(runs: usize) {
     let mbps = |d: std::time::Duration| bytes.len() as f64 / d.as_secs_f64() / 1e6;
     let (o, a) = (t_ours.median(), t_arrow.median());
     println!("| parquetry | {:.2} | {:.0} | 1.00x |", ms(o), mbps(o));
-    println!(
-        "| arrow-rs parquet 60.1 | {:.2} | {:.0} | {:.2}x |",
-        ms(a),
-        mbps(a),
-        a.as_secs_f64() / o.as_secs_f64()
-    );
+    println!("| arrow-rs parquet 60.1 | {:.2} | {:.0} | {:.2}x |", ms(a), mbps(a), a.as_secs_f64() / o.as_secs_f64());
 }

@@ -56,17 +56,10 @@ fn walk_pages_in(bytes: Vec<u8>) -> Result<FilePages, String> {
     for (g, rg) in meta.row_groups.iter().enumerate() {
         for (c, chunk) in rg.columns.iter().enumerate() {
             let at = |e: String| format!("row group {g} column {c}: {e}");
-            let cm = chunk
-                .meta_data
-                .as_ref()
-                .ok_or_else(|| at("no column metadata".into()))?;
+            let cm = chunk.meta_data.as_ref().ok_or_else(|| at("no column metadata".into()))?;
             let codec = Codec::from_thrift(cm.codec.0).map_err(|e| at(e.to_string()))?;
-            let mut stream =
-                PageStream::new(cm, file_len, padding).map_err(|e| at(e.to_string()))?;
-            while let Some(page) = stream
-                .next_page(&mut source)
-                .map_err(|e| at(e.to_string()))?
-            {
+            let mut stream = PageStream::new(cm, file_len, padding).map_err(|e| at(e.to_string()))?;
+            while let Some(page) = stream.next_page(&mut source).map_err(|e| at(e.to_string()))? {
                 pages += 1;
                 let h = &page.header;
                 // BytesSource hands out slices of the file: the body's place in it.
@@ -76,8 +69,7 @@ fn walk_pages_in(bytes: Vec<u8>) -> Result<FilePages, String> {
                     .ok_or_else(|| at("page body is not a slice of the in-memory file".into()))?;
                 let (skip, compressed) = if let Some(v2) = &h.data_page_header_v2 {
                     let levels = (v2.definition_levels_byte_length.max(0)
-                        + v2.repetition_levels_byte_length.max(0))
-                        as usize;
+                        + v2.repetition_levels_byte_length.max(0)) as usize;
                     (levels, v2.is_compressed.unwrap_or(true))
                 } else if h.data_page_header.is_some() || h.dictionary_page_header.is_some() {
                     (0, true)
@@ -90,24 +82,13 @@ fn walk_pages_in(bytes: Vec<u8>) -> Result<FilePages, String> {
                 }
                 let bad = || at(format!("page {}: levels exceed the page", page.index));
                 let len = page.body.len().checked_sub(skip).ok_or_else(bad)?;
-                let expected = (h.uncompressed_page_size.max(0) as usize)
-                    .checked_sub(skip)
-                    .ok_or_else(bad)?;
-                jobs.push(PageJob {
-                    codec,
-                    start: start + skip,
-                    len,
-                    expected,
-                });
+                let expected =
+                    (h.uncompressed_page_size.max(0) as usize).checked_sub(skip).ok_or_else(bad)?;
+                jobs.push(PageJob { codec, start: start + skip, len, expected });
             }
         }
     }
-    Ok(FilePages {
-        source,
-        jobs,
-        pages,
-        largest_page,
-    })
+    Ok(FilePages { source, jobs, pages, largest_page })
 }
 
 /// The largest uncompressed page of the file (for the peak-memory target).
@@ -117,16 +98,9 @@ pub fn largest_page(path: &str) -> Result<u64, String> {
 
 /// Decompress-only limit of the file at `path`; skipped for files with no compressed page.
 pub fn decompress(path: &str) -> Result<Prepared, NotRun> {
-    let FilePages {
-        source,
-        jobs,
-        pages,
-        largest_page,
-    } = walk_pages(path).map_err(NotRun::Failed)?;
+    let FilePages { source, jobs, pages, largest_page } = walk_pages(path).map_err(NotRun::Failed)?;
     if jobs.is_empty() {
-        return Err(NotRun::Skipped(
-            "no compressed pages: the limit is memcpy".into(),
-        ));
+        return Err(NotRun::Skipped("no compressed pages: the limit is memcpy".into()));
     }
     let codecs: std::collections::BTreeSet<&str> = jobs.iter().map(|j| j.codec.name()).collect();
     let max_page = jobs.iter().map(|j| j.expected).max().unwrap_or(0);
@@ -149,21 +123,13 @@ pub fn decompress(path: &str) -> Result<Prepared, NotRun> {
         for j in &jobs {
             scratch.clear();
             decompressor
-                .decompress(
-                    j.codec,
-                    &file[j.start..j.start + j.len],
-                    j.expected,
-                    &mut scratch,
-                )
+                .decompress(j.codec, &file[j.start..j.start + j.len], j.expected, &mut scratch)
                 .map_err(|e| e.to_string())?;
             total += std::hint::black_box(&scratch).len() as u64;
         }
         Ok(Output::Bytes(total))
     };
-    Ok(Prepared {
-        run: Box::new(run),
-        info,
-    })
+    Ok(Prepared { run: Box::new(run), info })
 }
 
 /// [`decompress`], but each page into a new buffer that is kept until the run ends, as a
@@ -171,9 +137,7 @@ pub fn decompress(path: &str) -> Result<Prepared, NotRun> {
 pub fn decompress_fresh(path: &str) -> Result<Prepared, NotRun> {
     let FilePages { source, jobs, .. } = walk_pages(path).map_err(NotRun::Failed)?;
     if jobs.is_empty() {
-        return Err(NotRun::Skipped(
-            "no compressed pages: the limit is memcpy".into(),
-        ));
+        return Err(NotRun::Skipped("no compressed pages: the limit is memcpy".into()));
     }
     let info = json!({"what": "decompress every compressed page into a new buffer per page, all kept until the run ends"});
     let mut decompressor = Decompressor::new();
@@ -184,12 +148,7 @@ pub fn decompress_fresh(path: &str) -> Result<Prepared, NotRun> {
         for j in &jobs {
             let mut page = Vec::with_capacity(j.expected);
             decompressor
-                .decompress(
-                    j.codec,
-                    &file[j.start..j.start + j.len],
-                    j.expected,
-                    &mut page,
-                )
+                .decompress(j.codec, &file[j.start..j.start + j.len], j.expected, &mut page)
                 .map_err(|e| e.to_string())?;
             total += page.len() as u64;
             kept.push(page);
@@ -197,10 +156,7 @@ pub fn decompress_fresh(path: &str) -> Result<Prepared, NotRun> {
         std::hint::black_box(&kept);
         Ok(Output::Bytes(total))
     };
-    Ok(Prepared {
-        run: Box::new(run),
-        info,
-    })
+    Ok(Prepared { run: Box::new(run), info })
 }
 
 /// [`decompress`] with the `snap` crate (the arrow-rs reader's SNAPPY decoder) instead of
@@ -226,25 +182,15 @@ pub fn decompress_snap(path: &str) -> Result<Prepared, NotRun> {
         }
         Ok(Output::Bytes(total))
     };
-    Ok(Prepared {
-        run: Box::new(run),
-        info,
-    })
+    Ok(Prepared { run: Box::new(run), info })
 }
 
 /// Compress-only limit of a write whose output is `file` (parquetry's, written untimed with
 /// the same settings); skipped when no page is compressed.
 pub fn compress(file: Vec<u8>) -> Result<Prepared, NotRun> {
-    let FilePages {
-        source,
-        jobs,
-        pages,
-        ..
-    } = walk_pages_in(file).map_err(NotRun::Failed)?;
+    let FilePages { source, jobs, pages, .. } = walk_pages_in(file).map_err(NotRun::Failed)?;
     if jobs.is_empty() {
-        return Err(NotRun::Skipped(
-            "no compressed pages: the limit is memcpy".into(),
-        ));
+        return Err(NotRun::Skipped("no compressed pages: the limit is memcpy".into()));
     }
     let mut decompressor = Decompressor::new();
     let mut plain = Vec::with_capacity(jobs.len());
@@ -252,12 +198,7 @@ pub fn compress(file: Vec<u8>) -> Result<Prepared, NotRun> {
     for j in &jobs {
         let mut page = Vec::with_capacity(j.expected);
         decompressor
-            .decompress(
-                j.codec,
-                &bytes[j.start..j.start + j.len],
-                j.expected,
-                &mut page,
-            )
+            .decompress(j.codec, &bytes[j.start..j.start + j.len], j.expected, &mut page)
             .map_err(|e| NotRun::Failed(e.to_string()))?;
         // The writers' level: ZSTD 1 (write_spec::ZSTD_LEVEL); the other codecs have none.
         let level = (j.codec == Codec::Zstd).then_some(crate::write_spec::ZSTD_LEVEL);
@@ -281,17 +222,12 @@ pub fn compress(file: Vec<u8>) -> Result<Prepared, NotRun> {
         let mut total = 0u64;
         for (codec, level, page) in &plain {
             out.clear();
-            compressor
-                .compress(*codec, *level, page, &mut out)
-                .map_err(|e| e.to_string())?;
+            compressor.compress(*codec, *level, page, &mut out).map_err(|e| e.to_string())?;
             total += std::hint::black_box(&out).len() as u64;
         }
         Ok(Output::Bytes(total))
     };
-    Ok(Prepared {
-        run: Box::new(run),
-        info,
-    })
+    Ok(Prepared { run: Box::new(run), info })
 }
 
 /// memcpy of `n` bytes between two preallocated, touched buffers.
@@ -299,15 +235,11 @@ pub fn memcpy(n: u64) -> Prepared {
     let n = n as usize;
     let src = vec![0x5au8; n];
     let mut dst = vec![0xa5u8; n];
-    let info =
-        json!({"what": "copy_from_slice of value_bytes bytes into a preallocated, touched buffer"});
+    let info = json!({"what": "copy_from_slice of value_bytes bytes into a preallocated, touched buffer"});
     let run = move || -> Result<Output, String> {
         dst.copy_from_slice(std::hint::black_box(&src));
         std::hint::black_box(&mut dst);
         Ok(Output::Bytes(n as u64))
     };
-    Prepared {
-        run: Box::new(run),
-        info,
-    }
+    Prepared { run: Box::new(run), info }
 }

@@ -78,10 +78,9 @@ pub fn prepare(name: &str, path: &str, value_bytes: u64) -> Result<Prepared, Not
         "decompress_fresh" => limits::decompress_fresh(path),
         "decompress_snap" => limits::decompress_snap(path),
         "memcpy" => Ok(limits::memcpy(value_bytes)),
-        other => Err(NotRun::Failed(format!(
-            "unknown implementation {other:?} (known: {})",
-            [&IMPLS[..], &EXTRA_IMPLS[..]].concat().join(",")
-        ))),
+        other => {
+            Err(NotRun::Failed(format!("unknown implementation {other:?} (known: {})", [&IMPLS[..], &EXTRA_IMPLS[..]].concat().join(","))))
+        }
     }
 }
 
@@ -109,10 +108,7 @@ fn parquetry(path: &str, byte_array_type: Option<ByteArrayType>, mmap: bool) -> 
         };
         batches.map(Output::Batches).map_err(|e| e.to_string())
     };
-    Prepared {
-        run: Box::new(run),
-        info,
-    }
+    Prepared { run: Box::new(run), info }
 }
 
 /// The arrow-rs `parquet` crate: `ParquetRecordBatchReaderBuilder` over a `File` (with
@@ -122,13 +118,7 @@ fn parquetry(path: &str, byte_array_type: Option<ByteArrayType>, mmap: bool) -> 
 fn arrow_rs(path: &str, view: bool, mmap: bool) -> Result<Prepared, String> {
     let open = || File::open(path).map_err(|e| format!("opening {path}: {e}"));
     let builder = ParquetRecordBatchReaderBuilder::try_new(open()?).map_err(|e| e.to_string())?;
-    let max_rows = builder
-        .metadata()
-        .row_groups()
-        .iter()
-        .map(|rg| rg.num_rows())
-        .max()
-        .unwrap_or(1);
+    let max_rows = builder.metadata().row_groups().iter().map(|rg| rg.num_rows()).max().unwrap_or(1);
     let batch_size = usize::try_from(max_rows).unwrap_or(1 << 20).max(1);
     let mut options = ArrowReaderOptions::new();
     if view {
@@ -148,25 +138,13 @@ fn arrow_rs(path: &str, view: bool, mmap: bool) -> Result<Prepared, String> {
             // SAFETY: the bench's data files are not modified while it runs.
             let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) }
                 .map_err(|e| format!("mapping {path}: {e}"))?;
-            collect(
-                ParquetRecordBatchReaderBuilder::try_new_with_options(
-                    bytes::Bytes::from_owner(map),
-                    options.clone(),
-                ),
-                batch_size,
-            )
+            collect(ParquetRecordBatchReaderBuilder::try_new_with_options(bytes::Bytes::from_owner(map), options.clone()), batch_size)
         } else {
-            collect(
-                ParquetRecordBatchReaderBuilder::try_new_with_options(file, options.clone()),
-                batch_size,
-            )
+            collect(ParquetRecordBatchReaderBuilder::try_new_with_options(file, options.clone()), batch_size)
         };
         batches.map(Output::Batches)
     };
-    Ok(Prepared {
-        run: Box::new(run),
-        info,
-    })
+    Ok(Prepared { run: Box::new(run), info })
 }
 
 /// Builds the arrow-rs reader and reads every batch.
@@ -174,14 +152,8 @@ fn collect<T: parquet::file::reader::ChunkReader + 'static>(
     builder: parquet::errors::Result<ParquetRecordBatchReaderBuilder<T>>,
     batch_size: usize,
 ) -> Result<Vec<RecordBatch>, String> {
-    let reader = builder
-        .map_err(|e| e.to_string())?
-        .with_batch_size(batch_size)
-        .build()
-        .map_err(|e| e.to_string())?;
-    reader
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| e.to_string())
+    let reader = builder.map_err(|e| e.to_string())?.with_batch_size(batch_size).build().map_err(|e| e.to_string())?;
+    reader.collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())
 }
 
 /// `schema` with every top-level string/binary field as its view type.

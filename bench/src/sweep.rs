@@ -43,9 +43,9 @@ use crate::driver::{cpu_model, git_revision, now_utc};
 use crate::memory;
 use crate::read::ARROW_RS_VERSION;
 use crate::sweep_cells::{
-    limit_cells, parquetry_options, read_cells, run_arrow_rs, run_parquetry, select_cells,
-    select_ranges, ArrowRsSpec, Cell, Kind, Outcome, DEFAULT_IMPL, IMPLS, LIMIT_IMPLS, LIMIT_KEY,
-    SELECT_BATCH_SIZE, SELECT_IMPLS, SELECT_KEY, THREADS,
+    limit_cells, parquetry_options, read_cells, run_arrow_rs, run_parquetry, select_cells, select_ranges, ArrowRsSpec,
+    Cell, Kind, Outcome, DEFAULT_IMPL, IMPLS, LIMIT_IMPLS, LIMIT_KEY, SELECT_BATCH_SIZE, SELECT_IMPLS, SELECT_KEY,
+    THREADS,
 };
 
 /// The batch sizes swept when `--batch-sizes` is not given (0 = whole row groups).
@@ -94,12 +94,7 @@ fn canonical(p: &str) -> PathBuf {
 fn row_group_rows(path: &str) -> Result<Vec<usize>, String> {
     let file = File::open(path).map_err(|e| format!("opening {path}: {e}"))?;
     let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| e.to_string())?;
-    Ok(builder
-        .metadata()
-        .row_groups()
-        .iter()
-        .map(|rg| usize::try_from(rg.num_rows()).unwrap_or(0))
-        .collect())
+    Ok(builder.metadata().row_groups().iter().map(|rg| usize::try_from(rg.num_rows()).unwrap_or(0)).collect())
 }
 
 /// The untimed check of one key: every read collects the file; all must see `rows` rows and
@@ -111,23 +106,11 @@ fn check(rows: u64, reads: Vec<(&str, Result<Outcome, String>)>) -> (Value, Opti
     let mut ok = true;
     for (name, read) in reads {
         let summed = read.and_then(|out| {
-            let schema = out
-                .kept
-                .first()
-                .ok_or("the read returned no batches")?
-                .schema();
+            let schema = out.kept.first().ok_or("the read returned no batches")?.schema();
             // Recorded to show which output types each reader produced (Utf8, not views).
-            let types: Map<String, Value> = schema
-                .fields()
-                .iter()
-                .map(|f| (f.name().clone(), json!(f.data_type().to_string())))
-                .collect();
-            Ok((
-                file_checksum(&schema, &out.kept)?,
-                out.batches,
-                out.max_batch_rows,
-                types,
-            ))
+            let types: Map<String, Value> =
+                schema.fields().iter().map(|f| (f.name().clone(), json!(f.data_type().to_string()))).collect();
+            Ok((file_checksum(&schema, &out.kept)?, out.batches, out.max_batch_rows, types))
         });
         match summed {
             Ok((sum, batches, max_rows, types)) => {
@@ -180,11 +163,8 @@ fn cell_json(cell: &Cell, value_bytes: Option<u64>) -> Value {
 
 /// Sweeps one file: checks, then the interleaved rounds. Returns the file's JSON entry.
 fn sweep_file(args: &SweepArgs, path: &str, peers: Option<&Value>) -> Value {
-    let name = Path::new(path)
-        .file_name()
-        .map_or(path.to_owned(), |n| n.to_string_lossy().into_owned());
-    let mut entry =
-        json!({"name": name, "file_bytes": std::fs::metadata(path).map(|m| m.len()).unwrap_or(0)});
+    let name = Path::new(path).file_name().map_or(path.to_owned(), |n| n.to_string_lossy().into_owned());
+    let mut entry = json!({"name": name, "file_bytes": std::fs::metadata(path).map(|m| m.len()).unwrap_or(0)});
     let rg_rows = match row_group_rows(path) {
         Ok(r) => r,
         Err(e) => {
@@ -201,37 +181,19 @@ fn sweep_file(args: &SweepArgs, path: &str, peers: Option<&Value>) -> Value {
     let mut checks = Map::new();
     let mut value_bytes = None;
     for &b in &args.batch_sizes {
-        let (ours, theirs) = if b == 0 {
-            (usize::MAX, largest.max(1))
-        } else {
-            (b, b)
-        };
-        let spec = ArrowRsSpec {
-            rows_per_batch: Some(theirs),
-            selection: None,
-            page_index: false,
-        };
+        let (ours, theirs) = if b == 0 { (usize::MAX, largest.max(1)) } else { (b, b) };
+        let spec = ArrowRsSpec { rows_per_batch: Some(theirs), selection: None, page_index: false };
         let (v, sum) = check(
             rows,
             vec![
-                (
-                    "parquetry",
-                    run_parquetry(path, &parquetry_options(ours, 1), true),
-                ),
-                (
-                    "parquetry_t2",
-                    run_parquetry(path, &parquetry_options(ours, THREADS), true),
-                ),
+                ("parquetry", run_parquetry(path, &parquetry_options(ours, 1), true)),
+                ("parquetry_t2", run_parquetry(path, &parquetry_options(ours, THREADS), true)),
                 ("arrow_rs", run_arrow_rs(path, &spec, true)),
             ],
         );
         value_bytes = value_bytes.or(sum.map(|s| s.value_bytes));
         let ok = v["ok"].as_bool() == Some(true);
-        eprintln!(
-            "{name:36} batch {:>9}  check {}",
-            batch_key(b),
-            if ok { "ok" } else { "MISMATCH" }
-        );
+        eprintln!("{name:36} batch {:>9}  check {}", batch_key(b), if ok { "ok" } else { "MISMATCH" });
         checks.insert(batch_key(b), v);
     }
     let ranges = select_ranges(rows);
@@ -251,14 +213,7 @@ fn sweep_file(args: &SweepArgs, path: &str, peers: Option<&Value>) -> Value {
         .collect();
     let (mut v, _) = check(selected, reads);
     v["ranges"] = json!(ranges.iter().map(|r| [r.start, r.end]).collect::<Vec<_>>());
-    eprintln!(
-        "{name:36} batch {SELECT_KEY:>9}  check {}",
-        if v["ok"] == json!(true) {
-            "ok"
-        } else {
-            "MISMATCH"
-        }
-    );
+    eprintln!("{name:36} batch {SELECT_KEY:>9}  check {}", if v["ok"] == json!(true) { "ok" } else { "MISMATCH" });
     checks.insert(SELECT_KEY.to_owned(), v);
     entry["value_bytes"] = json!(value_bytes);
     entry["checks"] = Value::Object(checks);
@@ -317,11 +272,7 @@ fn sweep_file(args: &SweepArgs, path: &str, peers: Option<&Value>) -> Value {
 fn limit_total(slot: &Value, value_bytes: Option<u64>) -> Value {
     let mut parts = Map::new();
     for name in LIMIT_IMPLS {
-        let part = if slot[name]["skipped"].is_string() {
-            Some(0.0)
-        } else {
-            slot[name]["median_s"].as_f64()
-        };
+        let part = if slot[name]["skipped"].is_string() { Some(0.0) } else { slot[name]["median_s"].as_f64() };
         match part {
             Some(s) => parts.insert(name.to_owned(), json!(s)),
             None => return Value::Null,
@@ -333,32 +284,18 @@ fn limit_total(slot: &Value, value_bytes: Option<u64>) -> Value {
 
 /// Adds sweep_peers.py's cells of this file to `results`, each marked with whether its rows
 /// and checksum are parquetry's.
-fn merge_peer(
-    results: &mut Map<String, Value>,
-    entry: &Value,
-    peer: &Value,
-    rows: u64,
-    value_bytes: Option<u64>,
-) {
+fn merge_peer(results: &mut Map<String, Value>, entry: &Value, peer: &Value, rows: u64, value_bytes: Option<u64>) {
     // The checksum does not depend on the batch size: whole-file cells (polars) are compared
     // with the row-group check's, or any batch size's whose check passed.
     let checks = &entry["checks"];
-    let any_ok = checks
-        .as_object()
-        .into_iter()
-        .flatten()
-        .find(|(k, c)| *k != SELECT_KEY && c["ok"] == json!(true));
+    let any_ok = checks.as_object().into_iter().flatten().find(|(k, c)| *k != SELECT_KEY && c["ok"] == json!(true));
     let fallback = any_ok.map_or(&Value::Null, |(_, c)| &c["checksum"]);
     for (key, slot) in peer["results"].as_object().into_iter().flatten() {
         // Older sweep_peers.py JSON held the pyarrow_stream cell itself under each key.
         let cells: Vec<(String, Value)> = if slot["median_s"].is_number() {
             vec![("pyarrow_stream".to_owned(), slot.clone())]
         } else {
-            slot.as_object()
-                .into_iter()
-                .flatten()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect()
+            slot.as_object().into_iter().flatten().map(|(k, v)| (k.clone(), v.clone())).collect()
         };
         let ours = match &checks[key.as_str()]["checksum"] {
             Value::Null => fallback,
@@ -381,9 +318,8 @@ fn merge_peer(
 
 /// Only a cell that ran without error and whose output was right has a time worth comparing.
 fn good_time(c: &Value) -> Option<f64> {
-    let good = c["error"].is_null()
-        && c["rows_ok"].as_bool() != Some(false)
-        && c["checksum_ok"].as_bool() != Some(false);
+    let good =
+        c["error"].is_null() && c["rows_ok"].as_bool() != Some(false) && c["checksum_ok"].as_bool() != Some(false);
     c["median_s"].as_f64().filter(|_| good)
 }
 
@@ -392,40 +328,17 @@ fn good_time(c: &Value) -> Option<f64> {
 fn add_ratios(results: &mut Map<String, Value>, checks: &Value) {
     // Within one batch size.
     const PAIRS: [(&str, &str, &str); 5] = [
-        (
-            "arrow_rs_stream",
-            "parquetry_stream",
-            "arrow_rs_over_parquetry_stream",
-        ),
-        (
-            "arrow_rs_collect",
-            "parquetry_collect",
-            "arrow_rs_over_parquetry_collect",
-        ),
-        (
-            "pyarrow_stream",
-            "parquetry_stream",
-            "pyarrow_over_parquetry_stream",
-        ),
-        (
-            "parquetry_stream",
-            "parquetry_stream_t2",
-            "parquetry_1_over_2_threads_stream",
-        ),
-        (
-            "pyarrow_threads",
-            "parquetry_stream_t2",
-            "pyarrow_threads_over_parquetry_t2_stream",
-        ),
+        ("arrow_rs_stream", "parquetry_stream", "arrow_rs_over_parquetry_stream"),
+        ("arrow_rs_collect", "parquetry_collect", "arrow_rs_over_parquetry_collect"),
+        ("pyarrow_stream", "parquetry_stream", "pyarrow_over_parquetry_stream"),
+        ("parquetry_stream", "parquetry_stream_t2", "parquetry_1_over_2_threads_stream"),
+        ("pyarrow_threads", "parquetry_stream_t2", "pyarrow_threads_over_parquetry_t2_stream"),
     ];
     let get = |key: &str, imp: &str| results.get(key).and_then(|s| good_time(&s[imp]));
-    let limit = results
-        .get(LIMIT_KEY)
-        .and_then(|s| s["limit_total"]["median_s"].as_f64());
+    let limit = results.get(LIMIT_KEY).and_then(|s| s["limit_total"]["median_s"].as_f64());
     let full = get(&batch_key(SELECT_BATCH_SIZE), "parquetry_stream")
         .filter(|_| checks[batch_key(SELECT_BATCH_SIZE)]["ok"] == json!(true));
-    let t2_rg = get(&batch_key(0), "parquetry_stream_t2")
-        .filter(|_| checks[batch_key(0)]["ok"] == json!(true));
+    let t2_rg = get(&batch_key(0), "parquetry_stream_t2").filter(|_| checks[batch_key(0)]["ok"] == json!(true));
     let mut all: Vec<(String, &str, f64)> = Vec::new();
     for (key, slot) in results.iter() {
         let t = |imp: &str| good_time(&slot[imp]);
@@ -443,30 +356,15 @@ fn add_ratios(results: &mut Map<String, Value>, checks: &Value) {
     let select = get(SELECT_KEY, "parquetry_select");
     let cross = [
         (SELECT_KEY, "full_over_select", full, select),
-        (
-            SELECT_KEY,
-            "arrow_rs_over_parquetry_select",
-            get(SELECT_KEY, "arrow_rs_select"),
-            select,
-        ),
+        (SELECT_KEY, "arrow_rs_over_parquetry_select", get(SELECT_KEY, "arrow_rs_select"), select),
         (
             SELECT_KEY,
             "arrow_rs_page_index_over_parquetry_select",
             get(SELECT_KEY, "arrow_rs_select_page_index"),
             select,
         ),
-        (
-            WHOLE_FILE_KEY,
-            "polars_read_over_parquetry_t2_row_group",
-            get(WHOLE_FILE_KEY, "polars_read"),
-            t2_rg,
-        ),
-        (
-            WHOLE_FILE_KEY,
-            "polars_scan_over_parquetry_t2_row_group",
-            get(WHOLE_FILE_KEY, "polars_scan"),
-            t2_rg,
-        ),
+        (WHOLE_FILE_KEY, "polars_read_over_parquetry_t2_row_group", get(WHOLE_FILE_KEY, "polars_read"), t2_rg),
+        (WHOLE_FILE_KEY, "polars_scan_over_parquetry_t2_row_group", get(WHOLE_FILE_KEY, "polars_scan"), t2_rg),
     ];
     for (key, name, n, d) in cross {
         if let (Some(n), Some(d)) = (n, d) {
@@ -483,11 +381,7 @@ fn add_ratios(results: &mut Map<String, Value>, checks: &Value) {
 /// The entry for `path` in sweep_peers.py's JSON (keys are paths as given to it).
 fn peer_entry<'a>(peers: &'a Value, path: &str) -> Option<&'a Value> {
     let want = canonical(path);
-    peers["files"]
-        .as_object()?
-        .iter()
-        .find(|(k, _)| canonical(k) == want)
-        .map(|(_, v)| v)
+    peers["files"].as_object()?.iter().find(|(k, _)| canonical(k) == want).map(|(_, v)| v)
 }
 
 fn write(path: Option<&str>, report: &Value) {

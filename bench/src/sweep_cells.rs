@@ -15,9 +15,7 @@ use std::ops::Range;
 use std::os::unix::fs::FileExt;
 
 use arrow_array::RecordBatch;
-use parquet::arrow::arrow_reader::{
-    ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowSelection, RowSelector,
-};
+use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowSelection, RowSelector};
 use parquet::file::metadata::PageIndexPolicy;
 use parquetry::read::{ParquetFile, ReadOptions};
 use serde_json::{json, Value};
@@ -26,13 +24,8 @@ use crate::limits;
 use crate::read::{NotRun, Output, Prepared, RunFn};
 
 /// The timed implementations of one batch size, in report order.
-pub const IMPLS: [&str; 5] = [
-    "parquetry_stream",
-    "parquetry_stream_t2",
-    "parquetry_collect",
-    "arrow_rs_stream",
-    "arrow_rs_collect",
-];
+pub const IMPLS: [&str; 5] =
+    ["parquetry_stream", "parquetry_stream_t2", "parquetry_collect", "arrow_rs_stream", "arrow_rs_collect"];
 
 /// The threads `parquetry_stream_t2` decodes with (`ReadOptions::with_threads`).
 pub const THREADS: usize = 2;
@@ -53,11 +46,7 @@ pub const LIMIT_IMPLS: [&str; 3] = ["limit_read", "limit_decompress", "limit_mem
 pub const SELECT_KEY: &str = "select";
 
 /// The row-selection cells, in report order.
-pub const SELECT_IMPLS: [&str; 3] = [
-    "parquetry_select",
-    "arrow_rs_select",
-    "arrow_rs_select_page_index",
-];
+pub const SELECT_IMPLS: [&str; 3] = ["parquetry_select", "arrow_rs_select", "arrow_rs_select_page_index"];
 
 /// The batch size of the row-selection cells; the report compares them with the full read at
 /// this size.
@@ -81,12 +70,7 @@ pub struct Outcome {
 
 impl Outcome {
     fn new() -> Outcome {
-        Outcome {
-            rows: 0,
-            batches: 0,
-            max_batch_rows: 0,
-            kept: Vec::new(),
-        }
+        Outcome { rows: 0, batches: 0, max_batch_rows: 0, kept: Vec::new() }
     }
 
     /// Counts `batch` and keeps it (collecting) or drops it now (streaming).
@@ -131,8 +115,8 @@ pub fn run_arrow_rs(path: &str, spec: &ArrowRsSpec, collect: bool) -> Result<Out
     if spec.page_index {
         options = options.with_page_index_policy(PageIndexPolicy::Optional);
     }
-    let mut builder = ParquetRecordBatchReaderBuilder::try_new_with_options(file, options)
-        .map_err(|e| e.to_string())?;
+    let mut builder =
+        ParquetRecordBatchReaderBuilder::try_new_with_options(file, options).map_err(|e| e.to_string())?;
     if let Some(n) = spec.rows_per_batch {
         builder = builder.with_batch_size(n);
     }
@@ -148,9 +132,7 @@ pub fn run_arrow_rs(path: &str, spec: &ArrowRsSpec, collect: bool) -> Result<Out
 
 /// The parquetry options of a whole-file read at `rows_per_batch` on `threads`.
 pub fn parquetry_options(rows_per_batch: usize, threads: usize) -> ReadOptions {
-    ReadOptions::default()
-        .with_batch_size(rows_per_batch)
-        .with_threads(threads)
+    ReadOptions::default().with_batch_size(rows_per_batch).with_threads(threads)
 }
 
 /// The rows the row-selection cells read: 1% of the file in 100 ranges of equal length,
@@ -162,11 +144,7 @@ pub fn select_ranges(rows: u64) -> Vec<Range<u64>> {
     let spacing = (rows / 100).max(1);
     let len = (spacing / 100).max(1);
     let offset = spacing * 7_777 / 20_000;
-    (0..100u64)
-        .map(|k| k * spacing + offset)
-        .filter(|&s| s < rows)
-        .map(|s| s..(s + len).min(rows))
-        .collect()
+    (0..100u64).map(|k| k * spacing + offset).filter(|&s| s < rows).map(|s| s..(s + len).min(rows)).collect()
 }
 
 /// `ranges` as arrow-rs selectors: skip up to each range, select it, skip the rest of the file.
@@ -190,9 +168,7 @@ pub fn row_selection(ranges: &[Range<u64>], rows: u64) -> RowSelection {
 /// into one reused 1 MiB buffer. The buffer is filled before timing so that no run pays for
 /// first-touch page faults; the file is opened inside the timed run, as the readers open it.
 pub fn limit_read(path: &str) -> Result<Prepared, NotRun> {
-    let len = std::fs::metadata(path)
-        .map_err(|e| NotRun::Failed(format!("{path}: {e}")))?
-        .len();
+    let len = std::fs::metadata(path).map_err(|e| NotRun::Failed(format!("{path}: {e}")))?.len();
     let path = path.to_owned();
     let mut buf = vec![0x5au8; READ_BUFFER];
     let info = json!({"what": "File::open, then FileExt::read_at from offset 0 to the file's end into one reused, \
@@ -201,9 +177,7 @@ pub fn limit_read(path: &str) -> Result<Prepared, NotRun> {
         let file = File::open(&path).map_err(|e| format!("opening {path}: {e}"))?;
         let mut at = 0u64;
         while at < len {
-            let n = file
-                .read_at(&mut buf, at)
-                .map_err(|e| format!("reading {path} at {at}: {e}"))?;
+            let n = file.read_at(&mut buf, at).map_err(|e| format!("reading {path} at {at}: {e}"))?;
             if n == 0 {
                 return Err(format!("{path}: end of file at {at} of {len} bytes"));
             }
@@ -212,10 +186,7 @@ pub fn limit_read(path: &str) -> Result<Prepared, NotRun> {
         }
         Ok(Output::Bytes(at))
     };
-    Ok(Prepared {
-        run: Box::new(run),
-        info,
-    })
+    Ok(Prepared { run: Box::new(run), info })
 }
 
 /// What a cell runs.
@@ -300,56 +271,26 @@ pub fn read_cells(batch_sizes: &[usize], rows: u64, largest_row_group: usize) ->
     let mut cells = Vec::new();
     for &b in batch_sizes {
         // 0: parquetry's unbounded batch is cut at each row group; arrow-rs needs a number.
-        let (ours, theirs) = if b == 0 {
-            (usize::MAX, largest_row_group.max(1))
-        } else {
-            (b, b)
-        };
+        let (ours, theirs) = if b == 0 { (usize::MAX, largest_row_group.max(1)) } else { (b, b) };
         for name in IMPLS {
             let (kind, n) = if name.starts_with("parquetry") {
                 let threads = if name.ends_with("_t2") { THREADS } else { 1 };
                 (Kind::Parquetry(parquetry_options(ours, threads)), ours)
             } else {
                 (
-                    Kind::ArrowRs(ArrowRsSpec {
-                        rows_per_batch: Some(theirs),
-                        selection: None,
-                        page_index: false,
-                    }),
+                    Kind::ArrowRs(ArrowRsSpec { rows_per_batch: Some(theirs), selection: None, page_index: false }),
                     theirs,
                 )
             };
             // usize::MAX would not survive a JSON reader that parses numbers as f64.
-            let size = if n == usize::MAX {
-                json!("unbounded (whole row groups)")
-            } else {
-                json!(n)
-            };
+            let size = if n == usize::MAX { json!("unbounded (whole row groups)") } else { json!(n) };
             let info = json!({"batch_size_rows": size, "threads": if name.ends_with("_t2") { THREADS } else { 1 }});
-            cells.push(Cell::new(
-                name,
-                crate::sweep::batch_key(b),
-                kind,
-                name.ends_with("collect"),
-                Some(rows),
-                info,
-            ));
+            cells.push(Cell::new(name, crate::sweep::batch_key(b), kind, name.ends_with("collect"), Some(rows), info));
         }
     }
-    let kind = Kind::ArrowRs(ArrowRsSpec {
-        rows_per_batch: None,
-        selection: None,
-        page_index: false,
-    });
+    let kind = Kind::ArrowRs(ArrowRsSpec { rows_per_batch: None, selection: None, page_index: false });
     let info = json!({"batch_size_rows": parquet::arrow::arrow_reader::DEFAULT_BATCH_SIZE});
-    cells.push(Cell::new(
-        DEFAULT_IMPL,
-        DEFAULT_KEY.to_owned(),
-        kind,
-        false,
-        Some(rows),
-        info,
-    ));
+    cells.push(Cell::new(DEFAULT_IMPL, DEFAULT_KEY.to_owned(), kind, false, Some(rows), info));
     cells
 }
 
@@ -358,9 +299,7 @@ pub fn select_cells(ranges: &[Range<u64>], rows: u64) -> Vec<Cell> {
     let selected: u64 = ranges.iter().map(|r| r.end - r.start).sum();
     let info = json!({"batch_size_rows": SELECT_BATCH_SIZE, "ranges": ranges.len(),
                       "range_rows": ranges.first().map(|r| r.end - r.start), "selected_rows": selected});
-    let options = ReadOptions::default()
-        .with_row_selection(ranges.iter().cloned())
-        .with_batch_size(SELECT_BATCH_SIZE);
+    let options = ReadOptions::default().with_row_selection(ranges.iter().cloned()).with_batch_size(SELECT_BATCH_SIZE);
     let arrow = |page_index| {
         let spec = ArrowRsSpec {
             rows_per_batch: Some(SELECT_BATCH_SIZE),
@@ -368,11 +307,7 @@ pub fn select_cells(ranges: &[Range<u64>], rows: u64) -> Vec<Cell> {
             page_index,
         };
         Cell::new(
-            if page_index {
-                SELECT_IMPLS[2]
-            } else {
-                SELECT_IMPLS[1]
-            },
+            if page_index { SELECT_IMPLS[2] } else { SELECT_IMPLS[1] },
             SELECT_KEY.to_owned(),
             Kind::ArrowRs(spec),
             false,
@@ -402,11 +337,7 @@ pub fn limit_cells(path: &str, value_bytes: u64) -> Vec<Cell> {
         let (kind, info, error) = match prepared {
             Ok(p) => (Kind::Limit(p.run), p.info, None),
             Err(NotRun::Skipped(why)) => (Kind::Skipped(why), Value::Null, None),
-            Err(NotRun::Failed(e)) => (
-                Kind::Skipped(String::new()),
-                Value::Null,
-                Some(format!("setup: {e}")),
-            ),
+            Err(NotRun::Failed(e)) => (Kind::Skipped(String::new()), Value::Null, Some(format!("setup: {e}"))),
         };
         let mut c = Cell::new(name, LIMIT_KEY.to_owned(), kind, false, None, info);
         c.error = error;

@@ -29,15 +29,8 @@ fn label(key: &str) -> String {
 
 /// The file entries in the order the files were given.
 fn files(report: &Value) -> Vec<&Value> {
-    let order = report["meta"]["file_order"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    order
-        .iter()
-        .filter_map(|p| p.as_str())
-        .filter_map(|p| report["files"].get(p))
-        .collect()
+    let order = report["meta"]["file_order"].as_array().cloned().unwrap_or_default();
+    order.iter().filter_map(|p| p.as_str()).filter_map(|p| report["files"].get(p)).collect()
 }
 
 /// Whether the untimed check of `key` passed (rows and checksum equal for both readers).
@@ -49,12 +42,8 @@ fn check_ok(entry: &Value, key: &str) -> bool {
 fn ms(cell: &Value) -> String {
     match (cell["median_s"].as_f64(), cell["error"].as_str()) {
         (_, Some(_)) => "error".to_owned(),
-        (Some(m), _) if cell["rows_ok"].as_bool() == Some(false) => {
-            format!("{:.1} ✗ rows", m * 1e3)
-        }
-        (Some(m), _) if cell["checksum_ok"].as_bool() == Some(false) => {
-            format!("{:.1} ✗ checksum", m * 1e3)
-        }
+        (Some(m), _) if cell["rows_ok"].as_bool() == Some(false) => format!("{:.1} ✗ rows", m * 1e3),
+        (Some(m), _) if cell["checksum_ok"].as_bool() == Some(false) => format!("{:.1} ✗ checksum", m * 1e3),
         (Some(m), _) => format!("{:.1}", m * 1e3),
         (None, None) => "–".to_owned(),
     }
@@ -62,16 +51,11 @@ fn ms(cell: &Value) -> String {
 
 /// A ratio of the slot's `ratios`, "–" when either side is missing.
 fn ratio(slot: &Value, name: &str) -> String {
-    slot["ratios"][name]
-        .as_f64()
-        .map_or("–".to_owned(), |r| format!("{r:.2}x"))
+    slot["ratios"][name].as_f64().map_or("–".to_owned(), |r| format!("{r:.2}x"))
 }
 
 fn table(head: &[String], rows: Vec<Vec<String>>) -> Vec<String> {
-    let mut out = vec![
-        format!("| {} |", head.join(" | ")),
-        format!("|---|{}", "---:|".repeat(head.len() - 1)),
-    ];
+    let mut out = vec![format!("| {} |", head.join(" | ")), format!("|---|{}", "---:|".repeat(head.len() - 1))];
     out.extend(rows.into_iter().map(|r| format!("| {} |", r.join(" | "))));
     out
 }
@@ -79,17 +63,12 @@ fn table(head: &[String], rows: Vec<Vec<String>>) -> Vec<String> {
 /// The Markdown report: a header, the ratio tables and the absolute times.
 pub fn markdown(report: &Value) -> String {
     let meta = &report["meta"];
-    let keys: Vec<String> = meta["batch_sizes"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|k| k.as_str().map(str::to_owned))
-        .collect();
+    let keys: Vec<String> =
+        meta["batch_sizes"].as_array().into_iter().flatten().filter_map(|k| k.as_str().map(str::to_owned)).collect();
     let files = files(report);
     let has = |key: &str, imp: &str| files.iter().any(|e| e["results"][key][imp].is_object());
     let has_peers = keys.iter().any(|k| has(k, "pyarrow_stream"));
-    let has_threaded_peers =
-        keys.iter().any(|k| has(k, "pyarrow_threads")) || has(WHOLE_FILE_KEY, "polars_read");
+    let has_threaded_peers = keys.iter().any(|k| has(k, "pyarrow_threads")) || has(WHOLE_FILE_KEY, "polars_read");
     let pm = &meta["peers_meta"];
     let pv = &pm["versions"];
     let mut out = vec![
@@ -148,9 +127,7 @@ pub fn markdown(report: &Value) -> String {
         ),
     ];
     let key_head = |first: &str| -> Vec<String> {
-        std::iter::once(first.to_owned())
-            .chain(keys.iter().map(|k| label(k)))
-            .collect()
+        std::iter::once(first.to_owned()).chain(keys.iter().map(|k| label(k))).collect()
     };
     // One row per file, one column per batch size; `f` renders a checked slot.
     let per_key = |f: &dyn Fn(&Value, &Value) -> String| -> Vec<Vec<String>> {
@@ -171,57 +148,32 @@ pub fn markdown(report: &Value) -> String {
             })
             .collect()
     };
-    let section = |out: &mut Vec<String>, title: &str| {
-        out.extend(["".into(), format!("### {title}"), "".into()])
-    };
+    let section = |out: &mut Vec<String>, title: &str| out.extend(["".into(), format!("### {title}"), "".into()]);
 
     section(&mut out, "arrow-rs ÷ parquetry (stream / collect)");
     out.extend(table(
         &key_head("file"),
         per_key(&|_, s| {
-            format!(
-                "{} / {}",
-                ratio(s, "arrow_rs_over_parquetry_stream"),
-                ratio(s, "arrow_rs_over_parquetry_collect")
-            )
+            format!("{} / {}", ratio(s, "arrow_rs_over_parquetry_stream"), ratio(s, "arrow_rs_over_parquetry_collect"))
         }),
     ));
     if has_peers {
         section(&mut out, "pyarrow ÷ parquetry (stream)");
-        out.extend(table(
-            &key_head("file"),
-            per_key(&|_, s| ratio(s, "pyarrow_over_parquetry_stream")),
-        ));
+        out.extend(table(&key_head("file"), per_key(&|_, s| ratio(s, "pyarrow_over_parquetry_stream"))));
     }
-    section(
-        &mut out,
-        "parquetry ÷ limit (stream; > 1: slower than the limit)",
-    );
-    out.extend(table(
-        &key_head("file"),
-        per_key(&|_, s| ratio(s, "parquetry_stream_over_limit")),
-    ));
+    section(&mut out, "parquetry ÷ limit (stream; > 1: slower than the limit)");
+    out.extend(table(&key_head("file"), per_key(&|_, s| ratio(s, "parquetry_stream_over_limit"))));
     section(&mut out, "parquetry 1 thread ÷ 2 threads (stream)");
-    out.extend(table(
-        &key_head("file"),
-        per_key(&|_, s| ratio(s, "parquetry_1_over_2_threads_stream")),
-    ));
+    out.extend(table(&key_head("file"), per_key(&|_, s| ratio(s, "parquetry_1_over_2_threads_stream"))));
     if has_threaded_peers {
         threaded_peers(&mut out, &files, &keys);
     }
     select_table(&mut out, &files, &keys);
 
-    let stream_head = if has_peers {
-        "parquetry / arrow-rs / pyarrow"
-    } else {
-        "parquetry / arrow-rs"
-    };
+    let stream_head = if has_peers { "parquetry / arrow-rs / pyarrow" } else { "parquetry / arrow-rs" };
     section(&mut out, &format!("Median ms, stream: {stream_head}"));
     let mut head = key_head("file");
-    head.push(format!(
-        "arrow-rs default ({})",
-        label(&meta["arrow_rs_default_batch_size"].to_string())
-    ));
+    head.push(format!("arrow-rs default ({})", label(&meta["arrow_rs_default_batch_size"].to_string())));
     head.push("limit = read + decompress + memcpy".into());
     let mut rows = per_key(&|_, s| {
         let mut v = vec![ms(&s["parquetry_stream"]), ms(&s["arrow_rs_stream"])];
@@ -241,10 +193,7 @@ pub fn markdown(report: &Value) -> String {
     } else {
         "parquetry"
     };
-    section(
-        &mut out,
-        &format!("Median ms, stream, 2 threads: {t2_head}"),
-    );
+    section(&mut out, &format!("Median ms, stream, 2 threads: {t2_head}"));
     out.extend(table(
         &key_head("file"),
         per_key(&|_, s| {
@@ -259,37 +208,16 @@ pub fn markdown(report: &Value) -> String {
     section(&mut out, "Median ms, collect: parquetry / arrow-rs");
     out.extend(table(
         &key_head("file"),
-        per_key(&|_, s| {
-            format!(
-                "{} / {}",
-                ms(&s["parquetry_collect"]),
-                ms(&s["arrow_rs_collect"])
-            )
-        }),
+        per_key(&|_, s| format!("{} / {}", ms(&s["parquetry_collect"]), ms(&s["arrow_rs_collect"]))),
     ));
 
     section(&mut out, "parquetry GB/s of value bytes (stream / collect)");
-    let gbps = |c: &Value| {
-        c["gb_per_s"]
-            .as_f64()
-            .map_or("–".to_owned(), |g| format!("{g:.3}"))
-    };
+    let gbps = |c: &Value| c["gb_per_s"].as_f64().map_or("–".to_owned(), |g| format!("{g:.3}"));
     let mut head = key_head("file");
     head.insert(1, "value MB".into());
-    let mut rows = per_key(&|_, s| {
-        format!(
-            "{} / {}",
-            gbps(&s["parquetry_stream"]),
-            gbps(&s["parquetry_collect"])
-        )
-    });
+    let mut rows = per_key(&|_, s| format!("{} / {}", gbps(&s["parquetry_stream"]), gbps(&s["parquetry_collect"])));
     for (row, e) in rows.iter_mut().zip(&files) {
-        row.insert(
-            1,
-            e["value_bytes"]
-                .as_f64()
-                .map_or("?".to_owned(), |b| format!("{:.1}", b / 1e6)),
-        );
+        row.insert(1, e["value_bytes"].as_f64().map_or("?".to_owned(), |b| format!("{:.1}", b / 1e6)));
     }
     out.extend(table(&head, rows));
 
@@ -298,22 +226,12 @@ pub fn markdown(report: &Value) -> String {
         .flat_map(|e| {
             let name = e["name"].as_str().unwrap_or("?").to_owned();
             let file_err = e["error"].as_str().map(|m| format!("- {name}: {m}"));
-            let cell_errs =
-                e["results"]
-                    .as_object()
-                    .into_iter()
-                    .flatten()
-                    .flat_map(move |(k, slot)| {
-                        let name = name.clone();
-                        slot.as_object()
-                            .into_iter()
-                            .flatten()
-                            .filter_map(move |(imp, c)| {
-                                c["error"]
-                                    .as_str()
-                                    .map(|m| format!("- {name}, batch {}, {imp}: {m}", label(k)))
-                            })
-                    });
+            let cell_errs = e["results"].as_object().into_iter().flatten().flat_map(move |(k, slot)| {
+                let name = name.clone();
+                slot.as_object().into_iter().flatten().filter_map(move |(imp, c)| {
+                    c["error"].as_str().map(|m| format!("- {name}, batch {}, {imp}: {m}", label(k)))
+                })
+            });
             file_err.into_iter().chain(cell_errs).collect::<Vec<_>>()
         })
         .collect();
@@ -329,13 +247,7 @@ pub fn markdown(report: &Value) -> String {
 fn limit_ms(slot: &Value) -> String {
     let parts: Vec<String> = LIMIT_IMPLS
         .iter()
-        .map(|p| {
-            if slot[*p]["skipped"].is_string() {
-                "0".to_owned()
-            } else {
-                ms(&slot[*p])
-            }
-        })
+        .map(|p| if slot[*p]["skipped"].is_string() { "0".to_owned() } else { ms(&slot[*p]) })
         .collect();
     match slot["limit_total"]["median_s"].as_f64() {
         Some(t) => format!("{:.1} ({})", t * 1e3, parts.join(" + ")),
@@ -350,8 +262,7 @@ fn threaded_peers(out: &mut Vec<String>, files: &[&Value], keys: &[String]) {
     let rg = batch_key(0);
     out.extend([
         "".into(),
-        "### pyarrow (use_threads=True) and polars ÷ parquetry 2 threads (row group, stream)"
-            .into(),
+        "### pyarrow (use_threads=True) and polars ÷ parquetry 2 threads (row group, stream)".into(),
         "".into(),
     ]);
     if !keys.contains(&rg) {
@@ -379,12 +290,7 @@ fn threaded_peers(out: &mut Vec<String>, files: &[&Value], keys: &[String]) {
                 row.push(ratio(w, "polars_read_over_parquetry_t2_row_group"));
                 row.push(ratio(w, "polars_scan_over_parquetry_t2_row_group"));
             }
-            let times = [
-                &s["parquetry_stream_t2"],
-                &s["pyarrow_threads"],
-                &w["polars_read"],
-                &w["polars_scan"],
-            ];
+            let times = [&s["parquetry_stream_t2"], &s["pyarrow_threads"], &w["polars_read"], &w["polars_scan"]];
             row.push(times.iter().map(|c| ms(c)).collect::<Vec<_>>().join(" / "));
             row
         })
@@ -398,10 +304,7 @@ fn select_table(out: &mut Vec<String>, files: &[&Value], keys: &[String]) {
     let full_key = batch_key(SELECT_BATCH_SIZE);
     out.extend([
         "".into(),
-        format!(
-            "### Row selection: 1% of the rows in 100 ranges, {}-row batches (stream)",
-            label(&full_key)
-        ),
+        format!("### Row selection: 1% of the rows in 100 ranges, {}-row batches (stream)", label(&full_key)),
         "".into(),
     ]);
     let head: Vec<String> = [
@@ -423,9 +326,7 @@ fn select_table(out: &mut Vec<String>, files: &[&Value], keys: &[String]) {
             let (s, c) = (&e["results"][SELECT_KEY], &e["checks"][SELECT_KEY]);
             let name = e["name"].as_str().unwrap_or("?").to_owned();
             if c["ok"].as_bool() != Some(true) {
-                return std::iter::once(name)
-                    .chain(std::iter::repeat_n("✗".to_owned(), 8))
-                    .collect();
+                return std::iter::once(name).chain(std::iter::repeat_n("✗".to_owned(), 8)).collect();
             }
             let full = if keys.contains(&full_key) && check_ok(e, &full_key) {
                 ms(&e["results"][full_key.as_str()]["parquetry_stream"])
@@ -434,9 +335,7 @@ fn select_table(out: &mut Vec<String>, files: &[&Value], keys: &[String]) {
             };
             vec![
                 name,
-                c["rows"]
-                    .as_u64()
-                    .map_or("?".to_owned(), |r| label(&r.to_string())),
+                c["rows"].as_u64().map_or("?".to_owned(), |r| label(&r.to_string())),
                 ms(&s["parquetry_select"]),
                 full,
                 ratio(s, "full_over_select"),

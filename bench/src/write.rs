@@ -33,14 +33,8 @@ use crate::read::{NotRun, Output, Prepared, ARROW_RS_VERSION};
 use crate::write_spec::{OutputShape, WriteSpec};
 
 /// Every write implementation, in report order.
-pub const IMPLS: [&str; 6] = [
-    "parquetry",
-    "parquetry_dict_input",
-    "arrow_rs",
-    "arrow_rs_dict_input",
-    "compress",
-    "memcpy",
-];
+pub const IMPLS: [&str; 6] =
+    ["parquetry", "parquetry_dict_input", "arrow_rs", "arrow_rs_dict_input", "compress", "memcpy"];
 
 /// The in-memory file a writer writes into: reserved once, cleared before each run, and
 /// shared with the cell, which reads the last file back after the timed runs.
@@ -58,22 +52,10 @@ struct Input {
 fn load(path: &str) -> Result<Input, String> {
     let mut file = ParquetFile::open(path).map_err(|e| e.to_string())?;
     let spec = WriteSpec::from_footer(file.metadata())?;
-    let batches = file
-        .read_all(&ReadOptions::default().with_batch_size(usize::MAX))
-        .map_err(|e| e.to_string())?;
-    let schema = batches
-        .first()
-        .map(|b| b.schema())
-        .ok_or("the input file has no rows")?;
-    let file_bytes = std::fs::metadata(path)
-        .map(|m| m.len() as usize)
-        .unwrap_or(0);
-    Ok(Input {
-        schema,
-        batches,
-        spec,
-        file_bytes,
-    })
+    let batches = file.read_all(&ReadOptions::default().with_batch_size(usize::MAX)).map_err(|e| e.to_string())?;
+    let schema = batches.first().map(|b| b.schema()).ok_or("the input file has no rows")?;
+    let file_bytes = std::fs::metadata(path).map(|m| m.len() as usize).unwrap_or(0);
+    Ok(Input { schema, batches, spec, file_bytes })
 }
 
 /// The input with every Utf8 column as `DictionaryArray<Int32, Utf8>` (one dictionary per
@@ -81,9 +63,7 @@ fn load(path: &str) -> Result<Input, String> {
 /// files whose columns are all dictionary-encoded (the `dict` layout).
 fn dictionary_input(input: Input) -> Result<Input, NotRun> {
     if !input.spec.all_dictionary() {
-        return Err(NotRun::Skipped(
-            "dictionary input: only for files written with dictionaries".into(),
-        ));
+        return Err(NotRun::Skipped("dictionary input: only for files written with dictionaries".into()));
     }
     let to_dict = |f: &Field| match f.data_type() {
         DataType::Utf8 => f.clone().with_data_type(DataType::Dictionary(
@@ -93,10 +73,7 @@ fn dictionary_input(input: Input) -> Result<Input, NotRun> {
         _ => f.clone(),
     };
     let fields: Vec<Field> = input.schema.fields().iter().map(|f| to_dict(f)).collect();
-    let schema = Arc::new(Schema::new_with_metadata(
-        fields,
-        input.schema.metadata().clone(),
-    ));
+    let schema = Arc::new(Schema::new_with_metadata(fields, input.schema.metadata().clone()));
     let mut batches = Vec::with_capacity(input.batches.len());
     for b in &input.batches {
         let columns: Vec<ArrayRef> = b
@@ -105,33 +82,21 @@ fn dictionary_input(input: Input) -> Result<Input, NotRun> {
             .map(|c| match c.data_type() {
                 DataType::Utf8 => {
                     let mut builder = StringDictionaryBuilder::<Int32Type>::new();
-                    c.as_string::<i32>()
-                        .iter()
-                        .for_each(|v| builder.append_option(v));
+                    c.as_string::<i32>().iter().for_each(|v| builder.append_option(v));
                     Arc::new(builder.finish()) as ArrayRef
                 }
                 _ => c.clone(),
             })
             .collect();
-        batches.push(
-            RecordBatch::try_new(schema.clone(), columns)
-                .map_err(|e| NotRun::Failed(e.to_string()))?,
-        );
+        batches.push(RecordBatch::try_new(schema.clone(), columns).map_err(|e| NotRun::Failed(e.to_string()))?);
     }
     let spec = input.spec.with_dictionary_everywhere();
-    Ok(Input {
-        schema,
-        batches,
-        spec,
-        file_bytes: input.file_bytes,
-    })
+    Ok(Input { schema, batches, spec, file_bytes: input.file_bytes })
 }
 
 fn new_sink(input: &Input) -> Sink {
     // Twice the input file: room for every layout's output without growing during a run.
-    Rc::new(RefCell::new(Vec::with_capacity(
-        2 * input.file_bytes + (1 << 20),
-    )))
+    Rc::new(RefCell::new(Vec::with_capacity(2 * input.file_bytes + (1 << 20))))
 }
 
 /// Sets up write implementation `name` on the file at `path`. `value_bytes` sizes memcpy.
@@ -142,21 +107,13 @@ pub fn prepare(name: &str, path: &str, value_bytes: u64) -> Result<Prepared, Not
     let input = load(path).map_err(NotRun::Failed)?;
     match name {
         "parquetry" => Ok(parquetry(input, "Utf8/Binary columns as read")),
-        "parquetry_dict_input" => Ok(parquetry(
-            dictionary_input(input)?,
-            "Utf8 columns as DictionaryArray<Int32, Utf8>",
-        )),
+        "parquetry_dict_input" => Ok(parquetry(dictionary_input(input)?, "Utf8 columns as DictionaryArray<Int32, Utf8>")),
         "arrow_rs" => arrow_rs(input, "Utf8/Binary columns as read").map_err(NotRun::Failed),
-        "arrow_rs_dict_input" => arrow_rs(
-            dictionary_input(input)?,
-            "Utf8 columns as DictionaryArray<Int32, Utf8>",
-        )
-        .map_err(NotRun::Failed),
+        "arrow_rs_dict_input" => {
+            arrow_rs(dictionary_input(input)?, "Utf8 columns as DictionaryArray<Int32, Utf8>").map_err(NotRun::Failed)
+        }
         "compress" => compress(input),
-        other => Err(NotRun::Failed(format!(
-            "unknown write implementation {other:?} (known: {})",
-            IMPLS.join(",")
-        ))),
+        other => Err(NotRun::Failed(format!("unknown write implementation {other:?} (known: {})", IMPLS.join(",")))),
     }
 }
 
@@ -173,25 +130,14 @@ fn info(input: &Input, version: String, arrow_input: &str) -> Value {
 
 /// parquetry's `ParquetWriter`.
 fn parquetry(input: Input, arrow_input: &str) -> Prepared {
-    let info = info(
-        &input,
-        concat!(
-            "parquetry (workspace) via parquetry-bench ",
-            env!("CARGO_PKG_VERSION")
-        )
-        .into(),
-        arrow_input,
-    );
+    let info = info(&input, concat!("parquetry (workspace) via parquetry-bench ", env!("CARGO_PKG_VERSION")).into(), arrow_input);
     let options = input.spec.parquetry();
     let sink = new_sink(&input);
-    let Input {
-        schema, batches, ..
-    } = input;
+    let Input { schema, batches, .. } = input;
     let run = move || -> Result<Output, String> {
         let mut buf = sink.borrow_mut();
         buf.clear();
-        let mut writer = ParquetWriter::try_new(&mut *buf, schema.clone(), options.clone())
-            .map_err(|e| e.to_string())?;
+        let mut writer = ParquetWriter::try_new(&mut *buf, schema.clone(), options.clone()).map_err(|e| e.to_string())?;
         for b in &batches {
             writer.write(b).map_err(|e| e.to_string())?;
         }
@@ -199,29 +145,20 @@ fn parquetry(input: Input, arrow_input: &str) -> Prepared {
         drop(buf);
         Ok(Output::File(sink.clone()))
     };
-    Prepared {
-        run: Box::new(run),
-        info,
-    }
+    Prepared { run: Box::new(run), info }
 }
 
 /// arrow-rs's `ArrowWriter` with explicit `WriterProperties`.
 fn arrow_rs(input: Input, arrow_input: &str) -> Result<Prepared, String> {
-    let info = info(
-        &input,
-        format!("parquet (arrow-rs) {ARROW_RS_VERSION}"),
-        arrow_input,
-    );
+    let info = info(&input, format!("parquet (arrow-rs) {ARROW_RS_VERSION}"), arrow_input);
     let props = input.spec.arrow_rs()?;
     let sink = new_sink(&input);
-    let Input {
-        schema, batches, ..
-    } = input;
+    let Input { schema, batches, .. } = input;
     let run = move || -> Result<Output, String> {
         let mut buf = sink.borrow_mut();
         buf.clear();
-        let mut writer = ArrowWriter::try_new(&mut *buf, schema.clone(), Some(props.clone()))
-            .map_err(|e| e.to_string())?;
+        let mut writer =
+            ArrowWriter::try_new(&mut *buf, schema.clone(), Some(props.clone())).map_err(|e| e.to_string())?;
         for b in &batches {
             writer.write(b).map_err(|e| e.to_string())?;
         }
@@ -229,24 +166,14 @@ fn arrow_rs(input: Input, arrow_input: &str) -> Result<Prepared, String> {
         drop(buf);
         Ok(Output::File(sink.clone()))
     };
-    Ok(Prepared {
-        run: Box::new(run),
-        info,
-    })
+    Ok(Prepared { run: Box::new(run), info })
 }
 
 /// The compress-only limit: parquetry writes the file once (untimed), its pages are
 /// decompressed once, and a run compresses them again with the same codec and level.
 fn compress(input: Input) -> Result<Prepared, NotRun> {
-    if input
-        .spec
-        .columns
-        .iter()
-        .all(|c| c.codec == parquetry::compress::Codec::Uncompressed)
-    {
-        return Err(NotRun::Skipped(
-            "no compression: the limit is memcpy".into(),
-        ));
+    if input.spec.columns.iter().all(|c| c.codec == parquetry::compress::Codec::Uncompressed) {
+        return Err(NotRun::Skipped("no compression: the limit is memcpy".into()));
     }
     let mut prepared = parquetry(input, "Utf8/Binary columns as read");
     let Output::File(sink) = (prepared.run)().map_err(NotRun::Failed)? else {
@@ -264,10 +191,7 @@ pub fn validate(file: &[u8], info: &Value) -> Map<String, Value> {
     let mut reader = match ParquetFile::from_bytes(file.to_vec()) {
         Ok(r) => r,
         Err(e) => {
-            out.insert(
-                "checksum_error".into(),
-                json!(format!("parquetry cannot open the written file: {e}")),
-            );
+            out.insert("checksum_error".into(), json!(format!("parquetry cannot open the written file: {e}")));
             return out;
         }
     };
@@ -278,10 +202,7 @@ pub fn validate(file: &[u8], info: &Value) -> Map<String, Value> {
             out.insert("page_index".into(), json!(shape.page_index));
             out.insert("chunk_statistics".into(), json!(shape.statistics));
             out.insert("data_page_encodings".into(), json!(shape.encodings));
-            out.insert(
-                "encoding_stats_match_pages".into(),
-                json!(shape.encoding_stats_match),
-            );
+            out.insert("encoding_stats_match_pages".into(), json!(shape.encoding_stats_match));
             if let Ok(expected) = serde_json::from_value(info["expected_encodings"].clone()) {
                 out.insert("encodings_ok".into(), json!(shape.matches(&expected)));
             }
@@ -293,19 +214,13 @@ pub fn validate(file: &[u8], info: &Value) -> Map<String, Value> {
     let batches = match reader.read_all(&ReadOptions::default().with_batch_size(usize::MAX)) {
         Ok(b) => b,
         Err(e) => {
-            out.insert(
-                "checksum_error".into(),
-                json!(format!("parquetry cannot read the written file back: {e}")),
-            );
+            out.insert("checksum_error".into(), json!(format!("parquetry cannot read the written file back: {e}")));
             return out;
         }
     };
     match batches.first().map(|b| b.schema()) {
         None => {
-            out.insert(
-                "checksum_error".into(),
-                json!("the written file reads back with no batches"),
-            );
+            out.insert("checksum_error".into(), json!("the written file reads back with no batches"));
         }
         Some(schema) => match file_checksum(&schema, &batches) {
             Ok(sum) => {

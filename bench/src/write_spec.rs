@@ -85,16 +85,10 @@ fn data_page_encodings(cm: &parquetry::format::ColumnMetaData) -> BTreeSet<Encod
 impl WriteSpec {
     /// Reads the settings from the footer of the input file.
     pub fn from_footer(meta: &FileMetaData) -> Result<WriteSpec, String> {
-        let first = meta
-            .row_groups
-            .first()
-            .ok_or("the input file has no row group")?;
+        let first = meta.row_groups.first().ok_or("the input file has no row group")?;
         let mut columns = Vec::new();
         for (c, chunk) in first.columns.iter().enumerate() {
-            let cm = chunk
-                .meta_data
-                .as_ref()
-                .ok_or_else(|| format!("column {c}: no metadata"))?;
+            let cm = chunk.meta_data.as_ref().ok_or_else(|| format!("column {c}: no metadata"))?;
             let codec = Codec::from_thrift(cm.codec.0).map_err(|e| e.to_string())?;
             let encodings = data_page_encodings(cm);
             let dictionary = encodings.iter().any(|&e| is_dictionary(e));
@@ -109,23 +103,10 @@ impl WriteSpec {
                     ))
                 }
             };
-            columns.push(ColumnSpec {
-                name: cm.path_in_schema.join("."),
-                codec,
-                dictionary,
-                encoding,
-            });
+            columns.push(ColumnSpec { name: cm.path_in_schema.join("."), codec, dictionary, encoding });
         }
-        let row_group_rows = meta
-            .row_groups
-            .iter()
-            .map(|g| g.num_rows.max(1) as usize)
-            .max()
-            .unwrap_or(1);
-        Ok(WriteSpec {
-            columns,
-            row_group_rows,
-        })
+        let row_group_rows = meta.row_groups.iter().map(|g| g.num_rows.max(1) as usize).max().unwrap_or(1);
+        Ok(WriteSpec { columns, row_group_rows })
     }
 
     /// The same settings with dictionary encoding on for every column (the dictionary-input
@@ -187,15 +168,8 @@ impl WriteSpec {
             let compression = match c.codec {
                 Codec::Uncompressed => Compression::UNCOMPRESSED,
                 Codec::Snappy => Compression::SNAPPY,
-                Codec::Zstd => {
-                    Compression::ZSTD(ZstdLevel::try_new(ZSTD_LEVEL).map_err(|e| e.to_string())?)
-                }
-                other => {
-                    return Err(format!(
-                        "codec {} is not set up for arrow-rs here",
-                        other.name()
-                    ))
-                }
+                Codec::Zstd => Compression::ZSTD(ZstdLevel::try_new(ZSTD_LEVEL).map_err(|e| e.to_string())?),
+                other => return Err(format!("codec {} is not set up for arrow-rs here", other.name())),
             };
             let encoding = arrow_rs_encoding(c.encoding)?;
             b = b
@@ -233,11 +207,7 @@ impl WriteSpec {
         self.columns
             .iter()
             .map(|c| {
-                let e = if c.dictionary {
-                    Encoding::RLE_DICTIONARY
-                } else {
-                    c.encoding
-                };
+                let e = if c.dictionary { Encoding::RLE_DICTIONARY } else { c.encoding };
                 (c.name.clone(), vec![e.to_string()])
             })
             .collect()
@@ -291,23 +261,14 @@ impl OutputShape {
         for (g, rg) in meta.row_groups.iter().enumerate() {
             for (c, chunk) in rg.columns.iter().enumerate() {
                 let at = |e: String| format!("row group {g} column {c}: {e}");
-                shape.page_index &=
-                    chunk.column_index_offset.is_some() && chunk.offset_index_offset.is_some();
-                let cm = chunk
-                    .meta_data
-                    .as_ref()
-                    .ok_or_else(|| at("no column metadata".into()))?;
+                shape.page_index &= chunk.column_index_offset.is_some() && chunk.offset_index_offset.is_some();
+                let cm = chunk.meta_data.as_ref().ok_or_else(|| at("no column metadata".into()))?;
                 shape.statistics &= cm.statistics.as_ref().is_some_and(|s| {
-                    (s.min_value.is_some() && s.max_value.is_some())
-                        || s.null_count == Some(rg.num_rows)
+                    (s.min_value.is_some() && s.max_value.is_some()) || s.null_count == Some(rg.num_rows)
                 });
                 let mut counts: BTreeMap<Encoding, i32> = BTreeMap::new();
-                let mut stream =
-                    PageStream::new(cm, file.len() as u64, false).map_err(|e| at(e.to_string()))?;
-                while let Some(page) = stream
-                    .next_page(&mut source)
-                    .map_err(|e| at(e.to_string()))?
-                {
+                let mut stream = PageStream::new(cm, file.len() as u64, false).map_err(|e| at(e.to_string()))?;
+                while let Some(page) = stream.next_page(&mut source).map_err(|e| at(e.to_string()))? {
                     let h = &page.header;
                     let encoding = match (&h.data_page_header, &h.data_page_header_v2) {
                         (Some(v1), _) => v1.encoding,
@@ -318,27 +279,15 @@ impl OutputShape {
                 }
                 if let Some(stats) = &cm.encoding_stats {
                     let mut listed: BTreeMap<Encoding, i32> = BTreeMap::new();
-                    for s in stats.iter().filter(|s| {
-                        s.page_type == PageType::DATA_PAGE || s.page_type == PageType::DATA_PAGE_V2
-                    }) {
+                    for s in stats.iter().filter(|s| s.page_type == PageType::DATA_PAGE || s.page_type == PageType::DATA_PAGE_V2) {
                         *listed.entry(s.encoding).or_default() += s.count;
                     }
                     shape.encoding_stats_match &= listed == counts;
                 }
                 shape.data_pages += counts.values().map(|&n| n as u64).sum::<u64>();
-                let set = shape
-                    .encodings
-                    .entry(cm.path_in_schema.join("."))
-                    .or_default();
+                let set = shape.encodings.entry(cm.path_in_schema.join(".")).or_default();
                 for e in counts.into_keys() {
-                    set.insert(
-                        if is_dictionary(e) {
-                            Encoding::RLE_DICTIONARY
-                        } else {
-                            e
-                        }
-                        .to_string(),
-                    );
+                    set.insert(if is_dictionary(e) { Encoding::RLE_DICTIONARY } else { e }.to_string());
                 }
             }
         }

@@ -16,43 +16,27 @@ use std::process::ExitCode;
 
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use parquet::arrow::arrow_reader::{
-    ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowSelection, RowSelectionPolicy,
-    RowSelector,
+    ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowSelection, RowSelectionPolicy, RowSelector,
 };
 use parquet::file::metadata::PageIndexPolicy;
 
 /// Every column of `path` as one array each (rows `selection` only, if given), and the row
 /// group count.
-fn read(
-    path: &str,
-    page_index: bool,
-    selection: Option<RowSelection>,
-) -> Result<(Vec<ArrayRef>, usize), String> {
+fn read(path: &str, page_index: bool, selection: Option<RowSelection>) -> Result<(Vec<ArrayRef>, usize), String> {
     let file = File::open(path).map_err(|e| format!("{path}: {e}"))?;
     // Required: arrow-rs refuses a file without its page index.
-    let policy = if page_index {
-        PageIndexPolicy::Required
-    } else {
-        PageIndexPolicy::Skip
-    };
+    let policy = if page_index { PageIndexPolicy::Required } else { PageIndexPolicy::Skip };
     let options = ArrowReaderOptions::new().with_page_index_policy(policy);
     let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(file, options)
         .map_err(|e| format!("{path}: arrow-rs cannot open it: {e}"))?;
     let groups = builder.metadata().num_row_groups();
     let schema = builder.schema().clone();
     let builder = match selection {
-        Some(s) => builder
-            .with_row_selection(s)
-            .with_row_selection_policy(RowSelectionPolicy::Selectors),
+        Some(s) => builder.with_row_selection(s).with_row_selection_policy(RowSelectionPolicy::Selectors),
         None => builder,
     };
-    let reader = builder
-        .with_batch_size(8192)
-        .build()
-        .map_err(|e| format!("{path}: {e}"))?;
-    let batches: Vec<RecordBatch> = reader
-        .collect::<Result<_, _>>()
-        .map_err(|e| format!("{path}: arrow-rs read failed: {e}"))?;
+    let reader = builder.with_batch_size(8192).build().map_err(|e| format!("{path}: {e}"))?;
+    let batches: Vec<RecordBatch> = reader.collect::<Result<_, _>>().map_err(|e| format!("{path}: arrow-rs read failed: {e}"))?;
     let columns = crate::columns::concat_columns(&schema, &batches);
     Ok((columns, groups))
 }
@@ -60,26 +44,15 @@ fn read(
 /// The first difference between two tables' columns, if any.
 fn differ(what: &str, want: &[ArrayRef], got: &[ArrayRef]) -> Option<String> {
     if want.len() != got.len() {
-        return Some(format!(
-            "{what}: {} columns, expected {}",
-            got.len(),
-            want.len()
-        ));
+        return Some(format!("{what}: {} columns, expected {}", got.len(), want.len()));
     }
     for (c, (w, g)) in want.iter().zip(got).enumerate() {
         if w.len() != g.len() {
-            return Some(format!(
-                "{what}: column {c}: {} rows, expected {}",
-                g.len(),
-                w.len()
-            ));
+            return Some(format!("{what}: column {c}: {} rows, expected {}", g.len(), w.len()));
         }
         if w.to_data() != g.to_data() {
             let row = (0..w.len()).find(|&i| w.slice(i, 1).to_data() != g.slice(i, 1).to_data());
-            return Some(format!(
-                "{what}: column {c} ({}) differs, first at row {row:?}",
-                w.data_type()
-            ));
+            return Some(format!("{what}: column {c} ({}) differs, first at row {row:?}", w.data_type()));
         }
     }
     None

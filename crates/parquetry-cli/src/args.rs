@@ -20,30 +20,18 @@ pub(crate) fn codec(value: &str) -> Result<(Codec, Option<i32>), String> {
         "lz4" => Codec::Lz4,
         "lz4_raw" | "lz4raw" => Codec::Lz4Raw,
         "zstd" => Codec::Zstd,
-        _ => {
-            return Err(format!(
-                "--compression: unknown codec '{name}' (codecs: {CODECS})"
-            ))
-        }
+        _ => return Err(format!("--compression: unknown codec '{name}' (codecs: {CODECS})")),
     };
-    let Some(level) = level else {
-        return Ok((codec, None));
-    };
+    let Some(level) = level else { return Ok((codec, None)) };
     let (range, what) = match codec {
         Codec::Zstd => (-131072..=22, "1..=22, or negative for faster"),
         Codec::Gzip => (0..=9, "0..=9"),
         Codec::Brotli => (0..=11, "0..=11"),
-        _ => {
-            return Err(format!(
-                "--compression: {name} takes no level (only zstd, gzip and brotli do)"
-            ))
-        }
+        _ => return Err(format!("--compression: {name} takes no level (only zstd, gzip and brotli do)")),
     };
     match level.parse::<i32>() {
         Ok(l) if range.contains(&l) => Ok((codec, Some(l))),
-        _ => Err(format!(
-            "--compression: '{level}' is not a {name} level ({what})"
-        )),
+        _ => Err(format!("--compression: '{level}' is not a {name} level ({what})")),
     }
 }
 
@@ -51,9 +39,7 @@ pub(crate) fn codec(value: &str) -> Result<(Codec, Option<i32>), String> {
 pub(crate) fn count(option: &str, value: &str) -> Result<usize, String> {
     match value.replace('_', "").parse::<usize>() {
         Ok(n) if n > 0 => Ok(n),
-        _ => Err(format!(
-            "{option} '{value}' is not a whole number of at least 1"
-        )),
+        _ => Err(format!("{option} '{value}' is not a whole number of at least 1")),
     }
 }
 
@@ -98,8 +84,6 @@ mod tests {
         assert!(bytes("--page-size", "k").is_err());
         assert_eq!(count("--row-group-size", "1_000").unwrap(), 1000);
         assert!(count("--row-group-size", "-1").is_err());
-        assert!(count("--row-group-size", "0")
-            .unwrap_err()
-            .starts_with("--row-group-size '0' is not"));
+        assert!(count("--row-group-size", "0").unwrap_err().starts_with("--row-group-size '0' is not"));
     }
 }

@@ -55,47 +55,26 @@ fn parse_rows(value: &str) -> Result<Vec<(u64, Option<u64>)>, String> {
         .map(|r| {
             let bad = || format!("cat: --rows '{r}' is not a range like 10..20, 10.. or ..20");
             let (a, b) = r.split_once("..").ok_or_else(bad)?;
-            let start = if a.is_empty() {
-                0
-            } else {
-                a.parse().map_err(|_| bad())?
-            };
-            let end = if b.is_empty() {
-                None
-            } else {
-                Some(b.parse().map_err(|_| bad())?)
-            };
+            let start = if a.is_empty() { 0 } else { a.parse().map_err(|_| bad())? };
+            let end = if b.is_empty() { None } else { Some(b.parse().map_err(|_| bad())?) };
             Ok((start, end))
         })
         .collect()
 }
 
 fn list(value: &str) -> Vec<String> {
-    value
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
-        .collect()
+    value.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned).collect()
 }
 
 fn parse(args: &[String]) -> Result<Option<Options>, String> {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let read = ReadOptions::default().with_threads(cores);
-    let mut opts = Options {
-        path: String::new(),
-        format: Format::Table,
-        limit: None,
-        read,
-        rows: None,
-    };
+    let mut opts = Options { path: String::new(), format: Format::Table, limit: None, read, rows: None };
     let mut path = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = |name: &str| {
-            it.next()
-                .cloned()
-                .ok_or_else(|| format!("cat: {name} needs a value"))
+            it.next().cloned().ok_or_else(|| format!("cat: {name} needs a value"))
         };
         match a.as_str() {
             "-h" | "--help" => {
@@ -110,11 +89,7 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
                     "json" => Format::Json,
                     "csv" => Format::Csv,
                     "arrow" => Format::Arrow,
-                    other => {
-                        return Err(format!(
-                            "cat: unknown format '{other}' (table, json, csv, arrow)"
-                        ))
-                    }
+                    other => return Err(format!("cat: unknown format '{other}' (table, json, csv, arrow)")),
                 }
             }
             "--columns" => {
@@ -130,35 +105,23 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
             "--row-groups" => {
                 let groups = list(&value("--row-groups")?)
                     .iter()
-                    .map(|g| {
-                        g.parse::<usize>()
-                            .map_err(|_| format!("cat: '{g}' is not a row group number"))
-                    })
+                    .map(|g| g.parse::<usize>().map_err(|_| format!("cat: '{g}' is not a row group number")))
                     .collect::<Result<Vec<_>, _>>()?;
                 opts.read.row_groups = Some(groups);
             }
             "--limit" => {
                 let v = value("--limit")?;
-                opts.limit = Some(
-                    v.parse()
-                        .map_err(|_| format!("cat: --limit '{v}' is not a number"))?,
-                );
+                opts.limit = Some(v.parse().map_err(|_| format!("cat: --limit '{v}' is not a number"))?);
             }
             "--rows" => opts.rows = Some(parse_rows(&value("--rows")?)?),
             "--threads" => {
                 let v = value("--threads")?;
-                let n: usize = v
-                    .parse()
-                    .ok()
-                    .filter(|&n| n > 0)
-                    .ok_or_else(|| format!("cat: --threads '{v}' is not a positive number"))?;
+                let n: usize = v.parse().ok().filter(|&n| n > 0).ok_or_else(|| format!("cat: --threads '{v}' is not a positive number"))?;
                 opts.read = opts.read.clone().with_threads(n);
             }
             "--batch-size" => {
                 let v = value("--batch-size")?;
-                let n: usize = v
-                    .parse()
-                    .map_err(|_| format!("cat: --batch-size '{v}' is not a number"))?;
+                let n: usize = v.parse().map_err(|_| format!("cat: --batch-size '{v}' is not a number"))?;
                 opts.read = opts.read.clone().with_batch_size(n);
             }
             s if s.starts_with('-') => return Err(format!("cat: unknown option '{s}'\n\n{HELP}")),
@@ -175,10 +138,7 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
 fn is_broken_pipe(e: &(dyn std::error::Error + 'static)) -> bool {
     let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(err) = cur {
-        if err
-            .downcast_ref::<io::Error>()
-            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
-        {
+        if err.downcast_ref::<io::Error>().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe) {
             return true;
         }
         if let Some(arrow_schema::ArrowError::IoError(_, io)) = err.downcast_ref() {
@@ -191,9 +151,7 @@ fn is_broken_pipe(e: &(dyn std::error::Error + 'static)) -> bool {
 
 /// Runs the command with the arguments after `cat`.
 pub fn run(args: &[String]) -> Result<(), String> {
-    let Some(opts) = parse(args)? else {
-        return Ok(());
-    };
+    let Some(opts) = parse(args)? else { return Ok(()) };
     let fail = |e: &(dyn std::error::Error + 'static)| {
         if is_broken_pipe(e) {
             Ok(())
@@ -204,19 +162,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut file = ParquetFile::open(&opts.path).map_err(|e| format!("{}: {e}", opts.path))?;
     let mut read = opts.read.clone();
     if let Some(rows) = &opts.rows {
-        let total = file
-            .metadata()
-            .row_groups
-            .iter()
-            .map(|rg| rg.num_rows.max(0) as u64)
-            .sum::<u64>();
+        let total = file.metadata().row_groups.iter().map(|rg| rg.num_rows.max(0) as u64).sum::<u64>();
         read = read.with_row_selection(rows.iter().map(|&(a, b)| a..b.unwrap_or(total)));
     }
     if let Some(limit) = opts.limit {
         // Batches no larger than the limit, so a small limit reads little.
-        read = read
-            .clone()
-            .with_batch_size(read.batch_size.min(limit.max(1)));
+        read = read.clone().with_batch_size(read.batch_size.min(limit.max(1)));
     }
     print_batches(&mut file, read, &opts, opts.limit).or_else(|e| fail(e.as_ref()))
 }
@@ -238,11 +189,7 @@ fn print_batches<S: parquetry::page::ChunkSource>(
             Ok(b) => b,
             Err(e) => return Some(Err(e)),
         };
-        let batch = if batch.num_rows() > left {
-            batch.slice(0, left)
-        } else {
-            batch
-        };
+        let batch = if batch.num_rows() > left { batch.slice(0, left) } else { batch };
         left -= batch.num_rows();
         Some(Ok(batch))
     };
@@ -362,21 +309,12 @@ fn write_table<W: Write>(
         names
             .iter()
             .enumerate()
-            .map(|(i, n)| {
-                rows.iter()
-                    .map(|r| r[i].chars().count())
-                    .max()
-                    .unwrap_or(0)
-                    .max(n.chars().count())
-            })
+            .map(|(i, n)| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0).max(n.chars().count()))
             .collect()
     });
     let line = |cells: &[String]| -> String {
-        let parts: Vec<String> = cells
-            .iter()
-            .enumerate()
-            .map(|(i, c)| format!("{c:<width$}", width = w[i]))
-            .collect();
+        let parts: Vec<String> =
+            cells.iter().enumerate().map(|(i, c)| format!("{c:<width$}", width = w[i])).collect();
         parts.join("  ").trim_end().to_owned()
     };
     if first {

@@ -64,9 +64,7 @@ bytes in and out, seconds) follows unless --quiet.
 
 /// Runs the command with the arguments after `convert`.
 pub fn run(args: &[String]) -> Result<(), String> {
-    let Some(opts) = options::parse(args, HELP)? else {
-        return Ok(());
-    };
+    let Some(opts) = options::parse(args, HELP)? else { return Ok(()) };
     let input = InputFormat::of(&opts.input)?;
     let output = OutputFormat::of(&opts.output)?;
     if output != OutputFormat::Parquet {
@@ -100,8 +98,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     };
     let row_groups = sink.finish().map_err(|e| format!("{}: {e}", opts.output))?;
     let out_bytes = std::fs::metadata(temp.path()).map(|m| m.len()).unwrap_or(0);
-    temp.persist(out_path)
-        .map_err(|e| format!("{}: {e}", opts.output))?;
+    temp.persist(out_path).map_err(|e| format!("{}: {e}", opts.output))?;
     if !opts.quiet {
         let in_bytes = input_bytes.unwrap_or_else(|| converter.progress.bytes_read());
         let groups = match row_groups {
@@ -109,11 +106,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             Some(n) => format!("{n} row groups, "),
             None => String::new(),
         };
-        let input = if opts.input == "-" {
-            "stdin"
-        } else {
-            &opts.input
-        };
+        let input = if opts.input == "-" { "stdin" } else { &opts.input };
         eprintln!(
             "{input} → {}: {} rows, {groups}{} → {} in {:.2} s",
             opts.output,
@@ -132,8 +125,7 @@ fn check_paths(opts: &Options) -> Result<Option<u64>, String> {
     if opts.input == "-" {
         return Ok(None);
     }
-    let meta = std::fs::metadata(&opts.input)
-        .map_err(|e| format!("{}: cannot read it: {e}", opts.input))?;
+    let meta = std::fs::metadata(&opts.input).map_err(|e| format!("{}: cannot read it: {e}", opts.input))?;
     if meta.is_dir() {
         return Err(format!("{}: is a directory, not a file", opts.input));
     }
@@ -147,9 +139,8 @@ fn check_paths(opts: &Options) -> Result<Option<u64>, String> {
                 Some(d) if !d.as_os_str().is_empty() => d,
                 _ => Path::new("."),
             };
-            let dir = std::fs::canonicalize(dir).map_err(|e| {
-                format!("{}: cannot write into {}: {e}", opts.output, dir.display())
-            })?;
+            let dir = std::fs::canonicalize(dir)
+                .map_err(|e| format!("{}: cannot write into {}: {e}", opts.output, dir.display()))?;
             out.file_name().map(|n| dir.join(n))
         }
     };
@@ -200,22 +191,15 @@ impl BatchSink for Converter<'_> {
         if schema.fields().is_empty() {
             return Err(format!("{}: the input has no columns", self.opts.input));
         }
-        let file = self
-            .file
-            .take()
-            .ok_or("convert: the input gave its schema twice")?;
+        let file = self.file.take().ok_or("convert: the input gave its schema twice")?;
         let sink = Sink::new(self.format, file, schema, self.opts)?;
         self.sink = Some(sink);
         Ok(())
     }
 
     fn batch(&mut self, batch: RecordBatch, bytes_read: u64) -> Result<(), String> {
-        let sink = self
-            .sink
-            .as_mut()
-            .ok_or("convert: a batch came before the schema")?;
-        sink.write(&batch)
-            .map_err(|e| format!("{}: {e}", self.opts.output))?;
+        let sink = self.sink.as_mut().ok_or("convert: a batch came before the schema")?;
+        sink.write(&batch).map_err(|e| format!("{}: {e}", self.opts.output))?;
         self.rows += batch.num_rows() as u64;
         self.progress.update(bytes_read, self.rows);
         Ok(())

@@ -40,9 +40,7 @@ pub fn json(array: &ArrayRef, row: usize) -> Value {
 /// A list, map or struct value as JSON; `None` for other types.
 fn nested_json(a: &ArrayRef, i: usize) -> Option<Value> {
     use DataType as D;
-    let items = |values: &ArrayRef, range: std::ops::Range<usize>| {
-        Value::Array(range.map(|j| json(values, j)).collect())
-    };
+    let items = |values: &ArrayRef, range: std::ops::Range<usize>| Value::Array(range.map(|j| json(values, j)).collect());
     Some(match a.data_type() {
         D::List(_) => {
             let l = a.as_list::<i32>();
@@ -60,18 +58,14 @@ fn nested_json(a: &ArrayRef, i: usize) -> Option<Value> {
         }
         D::Struct(fields) => {
             let s = a.as_struct();
-            let object = fields
-                .iter()
-                .zip(s.columns())
-                .map(|(f, c)| (f.name().clone(), json(c, i)));
+            let object = fields.iter().zip(s.columns()).map(|(f, c)| (f.name().clone(), json(c, i)));
             Value::Object(object.collect())
         }
         D::Map(..) => {
             let m = a.as_map();
             let o = m.value_offsets();
             let (keys, values) = (m.keys(), m.values());
-            let object = (o[i] as usize..o[i + 1] as usize)
-                .map(|j| (text(keys, j).unwrap_or_default(), json(values, j)));
+            let object = (o[i] as usize..o[i + 1] as usize).map(|j| (text(keys, j).unwrap_or_default(), json(values, j)));
             Value::Object(object.collect())
         }
         _ => return None,
@@ -117,11 +111,7 @@ fn value(a: &ArrayRef, i: usize) -> Scalar {
         D::BinaryView => Str(hex(a.as_binary_view().value(i))),
         D::FixedSizeBinary(_) => Str(hex(a.as_fixed_size_binary().value(i))),
         D::Date32 => Str(date(i64::from(a.as_primitive::<Date32Type>().value(i)))),
-        D::Date64 => Str(date(
-            a.as_primitive::<Date64Type>()
-                .value(i)
-                .div_euclid(86_400_000),
-        )),
+        D::Date64 => Str(date(a.as_primitive::<Date64Type>().value(i).div_euclid(86_400_000))),
         D::Timestamp(unit, tz) => {
             let mut s = timestamp(i64_at(a, i), *unit);
             if tz.is_some() {
@@ -144,14 +134,8 @@ fn value(a: &ArrayRef, i: usize) -> Scalar {
             Str(time_of_day(v, *unit))
         }
         D::Duration(_) => Num(i64_at(a, i).to_string()),
-        D::Decimal128(_, s) => Num(decimal(
-            a.as_primitive::<Decimal128Type>().value(i).to_string(),
-            *s,
-        )),
-        D::Decimal256(_, s) => Num(decimal(
-            a.as_primitive::<Decimal256Type>().value(i).to_string(),
-            *s,
-        )),
+        D::Decimal128(_, s) => Num(decimal(a.as_primitive::<Decimal128Type>().value(i).to_string(), *s)),
+        D::Decimal256(_, s) => Num(decimal(a.as_primitive::<Decimal256Type>().value(i).to_string(), *s)),
         D::Dictionary(_, _) => {
             let d = a.as_any_dictionary();
             let key = d.normalized_keys()[i];
@@ -241,26 +225,13 @@ fn timestamp(v: i64, unit: TimeUnit) -> String {
     let sub = v.rem_euclid(per);
     let days = secs.div_euclid(86_400);
     let s = secs.rem_euclid(86_400);
-    format!(
-        "{}T{:02}:{:02}:{:02}{}",
-        date(days),
-        s / 3600,
-        s / 60 % 60,
-        s % 60,
-        fraction(sub, unit)
-    )
+    format!("{}T{:02}:{:02}:{:02}{}", date(days), s / 3600, s / 60 % 60, s % 60, fraction(sub, unit))
 }
 
 fn time_of_day(v: i64, unit: TimeUnit) -> String {
     let per = per_second(unit);
     let (secs, sub) = (v.div_euclid(per), v.rem_euclid(per));
-    format!(
-        "{:02}:{:02}:{:02}{}",
-        secs / 3600,
-        secs / 60 % 60,
-        secs % 60,
-        fraction(sub, unit)
-    )
+    format!("{:02}:{:02}:{:02}{}", secs / 3600, secs / 60 % 60, secs % 60, fraction(sub, unit))
 }
 
 #[cfg(test)]
@@ -272,10 +243,7 @@ mod tests {
         assert_eq!(date(0), "1970-01-01");
         assert_eq!(date(-1), "1969-12-31");
         assert_eq!(date(19_723), "2024-01-01");
-        assert_eq!(
-            timestamp(1_704_067_200_123, TimeUnit::Millisecond),
-            "2024-01-01T00:00:00.123"
-        );
+        assert_eq!(timestamp(1_704_067_200_123, TimeUnit::Millisecond), "2024-01-01T00:00:00.123");
         assert_eq!(decimal("-5".into(), 2), "-0.05");
         assert_eq!(decimal("12345".into(), 2), "123.45");
         assert_eq!(decimal("7".into(), -2), "700");

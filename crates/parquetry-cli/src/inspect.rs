@@ -47,15 +47,9 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
                 print!("{HELP}");
                 return Ok(None);
             }
-            s if s.starts_with('-') => {
-                return Err(format!("inspect: unknown option '{s}'\n\n{HELP}"))
-            }
+            s if s.starts_with('-') => return Err(format!("inspect: unknown option '{s}'\n\n{HELP}")),
             s if path.is_none() => path = Some(s.to_owned()),
-            s => {
-                return Err(format!(
-                    "inspect: unexpected argument '{s}' (one FILE only)"
-                ))
-            }
+            s => return Err(format!("inspect: unexpected argument '{s}' (one FILE only)")),
         }
     }
     let path = path.ok_or_else(|| format!("inspect: missing FILE\n\n{HELP}"))?;
@@ -64,40 +58,28 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
 
 /// Runs the command with the arguments after `inspect`.
 pub fn run(args: &[String]) -> Result<(), String> {
-    let Some(opts) = parse(args)? else {
-        return Ok(());
-    };
+    let Some(opts) = parse(args)? else { return Ok(()) };
     let report = gather(&opts).map_err(|e| format!("{}: {e}", opts.path))?;
     let text = if opts.json {
-        format!(
-            "{}\n",
-            serde_json::to_string_pretty(&report).unwrap_or_default()
-        )
+        format!("{}\n", serde_json::to_string_pretty(&report).unwrap_or_default())
     } else {
         render(&report)
     };
     // A reader that closes the pipe early (`| head`) is not an error, and never a panic.
     use std::io::Write;
     match std::io::stdout().lock().write_all(text.as_bytes()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(format!("writing the report: {e}"))
-        }
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("writing the report: {e}")),
         _ => Ok(()),
     }
 }
 
 fn gather(opts: &Options) -> parquetry::Result<Value> {
-    let mut file =
-        File::open(&opts.path).map_err(|e| parquetry::Error::io("opening the file", e))?;
+    let mut file = File::open(&opts.path).map_err(|e| parquetry::Error::io("opening the file", e))?;
     let (meta, file_len) = format::read_metadata(&mut file)?;
     let source = ReaderSource::new(file)?;
     let desc = SchemaDescriptor::from_metadata(&meta)?;
     let arrow = arrow_schema(&desc, meta.key_value_metadata.as_deref())?;
-    let arrow_types: Vec<String> = arrow
-        .fields()
-        .iter()
-        .map(|f| f.data_type().to_string())
-        .collect();
+    let arrow_types: Vec<String> = arrow.fields().iter().map(|f| f.data_type().to_string()).collect();
 
     let mut top = 0;
     let schema: Vec<Value> = desc
@@ -147,21 +129,14 @@ fn gather(opts: &Options) -> parquetry::Result<Value> {
 }
 
 fn kv_keys(meta: &FileMetaData) -> Vec<String> {
-    meta.key_value_metadata
-        .iter()
-        .flatten()
-        .map(|kv| kv.key.clone())
-        .collect()
+    meta.key_value_metadata.iter().flatten().map(|kv| kv.key.clone()).collect()
 }
 
 fn schema_node(desc: &SchemaDescriptor, node: &SchemaNode, arrow_type: Option<String>) -> Value {
     let e = desc.element(node);
     let mut m = Map::new();
     m.insert("name".into(), json!(e.name));
-    m.insert(
-        "repetition".into(),
-        json!(e.repetition.map(|r| r.to_string())),
-    );
+    m.insert("repetition".into(), json!(e.repetition.map(|r| r.to_string())));
     if let Some(t) = e.physical_type {
         m.insert("physical_type".into(), json!(t.to_string()));
     }
@@ -185,11 +160,7 @@ fn schema_node(desc: &SchemaDescriptor, node: &SchemaNode, arrow_type: Option<St
         m.insert("arrow_type".into(), json!(t));
     }
     if node.leaf.is_none() {
-        let children: Vec<Value> = node
-            .children
-            .iter()
-            .map(|c| schema_node(desc, c, None))
-            .collect();
+        let children: Vec<Value> = node.children.iter().map(|c| schema_node(desc, c, None)).collect();
         m.insert("children".into(), Value::Array(children));
     }
     Value::Object(m)
@@ -200,48 +171,25 @@ fn column_chunk(desc: &SchemaDescriptor, leaf: usize, chunk: &ColumnChunk) -> Ma
     let mut m = Map::new();
     m.insert("path".into(), json!(c.dotted_path()));
     m.insert("physical_type".into(), json!(c.physical_type.to_string()));
-    m.insert(
-        "logical_type".into(),
-        json!(c.logical_type.as_ref().map(|l| l.to_string())),
-    );
+    m.insert("logical_type".into(), json!(c.logical_type.as_ref().map(|l| l.to_string())));
     let Some(md) = &chunk.meta_data else {
-        m.insert(
-            "encrypted".into(),
-            json!(chunk.encrypted_column_metadata.is_some()),
-        );
+        m.insert("encrypted".into(), json!(chunk.encrypted_column_metadata.is_some()));
         return m;
     };
     let encodings: Vec<String> = md.encodings.iter().map(|e| e.to_string()).collect();
     m.insert("encodings".into(), json!(encodings));
     m.insert("codec".into(), json!(md.codec.to_string()));
     m.insert("compressed_bytes".into(), json!(md.total_compressed_size));
-    m.insert(
-        "uncompressed_bytes".into(),
-        json!(md.total_uncompressed_size),
-    );
+    m.insert("uncompressed_bytes".into(), json!(md.total_uncompressed_size));
     m.insert("num_values".into(), json!(md.num_values));
     let stats = md.statistics.as_ref();
     m.insert("null_count".into(), json!(stats.and_then(|s| s.null_count)));
-    m.insert(
-        "min".into(),
-        json!(stats.and_then(|s| s.min_bytes()).map(|b| stat_value(c, b))),
-    );
-    m.insert(
-        "max".into(),
-        json!(stats.and_then(|s| s.max_bytes()).map(|b| stat_value(c, b))),
-    );
+    m.insert("min".into(), json!(stats.and_then(|s| s.min_bytes()).map(|b| stat_value(c, b))));
+    m.insert("max".into(), json!(stats.and_then(|s| s.max_bytes()).map(|b| stat_value(c, b))));
     let has_dict = md.dictionary_page_offset.is_some_and(|o| o > 0)
-        || md
-            .encoding_stats
-            .iter()
-            .flat_map(|s| s.iter())
-            .any(|s| s.page_type == format::PageType::DICTIONARY_PAGE);
+        || md.encoding_stats.iter().flat_map(|s| s.iter()).any(|s| s.page_type == format::PageType::DICTIONARY_PAGE);
     m.insert("dictionary_page".into(), json!(has_dict));
-    if let Some(u) = md
-        .size_statistics
-        .as_ref()
-        .and_then(|s| s.unencoded_byte_array_data_bytes)
-    {
+    if let Some(u) = md.size_statistics.as_ref().and_then(|s| s.unencoded_byte_array_data_bytes) {
         m.insert("unencoded_byte_array_data_bytes".into(), json!(u));
     }
     m
@@ -252,9 +200,7 @@ fn chunk_pages<S: ChunkSource>(
     chunk: &ColumnChunk,
     padding: bool,
 ) -> parquetry::Result<Vec<Value>> {
-    let Some(md) = &chunk.meta_data else {
-        return Ok(Vec::new());
-    };
+    let Some(md) = &chunk.meta_data else { return Ok(Vec::new()) };
     let mut stream = PageStream::new(md, source.len(), padding)?;
     let mut pages = Vec::new();
     while let Some(page) = stream.next_page(source)? {
@@ -265,32 +211,20 @@ fn chunk_pages<S: ChunkSource>(
 
 fn page_json(h: &PageHeader, offset: u64) -> Value {
     let (encoding, num_values, extra) = if let Some(d) = &h.data_page_header {
-        (
-            Some(d.encoding),
-            Some(d.num_values),
-            json!({
-                "definition_level_encoding": d.definition_level_encoding.to_string(),
-                "repetition_level_encoding": d.repetition_level_encoding.to_string(),
-            }),
-        )
+        (Some(d.encoding), Some(d.num_values), json!({
+            "definition_level_encoding": d.definition_level_encoding.to_string(),
+            "repetition_level_encoding": d.repetition_level_encoding.to_string(),
+        }))
     } else if let Some(d) = &h.data_page_header_v2 {
-        (
-            Some(d.encoding),
-            Some(d.num_values),
-            json!({
-                "num_nulls": d.num_nulls,
-                "num_rows": d.num_rows,
-                "definition_levels_byte_length": d.definition_levels_byte_length,
-                "repetition_levels_byte_length": d.repetition_levels_byte_length,
-                "is_compressed": d.is_compressed.unwrap_or(true),
-            }),
-        )
+        (Some(d.encoding), Some(d.num_values), json!({
+            "num_nulls": d.num_nulls,
+            "num_rows": d.num_rows,
+            "definition_levels_byte_length": d.definition_levels_byte_length,
+            "repetition_levels_byte_length": d.repetition_levels_byte_length,
+            "is_compressed": d.is_compressed.unwrap_or(true),
+        }))
     } else if let Some(d) = &h.dictionary_page_header {
-        (
-            Some(d.encoding),
-            Some(d.num_values),
-            json!({ "is_sorted": d.is_sorted }),
-        )
+        (Some(d.encoding), Some(d.num_values), json!({ "is_sorted": d.is_sorted }))
     } else {
         (None, None, json!({}))
     };
@@ -312,13 +246,7 @@ fn text(v: &Value) -> String {
     match v {
         Value::Null => "-".into(),
         Value::String(s) => s.clone(),
-        Value::Bool(b) => {
-            if *b {
-                "yes".into()
-            } else {
-                "no".into()
-            }
-        }
+        Value::Bool(b) => if *b { "yes".into() } else { "no".into() },
         other => other.to_string(),
     }
 }
@@ -331,20 +259,8 @@ fn render(r: &Value) -> String {
         r["num_rows"], r["num_row_groups"], r["num_columns"], r["version"]
     );
     out += &format!("created by: {}\n", text(&r["created_by"]));
-    let keys: Vec<String> = r["key_value_keys"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(text)
-        .collect();
-    out += &format!(
-        "key/value metadata: {}\n",
-        if keys.is_empty() {
-            "-".into()
-        } else {
-            keys.join(", ")
-        }
-    );
+    let keys: Vec<String> = r["key_value_keys"].as_array().into_iter().flatten().map(text).collect();
+    out += &format!("key/value metadata: {}\n", if keys.is_empty() { "-".into() } else { keys.join(", ") });
     out += "\nschema:\n";
     for n in r["schema"].as_array().into_iter().flatten() {
         render_node(n, 1, &mut out);
@@ -352,83 +268,31 @@ fn render(r: &Value) -> String {
     for rg in r["row_groups"].as_array().into_iter().flatten() {
         out += &format!(
             "\nrow group {}: {} rows, {} bytes compressed, {} uncompressed\n",
-            rg["index"],
-            rg["num_rows"],
-            text(&rg["total_compressed_size"]),
-            rg["total_byte_size"]
+            rg["index"], rg["num_rows"], text(&rg["total_compressed_size"]), rg["total_byte_size"]
         );
-        let headers = [
-            "column",
-            "type",
-            "encodings",
-            "codec",
-            "compressed",
-            "uncompressed",
-            "values",
-            "nulls",
-            "min",
-            "max",
-            "dict",
-        ];
+        let headers = ["column", "type", "encodings", "codec", "compressed", "uncompressed", "values", "nulls", "min", "max", "dict"];
         let mut rows = vec![headers.iter().map(|s| s.to_string()).collect::<Vec<_>>()];
         for c in rg["columns"].as_array().into_iter().flatten() {
             let ty = match c["logical_type"].as_str() {
                 Some(l) => format!("{} {}", text(&c["physical_type"]), l),
                 None => text(&c["physical_type"]),
             };
-            let enc: Vec<String> = c["encodings"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(text)
-                .collect();
+            let enc: Vec<String> = c["encodings"].as_array().into_iter().flatten().map(text).collect();
             rows.push(vec![
-                text(&c["path"]),
-                ty,
-                enc.join(","),
-                text(&c["codec"]),
-                text(&c["compressed_bytes"]),
-                text(&c["uncompressed_bytes"]),
-                text(&c["num_values"]),
-                text(&c["null_count"]),
-                text(&c["min"]),
-                text(&c["max"]),
-                text(&c["dictionary_page"]),
+                text(&c["path"]), ty, enc.join(","), text(&c["codec"]), text(&c["compressed_bytes"]),
+                text(&c["uncompressed_bytes"]), text(&c["num_values"]), text(&c["null_count"]),
+                text(&c["min"]), text(&c["max"]), text(&c["dictionary_page"]),
             ]);
         }
         out += &table(&rows, "  ");
         for c in rg["columns"].as_array().into_iter().flatten() {
-            let Some(pages) = c["pages"].as_array() else {
-                continue;
-            };
+            let Some(pages) = c["pages"].as_array() else { continue };
             out += &format!("  pages of {}:\n", text(&c["path"]));
-            let mut rows = vec![[
-                "offset",
-                "type",
-                "encoding",
-                "compressed",
-                "uncompressed",
-                "values",
-                "crc",
-            ]
-            .iter()
-            .map(|s| s.to_string())
-            .collect::<Vec<_>>()];
+            let mut rows = vec![["offset", "type", "encoding", "compressed", "uncompressed", "values", "crc"]
+                .iter().map(|s| s.to_string()).collect::<Vec<_>>()];
             for p in pages {
-                rows.push(
-                    [
-                        "offset",
-                        "type",
-                        "encoding",
-                        "compressed_size",
-                        "uncompressed_size",
-                        "num_values",
-                        "crc",
-                    ]
-                    .iter()
-                    .map(|k| text(&p[*k]))
-                    .collect(),
-                );
+                rows.push(["offset", "type", "encoding", "compressed_size", "uncompressed_size", "num_values", "crc"]
+                    .iter().map(|k| text(&p[*k])).collect());
             }
             out += &table(&rows, "    ");
         }
@@ -470,20 +334,12 @@ fn render_node(n: &Value, depth: usize, out: &mut String) {
 fn table(rows: &[Vec<String>], indent: &str) -> String {
     let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..cols)
-        .map(|i| {
-            rows.iter()
-                .map(|r| r.get(i).map_or(0, |s| s.chars().count()))
-                .max()
-                .unwrap_or(0)
-        })
+        .map(|i| rows.iter().map(|r| r.get(i).map_or(0, |s| s.chars().count())).max().unwrap_or(0))
         .collect();
     let mut out = String::new();
     for r in rows {
-        let cells: Vec<String> = r
-            .iter()
-            .enumerate()
-            .map(|(i, s)| format!("{s:<w$}", w = widths[i]))
-            .collect();
+        let cells: Vec<String> =
+            r.iter().enumerate().map(|(i, s)| format!("{s:<w$}", w = widths[i])).collect();
         out += indent;
         out += cells.join("  ").trim_end();
         out += "\n";

@@ -61,9 +61,7 @@ struct Options {
 
 /// Runs the command with the arguments after `merge`.
 pub fn run(args: &[String]) -> Result<(), String> {
-    let Some(opts) = parse(args)? else {
-        return Ok(());
-    };
+    let Some(opts) = parse(args)? else { return Ok(()) };
     let start = Instant::now();
     let output = Path::new(&opts.output);
     let inputs = expand_inputs(&opts.inputs)?;
@@ -71,16 +69,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let summary = merge_files(&inputs, output, &opts.merge).map_err(|e| e.to_string())?;
     let seconds = start.elapsed().as_secs_f64();
     if opts.json {
-        println!(
-            "{}",
-            json_summary(&summary, &opts.output, bytes_in, seconds)
-        );
+        println!("{}", json_summary(&summary, &opts.output, bytes_in, seconds));
     } else if !opts.quiet {
-        let files = if summary.files == 1 {
-            "1 file".to_owned()
-        } else {
-            format!("{} files", summary.files)
-        };
+        let files = if summary.files == 1 { "1 file".to_owned() } else { format!("{} files", summary.files) };
         eprintln!(
             "{files} → {}: {} rows, {} → {} row groups ({} copied whole), {} → {} in {seconds:.2} s",
             opts.output,
@@ -96,21 +87,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
 }
 
 fn parse(args: &[String]) -> Result<Option<Options>, String> {
-    let mut opts = Options {
-        inputs: Vec::new(),
-        output: String::new(),
-        merge: MergeOptions::default(),
-        json: false,
-        quiet: false,
-    };
+    let mut opts =
+        Options { inputs: Vec::new(), output: String::new(), merge: MergeOptions::default(), json: false, quiet: false };
     let mut output = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
-        let mut value = |name: &str| {
-            it.next()
-                .cloned()
-                .ok_or_else(|| format!("merge: {name} needs a value"))
-        };
+        let mut value = |name: &str| it.next().cloned().ok_or_else(|| format!("merge: {name} needs a value"));
         let prefixed = |e: String| format!("merge: {e}");
         match a.as_str() {
             "-h" | "--help" => {
@@ -122,13 +104,11 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
             "-o" | "--output" => output = Some(value("--output")?),
             "--row-group-rows" => {
                 let v = value("--row-group-rows")?;
-                opts.merge.row_group_rows =
-                    crate::args::count("--row-group-rows", &v).map_err(prefixed)? as u64;
+                opts.merge.row_group_rows = crate::args::count("--row-group-rows", &v).map_err(prefixed)? as u64;
             }
             "--row-group-bytes" => {
                 let v = value("--row-group-bytes")?;
-                opts.merge.row_group_bytes =
-                    crate::args::bytes("--row-group-bytes", &v).map_err(prefixed)? as u64;
+                opts.merge.row_group_bytes = crate::args::bytes("--row-group-bytes", &v).map_err(prefixed)? as u64;
             }
             "--compression" => {
                 let v = value("--compression")?;
@@ -139,9 +119,7 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
                 opts.merge.dictionary_page_size_limit =
                     crate::args::bytes("--dictionary-page-limit", &v).map_err(prefixed)?;
             }
-            s if s.starts_with('-') && s != "-" => {
-                return Err(format!("merge: unknown option '{s}'\n\n{HELP}"))
-            }
+            s if s.starts_with('-') && s != "-" => return Err(format!("merge: unknown option '{s}'\n\n{HELP}")),
             s => opts.inputs.push(s.to_owned()),
         }
     }
@@ -163,17 +141,12 @@ fn expand_inputs(inputs: &[String]) -> Result<Vec<PathBuf>, String> {
             files.push(PathBuf::from(input));
             continue;
         }
-        let entries =
-            std::fs::read_dir(input).map_err(|e| format!("{input}: cannot list it: {e}"))?;
+        let entries = std::fs::read_dir(input).map_err(|e| format!("{input}: cannot list it: {e}"))?;
         let mut found = Vec::new();
         for entry in entries {
-            let path = entry
-                .map_err(|e| format!("{input}: cannot list it: {e}"))?
-                .path();
+            let path = entry.map_err(|e| format!("{input}: cannot list it: {e}"))?.path();
             let parquet = path.extension().is_some_and(|e| e == "parquet");
-            let hidden = path
-                .file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with('.'));
+            let hidden = path.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'));
             if parquet && !hidden && path.is_file() {
                 found.push(path);
             }
@@ -193,11 +166,9 @@ fn check_paths(inputs: &[PathBuf], output: &Path) -> Result<u64, String> {
     let out = std::fs::canonicalize(output).ok();
     let mut total = 0;
     for input in inputs {
-        let meta = std::fs::metadata(input)
-            .map_err(|e| format!("{}: cannot read it: {e}", input.display()))?;
+        let meta = std::fs::metadata(input).map_err(|e| format!("{}: cannot read it: {e}", input.display()))?;
         let same = out.is_some()
-            && (std::fs::canonicalize(input).ok() == out
-                || crate::convert::same_inode(input, output));
+            && (std::fs::canonicalize(input).ok() == out || crate::convert::same_inode(input, output));
         if same {
             return Err(format!(
                 "{} is also an input: choose another OUT (merge never overwrites its inputs)",
@@ -260,29 +231,11 @@ mod tests {
         assert_eq!(opts.merge.row_group_bytes, 64 << 20);
         assert_eq!(opts.merge.compression, Some((Codec::Zstd, Some(3))));
         assert_eq!(opts.merge.dictionary_page_size_limit, 2 << 20);
-        assert!(parse(&args(&["a.parquet"]))
-            .err()
-            .unwrap()
-            .contains("needs --output OUT"));
-        assert!(parse(&args(&["-o", "x.parquet"]))
-            .err()
-            .unwrap()
-            .contains("no INPUT files"));
-        assert!(parse(&args(&["-o", "x", "--compression", "lzo", "a"]))
-            .err()
-            .unwrap()
-            .starts_with("merge: --compression: unknown codec 'lzo'"));
-        assert!(parse(&args(&["-o", "x", "--row-group-bytes", "lots", "a"]))
-            .err()
-            .unwrap()
-            .contains("'lots' is not a size"));
-        assert!(parse(&args(&["-o", "x", "--frobnicate", "a"]))
-            .err()
-            .unwrap()
-            .contains("unknown option '--frobnicate'"));
-        assert!(parse(&args(&["a", "--output"]))
-            .err()
-            .unwrap()
-            .contains("--output needs a value"));
+        assert!(parse(&args(&["a.parquet"])).err().unwrap().contains("needs --output OUT"));
+        assert!(parse(&args(&["-o", "x.parquet"])).err().unwrap().contains("no INPUT files"));
+        assert!(parse(&args(&["-o", "x", "--compression", "lzo", "a"])).err().unwrap().starts_with("merge: --compression: unknown codec 'lzo'"));
+        assert!(parse(&args(&["-o", "x", "--row-group-bytes", "lots", "a"])).err().unwrap().contains("'lots' is not a size"));
+        assert!(parse(&args(&["-o", "x", "--frobnicate", "a"])).err().unwrap().contains("unknown option '--frobnicate'"));
+        assert!(parse(&args(&["a", "--output"])).err().unwrap().contains("--output needs a value"));
     }
 }

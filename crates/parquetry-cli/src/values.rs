@@ -26,14 +26,8 @@ pub fn stat_value(c: &ColumnDescriptor, bytes: &[u8]) -> String {
                 v.to_string()
             }
         }),
-        PhysicalType::FLOAT => bytes
-            .try_into()
-            .ok()
-            .map(|b| f32::from_le_bytes(b).to_string()),
-        PhysicalType::DOUBLE => bytes
-            .try_into()
-            .ok()
-            .map(|b| f64::from_le_bytes(b).to_string()),
+        PhysicalType::FLOAT => bytes.try_into().ok().map(|b| f32::from_le_bytes(b).to_string()),
+        PhysicalType::DOUBLE => bytes.try_into().ok().map(|b| f64::from_le_bytes(b).to_string()),
         PhysicalType::BYTE_ARRAY if is_text(c) => std::str::from_utf8(bytes).ok().map(cut),
         _ => None,
     };
@@ -41,31 +35,16 @@ pub fn stat_value(c: &ColumnDescriptor, bytes: &[u8]) -> String {
 }
 
 fn is_unsigned(c: &ColumnDescriptor) -> bool {
-    matches!(
-        c.logical_type,
-        Some(LogicalType::Integer {
-            is_signed: false,
-            ..
-        })
-    ) || matches!(
-        c.converted_type,
-        Some(
-            ConvertedType::UINT_8
-                | ConvertedType::UINT_16
-                | ConvertedType::UINT_32
-                | ConvertedType::UINT_64
+    matches!(c.logical_type, Some(LogicalType::Integer { is_signed: false, .. }))
+        || matches!(
+            c.converted_type,
+            Some(ConvertedType::UINT_8 | ConvertedType::UINT_16 | ConvertedType::UINT_32 | ConvertedType::UINT_64)
         )
-    )
 }
 
 fn is_text(c: &ColumnDescriptor) -> bool {
-    matches!(
-        c.logical_type,
-        Some(LogicalType::String | LogicalType::Enum | LogicalType::Json)
-    ) || matches!(
-        c.converted_type,
-        Some(ConvertedType::UTF8 | ConvertedType::ENUM | ConvertedType::JSON)
-    )
+    matches!(c.logical_type, Some(LogicalType::String | LogicalType::Enum | LogicalType::Json))
+        || matches!(c.converted_type, Some(ConvertedType::UTF8 | ConvertedType::ENUM | ConvertedType::JSON))
 }
 
 fn cut(s: &str) -> String {

@@ -6,17 +6,12 @@ use std::process::{Command, Stdio};
 fn corpus(path: &str) -> PathBuf {
     let dir = std::env::var_os("PARQUET_TESTING_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/parquet-testing")
-        });
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/parquet-testing"));
     dir.join(path)
 }
 
 fn parquetry(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_parquetry"))
-        .args(args)
-        .output()
-        .expect("run parquetry")
+    Command::new(env!("CARGO_BIN_EXE_parquetry")).args(args).output().expect("run parquetry")
 }
 
 fn python() -> String {
@@ -27,11 +22,7 @@ fn python() -> String {
 fn inspect_json_reports_the_footer_facts() {
     let file = corpus("data/alltypes_plain.parquet");
     let out = parquetry(&["inspect", "--json", "--pages", file.to_str().unwrap()]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     // MANIFEST.tsv: 8 rows, 1 row group; the file has 11 columns, all UNCOMPRESSED.
     assert_eq!(v["num_rows"], 8);
@@ -39,9 +30,7 @@ fn inspect_json_reports_the_footer_facts() {
     assert_eq!(v["num_columns"], 11);
     let cols = v["row_groups"][0]["columns"].as_array().unwrap();
     assert!(cols.iter().all(|c| c["codec"] == "UNCOMPRESSED"));
-    assert!(cols
-        .iter()
-        .all(|c| !c["pages"].as_array().unwrap().is_empty()));
+    assert!(cols.iter().all(|c| !c["pages"].as_array().unwrap().is_empty()));
 }
 
 #[test]
@@ -70,14 +59,7 @@ print("ok")
     ] {
         let file = corpus(name);
         let mut cat = Command::new(env!("CARGO_BIN_EXE_parquetry"))
-            .args([
-                "cat",
-                "--format",
-                "arrow",
-                "--batch-size",
-                "3",
-                file.to_str().unwrap(),
-            ])
+            .args(["cat", "--format", "arrow", "--batch-size", "3", file.to_str().unwrap()])
             .stdout(Stdio::piped())
             .spawn()
             .unwrap();
@@ -86,10 +68,7 @@ print("ok")
             .stdin(cat.stdout.take().unwrap())
             .output()
             .expect("python3 with pyarrow (./test.sh installs it)");
-        assert!(
-            cat.wait().unwrap().success(),
-            "{name}: parquetry cat failed"
-        );
+        assert!(cat.wait().unwrap().success(), "{name}: parquetry cat failed");
         assert!(
             check.status.success() && String::from_utf8_lossy(&check.stdout).trim() == "ok",
             "{name}: {}",
@@ -116,28 +95,13 @@ for name in expected.column_names:
 print("ok")
 "#;
     for (name, rows) in [
-        (
-            "data/delta_encoding_optional_column.parquet",
-            "1..3,50..70,99..",
-        ),
+        ("data/delta_encoding_optional_column.parquet", "1..3,50..70,99.."),
         ("data/alltypes_plain.parquet", "..2,5..6"),
-        (
-            "data/alltypes_tiny_pages.parquet",
-            "3..900,4000..4100,7290..",
-        ),
+        ("data/alltypes_tiny_pages.parquet", "3..900,4000..4100,7290.."),
     ] {
         let file = corpus(name);
         let mut cat = Command::new(env!("CARGO_BIN_EXE_parquetry"))
-            .args([
-                "cat",
-                "--format",
-                "arrow",
-                "--rows",
-                rows,
-                "--batch-size",
-                "7",
-                file.to_str().unwrap(),
-            ])
+            .args(["cat", "--format", "arrow", "--rows", rows, "--batch-size", "7", file.to_str().unwrap()])
             .stdout(Stdio::piped())
             .spawn()
             .unwrap();
@@ -146,22 +110,14 @@ print("ok")
             .stdin(cat.stdout.take().unwrap())
             .output()
             .expect("python3 with pyarrow (./test.sh installs it)");
-        assert!(
-            cat.wait().unwrap().success(),
-            "{name}: parquetry cat --rows {rows} failed"
-        );
+        assert!(cat.wait().unwrap().success(), "{name}: parquetry cat --rows {rows} failed");
         assert!(
             check.status.success() && String::from_utf8_lossy(&check.stdout).trim() == "ok",
             "{name} --rows {rows}: {}",
             String::from_utf8_lossy(&check.stderr)
         );
     }
-    let out = parquetry(&[
-        "cat",
-        "--rows",
-        "4..2",
-        corpus("data/alltypes_plain.parquet").to_str().unwrap(),
-    ]);
+    let out = parquetry(&["cat", "--rows", "4..2", corpus("data/alltypes_plain.parquet").to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("range 0 (4..2) is empty"));
 }
@@ -169,13 +125,7 @@ print("ok")
 #[test]
 fn cat_json_lines_and_csv_hold_every_row() {
     let file = corpus("data/alltypes_plain.parquet");
-    let out = parquetry(&[
-        "cat",
-        "--json",
-        "--columns",
-        "id,string_col",
-        file.to_str().unwrap(),
-    ]);
+    let out = parquetry(&["cat", "--json", "--columns", "id,string_col", file.to_str().unwrap()]);
     assert!(out.status.success());
     let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
         .lines()
@@ -185,11 +135,7 @@ fn cat_json_lines_and_csv_hold_every_row() {
     let ids: Vec<i64> = lines.iter().map(|l| l["id"].as_i64().unwrap()).collect();
     assert_eq!(ids, [4, 5, 6, 7, 2, 3, 0, 1]);
     let out = parquetry(&["cat", "--csv", "--limit", "3", file.to_str().unwrap()]);
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout).lines().count(),
-        4,
-        "header + 3 rows"
-    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 4, "header + 3 rows");
 }
 
 #[test]
@@ -212,44 +158,24 @@ table = pq.read_table(sys.argv[1])
 for row in table.to_pylist():
     print(json.dumps({f.name: plain(row[f.name], f.type) for f in table.schema}))
 "#;
-    for name in [
-        "data/nullable.impala.parquet",
-        "data/nested_lists.snappy.parquet",
-        "data/nested_maps.snappy.parquet",
-    ] {
+    for name in ["data/nullable.impala.parquet", "data/nested_lists.snappy.parquet", "data/nested_maps.snappy.parquet"] {
         let file = corpus(name);
         let out = parquetry(&["cat", "--json", file.to_str().unwrap()]);
-        assert!(
-            out.status.success(),
-            "{name}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let want = Command::new(python())
-            .args(["-c", script, file.to_str().unwrap()])
-            .output()
-            .unwrap();
-        assert!(
-            want.status.success(),
-            "{}",
-            String::from_utf8_lossy(&want.stderr)
-        );
+        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        let want = Command::new(python()).args(["-c", script, file.to_str().unwrap()]).output().unwrap();
+        assert!(want.status.success(), "{}", String::from_utf8_lossy(&want.stderr));
         // Numbers as f64: pyarrow prints a double 1.0 as `1.0`, parquetry as `1`.
         fn numbers_as_f64(v: serde_json::Value) -> serde_json::Value {
             use serde_json::Value as V;
             match v {
                 V::Number(n) => serde_json::json!(n.as_f64()),
                 V::Array(a) => V::Array(a.into_iter().map(numbers_as_f64).collect()),
-                V::Object(o) => {
-                    V::Object(o.into_iter().map(|(k, v)| (k, numbers_as_f64(v))).collect())
-                }
+                V::Object(o) => V::Object(o.into_iter().map(|(k, v)| (k, numbers_as_f64(v))).collect()),
                 v => v,
             }
         }
         let lines = |b: &[u8]| -> Vec<serde_json::Value> {
-            String::from_utf8_lossy(b)
-                .lines()
-                .map(|l| numbers_as_f64(serde_json::from_str(l).unwrap()))
-                .collect()
+            String::from_utf8_lossy(b).lines().map(|l| numbers_as_f64(serde_json::from_str(l).unwrap())).collect()
         };
         let (got, want) = (lines(&out.stdout), lines(&want.stdout));
         assert!(!want.is_empty(), "{name}: pyarrow printed no rows");
@@ -261,29 +187,14 @@ for row in table.to_pylist():
 fn bad_input_is_a_clear_error_not_a_crash() {
     let bad = corpus("bad_data/PARQUET-1481.parquet");
     let out = parquetry(&["cat", bad.to_str().unwrap()]);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: "));
 
-    let out = parquetry(&[
-        "cat",
-        "--columns",
-        "nope",
-        corpus("data/alltypes_plain.parquet").to_str().unwrap(),
-    ]);
+    let out = parquetry(&["cat", "--columns", "nope", corpus("data/alltypes_plain.parquet").to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no column named 'nope'"));
 
-    let out = parquetry(&[
-        "inspect",
-        corpus("data/uniform_encryption.parquet.encrypted")
-            .to_str()
-            .unwrap(),
-    ]);
+    let out = parquetry(&["inspect", corpus("data/uniform_encryption.parquet.encrypted").to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("encrypted files are not supported yet"));
 

@@ -8,11 +8,7 @@ mod common;
 use common::{python, TempDir};
 
 fn convert(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_parquetry"))
-        .arg("convert")
-        .args(args)
-        .output()
-        .expect("run parquetry")
+    Command::new(env!("CARGO_BIN_EXE_parquetry")).arg("convert").args(args).output().expect("run parquetry")
 }
 
 fn convert_ok(args: &[&str]) -> String {
@@ -30,11 +26,7 @@ fn py(script: &str, args: &[&str]) -> String {
         .args(args)
         .output()
         .expect("python3 with pyarrow (./test.sh installs it)");
-    assert!(
-        out.status.success(),
-        "python failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "python failed:\n{}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -54,21 +46,9 @@ fn write_csv(path: &str) {
     csv.push_str("4,-2e3,Zürich ✓ 東京,,2024-03-03\n");
     csv.push_str("5,0.1,\"two\nlines\",FALSE,2024-12-31\n");
     for i in 6..=2500 {
-        let price = if i % 7 == 0 {
-            String::new()
-        } else {
-            format!("{}.{}", i * 3, i % 100)
-        };
-        let name = if i % 13 == 0 {
-            String::new()
-        } else {
-            format!("\"name {i}, \"\"q\"\"\"")
-        };
-        csv.push_str(&format!(
-            "{i},{price},{name},{},2024-01-{:02}\n",
-            i % 2 == 0,
-            i % 28 + 1
-        ));
+        let price = if i % 7 == 0 { String::new() } else { format!("{}.{}", i * 3, i % 100) };
+        let name = if i % 13 == 0 { String::new() } else { format!("\"name {i}, \"\"q\"\"\"") };
+        csv.push_str(&format!("{i},{price},{name},{},2024-01-{:02}\n", i % 2 == 0, i % 28 + 1));
     }
     std::fs::write(path, csv).unwrap();
 }
@@ -78,14 +58,7 @@ fn csv_to_parquet_reads_as_pyarrow_reads_the_csv() {
     let dir = TempDir::new("convert", "csv");
     let (csv, out) = (dir.path("in.csv"), dir.path("out.parquet"));
     write_csv(&csv);
-    let stderr = convert_ok(&[
-        "--batch-size",
-        "1000",
-        "--row-group-size",
-        "1024",
-        &csv,
-        &out,
-    ]);
+    let stderr = convert_ok(&["--batch-size", "1000", "--row-group-size", "1024", &csv, &out]);
     // Not a terminal: no progress bar, only the summary line.
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains("2500 rows, 3 row groups"), "{stderr}");
@@ -115,12 +88,7 @@ fn jsonl_to_parquet_reads_as_pyarrow_reads_the_json() {
     text.push_str("{\"id\": 2, \"s\": null, \"f\": 2}\n");
     text.push_str("{\"id\": 3, \"s\": \"Zürich ✓\", \"f\": null, \"b\": false}\n");
     for i in 4..3000 {
-        text.push_str(&format!(
-            "{{\"id\": {i}, \"s\": \"v{}\", \"f\": {}.25, \"b\": {}}}\n",
-            i % 50,
-            i,
-            i % 3 == 0
-        ));
+        text.push_str(&format!("{{\"id\": {i}, \"s\": \"v{}\", \"f\": {}.25, \"b\": {}}}\n", i % 50, i, i % 3 == 0));
     }
     std::fs::write(&json, text).unwrap();
     convert_ok(&["--quiet", "--batch-size", "700", &json, &out]);
@@ -144,12 +112,7 @@ fn nested_jsonl_to_parquet_and_back_to_jsonl() {
     // written nested, read by pyarrow as pyarrow reads the JSON, and converted back to the same
     // JSON lines, and to CSV with JSON text cells.
     let dir = TempDir::new("convert", "nested-jsonl");
-    let (json, out, back, csv) = (
-        dir.path("in.jsonl"),
-        dir.path("out.parquet"),
-        dir.path("back.jsonl"),
-        dir.path("out.csv"),
-    );
+    let (json, out, back, csv) = (dir.path("in.jsonl"), dir.path("out.parquet"), dir.path("back.jsonl"), dir.path("out.csv"));
     let mut text = String::new();
     for i in 0..2000 {
         let tags = match i % 4 {
@@ -157,14 +120,8 @@ fn nested_jsonl_to_parquet_and_back_to_jsonl() {
             1 => "[]".to_owned(),
             _ => format!("[\"t{}\", \"t{}\"]", i % 7, i % 5),
         };
-        let rec = if i % 6 == 0 {
-            "null".to_owned()
-        } else {
-            format!("{{\"b\": {i}, \"c\": [{}, {}]}}", i % 3, i % 11)
-        };
-        text.push_str(&format!(
-            "{{\"id\": {i}, \"tags\": {tags}, \"rec\": {rec}}}\n"
-        ));
+        let rec = if i % 6 == 0 { "null".to_owned() } else { format!("{{\"b\": {i}, \"c\": [{}, {}]}}", i % 3, i % 11) };
+        text.push_str(&format!("{{\"id\": {i}, \"tags\": {tags}, \"rec\": {rec}}}\n"));
     }
     std::fs::write(&json, text).unwrap();
     convert_ok(&["--quiet", "--batch-size", "300", &json, &out]);
@@ -238,11 +195,7 @@ fn ipc_file_to_parquet_keeps_types_and_values() {
 #[test]
 fn ipc_stream_on_stdin_to_parquet() {
     let dir = TempDir::new("convert", "stdin");
-    let (stream, file, out) = (
-        dir.path("in.arrows"),
-        dir.path("same.arrow"),
-        dir.path("out.parquet"),
-    );
+    let (stream, file, out) = (dir.path("in.arrows"), dir.path("same.arrow"), dir.path("out.parquet"));
     let script = format!(
         "{MAKE_TABLE}\nwith pa.ipc.new_stream(sys.argv[1], table.schema) as w:\n    for b in table.to_batches(max_chunksize=1200): w.write_batch(b)\n\
          with pa.ipc.new_file(sys.argv[2], table.schema) as w:\n    w.write_table(table)\n"
@@ -301,10 +254,7 @@ fn parquet_reencoded_with_codec_encoding_page_version_and_row_groups() {
         &out,
     ]);
     // The encoding goes to the string column; the others are named in a note.
-    assert!(
-        stderr.contains("does not fit id (Int64), score (Float64), small (Int32)"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("does not fit id (Int64), score (Float64), small (Int32)"), "{stderr}");
     assert!(stderr.contains("1000 rows, 10 row groups"), "{stderr}");
     py_ok(
         r#"
@@ -329,16 +279,10 @@ print("ok")
         &[&out, &input],
     );
     // pyarrow does not show page headers; parquetry inspect does: every data page is v2.
-    let inspect = Command::new(env!("CARGO_BIN_EXE_parquetry"))
-        .args(["inspect", "--json", "--pages", &out])
-        .output()
-        .unwrap();
+    let inspect = Command::new(env!("CARGO_BIN_EXE_parquetry")).args(["inspect", "--json", "--pages", &out]).output().unwrap();
     assert!(inspect.status.success());
     let text = String::from_utf8_lossy(&inspect.stdout);
-    assert!(
-        text.contains("DATA_PAGE_V2") && !text.contains("\"DATA_PAGE\""),
-        "{text}"
-    );
+    assert!(text.contains("DATA_PAGE_V2") && !text.contains("\"DATA_PAGE\""), "{text}");
 }
 
 #[test]
@@ -388,17 +332,10 @@ fn parquet_to_csv_jsonl_and_arrow_match_pyarrow_read_of_the_input() {
     let dir = TempDir::new("convert", "fromparquet");
     let input = dir.path("in.parquet");
     write_parquet(&input);
-    let (csv, jsonl, arrow) = (
-        dir.path("out.csv"),
-        dir.path("out.jsonl"),
-        dir.path("out.arrow"),
-    );
+    let (csv, jsonl, arrow) = (dir.path("out.csv"), dir.path("out.jsonl"), dir.path("out.arrow"));
     for out in [&csv, &jsonl, &arrow] {
         let stderr = convert_ok(&["--batch-size", "300", &input, out]);
-        assert!(
-            stderr.contains("1000 rows,") && !stderr.contains("row group"),
-            "{stderr}"
-        );
+        assert!(stderr.contains("1000 rows,") && !stderr.contains("row group"), "{stderr}");
     }
     py_ok(
         r#"
@@ -424,15 +361,9 @@ fn assert_fails(dir: &TempDir, args: &[&str], output: &str, cause: &str) {
     let out = convert(args);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{args:?} should fail: {stderr}");
-    assert!(
-        stderr.starts_with("error: ") && stderr.contains(cause),
-        "{args:?}: expected '{cause}' in: {stderr}"
-    );
+    assert!(stderr.starts_with("error: ") && stderr.contains(cause), "{args:?}: expected '{cause}' in: {stderr}");
     if !before.iter().any(|e| e == output) {
-        assert!(
-            !Path::new(&dir.path(output)).exists(),
-            "{args:?} left {output}"
-        );
+        assert!(!Path::new(&dir.path(output)).exists(), "{args:?} left {output}");
     }
     assert_eq!(dir.entries(), before, "{args:?} left files behind");
     assert!(!dir.entries().iter().any(|e| e.ends_with(".tmp")));
@@ -446,48 +377,18 @@ fn bad_options_and_inputs_fail_naming_the_cause_and_leave_nothing() {
     write_csv(&csv);
     let out = dir.path("out.parquet");
     let cases: &[(&[&str], &str)] = &[
-        (
-            &["--compression", "lzo"],
-            "unknown codec 'lzo' (codecs: none, uncompressed, snappy",
-        ),
-        (
-            &["--compression", "zstd:30"],
-            "'30' is not a zstd level (1..=22",
-        ),
-        (
-            &["--compression", "gzip:high"],
-            "'high' is not a gzip level (0..=9)",
-        ),
+        (&["--compression", "lzo"], "unknown codec 'lzo' (codecs: none, uncompressed, snappy"),
+        (&["--compression", "zstd:30"], "'30' is not a zstd level (1..=22"),
+        (&["--compression", "gzip:high"], "'high' is not a gzip level (0..=9)"),
         (&["--compression", "snappy:2"], "snappy takes no level"),
-        (
-            &["--encoding", "SUPERFAST"],
-            "unknown encoding 'SUPERFAST' (encodings: PLAIN, RLE,",
-        ),
-        (
-            &["--encoding", "name=DELTA_BINARY_PACKED"],
-            "encoding DELTA_BINARY_PACKED cannot encode BYTE_ARRAY values",
-        ),
-        (
-            &["--encoding", "nope=PLAIN"],
-            "the input has no column 'nope' (columns: id, name, score, small)",
-        ),
-        (
-            &["--encoding", "RLE"],
-            "--encoding RLE: no column of the input can take it",
-        ),
-        (
-            &["--data-page-version", "3"],
-            "--data-page-version '3' is not 1 or 2",
-        ),
-        (
-            &["--row-group-size", "0"],
-            "--row-group-size '0' is not a whole number of at least 1",
-        ),
+        (&["--encoding", "SUPERFAST"], "unknown encoding 'SUPERFAST' (encodings: PLAIN, RLE,"),
+        (&["--encoding", "name=DELTA_BINARY_PACKED"], "encoding DELTA_BINARY_PACKED cannot encode BYTE_ARRAY values"),
+        (&["--encoding", "nope=PLAIN"], "the input has no column 'nope' (columns: id, name, score, small)"),
+        (&["--encoding", "RLE"], "--encoding RLE: no column of the input can take it"),
+        (&["--data-page-version", "3"], "--data-page-version '3' is not 1 or 2"),
+        (&["--row-group-size", "0"], "--row-group-size '0' is not a whole number of at least 1"),
         (&["--page-size", "big"], "--page-size 'big' is not a size"),
-        (
-            &["--batch-size", "-5"],
-            "--batch-size '-5' is not a whole number of at least 1",
-        ),
+        (&["--batch-size", "-5"], "--batch-size '-5' is not a whole number of at least 1"),
         (&["--frobnicate"], "unknown option '--frobnicate'"),
     ];
     for (options, cause) in cases {
@@ -496,42 +397,13 @@ fn bad_options_and_inputs_fail_naming_the_cause_and_leave_nothing() {
         assert_fails(&dir, &args, "out.parquet", cause);
     }
     // A missing input, an unknown extension, input == output (also through another spelling).
-    assert_fails(
-        &dir,
-        &[&dir.path("missing.csv"), &out],
-        "out.parquet",
-        "missing.csv: cannot read it",
-    );
-    assert_fails(
-        &dir,
-        &[&input, &dir.path("out.txt")],
-        "out.txt",
-        "unknown output format '.txt' (known: .parquet, .csv",
-    );
-    assert_fails(
-        &dir,
-        &[&dir.path("in.xlsx"), &out],
-        "out.parquet",
-        "unknown input format '.xlsx' (known: .parquet",
-    );
+    assert_fails(&dir, &[&dir.path("missing.csv"), &out], "out.parquet", "missing.csv: cannot read it");
+    assert_fails(&dir, &[&input, &dir.path("out.txt")], "out.txt", "unknown output format '.txt' (known: .parquet, .csv");
+    assert_fails(&dir, &[&dir.path("in.xlsx"), &out], "out.parquet", "unknown input format '.xlsx' (known: .parquet");
     assert_fails(&dir, &[&input, &input], "in.parquet", "is the input file");
-    let other_spelling = format!(
-        "{}/../{}/in.parquet",
-        dir.0.display(),
-        dir.0.file_name().unwrap().to_str().unwrap()
-    );
-    assert_fails(
-        &dir,
-        &[&input, &other_spelling],
-        "in.parquet",
-        "is the input file",
-    );
-    assert_fails(
-        &dir,
-        &["--compression", "zstd", &input, &dir.path("out.csv")],
-        "out.csv",
-        "--compression applies to Parquet output only",
-    );
+    let other_spelling = format!("{}/../{}/in.parquet", dir.0.display(), dir.0.file_name().unwrap().to_str().unwrap());
+    assert_fails(&dir, &[&input, &other_spelling], "in.parquet", "is the input file");
+    assert_fails(&dir, &["--compression", "zstd", &input, &dir.path("out.csv")], "out.csv", "--compression applies to Parquet output only");
     // Parquet options on a CSV input are fine; the input's own error names the line.
     let bad = dir.path("bad.csv");
     let mut text = std::fs::read_to_string(&csv).unwrap();
@@ -540,53 +412,21 @@ fn bad_options_and_inputs_fail_naming_the_cause_and_leave_nothing() {
     // arrow-csv counts lines as CSV records with the header as line 1 (its check of field
     // counts does; convert makes its value errors agree): the new row is record 2,502, though
     // it is on the file's line 2,503, as one quoted value above holds a newline.
-    assert_fails(
-        &dir,
-        &[&bad, &out],
-        "out.parquet",
-        "incorrect number of fields for line 2502, expected 5 got 6",
-    );
+    assert_fails(&dir, &[&bad, &out], "out.parquet", "incorrect number of fields for line 2502, expected 5 got 6");
     let mut text = std::fs::read_to_string(&csv).unwrap();
     text.push_str("oops,1.0,x,true,2024-01-01\n");
     std::fs::write(&bad, &text).unwrap();
     // Small batches and row groups: the writer has written row groups when the error comes.
-    let args = [
-        "--batch-size",
-        "500",
-        "--row-group-size",
-        "1000",
-        bad.as_str(),
-        out.as_str(),
-    ];
-    assert_fails(
-        &dir,
-        &args,
-        "out.parquet",
-        "parsing value 'oops' as type 'Int64' for column 0 at line 2502",
-    );
+    let args = ["--batch-size", "500", "--row-group-size", "1000", bad.as_str(), out.as_str()];
+    assert_fails(&dir, &args, "out.parquet", "parsing value 'oops' as type 'Int64' for column 0 at line 2502");
     std::fs::write(&bad, "").unwrap();
-    assert_fails(
-        &dir,
-        &[&bad, &out],
-        "out.parquet",
-        "bad.csv: the input has no columns",
-    );
+    assert_fails(&dir, &[&bad, &out], "out.parquet", "bad.csv: the input has no columns");
     // Inside the rows used for inference, the CSV reader's own check names the line.
     std::fs::write(&bad, "a,b\n1,2\n3\n").unwrap();
-    assert_fails(
-        &dir,
-        &[&bad, &out],
-        "out.parquet",
-        "found 1 records at line 3",
-    );
+    assert_fails(&dir, &[&bad, &out], "out.parquet", "found 1 records at line 3");
     // Past the rows used for inference (--infer-rows), the same holds.
     std::fs::write(&bad, "a,b\n1,2\n3,4\nx,5\n").unwrap();
-    assert_fails(
-        &dir,
-        &["--infer-rows", "2", &bad, &out],
-        "out.parquet",
-        "'x' as type 'Int64' for column 0 at line 4",
-    );
+    assert_fails(&dir, &["--infer-rows", "2", &bad, &out], "out.parquet", "'x' as type 'Int64' for column 0 at line 4");
 }
 
 #[test]
@@ -599,8 +439,6 @@ fn an_existing_output_is_replaced_only_on_success() {
     assert!(!bad.status.success());
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "old contents\n");
     assert_eq!(convert_ok(&["--quiet", &input, &out]), "");
-    assert!(std::fs::read_to_string(&out)
-        .unwrap()
-        .starts_with("id,name,score,small\n"));
+    assert!(std::fs::read_to_string(&out).unwrap().starts_with("id,name,score,small\n"));
     assert_eq!(dir.entries(), ["in.parquet", "out.csv"]);
 }

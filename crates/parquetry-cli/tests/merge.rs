@@ -8,11 +8,7 @@ mod common;
 use common::{python, TempDir};
 
 fn merge(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_parquetry"))
-        .arg("merge")
-        .args(args)
-        .output()
-        .expect("run parquetry")
+    Command::new(env!("CARGO_BIN_EXE_parquetry")).arg("merge").args(args).output().expect("run parquetry")
 }
 
 /// Runs a merge that must succeed; returns its stdout and stderr.
@@ -31,11 +27,7 @@ fn py(script: &str, args: &[&str]) -> String {
         .args(args)
         .output()
         .expect("python3 with pyarrow (./test.sh installs it)");
-    assert!(
-        out.status.success(),
-        "python failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "python failed:\n{}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -67,19 +59,8 @@ for i in range(n):
     t = t.replace_schema_metadata({"writer": f"file {i}"})
     pq.write_table(t, f"{out}/{name}{i}.parquet", row_group_size=group)
 "#;
-    py(
-        script,
-        &[
-            dir.0.to_str().unwrap(),
-            name,
-            &n.to_string(),
-            rows,
-            &group.to_string(),
-        ],
-    );
-    (0..n)
-        .map(|i| dir.path(&format!("{name}{i}.parquet")))
-        .collect()
+    py(script, &[dir.0.to_str().unwrap(), name, &n.to_string(), rows, &group.to_string()]);
+    (0..n).map(|i| dir.path(&format!("{name}{i}.parquet"))).collect()
 }
 
 /// Checks with pyarrow that `out` holds the rows of `inputs` in order, with the first input's
@@ -110,12 +91,7 @@ fn the_output_is_the_inputs_concatenated() {
     let (stdout, stderr) = merge_ok(&args);
     assert_eq!(stdout, "");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(
-        stderr.contains("9 files →")
-            && stderr.contains("rows")
-            && stderr.contains("(1 copied whole)"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("9 files →") && stderr.contains("rows") && stderr.contains("(1 copied whole)"), "{stderr}");
     let mut check = vec![out.as_str()];
     check.extend(inputs.iter().map(String::as_str));
     py_ok(CHECK_CONCAT, &check);
@@ -139,16 +115,7 @@ fn recompression_changes_every_column_chunks_codec() {
     let dir = TempDir::new("merge", "codec");
     let inputs = write_inputs(&dir, "in", 3, "500", 200);
     let out = dir.path("out.parquet");
-    merge_ok(&[
-        "--quiet",
-        "--compression",
-        "zstd:3",
-        "-o",
-        &out,
-        &inputs[0],
-        &inputs[1],
-        &inputs[2],
-    ]);
+    merge_ok(&["--quiet", "--compression", "zstd:3", "-o", &out, &inputs[0], &inputs[1], &inputs[2]]);
     let mut check = vec![out.as_str()];
     check.extend(inputs.iter().map(String::as_str));
     py_ok(CHECK_CONCAT, &check);
@@ -181,11 +148,7 @@ fn a_directory_means_its_parquet_files_in_name_order() {
     // A file after the directory comes after its files.
     let single = write_inputs(&dir, "single", 1, "77", 100);
     merge_ok(&["--quiet", "-o", &out, parts.0.to_str().unwrap(), &single[0]]);
-    let (a, b, c) = (
-        parts.path("a.parquet"),
-        parts.path("b.parquet"),
-        parts.path("c.parquet"),
-    );
+    let (a, b, c) = (parts.path("a.parquet"), parts.path("b.parquet"), parts.path("c.parquet"));
     py_ok(CHECK_CONCAT, &[&out, &a, &b, &c, &single[0]]);
     // OUT inside the directory (from an earlier run, or a data file named by mistake) would
     // be an input too: refused, and left as it was.
@@ -198,16 +161,8 @@ fn a_directory_means_its_parquet_files_in_name_order() {
     py_ok(CHECK_CONCAT, &[&inside, &a, &b, &c]);
     // Hidden files (a merge's temporary file, say) are not inputs.
     std::fs::copy(&a, parts.path(".hidden.parquet")).unwrap();
-    merge_ok(&[
-        "--quiet",
-        "-o",
-        &dir.path("again.parquet"),
-        parts.0.to_str().unwrap(),
-    ]);
-    py_ok(
-        CHECK_CONCAT,
-        &[&dir.path("again.parquet"), &a, &b, &c, &inside],
-    );
+    merge_ok(&["--quiet", "-o", &dir.path("again.parquet"), parts.0.to_str().unwrap()]);
+    py_ok(CHECK_CONCAT, &[&dir.path("again.parquet"), &a, &b, &c, &inside]);
 }
 
 #[test]
@@ -243,21 +198,12 @@ fn json_summary_counts_what_was_done() {
     assert_eq!(v["row_groups_in"], groups_in);
     assert_eq!(v["row_groups_out"], 1, "{v}");
     assert_eq!(v["row_groups_copied"], 0);
-    let bytes_in: u64 = inputs
-        .iter()
-        .map(|f| std::fs::metadata(f).unwrap().len())
-        .sum();
+    let bytes_in: u64 = inputs.iter().map(|f| std::fs::metadata(f).unwrap().len()).sum();
     assert_eq!(v["bytes_in"], bytes_in);
     assert_eq!(v["bytes_out"], std::fs::metadata(&out).unwrap().len());
-    assert!(
-        v["pages_remapped"].as_u64().unwrap() > 0,
-        "the dictionary columns are remapped: {v}"
-    );
+    assert!(v["pages_remapped"].as_u64().unwrap() > 0, "the dictionary columns are remapped: {v}");
     assert!(v["seconds"].as_f64().unwrap() >= 0.0);
-    let pyrows = py(
-        "import sys, pyarrow.parquet as pq; print(pq.read_metadata(sys.argv[1]).num_rows)",
-        &[&out],
-    );
+    let pyrows = py("import sys, pyarrow.parquet as pq; print(pq.read_metadata(sys.argv[1]).num_rows)", &[&out]);
     assert_eq!(pyrows.trim(), rows.to_string());
 }
 
@@ -267,10 +213,7 @@ fn assert_fails(dir: &TempDir, args: &[&str], cause: &str) {
     let out = merge(args);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{args:?} should fail: {stderr}");
-    assert!(
-        stderr.starts_with("error: ") && stderr.contains(cause),
-        "{args:?}: expected '{cause}' in: {stderr}"
-    );
+    assert!(stderr.starts_with("error: ") && stderr.contains(cause), "{args:?}: expected '{cause}' in: {stderr}");
     assert_eq!(dir.entries(), before, "{args:?} left files behind");
 }
 
@@ -294,64 +237,25 @@ pq.write_table(t, sys.argv[2])
     // column and the file; no output and no temporary file are left.
     assert_fails(&dir, &["-o", &out, a, b, &other], "other.parquet");
     let stderr = String::from_utf8_lossy(&merge(&["-o", &out, a, &other]).stderr).into_owned();
-    assert!(
-        stderr.contains("'category'") && stderr.contains("the schema differs"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("'category'") && stderr.contains("the schema differs"), "{stderr}");
     assert!(!Path::new(&out).exists());
-    assert_fails(
-        &dir,
-        &["-o", &out, a, &dir.path("missing.parquet")],
-        "missing.parquet: cannot read it",
-    );
+    assert_fails(&dir, &["-o", &out, a, &dir.path("missing.parquet")], "missing.parquet: cannot read it");
     assert_fails(&dir, &["-o", a, a, b], "is also an input");
     assert_fails(&dir, &["-o", b, a, b], "is also an input");
-    let other_spelling = format!(
-        "{}/../{}/in0.parquet",
-        dir.0.display(),
-        dir.0.file_name().unwrap().to_str().unwrap()
-    );
+    let other_spelling = format!("{}/../{}/in0.parquet", dir.0.display(), dir.0.file_name().unwrap().to_str().unwrap());
     assert_fails(&dir, &["-o", &other_spelling, a, b], "is also an input");
-    assert_fails(
-        &dir,
-        &["--compression", "lzo", "-o", &out, a, b],
-        "merge: --compression: unknown codec 'lzo' (codecs:",
-    );
-    assert_fails(
-        &dir,
-        &["--compression", "zstd:99", "-o", &out, a, b],
-        "'99' is not a zstd level",
-    );
-    assert_fails(
-        &dir,
-        &["--row-group-rows", "0", "-o", &out, a],
-        "--row-group-rows '0' is not a whole number",
-    );
-    assert_fails(
-        &dir,
-        &["--row-group-bytes", "big", "-o", &out, a],
-        "--row-group-bytes 'big' is not a size",
-    );
+    assert_fails(&dir, &["--compression", "lzo", "-o", &out, a, b], "merge: --compression: unknown codec 'lzo' (codecs:");
+    assert_fails(&dir, &["--compression", "zstd:99", "-o", &out, a, b], "'99' is not a zstd level");
+    assert_fails(&dir, &["--row-group-rows", "0", "-o", &out, a], "--row-group-rows '0' is not a whole number");
+    assert_fails(&dir, &["--row-group-bytes", "big", "-o", &out, a], "--row-group-bytes 'big' is not a size");
     assert_fails(&dir, &["-o", &out], "no INPUT files");
     assert_fails(&dir, &[a, b], "needs --output OUT");
-    assert_fails(
-        &dir,
-        &["--frobnicate", "-o", &out, a],
-        "unknown option '--frobnicate'",
-    );
+    assert_fails(&dir, &["--frobnicate", "-o", &out, a], "unknown option '--frobnicate'");
     let empty = TempDir::new("merge", "errors-empty");
-    assert_fails(
-        &dir,
-        &["-o", &out, empty.0.to_str().unwrap()],
-        "holds no .parquet files",
-    );
+    assert_fails(&dir, &["-o", &out, empty.0.to_str().unwrap()], "holds no .parquet files");
     // Not Parquet: the error names the file.
     std::fs::write(dir.path("junk.parquet"), b"PAR1 this is not a parquet file").unwrap();
-    assert_fails(
-        &dir,
-        &["-o", &out, a, &dir.path("junk.parquet")],
-        "junk.parquet",
-    );
+    assert_fails(&dir, &["-o", &out, a, &dir.path("junk.parquet")], "junk.parquet");
     // An existing OUT is replaced only on success.
     std::fs::write(&out, "old contents").unwrap();
     assert_fails(&dir, &["-o", &out, a, &other], "the schema differs");

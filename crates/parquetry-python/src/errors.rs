@@ -28,10 +28,7 @@ pub fn exception(kind: ErrorKind, message: &str) -> PyErr {
             .import("parquetry._errors")
             .and_then(|m| m.getattr(class_name(kind)));
         match class {
-            Ok(class) => PyErr::from_type(
-                class.cast_into().expect("an exception class"),
-                message.to_owned(),
-            ),
+            Ok(class) => PyErr::from_type(class.cast_into().expect("an exception class"), message.to_owned()),
             // Only if the package's Python half is missing; still say what went wrong.
             Err(_) => PyRuntimeError::new_err(message.to_owned()),
         }
@@ -63,14 +60,8 @@ pub fn from_arrow(e: arrow_schema::ArrowError) -> PyErr {
 /// An argument of the wrong type, raised as `parquetry.ArgumentTypeError` (a `TypeError`).
 pub fn type_error(message: impl Into<String>) -> PyErr {
     Python::attach(|py| {
-        match py
-            .import("parquetry._errors")
-            .and_then(|m| m.getattr("ArgumentTypeError"))
-        {
-            Ok(class) => PyErr::from_type(
-                class.cast_into().expect("an exception class"),
-                message.into(),
-            ),
+        match py.import("parquetry._errors").and_then(|m| m.getattr("ArgumentTypeError")) {
+            Ok(class) => PyErr::from_type(class.cast_into().expect("an exception class"), message.into()),
             Err(_) => pyo3::exceptions::PyTypeError::new_err(message.into()),
         }
     })

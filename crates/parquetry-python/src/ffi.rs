@@ -30,25 +30,15 @@ fn capsule_name(name: &str) -> CString {
 pub fn batch_addresses(batches: &[RecordBatch]) -> Vec<usize> {
     let mut out = Vec::new();
     for batch in batches {
-        batch
-            .columns()
-            .iter()
-            .for_each(|c| collect_addresses(&c.to_data(), &mut out));
+        batch.columns().iter().for_each(|c| collect_addresses(&c.to_data(), &mut out));
     }
     out
 }
 
 /// The addresses of the non-empty buffers of `data` and its children.
 fn collect_addresses(data: &arrow_data::ArrayData, out: &mut Vec<usize>) {
-    out.extend(
-        data.buffers()
-            .iter()
-            .filter(|b| !b.is_empty())
-            .map(|b| b.as_ptr() as usize),
-    );
-    data.child_data()
-        .iter()
-        .for_each(|c| collect_addresses(c, out));
+    out.extend(data.buffers().iter().filter(|b| !b.is_empty()).map(|b| b.as_ptr() as usize));
+    data.child_data().iter().for_each(|c| collect_addresses(c, out));
 }
 
 /// A one-shot stream of record batches: `__arrow_c_stream__` hands the whole stream to a
@@ -64,18 +54,12 @@ pub struct ArrowStream {
 impl ArrowStream {
     /// A stream over `reader`.
     pub fn new(reader: BoxedReader) -> Self {
-        ArrowStream {
-            schema: reader.schema(),
-            reader: Mutex::new(Some(reader)),
-        }
+        ArrowStream { schema: reader.schema(), reader: Mutex::new(Some(reader)) }
     }
 
     /// A stream over batches already in memory.
     pub fn from_batches(schema: SchemaRef, batches: Vec<RecordBatch>) -> Self {
-        Self::new(Box::new(RecordBatchIterator::new(
-            batches.into_iter().map(Ok),
-            schema,
-        )))
+        Self::new(Box::new(RecordBatchIterator::new(batches.into_iter().map(Ok), schema)))
     }
 
     fn take(&self) -> PyResult<BoxedReader> {
@@ -113,14 +97,9 @@ impl ArrowStream {
     /// The next batch (as an object with `__arrow_c_array__`), or `None` at the end. Decoding
     /// runs with the GIL released, and errors come as parquetry's exceptions.
     fn next_batch(&self, py: Python<'_>) -> PyResult<Option<ArrowBatch>> {
-        let mut guard = self
-            .reader
-            .lock()
-            .map_err(|_| invalid("the stream's reader panicked earlier"))?;
+        let mut guard = self.reader.lock().map_err(|_| invalid("the stream's reader panicked earlier"))?;
         let Some(reader) = guard.as_mut() else {
-            return Err(invalid(
-                "this stream was already consumed (a reader can be read once)",
-            ));
+            return Err(invalid("this stream was already consumed (a reader can be read once)"));
         };
         match py.detach(|| reader.next()) {
             Some(Ok(batch)) => Ok(Some(ArrowBatch(batch))),
@@ -149,11 +128,7 @@ impl ArrowBatch {
         let _ = requested_schema;
         let schema = schema_capsule(py, &self.0.schema())?;
         let data = StructArray::from(self.0.clone()).into_data();
-        let array = PyCapsule::new(
-            py,
-            FFI_ArrowArray::new(&data),
-            Some(capsule_name("arrow_array")),
-        )?;
+        let array = PyCapsule::new(py, FFI_ArrowArray::new(&data), Some(capsule_name("arrow_array")))?;
         PyTuple::new(py, [schema.into_any(), array.into_any()])
     }
 
@@ -203,20 +178,13 @@ pub fn import_reader(data: &Bound<'_, PyAny>) -> PyResult<BoxedReader> {
     }
     if data.hasattr("__arrow_c_array__")? {
         let pair = data.call_method0("__arrow_c_array__")?;
-        let (schema_capsule, array_capsule): (Bound<'_, PyAny>, Bound<'_, PyAny>) =
-            pair.extract()?;
-        let schema_ptr =
-            checked_pointer(&schema_capsule, "arrow_schema")? as *const FFI_ArrowSchema;
+        let (schema_capsule, array_capsule): (Bound<'_, PyAny>, Bound<'_, PyAny>) = pair.extract()?;
+        let schema_ptr = checked_pointer(&schema_capsule, "arrow_schema")? as *const FFI_ArrowSchema;
         let array_ptr = checked_pointer(&array_capsule, "arrow_array")? as *mut FFI_ArrowArray;
         // SAFETY: by the protocol the capsules point to a valid schema and array. The array
         // is moved out (its `release` left null in the capsule, so the capsule's destructor
         // does nothing); the schema is only borrowed and stays owned by its capsule.
-        let (array, schema) = unsafe {
-            (
-                std::ptr::replace(array_ptr, FFI_ArrowArray::empty()),
-                &*schema_ptr,
-            )
-        };
+        let (array, schema) = unsafe { (std::ptr::replace(array_ptr, FFI_ArrowArray::empty()), &*schema_ptr) };
         // SAFETY: `array` and `schema` describe the same data (they come as one pair).
         let data = unsafe { from_ffi(array, schema) }.map_err(from_arrow)?;
         let arrow_schema::DataType::Struct(_) = data.data_type() else {
@@ -227,18 +195,9 @@ pub fn import_reader(data: &Bound<'_, PyAny>) -> PyResult<BoxedReader> {
         };
         let ffi_schema = arrow_schema::Field::try_from(schema).map_err(from_arrow)?;
         let batch = RecordBatch::from(StructArray::from(data));
-        let schema = Arc::new(
-            batch
-                .schema()
-                .as_ref()
-                .clone()
-                .with_metadata(ffi_schema.metadata().clone()),
-        );
+        let schema = Arc::new(batch.schema().as_ref().clone().with_metadata(ffi_schema.metadata().clone()));
         let batch = batch.with_schema(schema.clone()).map_err(from_arrow)?;
-        return Ok(Box::new(RecordBatchIterator::new(
-            [Ok::<_, ArrowError>(batch)],
-            schema,
-        )));
+        return Ok(Box::new(RecordBatchIterator::new([Ok::<_, ArrowError>(batch)], schema)));
     }
     Err(type_error(format!(
         "expected Arrow data (an object with __arrow_c_stream__ or __arrow_c_array__, such as a \

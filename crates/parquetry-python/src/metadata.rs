@@ -14,10 +14,7 @@ pub fn to_dict<'py>(py: Python<'py>, m: &FileMetaData) -> PyResult<Bound<'py, Py
     d.set_item("num_row_groups", m.row_groups.len())?;
     d.set_item("created_by", m.created_by.as_deref())?;
     d.set_item("version", m.version)?;
-    d.set_item(
-        "key_value_metadata",
-        key_values(py, m.key_value_metadata.as_deref())?,
-    )?;
+    d.set_item("key_value_metadata", key_values(py, m.key_value_metadata.as_deref())?)?;
     let groups = PyList::empty(py);
     for rg in &m.row_groups {
         let g = PyDict::new(py);
@@ -55,13 +52,7 @@ fn column<'py>(py: Python<'py>, c: &ColumnChunk) -> PyResult<Bound<'py, PyDict>>
     d.set_item("dictionary_page_offset", m.dictionary_page_offset)?;
     d.set_item("has_column_index", c.column_index_offset.is_some())?;
     d.set_item("has_offset_index", c.offset_index_offset.is_some())?;
-    d.set_item(
-        "statistics",
-        m.statistics
-            .as_ref()
-            .map(|s| statistics(py, s))
-            .transpose()?,
-    )?;
+    d.set_item("statistics", m.statistics.as_ref().map(|s| statistics(py, s)).transpose()?)?;
     Ok(d)
 }
 

@@ -8,9 +8,7 @@ use arrow_array::RecordBatch;
 use arrow_buffer::Buffer;
 use parquetry::format::{FileMetaData, KeyValue};
 use parquetry::page::{BytesSource, FileSource};
-use parquetry::read::{
-    ByteArrayType, ColumnSelector, ParquetFile, ParquetReaderBuilder, ReadOptions,
-};
+use parquetry::read::{ByteArrayType, ColumnSelector, ParquetFile, ParquetReaderBuilder, ReadOptions};
 use parquetry::Error;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
@@ -38,8 +36,7 @@ impl RawFile {
     fn open(source: Source) -> parquetry::Result<Self> {
         let (metadata, schema) = match &source {
             Source::File(f) => {
-                let file =
-                    ParquetFile::with_source(FileSource::new(f.try_clone()?)?, read_footer(f)?)?;
+                let file = ParquetFile::with_source(FileSource::new(f.try_clone()?)?, read_footer(f)?)?;
                 (file.metadata().clone(), file.arrow_schema())
             }
             Source::Bytes(b) => {
@@ -47,35 +44,19 @@ impl RawFile {
                 (file.metadata().clone(), file.arrow_schema())
             }
         };
-        Ok(RawFile {
-            source,
-            metadata,
-            schema,
-        })
+        Ok(RawFile { source, metadata, schema })
     }
 
     /// A reader with `options`; fails on an option that does not fit the file.
     fn reader(&self, options: ReadOptions) -> parquetry::Result<BoxedReader> {
         Ok(match &self.source {
             Source::File(f) => {
-                let file = ParquetFile::with_source(
-                    FileSource::new(f.try_clone()?)?,
-                    self.metadata.clone(),
-                )?;
-                Box::new(
-                    ParquetReaderBuilder::new(file)
-                        .with_options(options)
-                        .build()?,
-                )
+                let file = ParquetFile::with_source(FileSource::new(f.try_clone()?)?, self.metadata.clone())?;
+                Box::new(ParquetReaderBuilder::new(file).with_options(options).build()?)
             }
             Source::Bytes(b) => {
-                let file =
-                    ParquetFile::with_source(BytesSource::new(b.clone()), self.metadata.clone())?;
-                Box::new(
-                    ParquetReaderBuilder::new(file)
-                        .with_options(options)
-                        .build()?,
-                )
+                let file = ParquetFile::with_source(BytesSource::new(b.clone()), self.metadata.clone())?;
+                Box::new(ParquetReaderBuilder::new(file).with_options(options).build()?)
             }
         })
     }
@@ -83,16 +64,10 @@ impl RawFile {
 
 impl RawFile {
     /// Every batch `options` selects, and their schema.
-    fn read_batches(
-        &self,
-        options: ReadOptions,
-    ) -> parquetry::Result<(arrow_schema::SchemaRef, Vec<RecordBatch>)> {
+    fn read_batches(&self, options: ReadOptions) -> parquetry::Result<(arrow_schema::SchemaRef, Vec<RecordBatch>)> {
         let mut reader = self.reader(options)?;
         let schema = reader.schema();
-        let batches = reader
-            .by_ref()
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(unwrap_arrow)?;
+        let batches = reader.by_ref().collect::<Result<Vec<_>, _>>().map_err(unwrap_arrow)?;
         Ok((schema, batches))
     }
 }
@@ -106,8 +81,7 @@ fn read_footer(f: &File) -> parquetry::Result<FileMetaData> {
 #[pyfunction]
 pub fn open_path(py: Python<'_>, path: PathBuf) -> PyResult<RawFile> {
     py.detach(|| {
-        let file =
-            File::open(&path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
+        let file = File::open(&path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
         RawFile::open(Source::File(file)).map_err(|e| e.context(path.display()))
     })
     .py_err()
@@ -124,8 +98,7 @@ pub fn open_bytes(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<RawFile> 
         let b = py.import("builtins")?.getattr("bytes")?.call1((data,))?;
         b.cast::<PyBytes>()?.as_bytes().to_vec()
     };
-    py.detach(|| RawFile::open(Source::Bytes(Buffer::from(bytes))))
-        .py_err()
+    py.detach(|| RawFile::open(Source::Bytes(Buffer::from(bytes)))).py_err()
 }
 
 /// Turns the Python-side options into [`ReadOptions`].
@@ -136,19 +109,15 @@ fn options(
     binary_type: Option<&str>,
     batch_size: usize,
 ) -> PyResult<ReadOptions> {
-    let mut o = ReadOptions::default()
-        .with_threads(threads)
-        .with_batch_size(batch_size);
+    let mut o = ReadOptions::default().with_threads(threads).with_batch_size(batch_size);
     if let Some(columns) = columns {
         let mut selected = Vec::with_capacity(columns.len());
         for c in columns.iter() {
             selected.push(match c.extract::<usize>() {
                 Ok(i) => ColumnSelector::Index(i),
-                Err(_) => {
-                    ColumnSelector::Name(c.extract::<String>().map_err(|_| {
-                        type_error("columns must be names (str) or positions (int)")
-                    })?)
-                }
+                Err(_) => ColumnSelector::Name(c.extract::<String>().map_err(|_| {
+                    type_error("columns must be names (str) or positions (int)")
+                })?),
             });
         }
         o = o.with_columns(selected);
@@ -185,13 +154,7 @@ impl RawFile {
         binary_type: Option<&str>,
         batch_size: usize,
     ) -> PyResult<ArrowStream> {
-        let o = options(
-            columns.as_ref(),
-            row_groups,
-            threads,
-            binary_type,
-            batch_size,
-        )?;
+        let o = options(columns.as_ref(), row_groups, threads, binary_type, batch_size)?;
         Ok(ArrowStream::new(py.detach(|| self.reader(o)).py_err()?))
     }
 
@@ -206,13 +169,7 @@ impl RawFile {
         threads: usize,
         binary_type: Option<&str>,
     ) -> PyResult<ArrowStream> {
-        let o = options(
-            columns.as_ref(),
-            row_groups,
-            threads,
-            binary_type,
-            usize::MAX,
-        )?;
+        let o = options(columns.as_ref(), row_groups, threads, binary_type, usize::MAX)?;
         let (schema, batches) = py.detach(|| self.read_batches(o)).py_err()?;
         Ok(ArrowStream::from_batches(schema, batches))
     }

@@ -89,11 +89,7 @@ fn write_options(
     o = o.with_data_page_version(match data_page_version {
         "1.0" => DataPageVersion::V1,
         "2.0" => DataPageVersion::V2,
-        other => {
-            return Err(invalid(format!(
-                "data_page_version must be '1.0' or '2.0', not '{other}'"
-            )))
-        }
+        other => return Err(invalid(format!("data_page_version must be '1.0' or '2.0', not '{other}'"))),
     });
     if !write_statistics {
         o = o.with_statistics(StatisticsLevel::None);
@@ -125,16 +121,8 @@ pub fn write_table(
     column_encoding: HashMap<String, String>,
 ) -> PyResult<u64> {
     let options = write_options(
-        compression,
-        column_compression,
-        compression_level,
-        row_group_size,
-        use_dictionary,
-        column_dictionary,
-        data_page_version,
-        write_statistics,
-        write_page_index,
-        encoding_all,
+        compression, column_compression, compression_level, row_group_size, use_dictionary,
+        column_dictionary, data_page_version, write_statistics, write_page_index, encoding_all,
         column_encoding,
     )?;
     let mut reader = import_reader(data)?;
@@ -151,11 +139,8 @@ pub fn write_table(
             writer.write(&batch)?;
         }
         let (sink, _) = writer.into_inner()?;
-        let file = sink
-            .into_inner()
-            .map_err(|e| Error::io("flushing the file", e.into_error()))?;
-        file.sync_all()
-            .map_err(|e| Error::io(format!("syncing {}", temp.path().display()), e))?;
+        let file = sink.into_inner().map_err(|e| Error::io("flushing the file", e.into_error()))?;
+        file.sync_all().map_err(|e| Error::io(format!("syncing {}", temp.path().display()), e))?;
         drop(file);
         temp.persist(&path)?;
         Ok(rows)
@@ -208,9 +193,7 @@ pub fn merge<'py>(
     if let Some(name) = compression {
         options.compression = Some((codec(name)?, compression_level));
     }
-    let s = py
-        .detach(|| merge_files(&inputs, &output, &options))
-        .py_err()?;
+    let s = py.detach(|| merge_files(&inputs, &output, &options)).py_err()?;
     let d = PyDict::new(py);
     d.set_item("rows", s.rows)?;
     d.set_item("files", s.files)?;

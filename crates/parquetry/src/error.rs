@@ -57,11 +57,7 @@ impl Error {
     }
 
     fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Error {
-            kind,
-            message: message.into(),
-            source: None,
-        }
+        Error { kind, message: message.into(), source: None }
     }
 
     /// Prepends where the error happened, e.g. `"row group 2, column 'name', page 5"`.
@@ -92,9 +88,7 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.source
-            .as_deref()
-            .map(|e| e as &(dyn std::error::Error + 'static))
+        self.source.as_deref().map(|e| e as &(dyn std::error::Error + 'static))
     }
 }
 

@@ -10,15 +10,15 @@
 #![warn(missing_docs)]
 
 mod alloc;
-pub mod compress;
-pub mod encoding;
 pub mod error;
 pub mod format;
-pub mod merge;
+pub mod compress;
+pub mod encoding;
 pub mod page;
 pub mod read;
 pub mod schema;
 pub mod temp;
 pub mod write;
+pub mod merge;
 
 pub use error::{Error, ErrorKind, Result};

@@ -30,19 +30,13 @@ fn canon(t: &DataType) -> String {
         D::List(f) => format!("list<{}>", canon(f.data_type())),
         D::Map(f, _) => match f.data_type() {
             D::Struct(kv) if kv.len() == 2 => {
-                format!(
-                    "map<{},{}>",
-                    canon(kv[0].data_type()),
-                    canon(kv[1].data_type())
-                )
+                format!("map<{},{}>", canon(kv[0].data_type()), canon(kv[1].data_type()))
             }
             other => format!("map<{other:?}>"),
         },
         D::Struct(fs) => {
-            let inner: Vec<String> = fs
-                .iter()
-                .map(|f| format!("{}:{}", f.name(), canon(f.data_type())))
-                .collect();
+            let inner: Vec<String> =
+                fs.iter().map(|f| format!("{}:{}", f.name(), canon(f.data_type()))).collect();
             format!("struct<{}>", inner.join(","))
         }
         D::Timestamp(u, tz) => format!("timestamp[{},{}]", unit(u), tz.as_deref().unwrap_or("")),
@@ -70,14 +64,9 @@ fn canon(t: &DataType) -> String {
 #[test]
 fn arrow_schema_matches_pyarrow_for_every_readable_corpus_file() {
     let dir = common::corpus_dir();
-    let rows: Vec<_> = common::manifest()
-        .into_iter()
-        .filter(|r| r.readable_by_pyarrow == "yes")
-        .collect();
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/support/pyarrow_schema.py"
-    );
+    let rows: Vec<_> =
+        common::manifest().into_iter().filter(|r| r.readable_by_pyarrow == "yes").collect();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/pyarrow_schema.py");
     let mut child = Command::new(common::python())
         .arg(script)
         .stdin(Stdio::piped())
@@ -91,19 +80,14 @@ fn arrow_schema_matches_pyarrow_for_every_readable_corpus_file() {
         }
     }
     let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "pyarrow script failed (is pyarrow installed? run ./test.sh)"
-    );
+    assert!(out.status.success(), "pyarrow script failed (is pyarrow installed? run ./test.sh)");
     let expected: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
 
     let mut failures = Vec::new();
     for r in &rows {
         let path = dir.join(&r.path);
         let want = &expected[path.display().to_string()];
-        let Some(want) = want.as_array() else {
-            continue;
-        };
+        let Some(want) = want.as_array() else { continue };
         let bytes = std::fs::read(&path).unwrap();
         let meta = format::read_metadata_from_bytes(&bytes).unwrap();
         let desc = SchemaDescriptor::from_metadata(&meta).unwrap();
@@ -114,16 +98,8 @@ fn arrow_schema_matches_pyarrow_for_every_readable_corpus_file() {
             .map(|f| serde_json::json!([f.name(), canon(f.data_type()), f.is_nullable()]))
             .collect();
         if &got != want {
-            failures.push(format!(
-                "{}:\n  pyarrow:   {want:?}\n  parquetry: {got:?}",
-                r.path
-            ));
+            failures.push(format!("{}:\n  pyarrow:   {want:?}\n  parquetry: {got:?}", r.path));
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} files differ:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} files differ:\n{}", failures.len(), failures.join("\n"));
 }

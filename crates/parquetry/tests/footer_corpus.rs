@@ -23,21 +23,12 @@ fn every_corpus_footer_matches_the_manifest() {
             // Encrypted footer: the manifest has no facts, we must give the clear error.
             let err = decode(row).expect_err(&row.path);
             assert_eq!(err.kind(), ErrorKind::Unsupported, "{}: {err}", row.path);
-            assert!(
-                err.to_string()
-                    .contains("encrypted files are not supported yet"),
-                "{err}"
-            );
+            assert!(err.to_string().contains("encrypted files are not supported yet"), "{err}");
             continue;
         };
         let meta = decode(row).unwrap_or_else(|e| panic!("{}: {e}", row.path));
         assert_eq!(meta.num_rows, num_rows, "{}", row.path);
-        assert_eq!(
-            Some(meta.row_groups.len()),
-            row.num_row_groups,
-            "{}",
-            row.path
-        );
+        assert_eq!(Some(meta.row_groups.len()), row.num_row_groups, "{}", row.path);
 
         let mut types = BTreeSet::new();
         for e in &meta.schema {
@@ -56,20 +47,10 @@ fn every_corpus_footer_matches_the_manifest() {
             }
         }
         let sorted = |s: BTreeSet<String>| s.into_iter().collect::<Vec<_>>();
-        assert_eq!(
-            sorted(types),
-            row.physical_types,
-            "{}: physical types",
-            row.path
-        );
+        assert_eq!(sorted(types), row.physical_types, "{}: physical types", row.path);
         assert_eq!(sorted(encodings), row.encodings, "{}: encodings", row.path);
         assert_eq!(sorted(codecs), row.codecs, "{}: codecs", row.path);
-        assert_eq!(
-            meta.created_by.clone().unwrap_or_default(),
-            row.created_by,
-            "{}",
-            row.path
-        );
+        assert_eq!(meta.created_by.clone().unwrap_or_default(), row.created_by, "{}", row.path);
         checked += 1;
     }
     assert!(checked > 200, "only {checked} footers checked");
@@ -84,10 +65,6 @@ fn every_corpus_footer_round_trips() {
         let (again, used) = thrift::decode::<FileMetaData>(&encoded[..thrift_len])
             .unwrap_or_else(|e| panic!("{}: re-decoding our own footer: {e}", row.path));
         assert_eq!(used, thrift_len, "{}", row.path);
-        assert_eq!(
-            again, meta,
-            "{}: decode → encode → decode changed the footer",
-            row.path
-        );
+        assert_eq!(again, meta, "{}: decode → encode → decode changed the footer", row.path);
     }
 }

@@ -94,17 +94,11 @@ fn truncated_and_mangled_files_give_errors() {
     let n = long.len();
     long[n - 8..n - 4].copy_from_slice(&(n as u32).to_le_bytes());
     let err = format::read_metadata_from_bytes(&long).unwrap_err();
-    assert!(
-        err.to_string().contains("past the start of the file"),
-        "{err}"
-    );
+    assert!(err.to_string().contains("past the start of the file"), "{err}");
 
     // The same through the Read + Seek path.
     let err = format::read_metadata(&mut std::io::Cursor::new(long)).unwrap_err();
-    assert!(
-        err.to_string().contains("past the start of the file"),
-        "{err}"
-    );
+    assert!(err.to_string().contains("past the start of the file"), "{err}");
 }
 
 #[test]
@@ -121,9 +115,7 @@ fn hostile_thrift_is_refused_quickly() {
     assert!(err.to_string().contains("nested deeper"), "{err}");
 
     // A binary claiming 2^62 bytes.
-    let huge_binary = [
-        0x15, 0x02, 0x58, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40,
-    ];
+    let huge_binary = [0x15, 0x02, 0x58, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40];
     let err = thrift::decode::<FileMetaData>(&huge_binary).unwrap_err();
     assert!(err.to_string().contains("runs past the end"), "{err}");
 
@@ -132,10 +124,8 @@ fn hostile_thrift_is_refused_quickly() {
     assert!(err.to_string().contains("invalid type"), "{err}");
 
     // A varint that never ends.
-    let err = thrift::decode::<FileMetaData>(&[
-        0x15, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-    ])
-    .unwrap_err();
+    let err = thrift::decode::<FileMetaData>(&[0x15, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff])
+        .unwrap_err();
     assert!(err.to_string().contains("varint"), "{err}");
 }
 

@@ -8,8 +8,8 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use parquetry::compress::Codec;
 use parquetry::merge::{merge_files, MergeOptions};
+use parquetry::compress::Codec;
 
 struct TempDir(PathBuf);
 
@@ -24,47 +24,22 @@ fn script() -> &'static str {
 }
 
 fn make_cases(dir: &Path) -> Vec<String> {
-    let out = Command::new(common::python())
-        .arg(script())
-        .arg("make")
-        .arg(dir)
-        .output()
+    let out = Command::new(common::python()).arg(script()).arg("make").arg(dir).output()
         .unwrap_or_else(|e| panic!("cannot run python3 ({e}); ./test.sh installs pyarrow"));
-    assert!(
-        out.status.success(),
-        "merge_cases.py make failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(str::to_owned)
-        .collect()
+    assert!(out.status.success(), "merge_cases.py make failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap().lines().map(str::to_owned).collect()
 }
 
 fn inputs_of(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
-        .collect();
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "parquet")).collect();
     v.sort();
     v
 }
 
 fn check(out: &Path, inputs: &[PathBuf]) -> serde_json::Value {
-    let o = Command::new(common::python())
-        .arg(script())
-        .arg("check")
-        .arg(out)
-        .args(inputs)
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "merge_cases.py check failed:\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let o = Command::new(common::python()).arg(script()).arg("check").arg(out).args(inputs).output().unwrap();
+    assert!(o.status.success(), "merge_cases.py check failed:\n{}", String::from_utf8_lossy(&o.stderr));
     serde_json::from_slice(&o.stdout).unwrap()
 }
 
@@ -78,35 +53,10 @@ fn merged_files_read_as_the_inputs_concatenated() {
         let inputs = inputs_of(&dir.0.join(&case));
         let settings: Vec<(&str, MergeOptions)> = vec![
             ("default", MergeOptions::default()),
-            (
-                "small_groups",
-                MergeOptions {
-                    row_group_rows: 2500,
-                    ..Default::default()
-                },
-            ),
-            (
-                "tiny_dictionary",
-                MergeOptions {
-                    dictionary_page_size_limit: 500,
-                    row_group_rows: 7000,
-                    ..Default::default()
-                },
-            ),
-            (
-                "zstd",
-                MergeOptions {
-                    compression: Some((Codec::Zstd, Some(3))),
-                    ..Default::default()
-                },
-            ),
-            (
-                "copy_whole",
-                MergeOptions {
-                    row_group_rows: 100,
-                    ..Default::default()
-                },
-            ),
+            ("small_groups", MergeOptions { row_group_rows: 2500, ..Default::default() }),
+            ("tiny_dictionary", MergeOptions { dictionary_page_size_limit: 500, row_group_rows: 7000, ..Default::default() }),
+            ("zstd", MergeOptions { compression: Some((Codec::Zstd, Some(3))), ..Default::default() }),
+            ("copy_whole", MergeOptions { row_group_rows: 100, ..Default::default() }),
         ];
         for (name, options) in settings {
             let out = dir.0.join(format!("{case}-{name}.out.parquet"));
@@ -120,19 +70,12 @@ fn merged_files_read_as_the_inputs_concatenated() {
                     // dictionary pages remapped, PLAIN fallback past a small dictionary limit.
                     let p = summary.pages;
                     let expect = match (case.as_str(), name) {
-                        ("dict_snappy", "default") => {
-                            r["row_groups"] == 1 && p.remapped > 0 && p.reencoded == 0
-                        }
-                        ("plain_zstd", "default") => {
-                            r["row_groups"] == 1 && p.copied > 0 && p.remapped == 0
-                        }
+                        ("dict_snappy", "default") => r["row_groups"] == 1 && p.remapped > 0 && p.reencoded == 0,
+                        ("plain_zstd", "default") => r["row_groups"] == 1 && p.copied > 0 && p.remapped == 0,
                         // Unique columns (id, n, x) past the limit become PLAIN pages made of
                         // their input dictionary pages (v1 SNAPPY, v2 gzip, no codec); the
                         // rest (category, a new codec) are gathered and compressed.
-                        (
-                            "dict_snappy" | "v2_gzip_mixed" | "dict_none" | "v2_snappy",
-                            "tiny_dictionary",
-                        ) => p.remapped > 0 && p.reencoded > 0 && p.from_dictionary > 0,
+                        ("dict_snappy" | "v2_gzip_mixed" | "dict_none" | "v2_snappy", "tiny_dictionary") => p.remapped > 0 && p.reencoded > 0 && p.from_dictionary > 0,
                         (_, "zstd") => p.from_dictionary == 0,
                         ("dict_snappy", "copy_whole") => summary.row_groups_copied == 8,
                         _ => true,
@@ -145,18 +88,12 @@ fn merged_files_read_as_the_inputs_concatenated() {
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
 
 #[test]
 fn bad_inputs_leave_no_output() {
-    let dir =
-        TempDir(std::env::temp_dir().join(format!("parquetry-merge-bad-{}", std::process::id())));
+    let dir = TempDir(std::env::temp_dir().join(format!("parquetry-merge-bad-{}", std::process::id())));
     let _ = std::fs::remove_dir_all(&dir.0);
     std::fs::create_dir_all(&dir.0).unwrap();
     make_cases(&dir.0);
@@ -178,22 +115,10 @@ fn bad_inputs_leave_no_output() {
     cut[mid..mid + 200].iter_mut().for_each(|b| *b = 0xff);
     std::fs::write(&bad, &cut).unwrap();
     let inputs = [src.clone(), bad.clone(), src.clone()];
-    let e = merge_files(
-        &inputs,
-        &out,
-        &MergeOptions {
-            row_group_rows: 1 << 30,
-            compression: Some((Codec::Snappy, None)),
-            ..Default::default()
-        },
-    );
+    let e = merge_files(&inputs, &out, &MergeOptions { row_group_rows: 1 << 30, compression: Some((Codec::Snappy, None)), ..Default::default() });
     assert!(e.is_err(), "a corrupt input merged without error");
     assert!(!out.exists());
-    let leftovers: Vec<_> = std::fs::read_dir(&dir.0)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
-        .collect();
+    let leftovers: Vec<_> = std::fs::read_dir(&dir.0).unwrap().filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().ends_with(".tmp")).collect();
     assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
     // The output may not be an input.
     let e = merge_files(std::slice::from_ref(&src), &src, &MergeOptions::default()).unwrap_err();

@@ -58,21 +58,13 @@ fn bad_files() -> Vec<PathBuf> {
 #[test]
 fn bad_files_never_panic() {
     let files = bad_files();
-    assert!(
-        files.len() >= 10,
-        "expected the bad_data files and pyarrow's refusals: {files:?}"
-    );
+    assert!(files.len() >= 10, "expected the bad_data files and pyarrow's refusals: {files:?}");
     let mut panics = Vec::new();
     for path in &files {
         let bytes = std::fs::read(path).unwrap();
         for (what, options) in [
             ("default", ReadOptions::default()),
-            (
-                "View + CRC",
-                ReadOptions::default()
-                    .with_byte_array_type(ByteArrayType::View)
-                    .with_verify_crc(true),
-            ),
+            ("View + CRC", ReadOptions::default().with_byte_array_type(ByteArrayType::View).with_verify_crc(true)),
             ("batch size 3", ReadOptions::default().with_batch_size(3)),
         ] {
             if let Err(p) = read_path(path, &options) {
@@ -83,26 +75,16 @@ fn bad_files_never_panic() {
             }
         }
     }
-    assert!(
-        panics.is_empty(),
-        "{} reads panicked:\n{}",
-        panics.len(),
-        panics.join("\n")
-    );
+    assert!(panics.is_empty(), "{} reads panicked:\n{}", panics.len(), panics.join("\n"));
 }
 
 #[test]
 fn corrupt_checksums_fail_with_verify_crc() {
     let mut failures = Vec::new();
-    for rel in [
-        "data/datapage_v1-corrupt-checksum.parquet",
-        "data/rle-dict-uncompressed-corrupt-checksum.parquet",
-    ] {
+    for rel in ["data/datapage_v1-corrupt-checksum.parquet", "data/rle-dict-uncompressed-corrupt-checksum.parquet"] {
         match read_path(&corpus(rel), &ReadOptions::default().with_verify_crc(true)) {
             Err(p) => failures.push(format!("{rel}: {p}")),
-            Ok(Ok(rows)) => {
-                failures.push(format!("{rel}: read {rows} rows despite a bad page CRC"))
-            }
+            Ok(Ok(rows)) => failures.push(format!("{rel}: read {rows} rows despite a bad page CRC")),
             Ok(Err(e)) => {
                 let lower = e.to_lowercase();
                 if !lower.contains("crc") && !lower.contains("checksum") {
@@ -113,17 +95,9 @@ fn corrupt_checksums_fail_with_verify_crc() {
     }
     // Column "b" of datapage_v1-corrupt-checksum has its bad CRC on page 1, not page 0.
     let rel = "data/datapage_v1-corrupt-checksum.parquet";
-    match read_path(
-        &corpus(rel),
-        &ReadOptions::default()
-            .with_verify_crc(true)
-            .with_columns(["b"]),
-    ) {
-        Ok(Err(e)) if e.to_lowercase().contains("crc") || e.to_lowercase().contains("checksum") => {
-        }
-        other => failures.push(format!(
-            "{rel} column b only: want a CRC error, got {other:?}"
-        )),
+    match read_path(&corpus(rel), &ReadOptions::default().with_verify_crc(true).with_columns(["b"])) {
+        Ok(Err(e)) if e.to_lowercase().contains("crc") || e.to_lowercase().contains("checksum") => {}
+        other => failures.push(format!("{rel} column b only: want a CRC error, got {other:?}")),
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -140,9 +114,7 @@ fn valid_checksums_verify_and_match_pyarrow() {
     let expected = read_compare::pyarrow_tables("checksum", &paths);
     let mut failures = Vec::new();
     for path in &paths {
-        let want = expected[path]
-            .as_ref()
-            .expect("pyarrow reads the checksum files");
+        let want = expected[path].as_ref().expect("pyarrow reads the checksum files");
         match read_parquetry(path, &ReadOptions::default().with_verify_crc(true)) {
             Err(e) => failures.push(format!("{}: {e}", path.display())),
             Ok(got) => {
@@ -158,23 +130,17 @@ fn valid_checksums_verify_and_match_pyarrow() {
 #[test]
 fn encrypted_files_are_refused() {
     let dir = common::corpus_dir();
-    let files: Vec<String> = common::manifest()
-        .into_iter()
-        .map(|r| r.path)
-        .filter(|p| p.ends_with(".encrypted"))
-        .collect();
-    assert!(
-        files.len() >= 10,
-        "expected the corpus's encrypted files: {files:?}"
-    );
+    let files: Vec<String> =
+        common::manifest().into_iter().map(|r| r.path).filter(|p| p.ends_with(".encrypted")).collect();
+    assert!(files.len() >= 10, "expected the corpus's encrypted files: {files:?}");
     let mut failures = Vec::new();
     for rel in &files {
         match read_path(&dir.join(rel), &ReadOptions::default()) {
             Err(p) => failures.push(format!("{rel}: {p}")),
             Ok(Ok(rows)) => failures.push(format!("{rel}: read {rows} rows of an encrypted file")),
-            Ok(Err(e)) if !e.to_lowercase().contains("encrypted") => failures.push(format!(
-                "{rel}: the error does not say the file is encrypted: {e}"
-            )),
+            Ok(Err(e)) if !e.to_lowercase().contains("encrypted") => {
+                failures.push(format!("{rel}: the error does not say the file is encrypted: {e}"))
+            }
             Ok(Err(_)) => {}
         }
     }
@@ -224,9 +190,9 @@ fn footer_start(bytes: &[u8]) -> usize {
 
 /// Small valid files of different encodings, codecs and page versions.
 const VICTIMS: &[&str] = &[
-    "data/alltypes_plain.parquet", // PLAIN/dictionary, v1, uncompressed
-    "data/rle-dict-snappy-checksum.parquet", // RLE_DICTIONARY, v2, snappy
-    "data/delta_length_byte_array.parquet", // DELTA_LENGTH_BYTE_ARRAY, v2, zstd
+    "data/alltypes_plain.parquet",                 // PLAIN/dictionary, v1, uncompressed
+    "data/rle-dict-snappy-checksum.parquet",       // RLE_DICTIONARY, v2, snappy
+    "data/delta_length_byte_array.parquet",        // DELTA_LENGTH_BYTE_ARRAY, v2, zstd
     "data/delta_encoding_optional_column.parquet", // DELTA_BINARY_PACKED + DELTA_BYTE_ARRAY, v2
     "data/datapage_v1-snappy-compressed-checksum.parquet", // v1, snappy, CRCs
 ];
@@ -251,9 +217,7 @@ fn flipped_bytes_in_column_chunks_never_panic() {
             let options = match variant % 4 {
                 0 => ReadOptions::default(),
                 1 => ReadOptions::default().with_byte_array_type(ByteArrayType::View),
-                2 => ReadOptions::default()
-                    .with_byte_array_type(ByteArrayType::Dictionary)
-                    .with_batch_size(5),
+                2 => ReadOptions::default().with_byte_array_type(ByteArrayType::Dictionary).with_batch_size(5),
                 _ => ReadOptions::default().with_verify_crc(true),
             };
             reads += 1;
@@ -272,11 +236,7 @@ fn flipped_bytes_in_column_chunks_never_panic() {
         "{} of {reads} corrupted reads panicked (first {}):\n{}",
         panics.len(),
         shown.len(),
-        shown
-            .iter()
-            .map(|s| s.as_str())
-            .collect::<Vec<_>>()
-            .join("\n")
+        shown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n")
     );
 }
 
@@ -295,10 +255,7 @@ fn truncated_column_chunks_never_panic() {
         let mut cuts: Vec<usize> = (4..footer).step_by(step).collect();
         for (s, e) in chunk_ranges(&original) {
             // Around chunk starts and ends: page headers and the last page's end.
-            cuts.extend(
-                (s.saturating_sub(3)..(s + 40).min(footer))
-                    .chain(e.saturating_sub(20)..e.min(footer)),
-            );
+            cuts.extend((s.saturating_sub(3)..(s + 40).min(footer)).chain(e.saturating_sub(20)..e.min(footer)));
         }
         cuts.sort_unstable();
         cuts.dedup();
@@ -319,9 +276,5 @@ fn truncated_column_chunks_never_panic() {
         }
     }
     panics.truncate(30);
-    assert!(
-        panics.is_empty(),
-        "of {reads} truncated reads, these panicked:\n{}",
-        panics.join("\n")
-    );
+    assert!(panics.is_empty(), "of {reads} truncated reads, these panicked:\n{}", panics.join("\n"));
 }

@@ -39,10 +39,7 @@ fn expected(path: &PathBuf) -> Result<&'static Table, String> {
 }
 
 fn rel(path: &std::path::Path) -> String {
-    path.strip_prefix(common::corpus_dir())
-        .unwrap_or(path)
-        .display()
-        .to_string()
+    path.strip_prefix(common::corpus_dir()).unwrap_or(path).display().to_string()
 }
 
 fn corpus_path(rel: &str) -> PathBuf {
@@ -93,25 +90,15 @@ fn corpus_values_match_pyarrow() {
 fn corpus_byte_array_types_match_pyarrow() {
     let files = corpus_files();
     let mut failures = Vec::new();
-    for choice in [
-        ByteArrayType::View,
-        ByteArrayType::Large,
-        ByteArrayType::Dictionary,
-        ByteArrayType::Regular,
-    ] {
+    for choice in [ByteArrayType::View, ByteArrayType::Large, ByteArrayType::Dictionary, ByteArrayType::Regular] {
         for path in &files {
             let Ok(want) = expected(path) else { continue }; // reported by corpus_values_match_pyarrow
-            let diffs =
-                match read_parquetry(path, &ReadOptions::default().with_byte_array_type(choice)) {
-                    Ok(got) => diff_with_byte_array_type(want, &got, choice),
-                    Err(e) => vec![e],
-                };
+            let diffs = match read_parquetry(path, &ReadOptions::default().with_byte_array_type(choice)) {
+                Ok(got) => diff_with_byte_array_type(want, &got, choice),
+                Err(e) => vec![e],
+            };
             if !diffs.is_empty() {
-                failures.push(format!(
-                    "{} ({choice:?}):\n    {}",
-                    rel(path),
-                    diffs.join("\n    ")
-                ));
+                failures.push(format!("{} ({choice:?}):\n    {}", rel(path), diffs.join("\n    ")));
             }
         }
     }
@@ -125,19 +112,12 @@ fn corpus_read_through_a_memory_map_matches_pyarrow() {
     for choice in [ByteArrayType::Regular, ByteArrayType::View] {
         for path in &files {
             let Ok(want) = expected(path) else { continue }; // reported by corpus_values_match_pyarrow
-            let diffs = match read_parquetry_mapped(
-                path,
-                &ReadOptions::default().with_byte_array_type(choice),
-            ) {
+            let diffs = match read_parquetry_mapped(path, &ReadOptions::default().with_byte_array_type(choice)) {
                 Ok(got) => diff_with_byte_array_type(want, &got, choice),
                 Err(e) => vec![e],
             };
             if !diffs.is_empty() {
-                failures.push(format!(
-                    "{} (mapped, {choice:?}):\n    {}",
-                    rel(path),
-                    diffs.join("\n    ")
-                ));
+                failures.push(format!("{} (mapped, {choice:?}):\n    {}", rel(path), diffs.join("\n    ")));
             }
         }
     }
@@ -189,14 +169,10 @@ fn corpus_batch_size_does_not_change_values() {
                     continue;
                 }
             };
-            let sizes_ok = batches
-                .iter()
-                .all(|b| b.num_rows() >= 1 && b.num_rows() <= batch_size);
+            let sizes_ok = batches.iter().all(|b| b.num_rows() >= 1 && b.num_rows() <= batch_size);
             if !sizes_ok {
                 let sizes: Vec<usize> = batches.iter().map(|b| b.num_rows()).take(20).collect();
-                failures.push(format!(
-                    "{what}: batch row counts outside 1..={batch_size}: {sizes:?}…"
-                ));
+                failures.push(format!("{what}: batch row counts outside 1..={batch_size}: {sizes:?}…"));
             }
             let got = match Table::from_batches(&schema, &batches) {
                 Ok(t) => t,
@@ -215,11 +191,7 @@ fn corpus_batch_size_does_not_change_values() {
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "batch size changes values:\n{}",
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "batch size changes values:\n{}", failures.join("\n"));
 }
 
 #[test]
@@ -239,28 +211,18 @@ fn corpus_row_selection_reads_pyarrows_rows() {
             selected = selected.append(&want.slice(r.start as usize, (r.end - r.start) as usize));
         }
         for batch_size in [usize::MAX, 7] {
-            let options = ReadOptions::default()
-                .with_row_selection(ranges.clone())
-                .with_batch_size(batch_size);
+            let options = ReadOptions::default().with_row_selection(ranges.clone()).with_batch_size(batch_size);
             match read_parquetry(&path, &options) {
-                Err(e) => failures.push(format!(
-                    "{rel_path} (rows {ranges:?}, batch {batch_size}): {e}"
-                )),
+                Err(e) => failures.push(format!("{rel_path} (rows {ranges:?}, batch {batch_size}): {e}")),
                 Ok(got) => {
                     for d in diff_tables(&selected, &got) {
-                        failures.push(format!(
-                            "{rel_path} (rows {ranges:?}, batch {batch_size}): {d}"
-                        ));
+                        failures.push(format!("{rel_path} (rows {ranges:?}, batch {batch_size}): {d}"));
                     }
                 }
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "row selection differs from pyarrow:\n{}",
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "row selection differs from pyarrow:\n{}", failures.join("\n"));
 }
 
 #[test]
@@ -274,9 +236,7 @@ fn bad_row_selections_are_errors_naming_the_range() {
         (vec![0..rows + 1], "past the file's"),
     ] {
         let file = ParquetFile::open(&path).unwrap();
-        let e = file
-            .batches(ReadOptions::default().with_row_selection(ranges.clone()))
-            .err();
+        let e = file.batches(ReadOptions::default().with_row_selection(ranges.clone())).err();
         let e = e.map(|e| e.to_string()).unwrap_or_default();
         assert!(e.contains(says), "{ranges:?}: {e}");
     }
@@ -291,12 +251,7 @@ fn the_owning_reader_is_an_arrow_record_batch_reader_with_pyarrows_rows() {
     let builder = ParquetReaderBuilder::open(&path).unwrap();
     let id = builder.schema().index_of("id").unwrap();
     let string_col = builder.schema().index_of("string_col").unwrap();
-    let reader = builder
-        .with_columns(["string_col", "id"])
-        .with_row_selection([10..20, 5000..5100])
-        .with_batch_size(33)
-        .build()
-        .unwrap();
+    let reader = builder.with_columns(["string_col", "id"]).with_row_selection([10..20, 5000..5100]).with_batch_size(33).build().unwrap();
     // Sent to another thread and read there, through the Arrow trait.
     let (schema, batches) = std::thread::spawn(move || {
         let schema = RecordBatchReader::schema(&reader);
@@ -312,30 +267,17 @@ fn the_owning_reader_is_an_arrow_record_batch_reader_with_pyarrows_rows() {
     assert!(diffs.is_empty(), "{diffs:?}");
 
     // Errors reach Arrow consumers as ArrowError, with parquetry's error inside.
-    let e = ParquetReaderBuilder::open(&path)
-        .unwrap()
-        .with_columns(["nope"])
-        .build()
-        .err()
-        .unwrap();
+    let e = ParquetReaderBuilder::open(&path).unwrap().with_columns(["nope"]).build().err().unwrap();
     let arrow: arrow_schema::ArrowError = e.into();
-    let arrow_schema::ArrowError::ExternalError(inner) = arrow else {
-        panic!("{arrow}")
-    };
-    let inner = inner
-        .downcast_ref::<parquetry::Error>()
-        .expect("parquetry::Error inside");
+    let arrow_schema::ArrowError::ExternalError(inner) = arrow else { panic!("{arrow}") };
+    let inner = inner.downcast_ref::<parquetry::Error>().expect("parquetry::Error inside");
     assert_eq!(inner.kind(), parquetry::ErrorKind::InvalidArgument);
 }
 
 /// Row counts of each row group, from the footer.
 fn row_group_rows(path: &PathBuf) -> Vec<usize> {
     let file = ParquetFile::open(path).expect("footer");
-    file.metadata()
-        .row_groups
-        .iter()
-        .map(|rg| rg.num_rows as usize)
-        .collect()
+    file.metadata().row_groups.iter().map(|rg| rg.num_rows as usize).collect()
 }
 
 /// pyarrow's rows of row group `rg`.
@@ -347,17 +289,16 @@ fn row_group_slice(want: &Table, rows: &[usize], rg: usize) -> Table {
 #[test]
 fn corpus_projection_and_row_group_selection() {
     let mut failures = Vec::new();
-    let mut check =
-        |what: String, path: &PathBuf, options: ReadOptions, want: Table| match read_parquetry(
-            path, &options,
-        ) {
+    let mut check = |what: String, path: &PathBuf, options: ReadOptions, want: Table| {
+        match read_parquetry(path, &options) {
             Err(e) => failures.push(format!("{what}: {e}")),
             Ok(got) => {
                 for d in diff_tables(&want, &got) {
                     failures.push(format!("{what}: {d}"));
                 }
             }
-        };
+        }
+    };
 
     // 5 row groups of 10 rows, 6 float columns.
     let path = corpus_path("data/floating_orders_nan_count.parquet");
@@ -392,10 +333,7 @@ fn corpus_projection_and_row_group_selection() {
     check(
         "row group 4, column 2, batch size 3".into(),
         &path,
-        ReadOptions::default()
-            .with_row_groups([4])
-            .with_columns([2usize])
-            .with_batch_size(3),
+        ReadOptions::default().with_row_groups([4]).with_columns([2usize]).with_batch_size(3),
         row_group_slice(want, &rows, 4).project(&[2]),
     );
 
@@ -406,19 +344,12 @@ fn corpus_projection_and_row_group_selection() {
     check(
         "geography-points: column 'geometry', row groups 1 and 49".into(),
         &path,
-        ReadOptions::default()
-            .with_columns(["geometry"])
-            .with_row_groups([1, 49]),
-        row_group_slice(want, &rows, 1)
-            .append(&row_group_slice(want, &rows, 49))
-            .project(&[1]),
+        ReadOptions::default().with_columns(["geometry"]).with_row_groups([1, 49]),
+        row_group_slice(want, &rows, 1).append(&row_group_slice(want, &rows, 49)).project(&[1]),
     );
 
     // read_row_group(i) is row group i, every column.
-    for (rel_path, rg) in [
-        ("data/floating_orders_nan_count.parquet", 2),
-        ("data/geospatial/geography-points.parquet", 1),
-    ] {
+    for (rel_path, rg) in [("data/floating_orders_nan_count.parquet", 2), ("data/geospatial/geography-points.parquet", 1)] {
         let path = corpus_path(rel_path);
         let want = expected(&path).unwrap();
         let slice = row_group_slice(want, &row_group_rows(&path), rg);
@@ -441,32 +372,17 @@ fn corpus_projection_and_row_group_selection() {
     // Bad selections are errors, not panics.
     let path = corpus_path("data/alltypes_plain.parquet");
     for (what, options) in [
-        (
-            "unknown column name",
-            ReadOptions::default().with_columns(["no_such_column"]),
-        ),
-        (
-            "column index out of range",
-            ReadOptions::default().with_columns([99usize]),
-        ),
-        (
-            "row group out of range",
-            ReadOptions::default().with_row_groups([1]),
-        ),
+        ("unknown column name", ReadOptions::default().with_columns(["no_such_column"])),
+        ("column index out of range", ReadOptions::default().with_columns([99usize])),
+        ("row group out of range", ReadOptions::default().with_row_groups([1])),
     ] {
         match read_parquetry(&path, &options) {
             Ok(_) => failures.push(format!("alltypes_plain, {what}: read succeeded")),
-            Err(e) if e.contains("panicked") => {
-                failures.push(format!("alltypes_plain, {what}: {e}"))
-            }
+            Err(e) if e.contains("panicked") => failures.push(format!("alltypes_plain, {what}: {e}")),
             Err(_) => {}
         }
     }
-    assert!(
-        failures.is_empty(),
-        "projection / row group selection:\n{}",
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "projection / row group selection:\n{}", failures.join("\n"));
 }
 
 #[test]
@@ -484,56 +400,32 @@ fn comparison_helpers_detect_differences() {
     assert!(diff_tables(want, want).is_empty());
     let mut altered = want.clone();
     let i = altered.names.iter().position(|n| n == "id").unwrap();
-    let ids = altered.columns[i]
-        .as_any()
-        .downcast_ref::<Int32Array>()
-        .unwrap();
+    let ids = altered.columns[i].as_any().downcast_ref::<Int32Array>().unwrap();
     let mut v: Vec<Option<i32>> = ids.iter().collect();
     v[5] = Some(-1);
     altered.columns[i] = Arc::new(Int32Array::from(v)) as ArrayRef;
     let diffs = diff_tables(want, &altered);
     assert_eq!(diffs.len(), 1, "{diffs:?}");
-    assert!(
-        diffs[0].starts_with("column 'id': row 5 differs"),
-        "{diffs:?}"
-    );
+    assert!(diffs[0].starts_with("column 'id': row 5 differs"), "{diffs:?}");
     let mut renamed = want.clone();
     renamed.names[0] = "other".into();
     assert_eq!(diff_tables(want, &renamed).len(), 1);
     assert!(!diff_tables(want, &want.slice(1, want.num_rows() - 1)).is_empty());
 
-    let values = [
-        Some("a"),
-        None,
-        Some(""),
-        Some("日本語 and a string longer than twelve bytes"),
-    ];
+    let values = [Some("a"), None, Some(""), Some("日本語 and a string longer than twelve bytes")];
     let plain = StringArray::from(values.to_vec());
     let forms: Vec<ArrayRef> = vec![
         Arc::new(LargeStringArray::from(values.to_vec())),
         Arc::new(StringViewArray::from(values.to_vec())),
-        Arc::new(
-            values
-                .iter()
-                .copied()
-                .collect::<DictionaryArray<arrow_array::types::Int32Type>>(),
-        ),
+        Arc::new(values.iter().copied().collect::<DictionaryArray<arrow_array::types::Int32Type>>()),
     ];
     let want_bytes = read_compare::byte_values(&plain).unwrap();
     for f in &forms {
-        assert_eq!(
-            read_compare::byte_values(f.as_ref()).unwrap(),
-            want_bytes,
-            "{:?}",
-            f.data_type()
-        );
+        assert_eq!(read_compare::byte_values(f.as_ref()).unwrap(), want_bytes, "{:?}", f.data_type());
     }
     let bin = BinaryViewArray::from(vec![Some(&b"a"[..]), None, Some(b""), Some(b"x")]);
     let bin_bytes = read_compare::byte_values(&bin).unwrap();
-    assert_eq!(
-        read_compare::diff_byte_values(&want_bytes, &bin_bytes).unwrap(),
-        "row 3 differs: want \"日本語 and a string longer than twelve bytes\" got \"x\""
-    );
+    assert_eq!(read_compare::diff_byte_values(&want_bytes, &bin_bytes).unwrap(), "row 3 differs: want \"日本語 and a string longer than twelve bytes\" got \"x\"");
     assert!(read_compare::byte_values(&Int32Array::from(vec![1])).is_none());
 }
 
@@ -542,10 +434,7 @@ fn a_zero_batch_size_still_reads_every_row() {
     // `batch_size` is a public field: zero must not mean an endless stream of empty batches.
     let path = common::corpus_dir().join("data/alltypes_plain.parquet");
     let mut file = parquetry::read::ParquetFile::open(&path).unwrap();
-    let options = ReadOptions {
-        batch_size: 0,
-        ..ReadOptions::default()
-    };
+    let options = ReadOptions { batch_size: 0, ..ReadOptions::default() };
     let batches = file.read_all(&options).unwrap();
     // MANIFEST.tsv: 8 rows.
     assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 8);

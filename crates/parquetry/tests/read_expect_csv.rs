@@ -91,28 +91,14 @@ fn normalize(name: &str) -> String {
 /// The column's values as the CSV writes them, or why they cannot be.
 fn column_strings(a: &dyn Array) -> Result<Vec<Field>, String> {
     let out = match a.data_type() {
-        DataType::Int32 => a
-            .as_primitive::<Int32Type>()
-            .iter()
-            .map(|v| v.map(|x| x.to_string()))
-            .collect(),
-        DataType::Int64 => a
-            .as_primitive::<Int64Type>()
-            .iter()
-            .map(|v| v.map(|x| x.to_string()))
-            .collect(),
+        DataType::Int32 => a.as_primitive::<Int32Type>().iter().map(|v| v.map(|x| x.to_string())).collect(),
+        DataType::Int64 => a.as_primitive::<Int64Type>().iter().map(|v| v.map(|x| x.to_string())).collect(),
         t if read_compare::is_utf8_type(t) => read_compare::byte_values(a)
             .unwrap()
             .into_iter()
-            .map(|v| {
-                v.map(|b| String::from_utf8(b).unwrap_or_else(|e| format!("<invalid UTF-8 {e}>")))
-            })
+            .map(|v| v.map(|b| String::from_utf8(b).unwrap_or_else(|e| format!("<invalid UTF-8 {e}>"))))
             .collect(),
-        t => {
-            return Err(format!(
-                "type {t} is not in any _expect.csv file; add its formatting here"
-            ))
-        }
+        t => return Err(format!("type {t} is not in any _expect.csv file; add its formatting here")),
     };
     Ok(out)
 }
@@ -138,28 +124,17 @@ fn check(parquet: &Path, csv: &Path, options: &ReadOptions) -> Vec<String> {
     if records.is_empty() {
         return vec!["empty CSV".into()];
     }
-    let header: Vec<String> = records
-        .remove(0)
-        .into_iter()
-        .map(|f| normalize(&f.unwrap_or_default()))
-        .collect();
+    let header: Vec<String> = records.remove(0).into_iter().map(|f| normalize(&f.unwrap_or_default())).collect();
     let table = match read_compare::read_parquetry(parquet, options) {
         Ok(t) => t,
         Err(e) => return vec![e],
     };
     let names: Vec<String> = table.names.iter().map(|n| normalize(n)).collect();
     if names != header {
-        return vec![format!(
-            "column names: CSV {header:?}, parquetry {:?}",
-            table.names
-        )];
+        return vec![format!("column names: CSV {header:?}, parquetry {:?}", table.names)];
     }
     if table.num_rows() != records.len() {
-        return vec![format!(
-            "rows: CSV {}, parquetry {}",
-            records.len(),
-            table.num_rows()
-        )];
+        return vec![format!("rows: CSV {}, parquetry {}", records.len(), table.num_rows())];
     }
     let mut diffs = Vec::new();
     for (j, (name, column)) in table.names.iter().zip(&table.columns).enumerate() {
@@ -173,10 +148,7 @@ fn check(parquet: &Path, csv: &Path, options: &ReadOptions) -> Vec<String> {
         for (i, record) in records.iter().enumerate() {
             let want = record.get(j).cloned().flatten();
             if got[i] != want {
-                diffs.push(format!(
-                    "column '{name}' row {i}: CSV {want:?}, parquetry {:?}",
-                    got[i]
-                ));
+                diffs.push(format!("column '{name}' row {i}: CSV {want:?}, parquetry {:?}", got[i]));
                 break;
             }
         }
@@ -200,21 +172,14 @@ fn csv_parser_handles_the_corpus_conventions() {
 #[test]
 fn expect_csv_files_match_parquetry() {
     let files = expect_files();
-    assert_eq!(
-        files.len(),
-        4,
-        "the corpus has 4 *_expect.csv files: {files:?}"
-    );
+    assert_eq!(files.len(), 4, "the corpus has 4 *_expect.csv files: {files:?}");
     let mut failures = Vec::new();
     for (parquet, csv) in &files {
         for (what, options) in [
             ("default", ReadOptions::default()),
-            (
-                "View, batch size 33",
-                ReadOptions::default()
-                    .with_byte_array_type(parquetry::read::ByteArrayType::View)
-                    .with_batch_size(33),
-            ),
+            ("View, batch size 33", ReadOptions::default()
+                .with_byte_array_type(parquetry::read::ByteArrayType::View)
+                .with_batch_size(33)),
         ] {
             let diffs = check(parquet, csv, &options);
             if !diffs.is_empty() {
@@ -226,10 +191,5 @@ fn expect_csv_files_match_parquetry() {
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} reads differ from the _expect.csv files:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} reads differ from the _expect.csv files:\n{}", failures.len(), failures.join("\n"));
 }

@@ -48,19 +48,11 @@ fn read_batches(path: &Path, batch_size: usize) -> Result<Table, String> {
     catch(|| {
         let kind = |e: parquetry::Error| format!("{:?} error: {}", e.kind(), e.message());
         let file = ParquetFile::open(path).map_err(kind)?;
-        let iter = file
-            .batches(ReadOptions::default().with_batch_size(batch_size))
-            .map_err(kind)?;
+        let iter = file.batches(ReadOptions::default().with_batch_size(batch_size)).map_err(kind)?;
         let schema = iter.schema();
         let batches = iter.collect::<Result<Vec<_>, _>>().map_err(kind)?;
-        if let Some(b) = batches
-            .iter()
-            .find(|b| b.num_rows() == 0 || b.num_rows() > batch_size)
-        {
-            return Err(format!(
-                "a batch of {} rows at batch size {batch_size}",
-                b.num_rows()
-            ));
+        if let Some(b) = batches.iter().find(|b| b.num_rows() == 0 || b.num_rows() > batch_size) {
+            return Err(format!("a batch of {} rows at batch size {batch_size}", b.num_rows()));
         }
         Table::from_batches(&schema, &batches)
     })
@@ -82,16 +74,8 @@ fn layout_problems(case: &Value) -> Vec<String> {
         problems.push(format!("pages are not small: {layout}"));
     }
     // An encoding the settings name must be in the file; duckdb's V2 means DELTA encodings.
-    let encodings = [
-        "RLE_DICTIONARY",
-        "DELTA_BINARY_PACKED",
-        "DELTA_LENGTH_BYTE_ARRAY",
-        "DELTA_BYTE_ARRAY",
-        "BYTE_STREAM_SPLIT",
-    ];
-    problems.extend(write_helpers::settings_layout_problems(
-        &settings, layout, &encodings,
-    ));
+    let encodings = ["RLE_DICTIONARY", "DELTA_BINARY_PACKED", "DELTA_LENGTH_BYTE_ARRAY", "DELTA_BYTE_ARRAY", "BYTE_STREAM_SPLIT"];
+    problems.extend(write_helpers::settings_layout_problems(&settings, layout, &encodings));
     problems
 }
 
@@ -100,12 +84,7 @@ fn describe(layout: &Value) -> String {
     let list = |key: &str| {
         layout[key]
             .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .collect::<Vec<_>>()
-                    .join(",")
-            })
+            .map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(","))
             .unwrap_or_default()
     };
     format!(
@@ -133,11 +112,7 @@ fn check_case(case: &Value) -> Vec<String> {
     };
     let path = PathBuf::from(case["parquet"].as_str().unwrap());
     for batch_size in BATCH_SIZES {
-        let size = if batch_size == usize::MAX {
-            "MAX".to_owned()
-        } else {
-            batch_size.to_string()
-        };
+        let size = if batch_size == usize::MAX { "MAX".to_owned() } else { batch_size.to_string() };
         match read_batches(&path, batch_size) {
             Err(e) => {
                 failures.push(format!("batch size {size}: parquetry: {e}"));
@@ -174,20 +149,15 @@ fn parquetry_reads_every_writers_files_as_the_writer_does() {
     let dir = TempDir::new("read-interop");
     let (extra, go_note) = go_cases(&dir);
     let go_ran = go_note.is_none();
-    let written = run_python_json(
-        "read_interop_write.py",
-        &json!({"out_dir": dir.0, "extra": extra}),
-    );
+    let written = run_python_json("read_interop_write.py", &json!({"out_dir": dir.0, "extra": extra}));
     let generated = start.elapsed();
     let cases = written["cases"].as_array().expect("cases");
 
     let mut summary = vec![format!("versions: {}", written["versions"])];
     summary.extend(go_note);
     for s in written["skipped"].as_array().into_iter().flatten() {
-        summary.push(format!(
-            "SKIP {} [{}]: the writer refused: {}",
-            s["writer"], s["settings"], s["reason"]
-        ));
+        summary
+            .push(format!("SKIP {} [{}]: the writer refused: {}", s["writer"], s["settings"], s["reason"]));
     }
     let mut failed = 0;
     for case in cases {
@@ -197,21 +167,12 @@ fn parquetry_reads_every_writers_files_as_the_writer_does() {
             case["settings"].as_str().unwrap_or("?")
         );
         let failures = check_case(case);
-        let note = case["note"]
-            .as_str()
-            .map(|n| format!(" (note: {n})"))
-            .unwrap_or_default();
+        let note = case["note"].as_str().map(|n| format!(" (note: {n})")).unwrap_or_default();
         if failures.is_empty() {
-            summary.push(format!(
-                "ok   {name}{note}\n       {}",
-                describe(&case["layout"])
-            ));
+            summary.push(format!("ok   {name}{note}\n       {}", describe(&case["layout"])));
         } else {
             failed += 1;
-            summary.push(format!(
-                "FAIL {name}{note}:\n       {}",
-                failures.join("\n       ")
-            ));
+            summary.push(format!("FAIL {name}{note}:\n       {}", failures.join("\n       ")));
         }
     }
     summary.push(format!(
@@ -227,13 +188,7 @@ fn parquetry_reads_every_writers_files_as_the_writer_does() {
         if writer == "parquet-go" && !go_ran {
             continue;
         }
-        assert!(
-            cases.iter().any(|c| c["writer"] == writer),
-            "no {writer} case ran:\n{summary}"
-        );
+        assert!(cases.iter().any(|c| c["writer"] == writer), "no {writer} case ran:\n{summary}");
     }
-    assert!(
-        failed == 0,
-        "parquetry reads other values than the writers' readers:\n{summary}"
-    );
+    assert!(failed == 0, "parquetry reads other values than the writers' readers:\n{summary}");
 }

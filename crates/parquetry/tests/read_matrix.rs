@@ -26,8 +26,7 @@ impl Drop for TempDir {
 
 #[test]
 fn matrix_files_match_pyarrow() {
-    let dir =
-        TempDir(std::env::temp_dir().join(format!("parquetry-matrix-{}", std::process::id())));
+    let dir = TempDir(std::env::temp_dir().join(format!("parquetry-matrix-{}", std::process::id())));
     let _ = std::fs::remove_dir_all(&dir.0);
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/make_matrix.py");
     let out = Command::new(common::python())
@@ -45,20 +44,11 @@ fn matrix_files_match_pyarrow() {
         .as_array()
         .expect("a list")
         .iter()
-        .map(|f| {
-            (
-                f["file"].as_str().unwrap().to_owned(),
-                f["kind"].as_str().unwrap().to_owned(),
-            )
-        })
+        .map(|f| (f["file"].as_str().unwrap().to_owned(), f["kind"].as_str().unwrap().to_owned()))
         .collect();
     // 4 encodings x 6 codecs x 2 page versions of strings, 5 x 3 x 2 of numbers, one file of
     // Arrow types restored from ARROW:schema, one dictionary that falls back to PLAIN.
-    assert_eq!(
-        files.len(),
-        48 + 30 + 2,
-        "make_matrix.py wrote an unexpected set of files"
-    );
+    assert_eq!(files.len(), 48 + 30 + 2, "make_matrix.py wrote an unexpected set of files");
 
     let paths: Vec<PathBuf> = files.iter().map(|(f, _)| dir.0.join(f)).collect();
     let expected = read_compare::pyarrow_tables("matrix", &paths);
@@ -74,32 +64,14 @@ fn matrix_files_match_pyarrow() {
         };
         let mut reads = vec![
             ("default", ReadOptions::default(), None),
-            (
-                "View",
-                ReadOptions::default().with_byte_array_type(ByteArrayType::View),
-                Some(ByteArrayType::View),
-            ),
+            ("View", ReadOptions::default().with_byte_array_type(ByteArrayType::View), Some(ByteArrayType::View)),
         ];
         // Batches that end inside pages (which are then cut) and cross row groups.
-        reads.push((
-            "batch size 333",
-            ReadOptions::default().with_batch_size(333),
-            None,
-        ));
+        reads.push(("batch size 333", ReadOptions::default().with_batch_size(333), None));
         // Columns decoded on two threads: the same values as on one.
-        reads.push((
-            "2 threads",
-            ReadOptions::default().with_threads(2).with_batch_size(1000),
-            None,
-        ));
+        reads.push(("2 threads", ReadOptions::default().with_threads(2).with_batch_size(1000), None));
         // Whole row groups on three threads: several row groups decoded at once.
-        reads.push((
-            "3 threads, row groups",
-            ReadOptions::default()
-                .with_threads(3)
-                .with_batch_size(usize::MAX),
-            None,
-        ));
+        reads.push(("3 threads, row groups", ReadOptions::default().with_threads(3).with_batch_size(usize::MAX), None));
         if kind == "strings" {
             reads.push((
                 "Dictionary",
@@ -127,18 +99,13 @@ fn matrix_files_match_pyarrow() {
             selected = selected.append(&want.slice(r.start as usize, (r.end - r.start) as usize));
         }
         for batch_size in [usize::MAX, 333] {
-            let options = ReadOptions::default()
-                .with_row_selection(ranges.clone())
-                .with_batch_size(batch_size);
+            let options = ReadOptions::default().with_row_selection(ranges.clone()).with_batch_size(batch_size);
             let diffs = match read_parquetry(path, &options) {
                 Err(e) => vec![e],
                 Ok(got) => diff_tables(&selected, &got),
             };
             if !diffs.is_empty() {
-                failures.push(format!(
-                    "{name} (rows {ranges:?}, batch size {batch_size}):\n    {}",
-                    diffs.join("\n    ")
-                ));
+                failures.push(format!("{name} (rows {ranges:?}, batch size {batch_size}):\n    {}", diffs.join("\n    ")));
             }
         }
     }
@@ -154,12 +121,7 @@ fn matrix_files_match_pyarrow() {
 /// Scattered ranges over `rows` rows: a few rows near the start, a long stretch, one row in
 /// the middle, and a run to one row before the end.
 fn selection_of(rows: u64) -> Vec<std::ops::Range<u64>> {
-    let candidates = [
-        rows / 97..rows / 97 + 3,
-        rows / 5..rows / 5 + rows / 7,
-        rows / 2..rows / 2 + 1,
-        rows * 3 / 4..rows - 1,
-    ];
+    let candidates = [rows / 97..rows / 97 + 3, rows / 5..rows / 5 + rows / 7, rows / 2..rows / 2 + 1, rows * 3 / 4..rows - 1];
     let mut out: Vec<std::ops::Range<u64>> = Vec::new();
     for r in candidates {
         let start = r.start.max(out.last().map_or(0, |l| l.end));

@@ -49,9 +49,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use parquetry::read::{ByteArrayType, ReadOptions};
-use read_compare::{
-    diff_tables, diff_with_byte_array_type, ipc_schema, read_ipc, read_parquetry_batches, Table,
-};
+use read_compare::{diff_tables, diff_with_byte_array_type, ipc_schema, read_ipc, read_parquetry_batches, Table};
 use serde_json::{json, Value};
 use write_helpers::{run_go_writer, run_python_json, TempDir};
 
@@ -83,59 +81,33 @@ struct Read {
 /// Reads a file with `options`; every batch must have between 1 and `batch_size` rows.
 fn read(path: &Path, options: &ReadOptions) -> Result<Table, String> {
     let (schema, batches) = read_parquetry_batches(path, options)?;
-    if let Some(b) = batches
-        .iter()
-        .find(|b| b.num_rows() == 0 || b.num_rows() > options.batch_size)
-    {
-        return Err(format!(
-            "a batch of {} rows at batch size {}",
-            b.num_rows(),
-            options.batch_size
-        ));
+    if let Some(b) = batches.iter().find(|b| b.num_rows() == 0 || b.num_rows() > options.batch_size) {
+        return Err(format!("a batch of {} rows at batch size {}", b.num_rows(), options.batch_size));
     }
     Table::from_batches(&schema, &batches)
 }
 
 /// `table`'s rows in `ranges`, in order.
 fn rows_of(table: &Table, ranges: &[Range<u64>]) -> Table {
-    let parts: Vec<Table> = ranges
-        .iter()
-        .map(|r| table.slice(r.start as usize, (r.end - r.start) as usize))
-        .collect();
-    parts[1..]
-        .iter()
-        .fold(parts[0].clone(), |acc, p| acc.append(p))
+    let parts: Vec<Table> =
+        ranges.iter().map(|r| table.slice(r.start as usize, (r.end - r.start) as usize)).collect();
+    parts[1..].iter().fold(parts[0].clone(), |acc, p| acc.append(p))
 }
 
 fn size_name(batch_size: usize) -> String {
-    if batch_size == usize::MAX {
-        "MAX".to_owned()
-    } else {
-        batch_size.to_string()
-    }
+    if batch_size == usize::MAX { "MAX".to_owned() } else { batch_size.to_string() }
 }
 
 /// Every read of one case, with its expected table.
 fn reads(case: &Value, want: &Table) -> Result<Vec<Read>, String> {
-    let plain = |name: String, options: ReadOptions, want: &Table| Read {
-        name,
-        options,
-        want: want.clone(),
-        byte_type: None,
-    };
+    let plain = |name: String, options: ReadOptions, want: &Table| Read { name, options, want: want.clone(), byte_type: None };
     let every = case["options"] == true;
     // Every file at whole row groups and 7 rows a batch; the files read with every option
     // also at 400 (inside row groups, across pages).
     let mut out: Vec<Read> = BATCH_SIZES
         .iter()
         .filter(|&&b| every || b != 400)
-        .map(|&b| {
-            plain(
-                format!("batch size {}", size_name(b)),
-                ReadOptions::default().with_batch_size(b),
-                want,
-            )
-        })
+        .map(|&b| plain(format!("batch size {}", size_name(b)), ReadOptions::default().with_batch_size(b), want))
         .collect();
     if want.num_rows() == 0 {
         return Ok(out);
@@ -143,32 +115,18 @@ fn reads(case: &Value, want: &Table) -> Result<Vec<Read>, String> {
     let ranges = selection(want.num_rows() as u64);
     let selected = rows_of(want, &ranges);
     for b in [usize::MAX, 1] {
-        let options = ReadOptions::default()
-            .with_batch_size(b)
-            .with_row_selection(ranges.clone());
-        out.push(plain(
-            format!("rows {ranges:?}, batch size {}", size_name(b)),
-            options,
-            &selected,
-        ));
+        let options = ReadOptions::default().with_batch_size(b).with_row_selection(ranges.clone());
+        out.push(plain(format!("rows {ranges:?}, batch size {}", size_name(b)), options, &selected));
     }
     // Two threads decode several row groups at once when batches are whole row groups (below
     // 32,768 rows a batch's columns stay on one thread, so smaller batches add nothing).
-    let options = ReadOptions::default()
-        .with_row_selection(ranges.clone())
-        .with_threads(2);
-    out.push(plain(
-        "rows, 2 threads, batch size MAX".to_owned(),
-        options,
-        &selected,
-    ));
+    let options = ReadOptions::default().with_row_selection(ranges.clone()).with_threads(2);
+    out.push(plain("rows, 2 threads, batch size MAX".to_owned(), options, &selected));
     // polars' `ARROW:schema` asks for views or large strings: Regular overrides it.
     if case["writer"] == "polars" {
         out.push(Read {
             name: "Regular strings, batch size 7".to_owned(),
-            options: ReadOptions::default()
-                .with_batch_size(7)
-                .with_byte_array_type(ByteArrayType::Regular),
+            options: ReadOptions::default().with_batch_size(7).with_byte_array_type(ByteArrayType::Regular),
             want: want.clone(),
             byte_type: Some(ByteArrayType::Regular),
         });
@@ -176,56 +134,26 @@ fn reads(case: &Value, want: &Table) -> Result<Vec<Read>, String> {
     if !every {
         return Ok(out);
     }
-    out.push(plain(
-        "2 threads, batch size MAX".to_owned(),
-        ReadOptions::default().with_threads(2),
-        want,
-    ));
+    out.push(plain("2 threads, batch size MAX".to_owned(), ReadOptions::default().with_threads(2), want));
     // Row groups out of order: the last, then the first.
-    let group_rows: Vec<usize> = case["layout"]["row_group_rows"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_u64)
-        .map(|n| n as usize)
-        .collect();
+    let group_rows: Vec<usize> =
+        case["layout"]["row_group_rows"].as_array().into_iter().flatten().filter_map(Value::as_u64).map(|n| n as usize).collect();
     if let [first, .., last] = group_rows[..] {
         let last_index = group_rows.len() - 1;
-        let want = want
-            .slice(want.num_rows() - last, last)
-            .append(&want.slice(0, first));
-        let options = ReadOptions::default()
-            .with_batch_size(7)
-            .with_row_groups([last_index, 0]);
-        out.push(plain(
-            format!("row groups [{last_index}, 0], batch size 7"),
-            options,
-            &want,
-        ));
+        let want = want.slice(want.num_rows() - last, last).append(&want.slice(0, first));
+        let options = ReadOptions::default().with_batch_size(7).with_row_groups([last_index, 0]);
+        out.push(plain(format!("row groups [{last_index}, 0], batch size 7"), options, &want));
     }
     // Batches of one record, through every record of the files whose records start and end
     // at many places in their pages (the others: in the selected rows above).
-    if case["settings"]
-        .as_str()
-        .is_some_and(|s| s.contains("split") || s.contains("v2, tiny pages, dictionary"))
-    {
-        out.push(plain(
-            "batch size 1".to_owned(),
-            ReadOptions::default().with_batch_size(1),
-            want,
-        ));
+    if case["settings"].as_str().is_some_and(|s| s.contains("split") || s.contains("v2, tiny pages, dictionary")) {
+        out.push(plain("batch size 1".to_owned(), ReadOptions::default().with_batch_size(1), want));
     }
-    let byte_types = [
-        (ByteArrayType::View, usize::MAX),
-        (ByteArrayType::Large, 400),
-        (ByteArrayType::Dictionary, 7),
-    ];
+    let byte_types = [(ByteArrayType::View, usize::MAX), (ByteArrayType::Large, 400), (ByteArrayType::Dictionary, 7)];
     for (t, b) in byte_types {
         out.push(Read {
             name: format!("{t:?} strings, batch size {}", size_name(b)),
-            options: ReadOptions::default()
-                .with_batch_size(b)
-                .with_byte_array_type(t),
+            options: ReadOptions::default().with_batch_size(b).with_byte_array_type(t),
             want: want.clone(),
             byte_type: Some(t),
         });
@@ -233,42 +161,21 @@ fn reads(case: &Value, want: &Table) -> Result<Vec<Read>, String> {
     // A map is read whole whichever of its leaves a path names (Arrow C++ would prune the
     // entries to a list of structs): the reference is the whole map column.
     if let Some(m) = want.names.iter().position(|n| n == "m") {
-        let options = ReadOptions::default()
-            .with_batch_size(7)
-            .with_columns(["m.key_value.value"]);
-        out.push(plain(
-            "columns [\"m.key_value.value\"], batch size 7".to_owned(),
-            options,
-            &want.project(&[m]),
-        ));
+        let options = ReadOptions::default().with_batch_size(7).with_columns(["m.key_value.value"]);
+        out.push(plain("columns [\"m.key_value.value\"], batch size 7".to_owned(), options, &want.project(&[m])));
     }
     for p in case["projections"].as_array().into_iter().flatten() {
-        let columns: Vec<&str> = p["columns"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c.as_str().unwrap())
-            .collect();
+        let columns: Vec<&str> = p["columns"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
         let projected = read_ipc(Path::new(p["reference"].as_str().unwrap()))?;
-        let options = ReadOptions::default()
-            .with_batch_size(7)
-            .with_columns(columns.iter().copied());
-        out.push(plain(
-            format!("columns {columns:?}, batch size 7"),
-            options,
-            &projected,
-        ));
+        let options = ReadOptions::default().with_batch_size(7).with_columns(columns.iter().copied());
+        out.push(plain(format!("columns {columns:?}, batch size 7"), options, &projected));
         // A projection, a row selection and threads at once.
         let options = ReadOptions::default()
             .with_batch_size(100)
             .with_columns(columns.iter().copied())
             .with_row_selection(ranges.clone())
             .with_threads(2);
-        out.push(plain(
-            format!("columns {columns:?}, rows, 2 threads, batch size 100"),
-            options,
-            &rows_of(&projected, &ranges),
-        ));
+        out.push(plain(format!("columns {columns:?}, rows, 2 threads, batch size 100"), options, &rows_of(&projected, &ranges)));
     }
     Ok(out)
 }
@@ -278,11 +185,7 @@ fn reads(case: &Value, want: &Table) -> Result<Vec<Read>, String> {
 fn layout_problems(case: &Value) -> Vec<String> {
     let layout = &case["layout"];
     let settings = case["settings"].as_str().unwrap_or("").to_lowercase();
-    let has = |key: &str, what: &str| {
-        layout[key]
-            .as_array()
-            .is_some_and(|a| a.iter().any(|v| v == what))
-    };
+    let has = |key: &str, what: &str| layout[key].as_array().is_some_and(|a| a.iter().any(|v| v == what));
     let number = |key: &str| layout[key].as_u64().unwrap_or(0);
     let mut problems = Vec::new();
     if case["rows"] == 0 {
@@ -297,9 +200,7 @@ fn layout_problems(case: &Value) -> Vec<String> {
         _ => 1, // duckdb writes one page per column chunk; pyarrow's default pages are large
     };
     if number("most_pages_in_a_chunk") < fewest_pages {
-        problems.push(format!(
-            "fewer than {fewest_pages} data pages in every chunk: {layout}"
-        ));
+        problems.push(format!("fewer than {fewest_pages} data pages in every chunk: {layout}"));
     }
     if settings.contains("records split across pages") && number("pages_inside_records") < 10 {
         problems.push(format!("few pages begin inside a record: {layout}"));
@@ -310,15 +211,8 @@ fn layout_problems(case: &Value) -> Vec<String> {
     if settings.contains("dictionary pages") && !has("encodings", "RLE_DICTIONARY") {
         problems.push(format!("no RLE_DICTIONARY page: {layout}"));
     }
-    let encodings = [
-        "DELTA_BINARY_PACKED",
-        "DELTA_LENGTH_BYTE_ARRAY",
-        "DELTA_BYTE_ARRAY",
-        "BYTE_STREAM_SPLIT",
-    ];
-    problems.extend(write_helpers::settings_layout_problems(
-        &settings, layout, &encodings,
-    ));
+    let encodings = ["DELTA_BINARY_PACKED", "DELTA_LENGTH_BYTE_ARRAY", "DELTA_BYTE_ARRAY", "BYTE_STREAM_SPLIT"];
+    problems.extend(write_helpers::settings_layout_problems(&settings, layout, &encodings));
     problems
 }
 
@@ -337,11 +231,7 @@ fn check_case(case: &Value) -> (Vec<String>, usize) {
         Err(e) => return (vec![format!("reading the reference: {e}")], 0),
     };
     if want.num_rows() as u64 != case["rows"].as_u64().unwrap_or(0) {
-        failures.push(format!(
-            "the reference has {} rows, the writer was given {}",
-            want.num_rows(),
-            case["rows"]
-        ));
+        failures.push(format!("the reference has {} rows, the writer was given {}", want.num_rows(), case["rows"]));
     }
     let reads = match reads(case, &want) {
         Ok(r) => r,
@@ -350,19 +240,11 @@ fn check_case(case: &Value) -> (Vec<String>, usize) {
     let path = Path::new(case["parquet"].as_str().unwrap());
     // A table compares types (nested fields' nullability included); top-level fields'
     // nullability is in the schema.
-    match (
-        ipc_schema(Path::new(case["reference"].as_str().unwrap())),
-        read_parquetry_batches(path, &ReadOptions::default()),
-    ) {
+    match (ipc_schema(Path::new(case["reference"].as_str().unwrap())), read_parquetry_batches(path, &ReadOptions::default())) {
         (Ok(want), Ok((got, _))) => {
             for (w, g) in want.fields().iter().zip(got.fields().iter()) {
                 if w.is_nullable() != g.is_nullable() {
-                    failures.push(format!(
-                        "field '{}': nullable {}, pyarrow's {}",
-                        g.name(),
-                        g.is_nullable(),
-                        w.is_nullable()
-                    ));
+                    failures.push(format!("field '{}': nullable {}, pyarrow's {}", g.name(), g.is_nullable(), w.is_nullable()));
                 }
             }
         }
@@ -384,15 +266,7 @@ fn check_case(case: &Value) -> (Vec<String>, usize) {
 /// One line of what a file holds.
 fn describe(layout: &Value) -> String {
     let list = |key: &str| {
-        layout[key]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .collect::<Vec<_>>()
-                    .join(",")
-            })
-            .unwrap_or_default()
+        layout[key].as_array().map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(",")).unwrap_or_default()
     };
     format!(
         "{} row groups, up to {} data pages a chunk, {} pages begin inside a record; {}; {}; {}",
@@ -410,51 +284,29 @@ fn parquetry_reads_nested_columns_as_independent_readers_do() {
     let start = Instant::now();
     let dir = TempDir::new("read-nested");
     let (extra, go_note) = match run_go_writer(&dir, &["-nested"]) {
-        Ok(lines) => (
-            lines
-                .into_iter()
-                .map(|mut l| {
-                    l["writer"] = json!("parquet-go");
-                    l
-                })
-                .collect::<Vec<_>>(),
-            None,
-        ),
+        Ok(lines) => (lines.into_iter().map(|mut l| {
+            l["writer"] = json!("parquet-go");
+            l
+        }).collect::<Vec<_>>(), None),
         Err(note) => (Vec::new(), Some(note)),
     };
-    let written = run_python_json(
-        "read_nested_write.py",
-        &json!({"out_dir": dir.0, "extra": extra}),
-    );
+    let written = run_python_json("read_nested_write.py", &json!({"out_dir": dir.0, "extra": extra}));
     let generated = start.elapsed();
     let cases = written["cases"].as_array().expect("cases");
 
     let mut summary = vec![format!("versions: {}", written["versions"])];
     summary.extend(go_note.clone());
     for s in written["skipped"].as_array().into_iter().flatten() {
-        summary.push(format!(
-            "SKIP {} [{}]: the writer refused: {}",
-            s["writer"], s["settings"], s["reason"]
-        ));
+        summary.push(format!("SKIP {} [{}]: the writer refused: {}", s["writer"], s["settings"], s["reason"]));
     }
     let (mut failed, mut total_reads) = (0, 0);
     for case in cases {
-        let name = format!(
-            "{} [{}]",
-            case["writer"].as_str().unwrap_or("?"),
-            case["settings"].as_str().unwrap_or("?")
-        );
+        let name = format!("{} [{}]", case["writer"].as_str().unwrap_or("?"), case["settings"].as_str().unwrap_or("?"));
         let (failures, reads) = check_case(case);
         total_reads += reads;
-        let note = case["note"]
-            .as_str()
-            .map(|n| format!(" (note: {n})"))
-            .unwrap_or_default();
+        let note = case["note"].as_str().map(|n| format!(" (note: {n})")).unwrap_or_default();
         if failures.is_empty() {
-            summary.push(format!(
-                "ok   {name}: {reads} reads{note}\n       {}",
-                describe(&case["layout"])
-            ));
+            summary.push(format!("ok   {name}: {reads} reads{note}\n       {}", describe(&case["layout"])));
         } else {
             failed += 1;
             let shown = failures.len().min(12);
@@ -474,23 +326,11 @@ fn parquetry_reads_nested_columns_as_independent_readers_do() {
     let summary = summary.join("\n");
     eprintln!("{summary}");
     // Each writer must have produced something: an empty run would pass vacuously.
-    for writer in [
-        "pyarrow",
-        "duckdb",
-        "polars",
-        "re-paged pyarrow",
-        "parquet-go",
-    ] {
+    for writer in ["pyarrow", "duckdb", "polars", "re-paged pyarrow", "parquet-go"] {
         if writer == "parquet-go" && go_note.is_some() {
             continue;
         }
-        assert!(
-            cases.iter().any(|c| c["writer"] == writer),
-            "no {writer} case ran:\n{summary}"
-        );
+        assert!(cases.iter().any(|c| c["writer"] == writer), "no {writer} case ran:\n{summary}");
     }
-    assert!(
-        failed == 0,
-        "parquetry reads other nested values than the reference readers:\n{summary}"
-    );
+    assert!(failed == 0, "parquetry reads other nested values than the reference readers:\n{summary}");
 }

@@ -51,15 +51,11 @@ fn pages(bytes: &[u8], row_group: usize, column: &str) -> Vec<PageAt> {
         .filter_map(|c| c.meta_data.as_ref())
         .find(|m| m.path_in_schema.join(".") == column)
         .expect("the column");
-    let mut at = chunk
-        .dictionary_page_offset
-        .filter(|&d| d > 0)
-        .unwrap_or(chunk.data_page_offset) as usize;
+    let mut at = chunk.dictionary_page_offset.filter(|&d| d > 0).unwrap_or(chunk.data_page_offset) as usize;
     let end = at + chunk.total_compressed_size as usize;
     let mut out = Vec::new();
     while at < end {
-        let (header, len): (PageHeader, usize) =
-            thrift::decode(&bytes[at..]).expect("a page header");
+        let (header, len): (PageHeader, usize) = thrift::decode(&bytes[at..]).expect("a page header");
         let body = at + len;
         let (rep, def) = match (&header.data_page_header, &header.data_page_header_v2) {
             // v1: each kind of level behind a 4-byte length (all the columns here have
@@ -68,31 +64,21 @@ fn pages(bytes: &[u8], row_group: usize, column: &str) -> Vec<PageAt> {
                 let (rep, def_at) = match column {
                     "s.a" => (body..body, body),
                     _ => {
-                        let len =
-                            u32::from_le_bytes(bytes[body..body + 4].try_into().unwrap()) as usize;
+                        let len = u32::from_le_bytes(bytes[body..body + 4].try_into().unwrap()) as usize;
                         (body + 4..body + 4 + len, body + 4 + len)
                     }
                 };
-                let def_len =
-                    u32::from_le_bytes(bytes[def_at..def_at + 4].try_into().unwrap()) as usize;
+                let def_len = u32::from_le_bytes(bytes[def_at..def_at + 4].try_into().unwrap()) as usize;
                 (rep, def_at + 4..def_at + 4 + def_len)
             }
             (_, Some(v2)) => {
-                let (r, d) = (
-                    v2.repetition_levels_byte_length as usize,
-                    v2.definition_levels_byte_length as usize,
-                );
+                let (r, d) = (v2.repetition_levels_byte_length as usize, v2.definition_levels_byte_length as usize);
                 (body..body + r, body + r..body + r + d)
             }
             // A dictionary page: no levels.
             _ => (body..body, body..body),
         };
-        out.push(PageAt {
-            header_at: at..body,
-            rep,
-            def,
-            header: header.clone(),
-        });
+        out.push(PageAt { header_at: at..body, rep, def, header: header.clone() });
         at = body + header.compressed_page_size as usize;
     }
     out
@@ -124,19 +110,11 @@ fn rewrite_header(bytes: &mut [u8], page: &PageAt, change: impl FnOnce(&mut Page
     let mut header = page.header.clone();
     let mut same = Vec::new();
     thrift::encode(&header, &mut same);
-    assert_eq!(
-        same,
-        bytes[page.header_at.clone()],
-        "the header does not re-encode to its own bytes"
-    );
+    assert_eq!(same, bytes[page.header_at.clone()], "the header does not re-encode to its own bytes");
     change(&mut header);
     let mut new = Vec::new();
     thrift::encode(&header, &mut new);
-    assert_eq!(
-        new.len(),
-        page.header_at.len(),
-        "the changed header has another length"
-    );
+    assert_eq!(new.len(), page.header_at.len(), "the changed header has another length");
     bytes[page.header_at.clone()].copy_from_slice(&new);
 }
 
@@ -145,53 +123,37 @@ type Corruption = (&'static str, usize, fn(&mut Vec<u8>, &PageAt));
 
 fn corruptions() -> Vec<Corruption> {
     vec![
-        ("a repetition level above the maximum", 2, |b, p| {
-            set_first_level(b, &p.rep, 2, MAX_REP + 1)
-        }),
-        ("a first repetition level that is not 0", 0, |b, p| {
-            set_first_level(b, &p.rep, 2, 1)
-        }),
-        ("a definition level above the maximum", 2, |b, p| {
-            set_first_level(b, &p.def, 3, MAX_DEF + 2)
-        }),
-        (
-            "a null raised to a value the page does not have",
-            3,
-            |b, p| raise_a_null(b, &p.def),
-        ),
+        ("a repetition level above the maximum", 2, |b, p| set_first_level(b, &p.rep, 2, MAX_REP + 1)),
+        ("a first repetition level that is not 0", 0, |b, p| set_first_level(b, &p.rep, 2, 1)),
+        ("a definition level above the maximum", 2, |b, p| set_first_level(b, &p.def, 3, MAX_DEF + 2)),
+        ("a null raised to a value the page does not have", 3, |b, p| raise_a_null(b, &p.def)),
         ("a header value count one above the levels", 2, |b, p| {
-            rewrite_header(b, p, |h| {
-                match (&mut h.data_page_header, &mut h.data_page_header_v2) {
-                    (Some(d), _) => d.num_values += 1,
-                    (_, Some(d)) => d.num_values += 1,
-                    _ => unreachable!(),
-                }
+            rewrite_header(b, p, |h| match (&mut h.data_page_header, &mut h.data_page_header_v2) {
+                (Some(d), _) => d.num_values += 1,
+                (_, Some(d)) => d.num_values += 1,
+                _ => unreachable!(),
             })
         }),
-        ("a repetition level run cut to half", 2, |b, p| {
-            match p.header.data_page_header_v2 {
-                // v1: the length before the levels says half (the definition levels then start
-                // inside the repetition levels too).
-                None => {
-                    let at = p.rep.start - 4;
-                    let len = (p.rep.len() / 2) as u32;
-                    b[at..at + 4].copy_from_slice(&len.to_le_bytes());
-                }
-                // v2: the header gives half the repetition levels' bytes to the definition levels.
-                Some(_) => rewrite_header(b, p, |h| {
-                    let d = h.data_page_header_v2.as_mut().unwrap();
-                    let half = d.repetition_levels_byte_length / 2;
-                    d.definition_levels_byte_length += d.repetition_levels_byte_length - half;
-                    d.repetition_levels_byte_length = half;
-                }),
+        ("a repetition level run cut to half", 2, |b, p| match p.header.data_page_header_v2 {
+            // v1: the length before the levels says half (the definition levels then start
+            // inside the repetition levels too).
+            None => {
+                let at = p.rep.start - 4;
+                let len = (p.rep.len() / 2) as u32;
+                b[at..at + 4].copy_from_slice(&len.to_le_bytes());
             }
+            // v2: the header gives half the repetition levels' bytes to the definition levels.
+            Some(_) => rewrite_header(b, p, |h| {
+                let d = h.data_page_header_v2.as_mut().unwrap();
+                let half = d.repetition_levels_byte_length / 2;
+                d.definition_levels_byte_length += d.repetition_levels_byte_length - half;
+                d.repetition_levels_byte_length = half;
+            }),
         }),
         // The page's first record start made a continuation of the record before: the chunk
         // then holds one record less than its row group (and a v2 page, which must begin a
         // record, does not).
-        ("a record start turned into a continuation", 2, |b, p| {
-            set_first_level(b, &p.rep, 2, 1)
-        }),
+        ("a record start turned into a continuation", 2, |b, p| set_first_level(b, &p.rep, 2, 1)),
     ]
 }
 
@@ -242,9 +204,7 @@ fn read_bytes(bytes: Vec<u8>, options: &ReadOptions) -> Result<Result<Table, Str
         let file = ParquetFile::from_bytes(bytes).map_err(|e| e.to_string())?;
         let iter = file.batches(options.clone()).map_err(|e| e.to_string())?;
         let schema = iter.schema();
-        let batches = iter
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| e.to_string())?;
+        let batches = iter.collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?;
         Table::from_batches(&schema, &batches)
     })
 }
@@ -252,20 +212,12 @@ fn read_bytes(bytes: Vec<u8>, options: &ReadOptions) -> Result<Result<Table, Str
 #[test]
 fn corrupt_nested_levels_give_errors_that_say_where() {
     let dir = TempDir::new("read-nested-bad");
-    let written = run_python_json(
-        "read_nested_write.py",
-        &json!({"out_dir": dir.0, "corruptible": true}),
-    );
+    let written = run_python_json("read_nested_write.py", &json!({"out_dir": dir.0, "corruptible": true}));
     let mut failures = Vec::new();
     let mut reads = 0;
     // PLAIN values: one value more than the page holds is then an error, where a
     // dictionary page's bit-packed indices may have padding to read it from.
-    for file in written["files"]
-        .as_array()
-        .expect("files")
-        .iter()
-        .filter(|f| f["dictionary"] == false)
-    {
+    for file in written["files"].as_array().expect("files").iter().filter(|f| f["dictionary"] == false) {
         let version = file["version"].as_str().unwrap();
         let original = std::fs::read(file["parquet"].as_str().unwrap()).unwrap();
         let rows = file["rows"].as_u64().unwrap();
@@ -274,10 +226,8 @@ fn corrupt_nested_levels_give_errors_that_say_where() {
             failures.push(format!("v{version}: the valid file fails: {e}"));
             continue;
         }
-        let pages: Vec<PageAt> = pages(&original, ROW_GROUP, COLUMN)
-            .into_iter()
-            .filter(|p| p.header.dictionary_page_header.is_none())
-            .collect();
+        let pages: Vec<PageAt> =
+            pages(&original, ROW_GROUP, COLUMN).into_iter().filter(|p| p.header.dictionary_page_header.is_none()).collect();
         // Rows of row group 1 before and after the corrupt page's: the read passes over it.
         let half = rows / 2;
         let around = [0..1, half + 1..half + 2, rows - 1..rows];
@@ -287,10 +237,7 @@ fn corrupt_nested_levels_give_errors_that_say_where() {
             for (how, options) in [
                 ("whole", ReadOptions::default()),
                 ("batch size 7", ReadOptions::default().with_batch_size(7)),
-                (
-                    "rows around it",
-                    ReadOptions::default().with_row_selection(around.clone()),
-                ),
+                ("rows around it", ReadOptions::default().with_row_selection(around.clone())),
                 ("2 threads", ReadOptions::default().with_threads(2)),
             ] {
                 reads += 1;
@@ -302,36 +249,23 @@ fn corrupt_nested_levels_give_errors_that_say_where() {
                     // are short may pass, if what is read is right.
                     Ok(Ok(got)) if how == "rows around it" && what.contains("null raised") => {
                         let want = read_bytes(original.clone(), &options);
-                        let want = want
-                            .expect("the valid file reads")
-                            .expect("the valid file reads");
+                        let want = want.expect("the valid file reads").expect("the valid file reads");
                         for d in diff_tables(&want, &got) {
                             failures.push(format!("{place}: {d}"));
                         }
                     }
-                    Ok(Ok(got)) => failures.push(format!(
-                        "{place}: read {} rows without an error",
-                        got.num_rows()
-                    )),
+                    Ok(Ok(got)) => failures.push(format!("{place}: read {} rows without an error", got.num_rows())),
                     Ok(Err(e)) => {
                         // A chunk one record short is only seen at its end: the error must
                         // say how far the chunk went, counted over the whole chunk.
                         let at = match what.contains("continuation") {
-                            true => {
-                                format!("ended after {} of its {} rows", rows / 2 - 1, rows / 2)
-                            }
+                            true => format!("ended after {} of its {} rows", rows / 2 - 1, rows / 2),
                             false => format!("page {page}"),
                         };
-                        let wanted = [
-                            format!("row group {ROW_GROUP}"),
-                            format!("column '{COLUMN}'"),
-                            at,
-                        ];
-                        let missing: Vec<&String> =
-                            wanted.iter().filter(|w| !e.contains(w.as_str())).collect();
+                        let wanted = [format!("row group {ROW_GROUP}"), format!("column '{COLUMN}'"), at];
+                        let missing: Vec<&String> = wanted.iter().filter(|w| !e.contains(w.as_str())).collect();
                         if !missing.is_empty() {
-                            failures
-                                .push(format!("{place}: the error does not name {missing:?}: {e}"));
+                            failures.push(format!("{place}: the error does not name {missing:?}: {e}"));
                         }
                         if std::env::var_os("PARQUETRY_SHOW_ERRORS").is_some() {
                             eprintln!("{place}: {e}");
@@ -341,12 +275,7 @@ fn corrupt_nested_levels_give_errors_that_say_where() {
             }
         }
     }
-    assert!(
-        reads > 0 && failures.is_empty(),
-        "{} of {reads} corrupt reads:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert!(reads > 0 && failures.is_empty(), "{} of {reads} corrupt reads:\n{}", failures.len(), failures.join("\n"));
 }
 
 /// A small deterministic generator (xorshift64*).
@@ -367,10 +296,7 @@ impl Rng {
 #[test]
 fn flipped_bytes_in_nested_pages_never_panic() {
     let dir = TempDir::new("read-nested-flip");
-    let written = run_python_json(
-        "read_nested_write.py",
-        &json!({"out_dir": dir.0, "corruptible": true}),
-    );
+    let written = run_python_json("read_nested_write.py", &json!({"out_dir": dir.0, "corruptible": true}));
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     let (mut panics, mut reads, mut errors) = (Vec::new(), 0, 0);
     for file in written["files"].as_array().expect("files") {
@@ -381,23 +307,13 @@ fn flipped_bytes_in_nested_pages_never_panic() {
                 all.extend(pages(&original, rg, column));
             }
         }
-        let levels: Vec<usize> = all
-            .iter()
-            .flat_map(|p| p.rep.clone().chain(p.def.clone()))
-            .collect();
+        let levels: Vec<usize> = all.iter().flat_map(|p| p.rep.clone().chain(p.def.clone())).collect();
         // Headers, levels and the first bytes of values.
-        let anywhere: Vec<usize> = all
-            .iter()
-            .flat_map(|p| p.header_at.start..p.def.end + 8)
-            .collect();
+        let anywhere: Vec<usize> = all.iter().flat_map(|p| p.header_at.start..p.def.end + 8).collect();
         for variant in 0..600 {
             let mut bytes = original.clone();
             for _ in 0..1 + rng.below(3) {
-                let at = if variant % 4 == 3 {
-                    anywhere[rng.below(anywhere.len())]
-                } else {
-                    levels[rng.below(levels.len())]
-                };
+                let at = if variant % 4 == 3 { anywhere[rng.below(anywhere.len())] } else { levels[rng.below(levels.len())] };
                 bytes[at] ^= 1 + rng.below(255) as u8;
             }
             let options = match variant % 3 {
@@ -414,9 +330,5 @@ fn flipped_bytes_in_nested_pages_never_panic() {
         }
     }
     panics.truncate(20);
-    assert!(
-        panics.is_empty(),
-        "of {reads} corrupted reads ({errors} errors), these panicked:\n{}",
-        panics.join("\n")
-    );
+    assert!(panics.is_empty(), "of {reads} corrupted reads ({errors} errors), these panicked:\n{}", panics.join("\n"));
 }

@@ -30,12 +30,7 @@ impl ChunkSource for Counting {
         self.inner.len()
     }
 
-    fn read_at_reusing(
-        &self,
-        offset: u64,
-        len: usize,
-        spare: Vec<u8>,
-    ) -> parquetry::Result<Buffer> {
+    fn read_at_reusing(&self, offset: u64, len: usize, spare: Vec<u8>) -> parquetry::Result<Buffer> {
         self.read.fetch_add(len as u64, Ordering::Relaxed);
         self.inner.read_at_reusing(offset, len, spare)
     }
@@ -43,20 +38,13 @@ impl ChunkSource for Counting {
 
 /// Reads `ranges` of the file through a counting source: the table and the bytes read.
 fn read(bytes: &[u8], ranges: Option<Vec<Range<u64>>>, batch_size: usize) -> (Table, u64) {
-    read_with(
-        bytes,
-        ranges,
-        ReadOptions::default().with_batch_size(batch_size),
-    )
+    read_with(bytes, ranges, ReadOptions::default().with_batch_size(batch_size))
 }
 
 /// [`read`] with these options.
 fn read_with(bytes: &[u8], ranges: Option<Vec<Range<u64>>>, options: ReadOptions) -> (Table, u64) {
     let metadata = parquetry::format::read_metadata_from_bytes(bytes).expect("footer");
-    let source = Counting {
-        inner: BytesSource::new(bytes.to_vec()),
-        read: AtomicU64::new(0),
-    };
+    let source = Counting { inner: BytesSource::new(bytes.to_vec()), read: AtomicU64::new(0) };
     let file = ParquetFile::with_source(source, metadata).unwrap();
     let mut options = options;
     if let Some(r) = ranges {
@@ -77,10 +65,7 @@ fn file_source_read(file: &ParquetFile<Counting>) -> u64 {
 fn selections_read_pyarrows_rows_and_skip_the_pages_outside_them() {
     let dir = std::env::temp_dir().join(format!("parquetry-selection-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let (with, without) = (
-        dir.join("with-index.parquet"),
-        dir.join("without-index.parquet"),
-    );
+    let (with, without) = (dir.join("with-index.parquet"), dir.join("without-index.parquet"));
     let script = r#"
 import sys, pyarrow as pa, pyarrow.parquet as pq
 n = 200_000
@@ -93,19 +78,10 @@ for path, index in ((sys.argv[1], True), (sys.argv[2], False)):
                    use_dictionary=["category"], write_page_index=index)
 "#;
     let out = Command::new(common::python())
-        .args([
-            "-c",
-            script,
-            with.to_str().unwrap(),
-            without.to_str().unwrap(),
-        ])
+        .args(["-c", script, with.to_str().unwrap(), without.to_str().unwrap()])
         .output()
         .expect("python3 with pyarrow");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let tables = read_compare::pyarrow_tables("selection", &[with.clone(), without.clone()]);
     // With an index, a few rows take a few pages per column; without one, the skipped pages'
     // headers are still read (a small read each), but not their bodies.
@@ -120,22 +96,18 @@ for path, index in ((sys.argv[1], True), (sys.argv[2], False)):
 /// Reads selections of the file `bytes` and compares them with pyarrow's `want`; a
 /// selection of a few rows must read less than 1/`at_most` of what a whole read does.
 fn check_selections(bytes: &[u8], want: &Table, at_most: u64, name: &str) {
+
     let (all, all_bytes) = read(bytes, None, 8192);
     assert!(diff_tables(want, &all).is_empty());
     // Batches large enough for the columns to be decoded on two threads at once.
-    let options = ReadOptions::default()
-        .with_batch_size(50_000)
-        .with_threads(2);
+    let options = ReadOptions::default().with_batch_size(50_000).with_threads(2);
     let (threaded, _) = read_with(bytes, Some(vec![3..150_000, 150_001..200_000]), options);
     let mut selected = want.slice(3, 149_997);
     selected = selected.append(&want.slice(150_001, 49_999));
-    assert!(
-        diff_tables(&selected, &threaded).is_empty(),
-        "{name}: two threads"
-    );
+    assert!(diff_tables(&selected, &threaded).is_empty(), "{name}: two threads");
     let cases: Vec<Vec<Range<u64>>> = vec![
-        vec![199_990..200_000],       // the last rows only
-        vec![5..6, 119_999..120_001], // across the row groups
+        vec![199_990..200_000],                                    // the last rows only
+        vec![5..6, 119_999..120_001],                              // across the row groups
         (0..100).map(|k| k * 2000 + 777..k * 2000 + 797).collect(), // 1% in 100 ranges
     ];
     for ranges in cases {
@@ -146,12 +118,7 @@ fn check_selections(bytes: &[u8], want: &Table, at_most: u64, name: &str) {
         for batch_size in [8192, 3] {
             let (got, read_bytes) = read(bytes, Some(ranges.clone()), batch_size);
             let diffs = diff_tables(&selected, &got);
-            assert!(
-                diffs.is_empty(),
-                "{name}: {} ranges from {:?}, batch {batch_size}: {diffs:?}",
-                ranges.len(),
-                ranges[0]
-            );
+            assert!(diffs.is_empty(), "{name}: {} ranges from {:?}, batch {batch_size}: {diffs:?}", ranges.len(), ranges[0]);
             if ranges.len() < 100 {
                 assert!(
                     read_bytes * at_most < all_bytes,
@@ -166,8 +133,7 @@ fn check_selections(bytes: &[u8], want: &Table, at_most: u64, name: &str) {
 fn selections_of_nested_columns_jump_through_the_page_index() {
     // A list<string> and a struct column in small pages, with a page index (its pages start
     // at records): a selection of a few records reads pyarrow's rows and little of the file.
-    let dir =
-        std::env::temp_dir().join(format!("parquetry-selection-nested-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("parquetry-selection-nested-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("nested-with-index.parquet");
     let script = r#"
@@ -179,22 +145,10 @@ t = pa.table({"tags": tags, "rec": rec})
 pq.write_table(t, sys.argv[1], row_group_size=120_000, data_page_size=16 * 1024, compression="snappy",
                use_dictionary=False, write_page_index=True)
 "#;
-    let out = Command::new(common::python())
-        .args(["-c", script, path.to_str().unwrap()])
-        .output()
-        .expect("python3");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = Command::new(common::python()).args(["-c", script, path.to_str().unwrap()]).output().expect("python3");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let tables = read_compare::pyarrow_tables("selection-nested", std::slice::from_ref(&path));
     let bytes = std::fs::read(&path).unwrap();
-    check_selections(
-        &bytes,
-        tables[&path].as_ref().expect("pyarrow reads the file"),
-        10,
-        "nested with index",
-    );
+    check_selections(&bytes, tables[&path].as_ref().expect("pyarrow reads the file"), 10, "nested with index");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -29,10 +29,8 @@ fn byte_array_buffers_match_size_statistics_without_growing() {
             let mut batches = None;
             for (c, chunk) in rg.columns.iter().enumerate() {
                 let Some(md) = &chunk.meta_data else { continue };
-                let Some(exact) = md
-                    .size_statistics
-                    .as_ref()
-                    .and_then(|s| s.unencoded_byte_array_data_bytes)
+                let Some(exact) =
+                    md.size_statistics.as_ref().and_then(|s| s.unencoded_byte_array_data_bytes)
                 else {
                     continue;
                 };
@@ -55,22 +53,11 @@ fn byte_array_buffers_match_size_statistics_without_growing() {
                     _ => continue, // decimals and other non-string byte arrays
                 };
                 let name = &schema.columns[c].path;
-                assert_eq!(
-                    len as i64, exact,
-                    "{} row group {g} column {name:?}",
-                    row.path
-                );
-                assert_eq!(
-                    capacity, len,
-                    "{} row group {g} column {name:?}: grew",
-                    row.path
-                );
+                assert_eq!(len as i64, exact, "{} row group {g} column {name:?}", row.path);
+                assert_eq!(capacity, len, "{} row group {g} column {name:?}: grew", row.path);
                 checked += 1;
             }
         }
     }
-    assert!(
-        checked >= 20,
-        "only {checked} column chunks with SizeStatistics were checked"
-    );
+    assert!(checked >= 20, "only {checked} column chunks with SizeStatistics were checked");
 }

@@ -35,11 +35,7 @@ fn assert_error<T: std::fmt::Debug>(r: Result<T, Error>, kind: ErrorKind, parts:
     let e = r.expect_err("expected an error");
     assert_eq!(e.kind(), kind, "kind of {e}");
     for p in parts {
-        assert!(
-            e.message().contains(p),
-            "error {:?} lacks {p:?}",
-            e.message()
-        );
+        assert!(e.message().contains(p), "error {:?} lacks {p:?}", e.message());
     }
     e
 }
@@ -50,9 +46,7 @@ fn int_batch(schema: &SchemaRef, values: &[i32]) -> RecordBatch {
         .iter()
         .map(|f| match f.data_type() {
             DataType::Int32 => Arc::new(Int32Array::from(values.to_vec())) as ArrayRef,
-            DataType::Utf8 => Arc::new(StringArray::from_iter_values(
-                values.iter().map(|v| format!("v{v}")),
-            )) as ArrayRef,
+            DataType::Utf8 => Arc::new(StringArray::from_iter_values(values.iter().map(|v| format!("v{v}")))) as ArrayRef,
             t => panic!("int_batch: {t}"),
         })
         .collect();
@@ -69,93 +63,45 @@ fn two_columns(nullable: bool) -> SchemaRef {
 /// Reads `path` with pyarrow and asserts it holds exactly `batches`.
 fn assert_pyarrow_reads(path: &Path, schema: &SchemaRef, batches: &[RecordBatch]) {
     static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let tag = format!(
-        "write-errors-{}",
-        CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    );
+    let tag = format!("write-errors-{}", CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
     let want = Table::from_batches(schema, batches).unwrap();
     let tables = pyarrow_tables(&tag, &[path.to_path_buf()]);
-    let got = tables[path]
-        .as_ref()
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let got = tables[path].as_ref().unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let diffs = diff_tables(&want, got);
-    assert!(
-        diffs.is_empty(),
-        "{}:\n{}",
-        path.display(),
-        diffs.join("\n")
-    );
+    assert!(diffs.is_empty(), "{}:\n{}", path.display(), diffs.join("\n"));
 }
 
 #[test]
 fn arrow_types_without_a_mapping_name_the_column() {
     let list = DataType::List(Arc::new(Field::new("item", DataType::Int32, true)));
     let cases: Vec<(Field, Vec<&str>)> = vec![
-        (
-            Field::new("iv", DataType::Interval(IntervalUnit::MonthDayNano), true),
-            vec!["'iv'", "Interval"],
-        ),
-        (
-            Field::new("iv_ym", DataType::Interval(IntervalUnit::YearMonth), true),
-            vec!["'iv_ym'", "Interval"],
-        ),
+        (Field::new("iv", DataType::Interval(IntervalUnit::MonthDayNano), true), vec!["'iv'", "Interval"]),
+        (Field::new("iv_ym", DataType::Interval(IntervalUnit::YearMonth), true), vec!["'iv_ym'", "Interval"]),
         // Nested types are written (tests/write_nested.rs), except these.
-        (
-            Field::new(
-                "lv",
-                DataType::ListView(Arc::new(Field::new("item", DataType::Int32, true))),
-                true,
-            ),
-            vec!["'lv'", "no Parquet mapping"],
-        ),
-        (
-            Field::new("s0", DataType::Struct(Fields::empty()), true),
-            vec!["'s0'", "struct without fields"],
-        ),
-        (
-            Field::new(
-                "d_of_list",
-                DataType::Dictionary(Box::new(DataType::Int32), Box::new(list)),
-                true,
-            ),
-            vec!["'d_of_list'", "no Parquet mapping"],
-        ),
+        (Field::new("lv", DataType::ListView(Arc::new(Field::new("item", DataType::Int32, true))), true), vec!["'lv'", "no Parquet mapping"]),
+        (Field::new("s0", DataType::Struct(Fields::empty()), true), vec!["'s0'", "struct without fields"]),
+        (Field::new("d_of_list", DataType::Dictionary(Box::new(DataType::Int32), Box::new(list)), true), vec!["'d_of_list'", "no Parquet mapping"]),
         (
             Field::new(
                 "dd",
                 DataType::Dictionary(
                     Box::new(DataType::Int8),
-                    Box::new(DataType::Dictionary(
-                        Box::new(DataType::Int8),
-                        Box::new(DataType::Utf8),
-                    )),
+                    Box::new(DataType::Dictionary(Box::new(DataType::Int8), Box::new(DataType::Utf8))),
                 ),
                 true,
             ),
             vec!["'dd'", "no Parquet mapping"],
         ),
         (
-            Field::new(
-                "u",
-                DataType::Union(
-                    arrow_schema::UnionFields::empty(),
-                    arrow_schema::UnionMode::Sparse,
-                ),
-                true,
-            ),
+            Field::new("u", DataType::Union(arrow_schema::UnionFields::empty(), arrow_schema::UnionMode::Sparse), true),
             vec!["'u'", "no Parquet mapping"],
         ),
     ];
     for (field, parts) in cases {
         let name = field.name().clone();
         // A good column first: the bad one is named, not the first.
-        let schema = Arc::new(Schema::new(vec![
-            Field::new("ok", DataType::Int32, true),
-            field,
-        ]));
-        let r = no_panic(&name, || {
-            ParquetWriter::try_new(Vec::new(), schema, WriteOptions::default()).map(|_| ())
-        });
+        let schema = Arc::new(Schema::new(vec![Field::new("ok", DataType::Int32, true), field]));
+        let r = no_panic(&name, || ParquetWriter::try_new(Vec::new(), schema, WriteOptions::default()).map(|_| ()));
         assert_error(r, ErrorKind::Unsupported, &parts);
     }
 }
@@ -165,45 +111,19 @@ fn a_batch_of_another_schema_is_refused_and_the_writer_goes_on() {
     let dir = TempDir::new("write-errors-schema");
     let path = dir.join("out.parquet");
     let schema = two_columns(true);
-    let mut w = ParquetWriter::try_new(
-        std::fs::File::create(&path).unwrap(),
-        schema.clone(),
-        WriteOptions::default(),
-    )
-    .unwrap();
+    let mut w = ParquetWriter::try_new(std::fs::File::create(&path).unwrap(), schema.clone(), WriteOptions::default()).unwrap();
     let good = int_batch(&schema, &[1, 2, 3]);
     w.write(&good).unwrap();
     // Another type for 'name'.
-    let other_type = Arc::new(Schema::new(vec![
-        Field::new("id", DataType::Int32, true),
-        Field::new("name", DataType::Int32, true),
-    ]));
-    let e = assert_error(
-        no_panic("type", || w.write(&int_batch(&other_type, &[4]))),
-        ErrorKind::InvalidArgument,
-        &["'name'"],
-    );
-    assert!(
-        e.message().contains("Int32") && e.message().contains("Utf8"),
-        "{e}"
-    );
+    let other_type = Arc::new(Schema::new(vec![Field::new("id", DataType::Int32, true), Field::new("name", DataType::Int32, true)]));
+    let e = assert_error(no_panic("type", || w.write(&int_batch(&other_type, &[4]))), ErrorKind::InvalidArgument, &["'name'"]);
+    assert!(e.message().contains("Int32") && e.message().contains("Utf8"), "{e}");
     // Another name.
-    let renamed = Arc::new(Schema::new(vec![
-        Field::new("id", DataType::Int32, true),
-        Field::new("label", DataType::Utf8, true),
-    ]));
-    assert_error(
-        no_panic("name", || w.write(&int_batch(&renamed, &[5]))),
-        ErrorKind::InvalidArgument,
-        &["'label'", "'name'"],
-    );
+    let renamed = Arc::new(Schema::new(vec![Field::new("id", DataType::Int32, true), Field::new("label", DataType::Utf8, true)]));
+    assert_error(no_panic("name", || w.write(&int_batch(&renamed, &[5]))), ErrorKind::InvalidArgument, &["'label'", "'name'"]);
     // Fewer columns.
     let one = Arc::new(Schema::new(vec![Field::new("id", DataType::Int32, true)]));
-    assert_error(
-        no_panic("count", || w.write(&int_batch(&one, &[6]))),
-        ErrorKind::InvalidArgument,
-        &["1 columns", "2"],
-    );
+    assert_error(no_panic("count", || w.write(&int_batch(&one, &[6]))), ErrorKind::InvalidArgument, &["1 columns", "2"]);
     // Refused batches left nothing behind: the file holds the good batches only.
     let more = int_batch(&schema, &[7, 8]);
     w.write(&more).unwrap();
@@ -220,57 +140,23 @@ fn encodings_that_do_not_fit_the_column_type_are_refused_at_try_new() {
         Field::new("f", DataType::Float64, true),
     ]));
     let cases: Vec<(&str, Encoding, Vec<&str>)> = vec![
-        (
-            "s",
-            Encoding::DELTA_BINARY_PACKED,
-            vec!["'s'", "DELTA_BINARY_PACKED", "BYTE_ARRAY"],
-        ),
-        (
-            "n",
-            Encoding::DELTA_LENGTH_BYTE_ARRAY,
-            vec!["'n'", "DELTA_LENGTH_BYTE_ARRAY", "INT32"],
-        ),
-        (
-            "n",
-            Encoding::DELTA_BYTE_ARRAY,
-            vec!["'n'", "DELTA_BYTE_ARRAY", "INT32"],
-        ),
-        (
-            "f",
-            Encoding::DELTA_BINARY_PACKED,
-            vec!["'f'", "DELTA_BINARY_PACKED", "DOUBLE"],
-        ),
-        (
-            "s",
-            Encoding::BYTE_STREAM_SPLIT,
-            vec!["'s'", "BYTE_STREAM_SPLIT", "BYTE_ARRAY"],
-        ),
-        (
-            "b",
-            Encoding::BYTE_STREAM_SPLIT,
-            vec!["'b'", "BYTE_STREAM_SPLIT", "BOOLEAN"],
-        ),
+        ("s", Encoding::DELTA_BINARY_PACKED, vec!["'s'", "DELTA_BINARY_PACKED", "BYTE_ARRAY"]),
+        ("n", Encoding::DELTA_LENGTH_BYTE_ARRAY, vec!["'n'", "DELTA_LENGTH_BYTE_ARRAY", "INT32"]),
+        ("n", Encoding::DELTA_BYTE_ARRAY, vec!["'n'", "DELTA_BYTE_ARRAY", "INT32"]),
+        ("f", Encoding::DELTA_BINARY_PACKED, vec!["'f'", "DELTA_BINARY_PACKED", "DOUBLE"]),
+        ("s", Encoding::BYTE_STREAM_SPLIT, vec!["'s'", "BYTE_STREAM_SPLIT", "BYTE_ARRAY"]),
+        ("b", Encoding::BYTE_STREAM_SPLIT, vec!["'b'", "BYTE_STREAM_SPLIT", "BOOLEAN"]),
         ("n", Encoding::RLE, vec!["'n'", "RLE", "INT32"]),
         ("n", Encoding::BIT_PACKED, vec!["'n'", "BIT_PACKED"]),
     ];
     for (column, encoding, parts) in cases {
         let options = WriteOptions::default().with_column_encoding(column, encoding);
-        let r = no_panic(column, || {
-            ParquetWriter::try_new(Vec::new(), schema.clone(), options).map(|_| ())
-        });
+        let r = no_panic(column, || ParquetWriter::try_new(Vec::new(), schema.clone(), options).map(|_| ()));
         assert_error(r, ErrorKind::InvalidArgument, &parts);
     }
     // The file-wide setting names the first column that cannot take it.
-    let r = ParquetWriter::try_new(
-        Vec::new(),
-        schema.clone(),
-        WriteOptions::default().with_encoding(Encoding::DELTA_LENGTH_BYTE_ARRAY),
-    );
-    assert_error(
-        r.map(|_| ()),
-        ErrorKind::InvalidArgument,
-        &["'n'", "DELTA_LENGTH_BYTE_ARRAY"],
-    );
+    let r = ParquetWriter::try_new(Vec::new(), schema.clone(), WriteOptions::default().with_encoding(Encoding::DELTA_LENGTH_BYTE_ARRAY));
+    assert_error(r.map(|_| ()), ErrorKind::InvalidArgument, &["'n'", "DELTA_LENGTH_BYTE_ARRAY"]);
 }
 
 #[test]
@@ -278,33 +164,16 @@ fn impossible_options_are_refused() {
     let schema = two_columns(true);
     let cases: Vec<(WriteOptions, &str)> = vec![
         (WriteOptions::default().with_data_page_size(0), "page size"),
-        (
-            WriteOptions::default().with_data_page_row_limit(0),
-            "row limit",
-        ),
+        (WriteOptions::default().with_data_page_row_limit(0), "row limit"),
         (WriteOptions::default().with_row_group_rows(0), "row group"),
         (WriteOptions::default().with_row_group_bytes(0), "row group"),
-        (
-            WriteOptions::default().with_statistics_truncate_length(Some(0)),
-            "0 bytes",
-        ),
-        (
-            WriteOptions::default().with_column_dictionary("nope", false),
-            "'nope'",
-        ),
-        (
-            WriteOptions::default().with_column_encoding("Name", Encoding::PLAIN),
-            "'Name'",
-        ),
-        (
-            WriteOptions::default().with_column_compression("id.x", Codec::Zstd, None),
-            "'id.x'",
-        ),
+        (WriteOptions::default().with_statistics_truncate_length(Some(0)), "0 bytes"),
+        (WriteOptions::default().with_column_dictionary("nope", false), "'nope'"),
+        (WriteOptions::default().with_column_encoding("Name", Encoding::PLAIN), "'Name'"),
+        (WriteOptions::default().with_column_compression("id.x", Codec::Zstd, None), "'id.x'"),
     ];
     for (options, part) in cases {
-        let r = no_panic(part, || {
-            ParquetWriter::try_new(Vec::new(), schema.clone(), options).map(|_| ())
-        });
+        let r = no_panic(part, || ParquetWriter::try_new(Vec::new(), schema.clone(), options).map(|_| ()));
         assert_error(r, ErrorKind::InvalidArgument, &[part]);
     }
 }
@@ -316,31 +185,17 @@ fn out_of_range_codec_levels_are_refused_or_clamped_without_panic() {
     let schema = two_columns(true);
     let batch = int_batch(&schema, &[1, 2, 3]);
     let mut written = Vec::new();
-    for (codec, level) in [
-        (Codec::Zstd, 99),
-        (Codec::Zstd, -200_000),
-        (Codec::Gzip, 10),
-        (Codec::Gzip, -5),
-        (Codec::Brotli, 12),
-        (Codec::Brotli, -1),
-    ] {
+    for (codec, level) in [(Codec::Zstd, 99), (Codec::Zstd, -200_000), (Codec::Gzip, 10), (Codec::Gzip, -5), (Codec::Brotli, 12), (Codec::Brotli, -1)] {
         let path = dir.join(&format!("{}-{level}.parquet", codec.name()));
         let result = no_panic(codec.name(), || -> Result<(), Error> {
             let options = WriteOptions::default().with_compression_level(codec, level);
-            let mut w = ParquetWriter::try_new(
-                std::fs::File::create(&path).unwrap(),
-                schema.clone(),
-                options,
-            )?;
+            let mut w = ParquetWriter::try_new(std::fs::File::create(&path).unwrap(), schema.clone(), options)?;
             w.write(&batch)?;
             w.close().map(|_| ())
         });
         match result {
             Ok(()) => written.push(path),
-            Err(e) => assert!(
-                e.message().contains(codec.name()) || e.message().to_lowercase().contains("level"),
-                "{e}"
-            ),
+            Err(e) => assert!(e.message().contains(codec.name()) || e.message().to_lowercase().contains("level"), "{e}"),
         }
     }
     for path in &written {
@@ -351,23 +206,15 @@ fn out_of_range_codec_levels_are_refused_or_clamped_without_panic() {
 #[test]
 fn nulls_in_a_non_nullable_column_name_it() {
     let schema = two_columns(false);
-    let mut w =
-        ParquetWriter::try_new(Vec::new(), schema.clone(), WriteOptions::default()).unwrap();
+    let mut w = ParquetWriter::try_new(Vec::new(), schema.clone(), WriteOptions::default()).unwrap();
     // The batch's own schema allows nulls (RecordBatch checks nullability against its own).
     let loose = two_columns(true);
     let batch = RecordBatch::try_new(
         loose,
-        vec![
-            Arc::new(Int32Array::from(vec![Some(1), Some(2)])),
-            Arc::new(StringArray::from(vec![Some("a"), None])),
-        ],
+        vec![Arc::new(Int32Array::from(vec![Some(1), Some(2)])), Arc::new(StringArray::from(vec![Some("a"), None]))],
     )
     .unwrap();
-    assert_error(
-        no_panic("nulls", || w.write(&batch)),
-        ErrorKind::InvalidArgument,
-        &["'name'", "not nullable", "null"],
-    );
+    assert_error(no_panic("nulls", || w.write(&batch)), ErrorKind::InvalidArgument, &["'name'", "not nullable", "null"]);
     // A dictionary whose keys are valid but point at a null value is null too.
     let dict_schema = Arc::new(Schema::new(vec![Field::new(
         "d",
@@ -377,41 +224,18 @@ fn nulls_in_a_non_nullable_column_name_it() {
     let mut w = ParquetWriter::try_new(Vec::new(), dict_schema, WriteOptions::default()).unwrap();
     let values: ArrayRef = Arc::new(StringArray::from(vec![Some("x"), None]));
     let d = DictionaryArray::<Int32Type>::try_new(Int32Array::from(vec![0, 1, 0]), values).unwrap();
-    let loose = Arc::new(Schema::new(vec![Field::new(
-        "d",
-        d.data_type().clone(),
-        true,
-    )]));
+    let loose = Arc::new(Schema::new(vec![Field::new("d", d.data_type().clone(), true)]));
     let batch = RecordBatch::try_new(loose, vec![Arc::new(d)]).unwrap();
-    assert_error(
-        no_panic("dictionary nulls", || w.write(&batch)),
-        ErrorKind::InvalidArgument,
-        &["'d'", "not nullable"],
-    );
+    assert_error(no_panic("dictionary nulls", || w.write(&batch)), ErrorKind::InvalidArgument, &["'d'", "not nullable"]);
 }
 
 #[test]
 fn a_value_that_overflows_its_stored_unit_names_the_column() {
     // Timestamp(Second) is stored as milliseconds: i64::MAX seconds cannot be.
-    let schema = Arc::new(Schema::new(vec![Field::new(
-        "t",
-        DataType::Timestamp(TimeUnit::Second, None),
-        true,
-    )]));
-    let batch = RecordBatch::try_new(
-        schema.clone(),
-        vec![Arc::new(TimestampSecondArray::from(vec![
-            Some(1),
-            Some(i64::MAX),
-        ]))],
-    )
-    .unwrap();
+    let schema = Arc::new(Schema::new(vec![Field::new("t", DataType::Timestamp(TimeUnit::Second, None), true)]));
+    let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(TimestampSecondArray::from(vec![Some(1), Some(i64::MAX)]))]).unwrap();
     let mut w = ParquetWriter::try_new(Vec::new(), schema, WriteOptions::default()).unwrap();
-    assert_error(
-        no_panic("overflow", || w.write(&batch)),
-        ErrorKind::InvalidArgument,
-        &["'t'", "overflows"],
-    );
+    assert_error(no_panic("overflow", || w.write(&batch)), ErrorKind::InvalidArgument, &["'t'", "overflows"]);
 }
 
 /// A sink that accepts `limit` bytes, then fails every write (and flush, if asked).
@@ -425,12 +249,7 @@ struct FailingSink {
 
 impl FailingSink {
     fn new(limit: usize) -> Self {
-        FailingSink {
-            written: Vec::new(),
-            limit,
-            fail_flush: false,
-            chunk: usize::MAX,
-        }
+        FailingSink { written: Vec::new(), limit, fail_flush: false, chunk: usize::MAX }
     }
 }
 
@@ -439,10 +258,7 @@ impl Write for FailingSink {
         if self.written.len() >= self.limit {
             return Err(io::Error::other("disk full (test sink)"));
         }
-        let n = buf
-            .len()
-            .min(self.limit - self.written.len())
-            .min(self.chunk);
+        let n = buf.len().min(self.limit - self.written.len()).min(self.chunk);
         self.written.extend_from_slice(&buf[..n]);
         Ok(n)
     }
@@ -464,45 +280,21 @@ fn a_failing_sink_gives_io_errors_and_the_writer_refuses_more() {
     let schema = two_columns(true);
     let options = WriteOptions::default().with_row_group_rows(1000);
     // Fails inside the first row group's pages (the magic fits).
-    let mut w =
-        ParquetWriter::try_new(FailingSink::new(100), schema.clone(), options.clone()).unwrap();
-    let e = assert_error(
-        no_panic("write", || w.write(&big_batch(&schema, 2500))),
-        ErrorKind::Io,
-        &["disk full"],
-    );
+    let mut w = ParquetWriter::try_new(FailingSink::new(100), schema.clone(), options.clone()).unwrap();
+    let e = assert_error(no_panic("write", || w.write(&big_batch(&schema, 2500))), ErrorKind::Io, &["disk full"]);
     assert!(e.message().contains("offset"), "where: {e}");
     let later = no_panic("later write", || w.write(&big_batch(&schema, 10)));
-    assert_error(
-        later,
-        ErrorKind::InvalidArgument,
-        &["failed earlier", "disk full"],
-    );
-    assert_error(
-        no_panic("flush", || w.flush()),
-        ErrorKind::InvalidArgument,
-        &["failed earlier"],
-    );
-    assert_error(
-        no_panic("close", || w.close()),
-        ErrorKind::InvalidArgument,
-        &["failed earlier"],
-    );
+    assert_error(later, ErrorKind::InvalidArgument, &["failed earlier", "disk full"]);
+    assert_error(no_panic("flush", || w.flush()), ErrorKind::InvalidArgument, &["failed earlier"]);
+    assert_error(no_panic("close", || w.close()), ErrorKind::InvalidArgument, &["failed earlier"]);
 
     // Fails in the footer: write succeeds (the row group is buffered), close fails.
-    let mut w =
-        ParquetWriter::try_new(FailingSink::new(12_000), schema.clone(), options.clone()).unwrap();
+    let mut w = ParquetWriter::try_new(FailingSink::new(12_000), schema.clone(), options.clone()).unwrap();
     w.write(&big_batch(&schema, 800)).unwrap();
-    assert_error(
-        no_panic("close", || w.close()),
-        ErrorKind::Io,
-        &["disk full"],
-    );
+    assert_error(no_panic("close", || w.close()), ErrorKind::Io, &["disk full"]);
 
     // The magic itself cannot be written.
-    let r = no_panic("try_new", || {
-        ParquetWriter::try_new(FailingSink::new(0), schema.clone(), options.clone()).map(|_| ())
-    });
+    let r = no_panic("try_new", || ParquetWriter::try_new(FailingSink::new(0), schema.clone(), options.clone()).map(|_| ()));
     assert_error(r, ErrorKind::Io, &["disk full"]);
 
     // The final flush fails.
@@ -510,11 +302,7 @@ fn a_failing_sink_gives_io_errors_and_the_writer_refuses_more() {
     sink.fail_flush = true;
     let mut w = ParquetWriter::try_new(sink, schema.clone(), options).unwrap();
     w.write(&big_batch(&schema, 10)).unwrap();
-    assert_error(
-        no_panic("close", || w.close()),
-        ErrorKind::Io,
-        &["flush failed"],
-    );
+    assert_error(no_panic("close", || w.close()), ErrorKind::Io, &["flush failed"]);
 }
 
 #[test]
@@ -524,12 +312,7 @@ fn short_writes_still_make_a_whole_file() {
     let mut sink = FailingSink::new(usize::MAX);
     sink.chunk = 7;
     let batches = [big_batch(&schema, 3000), big_batch(&schema, 5)];
-    let mut w = ParquetWriter::try_new(
-        sink,
-        schema.clone(),
-        WriteOptions::default().with_row_group_rows(1000),
-    )
-    .unwrap();
+    let mut w = ParquetWriter::try_new(sink, schema.clone(), WriteOptions::default().with_row_group_rows(1000)).unwrap();
     for b in &batches {
         w.write(b).unwrap();
     }
@@ -540,10 +323,7 @@ fn short_writes_still_make_a_whole_file() {
 }
 
 fn dir_entries(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    let mut names: Vec<String> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     names.sort();
     names
 }
@@ -554,9 +334,7 @@ fn write_table_into_a_missing_directory_fails_cleanly() {
     let path = dir.join("no/such/dir/out.parquet");
     let schema = two_columns(true);
     let batch = int_batch(&schema, &[1]);
-    let r = no_panic("write_table", || {
-        write_table(&path, schema.clone(), [&batch], WriteOptions::default())
-    });
+    let r = no_panic("write_table", || write_table(&path, schema.clone(), [&batch], WriteOptions::default()));
     assert_error(r, ErrorKind::Io, &["no/such/dir"]);
     assert!(dir_entries(&dir.0).is_empty(), "{:?}", dir_entries(&dir.0));
 }
@@ -569,65 +347,36 @@ fn write_table_that_fails_midway_leaves_nothing_behind() {
     let loose = two_columns(true);
     let with_nulls = RecordBatch::try_new(
         loose,
-        vec![
-            Arc::new(Int32Array::from(vec![Some(1), None])),
-            Arc::new(StringArray::from(vec!["a", "b"])),
-        ],
+        vec![Arc::new(Int32Array::from(vec![Some(1), None])), Arc::new(StringArray::from(vec!["a", "b"]))],
     )
     .unwrap();
     let other_schema = Arc::new(Schema::new(vec![Field::new("id", DataType::Int64, false)]));
-    let other =
-        RecordBatch::try_new(other_schema, vec![Arc::new(Int64Array::from(vec![1]))]).unwrap();
+    let other = RecordBatch::try_new(other_schema, vec![Arc::new(Int64Array::from(vec![1]))]).unwrap();
     let options = WriteOptions::default().with_row_group_rows(1000);
 
     // A new path: no file, no temporary file.
     let path = dir.join("new.parquet");
-    for (bad, parts) in [
-        (&with_nulls, vec!["'id'", "not nullable"]),
-        (&other, vec!["1 columns"]),
-    ] {
-        let r = no_panic("write_table", || {
-            write_table(&path, schema.clone(), [&good, bad, &good], options.clone())
-        });
+    for (bad, parts) in [(&with_nulls, vec!["'id'", "not nullable"]), (&other, vec!["1 columns"])] {
+        let r = no_panic("write_table", || write_table(&path, schema.clone(), [&good, bad, &good], options.clone()));
         assert_error(r, ErrorKind::InvalidArgument, &parts);
-        assert!(
-            dir_entries(&dir.0).is_empty(),
-            "left behind: {:?}",
-            dir_entries(&dir.0)
-        );
+        assert!(dir_entries(&dir.0).is_empty(), "left behind: {:?}", dir_entries(&dir.0));
     }
 
     // An existing file keeps its content.
     let existing = dir.join("existing.parquet");
     write_table(&existing, schema.clone(), [&good], options.clone()).unwrap();
     let before = std::fs::read(&existing).unwrap();
-    let r = no_panic("overwrite", || {
-        write_table(
-            &existing,
-            schema.clone(),
-            [&good, &with_nulls],
-            options.clone(),
-        )
-    });
+    let r = no_panic("overwrite", || write_table(&existing, schema.clone(), [&good, &with_nulls], options.clone()));
     assert_error(r, ErrorKind::InvalidArgument, &["not nullable"]);
-    assert_eq!(
-        std::fs::read(&existing).unwrap(),
-        before,
-        "the existing file changed"
-    );
+    assert_eq!(std::fs::read(&existing).unwrap(), before, "the existing file changed");
     assert_eq!(dir_entries(&dir.0), vec!["existing.parquet".to_owned()]);
 
     // A path that is a directory: an error, and no temporary file beside it.
     let sub = dir.join("sub");
     std::fs::create_dir(&sub).unwrap();
-    let r = no_panic("directory", || {
-        write_table(&sub, schema.clone(), [&good], options.clone())
-    });
+    let r = no_panic("directory", || write_table(&sub, schema.clone(), [&good], options.clone()));
     assert_error(r, ErrorKind::Io, &["sub"]);
-    assert_eq!(
-        dir_entries(&dir.0),
-        vec!["existing.parquet".to_owned(), "sub".to_owned()]
-    );
+    assert_eq!(dir_entries(&dir.0), vec!["existing.parquet".to_owned(), "sub".to_owned()]);
     assert!(dir_entries(&sub).is_empty());
 
     // And a success after the failures is a file pyarrow reads.
@@ -639,35 +388,21 @@ fn write_table_that_fails_midway_leaves_nothing_behind() {
 /// Writes one column with `write_table`: a clean error naming the column, or a file pyarrow
 /// reads to the input (or to `want`, where pyarrow reads the type as another, as it does its
 /// own files).
-fn writes_or_fails_cleanly(
-    dir: &TempDir,
-    name: &str,
-    field: Field,
-    array: ArrayRef,
-    want: Option<ArrayRef>,
-) {
+fn writes_or_fails_cleanly(dir: &TempDir, name: &str, field: Field, array: ArrayRef, want: Option<ArrayRef>) {
     let schema = Arc::new(Schema::new(vec![field.clone()]));
     let batch = RecordBatch::try_new(schema.clone(), vec![array]).unwrap();
     let path = dir.join(&format!("{name}.parquet"));
-    let r = no_panic(name, || {
-        write_table(&path, schema.clone(), [&batch], WriteOptions::default())
-    });
+    let r = no_panic(name, || write_table(&path, schema.clone(), [&batch], WriteOptions::default()));
     match r {
         Ok(_) => match want {
             Some(want) => {
-                let schema = Arc::new(Schema::new(vec![
-                    field.with_data_type(want.data_type().clone())
-                ]));
+                let schema = Arc::new(Schema::new(vec![field.with_data_type(want.data_type().clone())]));
                 let batch = RecordBatch::try_new(schema.clone(), vec![want]).unwrap();
                 assert_pyarrow_reads(&path, &schema, &[batch])
             }
             None => assert_pyarrow_reads(&path, &schema, &[batch]),
         },
-        Err(e) => assert!(
-            e.message()
-                .contains(&format!("'{}'", schema.field(0).name())),
-            "{name}: {e}"
-        ),
+        Err(e) => assert!(e.message().contains(&format!("'{}'", schema.field(0).name())), "{name}: {e}"),
     }
 }
 
@@ -680,43 +415,16 @@ fn unusual_but_legal_columns_write_or_fail_cleanly() {
         Arc::new(StringArray::from(Vec::<&str>::new())),
     )
     .unwrap();
-    writes_or_fails_cleanly(
-        &dir,
-        "empty_dictionary",
-        Field::new("d", empty_dict.data_type().clone(), true),
-        Arc::new(empty_dict),
-        None,
-    );
+    writes_or_fails_cleanly(&dir, "empty_dictionary", Field::new("d", empty_dict.data_type().clone(), true), Arc::new(empty_dict), None);
     // Seconds of a day, stored as milliseconds: pyarrow reads them as milliseconds (its own
     // files too).
     let t = Time32SecondArray::from(vec![Some(0), Some(86_399), None]);
     let ms = Time32MillisecondArray::from(vec![Some(0), Some(86_399_000), None]);
-    writes_or_fails_cleanly(
-        &dir,
-        "time32_seconds",
-        Field::new("t", DataType::Time32(TimeUnit::Second), true),
-        Arc::new(t),
-        Some(Arc::new(ms)),
-    );
+    writes_or_fails_cleanly(&dir, "time32_seconds", Field::new("t", DataType::Time32(TimeUnit::Second), true), Arc::new(t), Some(Arc::new(ms)));
     // A dictionary of integers (values gathered, not interned as bytes); pyarrow restores
     // dictionaries of strings and binaries only, so it reads the values.
-    let d = DictionaryArray::<Int32Type>::try_new(
-        Int32Array::from(vec![Some(1), None, Some(0), Some(1)]),
-        Arc::new(Int64Array::from(vec![-5, i64::MAX])),
-    )
-    .unwrap();
-    writes_or_fails_cleanly(
-        &dir,
-        "dictionary_of_ints",
-        Field::new("di", d.data_type().clone(), true),
-        Arc::new(d),
-        Some(Arc::new(Int64Array::from(vec![
-            Some(i64::MAX),
-            None,
-            Some(-5),
-            Some(i64::MAX),
-        ]))),
-    );
+    let d = DictionaryArray::<Int32Type>::try_new(Int32Array::from(vec![Some(1), None, Some(0), Some(1)]), Arc::new(Int64Array::from(vec![-5, i64::MAX]))).unwrap();
+    writes_or_fails_cleanly(&dir, "dictionary_of_ints", Field::new("di", d.data_type().clone(), true), Arc::new(d), Some(Arc::new(Int64Array::from(vec![Some(i64::MAX), None, Some(-5), Some(i64::MAX)]))));
 }
 
 /// pyarrow refuses to write `fixed_size_binary(0)` ("Invalid FIXED_LEN_BYTE_ARRAY length: 0")
@@ -724,16 +432,6 @@ fn unusual_but_legal_columns_write_or_fail_cleanly() {
 #[test]
 fn fixed_size_binary_of_width_zero_is_refused_or_readable() {
     let dir = TempDir::new("write-errors-fixed0");
-    let array = FixedSizeBinaryArray::try_from_sparse_iter_with_size(
-        vec![Some(vec![]), None, Some(vec![])].into_iter(),
-        0,
-    )
-    .unwrap();
-    writes_or_fails_cleanly(
-        &dir,
-        "fixed0",
-        Field::new("f", DataType::FixedSizeBinary(0), true),
-        Arc::new(array),
-        None,
-    );
+    let array = FixedSizeBinaryArray::try_from_sparse_iter_with_size(vec![Some(vec![]), None, Some(vec![])].into_iter(), 0).unwrap();
+    writes_or_fails_cleanly(&dir, "fixed0", Field::new("f", DataType::FixedSizeBinary(0), true), Arc::new(array), None);
 }

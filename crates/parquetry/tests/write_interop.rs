@@ -92,37 +92,13 @@ fn encoding_sets(schema: &arrow_schema::Schema) -> Vec<(&'static str, WriteOptio
         ("plain", base.clone().with_dictionary(false)),
         (
             "delta",
-            per_type(
-                base.clone(),
-                schema,
-                E::DELTA_BINARY_PACKED,
-                E::DELTA_LENGTH_BYTE_ARRAY,
-                E::BYTE_STREAM_SPLIT,
-                E::DELTA_BYTE_ARRAY,
-            ),
+            per_type(base.clone(), schema, E::DELTA_BINARY_PACKED, E::DELTA_LENGTH_BYTE_ARRAY, E::BYTE_STREAM_SPLIT, E::DELTA_BYTE_ARRAY),
         ),
         (
             "deltaba",
-            per_type(
-                base.clone(),
-                schema,
-                E::DELTA_BINARY_PACKED,
-                E::DELTA_BYTE_ARRAY,
-                E::BYTE_STREAM_SPLIT,
-                E::BYTE_STREAM_SPLIT,
-            ),
+            per_type(base.clone(), schema, E::DELTA_BINARY_PACKED, E::DELTA_BYTE_ARRAY, E::BYTE_STREAM_SPLIT, E::BYTE_STREAM_SPLIT),
         ),
-        (
-            "bss",
-            per_type(
-                base,
-                schema,
-                E::BYTE_STREAM_SPLIT,
-                E::PLAIN,
-                E::BYTE_STREAM_SPLIT,
-                E::BYTE_STREAM_SPLIT,
-            ),
-        ),
+        ("bss", per_type(base, schema, E::BYTE_STREAM_SPLIT, E::PLAIN, E::BYTE_STREAM_SPLIT, E::BYTE_STREAM_SPLIT)),
     ]
 }
 
@@ -152,9 +128,7 @@ fn write_files(
             if !keep(set, codec_name) {
                 continue;
             }
-            for (version_name, version) in
-                [("v1", DataPageVersion::V1), ("v2", DataPageVersion::V2)]
-            {
+            for (version_name, version) in [("v1", DataPageVersion::V1), ("v2", DataPageVersion::V2)] {
                 let options = options
                     .clone()
                     .with_compression(codec)
@@ -175,47 +149,15 @@ fn duckdb_and_polars_read_every_encoding_codec_and_page_version() {
     let mut files = Vec::new();
     // Every flat type with 15% nulls, 2 row groups, ~2 KB pages and a dictionary that falls
     // back to the set's encoding mid-chunk: the whole matrix.
-    write_files(
-        &dir,
-        "types",
-        (Shape::default(), 1000, 3),
-        |_, _| true,
-        &mut files,
-    );
+    write_files(&dir, "types", (Shape::default(), 1000, 3), |_, _| true, &mut files);
     // All values null (and one-value dictionaries): every encoding set, two codecs.
-    let nulls = Shape {
-        null_percent: 100,
-        distinct: 1,
-        max_binary: 10,
-    };
-    write_files(
-        &dir,
-        "nulls",
-        (nulls, 300, 2),
-        |_, c| c == "none" || c == "zstd",
-        &mut files,
-    );
+    let nulls = Shape { null_percent: 100, distinct: 1, max_binary: 10 };
+    write_files(&dir, "nulls", (nulls, 300, 2), |_, c| c == "none" || c == "zstd", &mut files);
     // Binaries up to 50 KB, each larger than a page.
-    let blobs = Shape {
-        null_percent: 5,
-        distinct: 300,
-        max_binary: 50_000,
-    };
-    write_files(
-        &dir,
-        "blobs",
-        (blobs, 120, 2),
-        |s, c| s != "bss" && (c == "snappy" || c == "lz4hadoop"),
-        &mut files,
-    );
+    let blobs = Shape { null_percent: 5, distinct: 300, max_binary: 50_000 };
+    write_files(&dir, "blobs", (blobs, 120, 2), |s, c| s != "bss" && (c == "snappy" || c == "lz4hadoop"), &mut files);
     // No rows at all.
-    write_files(
-        &dir,
-        "empty",
-        (Shape::default(), 0, 1),
-        |s, c| s == "dict" && c == "none",
-        &mut files,
-    );
+    write_files(&dir, "empty", (Shape::default(), 0, 1), |s, c| s == "dict" && c == "none", &mut files);
     let request = json!({"files": files, "exclusions": exclusions_json()});
     let answer = run_python_json("duckdb_polars_compare.py", &request);
     let mismatches = answer["mismatches"].as_array().expect("mismatches");
@@ -226,10 +168,6 @@ fn duckdb_and_polars_read_every_encoding_codec_and_page_version() {
         mismatches.is_empty(),
         "{} mismatches:\n{}",
         mismatches.len(),
-        mismatches
-            .iter()
-            .map(|m| m.as_str().unwrap_or_default())
-            .collect::<Vec<_>>()
-            .join("\n")
+        mismatches.iter().map(|m| m.as_str().unwrap_or_default()).collect::<Vec<_>>().join("\n")
     );
 }

@@ -22,10 +22,10 @@ use std::sync::Arc;
 use arrow_array::{Array, ArrayRef, ListArray, RecordBatch};
 use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef, TimeUnit};
-use nested_data::{diff_named_like, leaf_array, map_type, per_leaf, random_array, NestedShape};
 use parquetry::compress::Codec;
 use parquetry::format::Encoding;
 use parquetry::write::{DataPageVersion, StatisticsLevel, WriteOptions};
+use nested_data::{diff_named_like, leaf_array, map_type, per_leaf, random_array, NestedShape};
 use read_compare::{pyarrow_tables, Table};
 use write_data::Rng;
 use write_helpers::{run_python_json, write_ipc, write_parquet, TempDir};
@@ -45,17 +45,10 @@ fn shape_fields() -> Vec<Field> {
     vec![
         field("list_int", list(DataType::Int32, true), true),
         field("list_str", list(utf8.clone(), true), true),
-        field(
-            "list_list_i64",
-            list(list(DataType::Int64, true), true),
-            true,
-        ),
+        field("list_list_i64", list(list(DataType::Int64, true), true), true),
         field(
             "struct",
-            DataType::Struct(Fields::from(vec![
-                field("a", DataType::Int32, true),
-                field("b", utf8.clone(), false),
-            ])),
+            DataType::Struct(Fields::from(vec![field("a", DataType::Int32, true), field("b", utf8.clone(), false)])),
             true,
         ),
         field(
@@ -77,26 +70,10 @@ fn shape_fields() -> Vec<Field> {
             ])),
             false,
         ),
-        field(
-            "map_str_int",
-            map_type(utf8.clone(), DataType::Int32, true),
-            true,
-        ),
-        field(
-            "map_int_list",
-            map_type(DataType::Int32, list(utf8.clone(), true), true),
-            true,
-        ),
-        field(
-            "large_list",
-            DataType::LargeList(Arc::new(field("element", DataType::LargeUtf8, true))),
-            true,
-        ),
-        field(
-            "fixed_size_list",
-            DataType::FixedSizeList(Arc::new(field("item", DataType::Float64, true)), 3),
-            true,
-        ),
+        field("map_str_int", map_type(utf8.clone(), DataType::Int32, true), true),
+        field("map_int_list", map_type(DataType::Int32, list(utf8.clone(), true), true), true),
+        field("large_list", DataType::LargeList(Arc::new(field("element", DataType::LargeUtf8, true))), true),
+        field("fixed_size_list", DataType::FixedSizeList(Arc::new(field("item", DataType::Float64, true)), 3), true),
         field("list_dict", list(dict.clone(), true), true),
         field("list_view", list(DataType::Utf8View, true), true),
         field("list_binary_view", list(DataType::BinaryView, true), true),
@@ -113,53 +90,24 @@ fn shape_fields() -> Vec<Field> {
             ),
             true,
         ),
-        field(
-            "list_decimal",
-            list(DataType::Decimal128(20, 3), true),
-            true,
-        ),
-        field(
-            "list_decimal_small",
-            list(DataType::Decimal128(9, 2), true),
-            true,
-        ),
-        field(
-            "list_fixed_binary",
-            list(DataType::FixedSizeBinary(5), true),
-            true,
-        ),
+        field("list_decimal", list(DataType::Decimal128(20, 3), true), true),
+        field("list_decimal_small", list(DataType::Decimal128(9, 2), true), true),
+        field("list_fixed_binary", list(DataType::FixedSizeBinary(5), true), true),
         field("list_f16", list(DataType::Float16, true), true),
-        field(
-            "list_ts",
-            list(
-                DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
-                true,
-            ),
-            true,
-        ),
+        field("list_ts", list(DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())), true), true),
         field("list_u64", list(DataType::UInt64, true), true),
         field("list_bool", list(DataType::Boolean, true), true),
         field("required_list", list(DataType::Int32, false), false),
         field(
             "required_struct",
-            DataType::Struct(Fields::from(vec![
-                field("a", DataType::Int64, false),
-                field("b", DataType::Utf8, true),
-            ])),
+            DataType::Struct(Fields::from(vec![field("a", DataType::Int64, false), field("b", DataType::Utf8, true)])),
             false,
         ),
-        field(
-            "list_list_list",
-            list(list(list(DataType::Int32, true), false), true),
-            true,
-        ),
+        field("list_list_list", list(list(list(DataType::Int32, true), false), true), true),
         field("list_null", list(DataType::Null, true), true),
         field(
             "struct_null",
-            DataType::Struct(Fields::from(vec![
-                field("n", DataType::Null, true),
-                field("i", DataType::Int8, true),
-            ])),
+            DataType::Struct(Fields::from(vec![field("n", DataType::Null, true), field("i", DataType::Int8, true)])),
             true,
         ),
     ]
@@ -167,12 +115,7 @@ fn shape_fields() -> Vec<Field> {
 
 /// The shapes table: `batches` batches of `rows` rows from `seed` (some sliced from longer
 /// batches), and one hand-made column of edge cases appended as `edge`.
-fn shapes(
-    seed: u64,
-    rows: usize,
-    batches: usize,
-    shape: NestedShape,
-) -> (SchemaRef, Vec<RecordBatch>) {
+fn shapes(seed: u64, rows: usize, batches: usize, shape: NestedShape) -> (SchemaRef, Vec<RecordBatch>) {
     let mut fields = shape_fields();
     fields.push(field("edge", list(DataType::Int32, true), true));
     let schema = Arc::new(Schema::new(fields));
@@ -203,25 +146,10 @@ fn edge_list(rng: &mut Rng, n: usize) -> ArrayRef {
         valid.push(i % 3 != 1);
     }
     let total = *offsets.last().unwrap() as usize;
-    let child = leaf_array(
-        rng,
-        &DataType::Int32,
-        total + 5,
-        true,
-        &NestedShape::default(),
-    )
-    .slice(5, total);
+    let child = leaf_array(rng, &DataType::Int32, total + 5, true, &NestedShape::default()).slice(5, total);
     let f = Arc::new(field("item", DataType::Int32, true));
     let nulls = Some(NullBuffer::from(valid));
-    Arc::new(
-        ListArray::try_new(
-            f,
-            OffsetBuffer::new(ScalarBuffer::from(offsets)),
-            child,
-            nulls,
-        )
-        .unwrap(),
-    )
+    Arc::new(ListArray::try_new(f, OffsetBuffer::new(ScalarBuffer::from(offsets)), child, nulls).unwrap())
 }
 
 fn option_sets(schema: &Schema) -> Vec<(&'static str, WriteOptions, bool)> {
@@ -261,9 +189,7 @@ fn option_sets(schema: &Schema) -> Vec<(&'static str, WriteOptions, bool)> {
         (
             "delta_gzip",
             per_leaf(
-                WriteOptions::default()
-                    .with_compression(Codec::Gzip)
-                    .with_row_group_rows(77),
+                WriteOptions::default().with_compression(Codec::Gzip).with_row_group_rows(77),
                 schema,
                 E::DELTA_BINARY_PACKED,
                 E::DELTA_LENGTH_BYTE_ARRAY,
@@ -342,26 +268,17 @@ fn check_shapes(tag: &str, schema: &SchemaRef, input: &[RecordBatch]) {
     let pyarrow = pyarrow_tables(&format!("nested-{tag}"), &paths);
     for path in &paths {
         match &pyarrow[path] {
-            Ok(got) => failures.extend(
-                diff_named_like(&want, got)
-                    .into_iter()
-                    .map(|d| format!("{} (pyarrow): {d}", path.display())),
-            ),
+            Ok(got) => failures.extend(diff_named_like(&want, got).into_iter().map(|d| format!("{} (pyarrow): {d}", path.display()))),
             Err(e) => failures.push(format!("{}: {e}", path.display())),
         }
         // parquetry's reader, batches cutting records apart from pages, and whole.
         for batch_size in [5, usize::MAX] {
             let options = parquetry::read::ReadOptions::default().with_batch_size(batch_size);
             match read_compare::read_parquetry(path, &options) {
-                Ok(got) => {
-                    failures.extend(diff_named_like(&want, &got).into_iter().map(|d| {
-                        format!("{} (parquetry, batch {batch_size}): {d}", path.display())
-                    }))
-                }
-                Err(e) => failures.push(format!(
-                    "{} (parquetry, batch {batch_size}): {e}",
-                    path.display()
-                )),
+                Ok(got) => failures.extend(
+                    diff_named_like(&want, &got).into_iter().map(|d| format!("{} (parquetry, batch {batch_size}): {d}", path.display())),
+                ),
+                Err(e) => failures.push(format!("{} (parquetry, batch {batch_size}): {e}", path.display())),
             }
         }
     }
@@ -369,12 +286,7 @@ fn check_shapes(tag: &str, schema: &SchemaRef, input: &[RecordBatch]) {
     for m in answer["mismatches"].as_array().unwrap() {
         failures.push(m.as_str().unwrap().to_owned());
     }
-    assert!(
-        failures.is_empty(),
-        "{} differences:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} differences:\n{}", failures.len(), failures.join("\n"));
 }
 
 /// The row-group size each option set above uses (pyarrow writes the same row groups).
@@ -383,12 +295,7 @@ fn options_row_groups(options: &WriteOptions) -> usize {
     let d = format!("{options:?}");
     let key = "row_group_rows: ";
     let at = d.find(key).map(|i| i + key.len()).unwrap();
-    d[at..]
-        .chars()
-        .take_while(char::is_ascii_digit)
-        .collect::<String>()
-        .parse()
-        .unwrap()
+    d[at..].chars().take_while(char::is_ascii_digit).collect::<String>().parse().unwrap()
 }
 
 #[test]
@@ -399,27 +306,9 @@ fn nested_shapes_read_back_by_pyarrow_with_every_option_set() {
 
 #[test]
 fn mostly_null_and_long_lists() {
-    let (schema, input) = shapes(
-        12,
-        120,
-        2,
-        NestedShape {
-            null_percent: 70,
-            max_len: 2,
-            distinct: 3,
-        },
-    );
+    let (schema, input) = shapes(12, 120, 2, NestedShape { null_percent: 70, max_len: 2, distinct: 3 });
     check_shapes("sparse", &schema, &input);
-    let (schema, input) = shapes(
-        13,
-        40,
-        2,
-        NestedShape {
-            null_percent: 5,
-            max_len: 40,
-            distinct: 500,
-        },
-    );
+    let (schema, input) = shapes(13, 40, 2, NestedShape { null_percent: 5, max_len: 40, distinct: 500 });
     check_shapes("long", &schema, &input);
 }
 
@@ -427,16 +316,7 @@ fn mostly_null_and_long_lists() {
 fn zero_rows_and_all_null_rows() {
     let (schema, input) = shapes(14, 0, 1, NestedShape::default());
     check_shapes("empty", &schema, &input);
-    let (schema, input) = shapes(
-        15,
-        30,
-        1,
-        NestedShape {
-            null_percent: 100,
-            max_len: 3,
-            distinct: 1,
-        },
-    );
+    let (schema, input) = shapes(15, 30, 1, NestedShape { null_percent: 100, max_len: 3, distinct: 1 });
     check_shapes("all-null", &schema, &input);
 }
 
@@ -448,35 +328,15 @@ fn batches_longer_than_a_shredding_window() {
     let schema = Arc::new(Schema::new(vec![
         field("list_dict", list(dict, true), true),
         field("list_list", list(list(DataType::Int64, true), true), true),
-        field(
-            "struct_list",
-            DataType::Struct(Fields::from(vec![field(
-                "l",
-                list(DataType::Utf8, true),
-                true,
-            )])),
-            true,
-        ),
-        field(
-            "map",
-            map_type(DataType::Int32, DataType::Float64, true),
-            true,
-        ),
+        field("struct_list", DataType::Struct(Fields::from(vec![field("l", list(DataType::Utf8, true), true)])), true),
+        field("map", map_type(DataType::Int32, DataType::Float64, true), true),
     ]));
     let mut rng = Rng::new(31);
-    let shape = NestedShape {
-        null_percent: 20,
-        max_len: 2,
-        distinct: 50,
-    };
+    let shape = NestedShape { null_percent: 20, max_len: 2, distinct: 50 };
     let input: Vec<RecordBatch> = [40_000, 17_000]
         .iter()
         .map(|&n| {
-            let columns = schema
-                .fields()
-                .iter()
-                .map(|f| random_array(&mut rng, f.data_type(), n, f.is_nullable(), &shape))
-                .collect();
+            let columns = schema.fields().iter().map(|f| random_array(&mut rng, f.data_type(), n, f.is_nullable(), &shape)).collect();
             RecordBatch::try_new(schema.clone(), columns).unwrap()
         })
         .collect();
@@ -484,13 +344,7 @@ fn batches_longer_than_a_shredding_window() {
     let want = Table::from_batches(&schema, &input).unwrap();
     let sets = [
         ("default", WriteOptions::default()),
-        (
-            "v2_small_pages",
-            WriteOptions::default()
-                .with_data_page_version(DataPageVersion::V2)
-                .with_data_page_size(4000)
-                .with_row_group_rows(25_000),
-        ),
+        ("v2_small_pages", WriteOptions::default().with_data_page_version(DataPageVersion::V2).with_data_page_size(4000).with_row_group_rows(25_000)),
     ];
     let mut paths = Vec::new();
     for (name, options) in sets {
@@ -502,11 +356,7 @@ fn batches_longer_than_a_shredding_window() {
     let mut failures = Vec::new();
     for path in &paths {
         match &pyarrow[path] {
-            Ok(got) => failures.extend(
-                diff_named_like(&want, got)
-                    .into_iter()
-                    .map(|d| format!("{}: {d}", path.display())),
-            ),
+            Ok(got) => failures.extend(diff_named_like(&want, got).into_iter().map(|d| format!("{}: {d}", path.display()))),
             Err(e) => failures.push(format!("{}: {e}", path.display())),
         }
     }
@@ -518,13 +368,7 @@ fn batches_longer_than_a_shredding_window() {
         .map(|p| serde_json::json!({"name": p.display().to_string(), "parquet": p.display().to_string(), "ipc": ipc.display().to_string(), "row_group_rows": 0}))
         .collect();
     let answer = run_python_json("nested_check.py", &serde_json::json!({ "cases": cases }));
-    failures.extend(
-        answer["mismatches"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| m.as_str().unwrap().to_owned()),
-    );
+    failures.extend(answer["mismatches"].as_array().unwrap().iter().map(|m| m.as_str().unwrap().to_owned()));
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -535,23 +379,11 @@ fn a_dictionary_in_a_list_with_a_delta_fallback_reads_back_as_its_values() {
     let dict = DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
     let schema = Arc::new(Schema::new(vec![
         field("l", list(dict.clone(), true), true),
-        field(
-            "s",
-            DataType::Struct(Fields::from(vec![field("d", dict, true)])),
-            true,
-        ),
+        field("s", DataType::Struct(Fields::from(vec![field("d", dict, true)])), true),
     ]));
     let mut rng = Rng::new(41);
-    let shape = NestedShape {
-        null_percent: 20,
-        max_len: 4,
-        distinct: 400,
-    };
-    let columns = schema
-        .fields()
-        .iter()
-        .map(|f| random_array(&mut rng, f.data_type(), 500, f.is_nullable(), &shape))
-        .collect();
+    let shape = NestedShape { null_percent: 20, max_len: 4, distinct: 400 };
+    let columns = schema.fields().iter().map(|f| random_array(&mut rng, f.data_type(), 500, f.is_nullable(), &shape)).collect();
     let input = vec![RecordBatch::try_new(schema.clone(), columns).unwrap()];
     let dir = TempDir::new("nested-dict-delta");
     let ipc = dir.join("input.arrow");
@@ -566,11 +398,7 @@ fn a_dictionary_in_a_list_with_a_delta_fallback_reads_back_as_its_values() {
         "ipc": ipc.display().to_string(), "row_group_rows": 0, "readers": ["pyarrow", "duckdb", "polars"]});
     let answer = run_python_json("nested_check.py", &serde_json::json!({ "cases": [case] }));
     let mismatches = answer["mismatches"].as_array().unwrap();
-    assert!(
-        mismatches.is_empty(),
-        "{}",
-        serde_json::to_string_pretty(mismatches).unwrap()
-    );
+    assert!(mismatches.is_empty(), "{}", serde_json::to_string_pretty(mismatches).unwrap());
 }
 
 #[test]
@@ -583,21 +411,14 @@ fn nested_files_merge_into_one_pyarrow_reads() {
     let mut schema = None;
     let sets = [
         WriteOptions::default().with_row_group_rows(40),
-        WriteOptions::default()
-            .with_data_page_size(100)
-            .with_data_page_row_limit(4)
-            .with_dictionary_page_size_limit(100),
-        WriteOptions::default()
-            .with_data_page_version(DataPageVersion::V2)
-            .with_dictionary(false),
+        WriteOptions::default().with_data_page_size(100).with_data_page_row_limit(4).with_dictionary_page_size_limit(100),
+        WriteOptions::default().with_data_page_version(DataPageVersion::V2).with_dictionary(false),
     ];
     for (i, options) in sets.into_iter().enumerate() {
         let (s, input) = shapes(60 + i as u64, 90, 2, NestedShape::default());
         // Not the Null leaves: the merge drops the empty dictionary page of an all-null chunk
         // but keeps its dictionary-encoded pages (flat Null columns too), which pyarrow refuses.
-        let keep: Vec<usize> = (0..s.fields().len())
-            .filter(|&i| !s.field(i).name().ends_with("_null"))
-            .collect();
+        let keep: Vec<usize> = (0..s.fields().len()).filter(|&i| !s.field(i).name().ends_with("_null")).collect();
         let s = Arc::new(s.project(&keep).unwrap());
         let input: Vec<RecordBatch> = input.iter().map(|b| b.project(&keep).unwrap()).collect();
         let path = dir.join(&format!("in{i}.parquet"));
@@ -608,8 +429,7 @@ fn nested_files_merge_into_one_pyarrow_reads() {
     }
     let schema = schema.unwrap();
     let out = dir.join("merged.parquet");
-    parquetry::merge::merge_files(&inputs, &out, &parquetry::merge::MergeOptions::default())
-        .unwrap();
+    parquetry::merge::merge_files(&inputs, &out, &parquetry::merge::MergeOptions::default()).unwrap();
     let want = Table::from_batches(&schema, &batches).unwrap();
     let got = pyarrow_tables("nested-merge", std::slice::from_ref(&out));
     let diffs = diff_named_like(&want, got[&out].as_ref().unwrap());
@@ -619,11 +439,7 @@ fn nested_files_merge_into_one_pyarrow_reads() {
     let case = serde_json::json!({"name": "merged", "parquet": out.display().to_string(), "ipc": ipc.display().to_string(), "row_group_rows": 0});
     let answer = run_python_json("nested_check.py", &serde_json::json!({ "cases": [case] }));
     let mismatches = answer["mismatches"].as_array().unwrap();
-    assert!(
-        mismatches.is_empty(),
-        "{}",
-        serde_json::to_string_pretty(mismatches).unwrap()
-    );
+    assert!(mismatches.is_empty(), "{}", serde_json::to_string_pretty(mismatches).unwrap());
 }
 
 #[test]
@@ -636,39 +452,22 @@ fn duckdb_and_polars_read_nested_columns() {
         field("list_list", list(list(DataType::Int32, true), true), true),
         field(
             "struct",
-            DataType::Struct(Fields::from(vec![
-                field("a", DataType::Int32, true),
-                field("b", list(utf8.clone(), true), true),
-            ])),
+            DataType::Struct(Fields::from(vec![field("a", DataType::Int32, true), field("b", list(utf8.clone(), true), true)])),
             true,
         ),
         field(
             "list_struct",
-            list(
-                DataType::Struct(Fields::from(vec![
-                    field("x", DataType::Float64, true),
-                    field("y", utf8.clone(), true),
-                ])),
-                true,
-            ),
+            list(DataType::Struct(Fields::from(vec![field("x", DataType::Float64, true), field("y", utf8.clone(), true)])), true),
             true,
         ),
         field("map", map_type(utf8.clone(), DataType::Int32, true), true),
-        field(
-            "large_list",
-            DataType::LargeList(Arc::new(field("element", DataType::Boolean, true))),
-            true,
-        ),
+        field("large_list", DataType::LargeList(Arc::new(field("element", DataType::Boolean, true))), true),
     ]));
     let mut rng = Rng::new(21);
     let shape = NestedShape::default();
     let input: Vec<RecordBatch> = (0..2)
         .map(|_| {
-            let columns = schema
-                .fields()
-                .iter()
-                .map(|f| random_array(&mut rng, f.data_type(), 200, f.is_nullable(), &shape))
-                .collect();
+            let columns = schema.fields().iter().map(|f| random_array(&mut rng, f.data_type(), 200, f.is_nullable(), &shape)).collect();
             RecordBatch::try_new(schema.clone(), columns).unwrap()
         })
         .collect();
@@ -677,20 +476,8 @@ fn duckdb_and_polars_read_nested_columns() {
     let mut cases = Vec::new();
     let sets = [
         ("default", WriteOptions::default()),
-        (
-            "v2_zstd_small_pages",
-            WriteOptions::default()
-                .with_data_page_version(DataPageVersion::V2)
-                .with_compression(Codec::Zstd)
-                .with_data_page_size(200),
-        ),
-        (
-            "plain_v1_row_groups",
-            WriteOptions::default()
-                .with_dictionary(false)
-                .with_row_group_rows(64)
-                .with_data_page_row_limit(10),
-        ),
+        ("v2_zstd_small_pages", WriteOptions::default().with_data_page_version(DataPageVersion::V2).with_compression(Codec::Zstd).with_data_page_size(200)),
+        ("plain_v1_row_groups", WriteOptions::default().with_dictionary(false).with_row_group_rows(64).with_data_page_row_limit(10)),
     ];
     for (name, options) in sets {
         let path: PathBuf = dir.join(&format!("{name}.parquet"));
@@ -702,9 +489,5 @@ fn duckdb_and_polars_read_nested_columns() {
     }
     let answer = run_python_json("nested_check.py", &serde_json::json!({ "cases": cases }));
     let mismatches = answer["mismatches"].as_array().unwrap();
-    assert!(
-        mismatches.is_empty(),
-        "{}",
-        serde_json::to_string_pretty(mismatches).unwrap()
-    );
+    assert!(mismatches.is_empty(), "{}", serde_json::to_string_pretty(mismatches).unwrap());
 }

@@ -14,14 +14,12 @@ mod write_data;
 
 use std::sync::Arc;
 
-use arrow_array::{
-    ArrayRef, Int32Array, ListArray, MapArray, RecordBatch, StringArray, StructArray,
-};
+use arrow_array::{ArrayRef, Int32Array, ListArray, MapArray, RecordBatch, StringArray, StructArray};
 use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Fields, Schema};
-use nested_data::map_type;
 use parquetry::format::Encoding;
 use parquetry::write::{ParquetWriter, WriteOptions};
+use nested_data::map_type;
 
 fn list(t: DataType, nullable: bool) -> DataType {
     DataType::List(Arc::new(Field::new("item", t, nullable)))
@@ -31,13 +29,10 @@ fn field(name: &str, t: DataType, nullable: bool) -> Field {
     Field::new(name, t, nullable)
 }
 
+
 /// Writes one column; the error message, or a note that it was written.
 fn write_error(column: ArrayRef, nullable: bool) -> String {
-    let schema = Arc::new(Schema::new(vec![field(
-        "c",
-        column.data_type().clone(),
-        nullable,
-    )]));
+    let schema = Arc::new(Schema::new(vec![field("c", column.data_type().clone(), nullable)]));
     let batch = RecordBatch::try_new_with_options(
         schema.clone(),
         vec![column],
@@ -67,33 +62,16 @@ fn nulls_where_the_schema_has_none_are_refused_naming_the_column() {
     let f = Arc::new(field("item", DataType::Int32, false));
     // SAFETY: the offsets are valid for the 3 values; only the nullability is violated,
     // which is what the writer must refuse.
-    let l = unsafe {
-        ListArray::new_unchecked(
-            f,
-            OffsetBuffer::new(ScalarBuffer::from(vec![0, 2, 3])),
-            values,
-            None,
-        )
-    };
+    let l = unsafe { ListArray::new_unchecked(f, OffsetBuffer::new(ScalarBuffer::from(vec![0, 2, 3])), values, None) };
     let e = write_error(Arc::new(l), true);
-    assert!(
-        e.contains("c.list.element") && e.contains("not nullable"),
-        "{e}"
-    );
+    assert!(e.contains("c.list.element") && e.contains("not nullable"), "{e}");
 
     // The same null under a null list is fine: it is never written.
     let values = Arc::new(Int32Array::from(vec![Some(1), None, Some(3)]));
     let f = Arc::new(field("item", DataType::Int32, false));
     let nulls = Some(NullBuffer::from(vec![true, false]));
     // SAFETY: as above; the null element is under a null list.
-    let l = unsafe {
-        ListArray::new_unchecked(
-            f,
-            OffsetBuffer::new(ScalarBuffer::from(vec![0, 1, 3])),
-            values,
-            nulls,
-        )
-    };
+    let l = unsafe { ListArray::new_unchecked(f, OffsetBuffer::new(ScalarBuffer::from(vec![0, 1, 3])), values, nulls) };
     let e = write_error(Arc::new(l.slice(0, 1)), true);
     assert_eq!(e, "written");
 
@@ -110,29 +88,16 @@ fn nulls_where_the_schema_has_none_are_refused_naming_the_column() {
 fn null_map_keys_are_refused() {
     let keys: ArrayRef = Arc::new(StringArray::from(vec![Some("a"), None]));
     let values: ArrayRef = Arc::new(Int32Array::from(vec![1, 2]));
-    let DataType::Map(entries_field, _) = map_type(DataType::Utf8, DataType::Int32, true) else {
-        unreachable!()
-    };
-    let DataType::Struct(kv) = entries_field.data_type().clone() else {
-        unreachable!()
-    };
+    let DataType::Map(entries_field, _) = map_type(DataType::Utf8, DataType::Int32, true) else { unreachable!() };
+    let DataType::Struct(kv) = entries_field.data_type().clone() else { unreachable!() };
     // SAFETY: lengths agree; the null key violates the key field's nullability only.
     let entries = unsafe { StructArray::new_unchecked(kv, vec![keys, values], None) };
     // SAFETY: offsets 0..2 fit the 2 entries.
     let m = unsafe {
-        MapArray::new_unchecked(
-            entries_field,
-            OffsetBuffer::new(ScalarBuffer::from(vec![0, 2])),
-            entries,
-            None,
-            false,
-        )
+        MapArray::new_unchecked(entries_field, OffsetBuffer::new(ScalarBuffer::from(vec![0, 2])), entries, None, false)
     };
     let e = write_error(Arc::new(m), true);
-    assert!(
-        e.contains("c.key_value.key") && e.contains("not nullable"),
-        "{e}"
-    );
+    assert!(e.contains("c.key_value.key") && e.contains("not nullable"), "{e}");
 }
 
 #[test]
@@ -141,38 +106,18 @@ fn list_offsets_past_the_values_are_refused() {
     let f = Arc::new(field("item", DataType::Int32, true));
     // SAFETY: deliberately invalid (offsets reach 10 over 3 values); the writer must check
     // offsets before it reads values through them, and refuse.
-    let l = unsafe {
-        ListArray::new_unchecked(
-            f,
-            OffsetBuffer::new(ScalarBuffer::from(vec![0, 2, 10])),
-            values,
-            None,
-        )
-    };
+    let l = unsafe { ListArray::new_unchecked(f, OffsetBuffer::new(ScalarBuffer::from(vec![0, 2, 10])), values, None) };
     let e = write_error(Arc::new(l), true);
-    assert!(
-        e.contains("column 'c'") && e.contains("malformed") && e.contains("offset"),
-        "{e}"
-    );
+    assert!(e.contains("column 'c'") && e.contains("malformed") && e.contains("offset"), "{e}");
 
     // Offsets that go back in the middle (Arrow's structural check looks at the last only).
     let values = Arc::new(Int32Array::from(vec![1, 2, 3]));
     let f = Arc::new(field("item", DataType::Int32, true));
     // SAFETY: deliberately invalid (offsets 0, 3, 1, 3); the writer must refuse it without
     // reading values through the bad range.
-    let l = unsafe {
-        ListArray::new_unchecked(
-            f,
-            OffsetBuffer::new_unchecked(ScalarBuffer::from(vec![0, 3, 1, 3])),
-            values,
-            None,
-        )
-    };
+    let l = unsafe { ListArray::new_unchecked(f, OffsetBuffer::new_unchecked(ScalarBuffer::from(vec![0, 3, 1, 3])), values, None) };
     let e = write_error(Arc::new(l), true);
-    assert!(
-        e.contains("c.list.element") && e.contains("decreasing"),
-        "{e}"
-    );
+    assert!(e.contains("c.list.element") && e.contains("decreasing"), "{e}");
 }
 
 #[test]
@@ -183,37 +128,22 @@ fn a_struct_child_shorter_than_the_struct_is_refused() {
     // before reading the child.
     let s = unsafe { StructArray::new_unchecked_with_length(fields, vec![child], None, 3) };
     let e = write_error(Arc::new(s), true);
-    assert!(
-        e.contains("column 'c'") && e.contains("malformed") && e.contains("smaller"),
-        "{e}"
-    );
+    assert!(e.contains("column 'c'") && e.contains("malformed") && e.contains("smaller"), "{e}");
 }
 
 #[test]
 fn unsupported_nested_types_are_refused_at_open() {
     let schema = |t: DataType| Arc::new(Schema::new(vec![field("c", t, true)]));
-    let open = |t: DataType| {
-        ParquetWriter::try_new(Vec::new(), schema(t), WriteOptions::default())
-            .err()
-            .map(|e| e.to_string())
-    };
+    let open = |t: DataType| ParquetWriter::try_new(Vec::new(), schema(t), WriteOptions::default()).err().map(|e| e.to_string());
     let e = open(DataType::Struct(Fields::empty())).unwrap();
     assert!(e.contains("'c'") && e.contains("struct"), "{e}");
-    let e = open(DataType::ListView(Arc::new(field(
-        "item",
-        DataType::Int32,
-        true,
-    ))))
-    .unwrap();
+    let e = open(DataType::ListView(Arc::new(field("item", DataType::Int32, true)))).unwrap();
     assert!(e.contains("'c'"), "{e}");
     let e = open(list(DataType::Struct(Fields::empty()), true)).unwrap();
     assert!(e.contains("'c.list.element'"), "{e}");
     // A nested column named in the options is found by its leaf path.
-    let options = WriteOptions::default()
-        .with_column_encoding("c.list.element", Encoding::DELTA_BINARY_PACKED);
-    assert!(
-        ParquetWriter::try_new(Vec::new(), schema(list(DataType::Int32, true)), options).is_ok()
-    );
+    let options = WriteOptions::default().with_column_encoding("c.list.element", Encoding::DELTA_BINARY_PACKED);
+    assert!(ParquetWriter::try_new(Vec::new(), schema(list(DataType::Int32, true)), options).is_ok());
 }
 
 #[test]
@@ -223,12 +153,6 @@ fn nesting_deeper_than_the_bound_is_refused_at_open() {
         t = list(t, true);
     }
     let schema = Arc::new(Schema::new(vec![field("deep", t, true)]));
-    let e = ParquetWriter::try_new(Vec::new(), schema, WriteOptions::default())
-        .err()
-        .map(|e| e.to_string())
-        .unwrap();
-    assert!(
-        e.contains("'deep.list.element") && e.contains("nested more than"),
-        "{e}"
-    );
+    let e = ParquetWriter::try_new(Vec::new(), schema, WriteOptions::default()).err().map(|e| e.to_string()).unwrap();
+    assert!(e.contains("'deep.list.element") && e.contains("nested more than"), "{e}");
 }

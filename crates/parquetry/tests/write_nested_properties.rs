@@ -24,13 +24,10 @@ use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::{Field, Schema};
-use nested_data::{
-    diff_named_like, leaf_paths, leaf_types, per_leaf, random_array, random_nullable, random_type,
-    NestedShape,
-};
 use parquetry::compress::Codec;
 use parquetry::format::Encoding;
 use parquetry::write::{DataPageVersion, StatisticsLevel, WriteOptions};
+use nested_data::{diff_named_like, leaf_paths, leaf_types, per_leaf, random_array, random_nullable, random_type, NestedShape};
 use read_compare::{catch, pyarrow_tables, Table};
 use write_data::{log_uniform, pick, property_seeds as seeds, Rng};
 use write_helpers::{run_python_json, try_write_parquet, write_ipc, TempDir};
@@ -62,22 +59,11 @@ fn random_input(rng: &mut Rng) -> (Arc<Schema>, Vec<RecordBatch>, String) {
     let input = (0..batches)
         .map(|_| {
             let n = rows / batches + rng.below(3) as usize;
-            let columns = schema
-                .fields()
-                .iter()
-                .map(|f| random_array(rng, f.data_type(), n, f.is_nullable(), &shape))
-                .collect();
+            let columns = schema.fields().iter().map(|f| random_array(rng, f.data_type(), n, f.is_nullable(), &shape)).collect();
             RecordBatch::try_new(schema.clone(), columns).unwrap()
         })
         .collect();
-    let describe = format!(
-        "{shape:?}, schema {:?}",
-        schema
-            .fields()
-            .iter()
-            .map(|f| (f.name(), f.data_type().to_string()))
-            .collect::<Vec<_>>()
-    );
+    let describe = format!("{shape:?}, schema {:?}", schema.fields().iter().map(|f| (f.name(), f.data_type().to_string())).collect::<Vec<_>>());
     (schema, input, describe)
 }
 
@@ -92,37 +78,13 @@ fn random_options(rng: &mut Rng, schema: &Schema, rows: usize) -> WriteOptions {
     if rng.chance(15) {
         o = o.with_row_group_bytes(log_uniform(rng, 1000, 1 << 20));
     }
-    let codec = pick(
-        rng,
-        &[
-            Codec::Uncompressed,
-            Codec::Snappy,
-            Codec::Gzip,
-            Codec::Lz4Raw,
-            Codec::Zstd,
-        ],
-    );
+    let codec = pick(rng, &[Codec::Uncompressed, Codec::Snappy, Codec::Gzip, Codec::Lz4Raw, Codec::Zstd]);
     o = o.with_compression(codec);
-    o = o.with_data_page_version(if rng.chance(50) {
-        DataPageVersion::V2
-    } else {
-        DataPageVersion::V1
-    });
+    o = o.with_data_page_version(if rng.chance(50) { DataPageVersion::V2 } else { DataPageVersion::V1 });
     if rng.chance(50) {
         use Encoding as E;
-        let ints = pick(
-            rng,
-            &[
-                E::PLAIN,
-                E::DELTA_BINARY_PACKED,
-                E::DELTA_BINARY_PACKED,
-                E::BYTE_STREAM_SPLIT,
-            ],
-        );
-        let bytes = pick(
-            rng,
-            &[E::PLAIN, E::DELTA_LENGTH_BYTE_ARRAY, E::DELTA_BYTE_ARRAY],
-        );
+        let ints = pick(rng, &[E::PLAIN, E::DELTA_BINARY_PACKED, E::DELTA_BINARY_PACKED, E::BYTE_STREAM_SPLIT]);
+        let bytes = pick(rng, &[E::PLAIN, E::DELTA_LENGTH_BYTE_ARRAY, E::DELTA_BYTE_ARRAY]);
         let floats = pick(rng, &[E::PLAIN, E::BYTE_STREAM_SPLIT]);
         let fixed = pick(rng, &[E::PLAIN, E::DELTA_BYTE_ARRAY, E::BYTE_STREAM_SPLIT]);
         o = per_leaf(o, schema, ints, bytes, floats, fixed);
@@ -135,15 +97,7 @@ fn random_options(rng: &mut Rng, schema: &Schema, rows: usize) -> WriteOptions {
             }
         }
     }
-    o = o.with_statistics(pick(
-        rng,
-        &[
-            StatisticsLevel::None,
-            StatisticsLevel::Chunk,
-            StatisticsLevel::Page,
-            StatisticsLevel::Page,
-        ],
-    ));
+    o = o.with_statistics(pick(rng, &[StatisticsLevel::None, StatisticsLevel::Chunk, StatisticsLevel::Page, StatisticsLevel::Page]));
     o = o.with_page_index(rng.chance(70));
     o = o.with_page_header_statistics(rng.chance(30));
     o = o.with_size_statistics(rng.chance(70));
@@ -163,10 +117,7 @@ fn random_nested_tables_and_options_read_back_exactly() {
         let (schema, input, shape) = random_input(&mut rng);
         let rows: usize = input.iter().map(RecordBatch::num_rows).sum();
         let options = random_options(&mut rng, &schema, rows);
-        let describe = format!(
-            "seed {seed}: {rows} rows in {} batches, {shape}, {options:?}",
-            input.len()
-        );
+        let describe = format!("seed {seed}: {rows} rows in {} batches, {shape}, {options:?}", input.len());
         let path = dir.join(&format!("seed-{seed}.parquet"));
         let result = catch(|| try_write_parquet(&path, &schema, &input, options));
         match result {
@@ -186,21 +137,13 @@ fn random_nested_tables_and_options_read_back_exactly() {
             "name": format!("seed {seed}"), "parquet": path.display().to_string(),
             "ipc": ipc.display().to_string(), "row_group_rows": 0, "stats": false, "readers": ["pyarrow"],
         }));
-        written.push((
-            describe,
-            path.clone(),
-            Table::from_batches(&schema, &input).unwrap(),
-        ));
+        written.push((describe, path.clone(), Table::from_batches(&schema, &input).unwrap()));
     }
     let paths: Vec<_> = written.iter().map(|w| w.1.clone()).collect();
     let pyarrow = pyarrow_tables("nested-properties", &paths);
     for (describe, path, want) in &written {
         match &pyarrow[path] {
-            Ok(got) => failures.extend(
-                diff_named_like(want, got)
-                    .into_iter()
-                    .map(|d| format!("{describe}\n  pyarrow: {d}")),
-            ),
+            Ok(got) => failures.extend(diff_named_like(want, got).into_iter().map(|d| format!("{describe}\n  pyarrow: {d}"))),
             // pyarrow may give a required struct under a null grandparent nulls its parent
             // lacks, which arrow-rs's IPC reader refuses; its values are compared in Python
             // then (the "pyarrow" reader of nested_check.py).
@@ -215,13 +158,9 @@ fn random_nested_tables_and_options_read_back_exactly() {
             let options = parquetry::read::ReadOptions::default().with_batch_size(batch_size);
             match read_compare::read_parquetry(path, &options) {
                 Ok(got) => failures.extend(
-                    diff_named_like(want, &got)
-                        .into_iter()
-                        .map(|d| format!("{describe}\n  parquetry (batch {batch_size}): {d}")),
+                    diff_named_like(want, &got).into_iter().map(|d| format!("{describe}\n  parquetry (batch {batch_size}): {d}")),
                 ),
-                Err(e) => {
-                    failures.push(format!("{describe}\n  parquetry (batch {batch_size}): {e}"))
-                }
+                Err(e) => failures.push(format!("{describe}\n  parquetry (batch {batch_size}): {e}")),
             }
         }
     }
@@ -229,10 +168,5 @@ fn random_nested_tables_and_options_read_back_exactly() {
     for m in answer["mismatches"].as_array().unwrap() {
         failures.push(m.as_str().unwrap().to_owned());
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }

@@ -37,11 +37,7 @@ fn random_shape(rng: &mut Rng) -> (usize, usize, Shape) {
     let shape = Shape {
         null_percent: pick(rng, &[0, 15, 15, 100]),
         distinct: 1 + rng.below(500),
-        max_binary: if long {
-            5_000 + rng.below(45_001) as usize
-        } else {
-            pick(rng, &[0, 8, 64, 300])
-        },
+        max_binary: if long { 5_000 + rng.below(45_001) as usize } else { pick(rng, &[0, 8, 64, 300]) },
     };
     (rows, batches, shape)
 }
@@ -62,15 +58,7 @@ fn random_options(rng: &mut Rng, schema: &arrow_schema::Schema, rows: usize) -> 
     }
     let codec = pick(
         rng,
-        &[
-            Codec::Uncompressed,
-            Codec::Snappy,
-            Codec::Gzip,
-            Codec::Brotli,
-            Codec::Lz4,
-            Codec::Lz4Raw,
-            Codec::Zstd,
-        ],
+        &[Codec::Uncompressed, Codec::Snappy, Codec::Gzip, Codec::Brotli, Codec::Lz4, Codec::Lz4Raw, Codec::Zstd],
     );
     o = match (codec, rng.chance(30)) {
         (Codec::Zstd, true) => o.with_compression_level(codec, 1 + rng.below(9) as i32),
@@ -78,26 +66,11 @@ fn random_options(rng: &mut Rng, schema: &arrow_schema::Schema, rows: usize) -> 
         (Codec::Brotli, true) => o.with_compression_level(codec, rng.below(6) as i32),
         _ => o.with_compression(codec),
     };
-    o = o.with_data_page_version(if rng.chance(50) {
-        DataPageVersion::V2
-    } else {
-        DataPageVersion::V1
-    });
+    o = o.with_data_page_version(if rng.chance(50) { DataPageVersion::V2 } else { DataPageVersion::V1 });
     if rng.chance(50) {
         use Encoding as E;
-        let ints = pick(
-            rng,
-            &[
-                E::PLAIN,
-                E::DELTA_BINARY_PACKED,
-                E::DELTA_BINARY_PACKED,
-                E::BYTE_STREAM_SPLIT,
-            ],
-        );
-        let bytes = pick(
-            rng,
-            &[E::PLAIN, E::DELTA_LENGTH_BYTE_ARRAY, E::DELTA_BYTE_ARRAY],
-        );
+        let ints = pick(rng, &[E::PLAIN, E::DELTA_BINARY_PACKED, E::DELTA_BINARY_PACKED, E::BYTE_STREAM_SPLIT]);
+        let bytes = pick(rng, &[E::PLAIN, E::DELTA_LENGTH_BYTE_ARRAY, E::DELTA_BYTE_ARRAY]);
         let floats = pick(rng, &[E::PLAIN, E::BYTE_STREAM_SPLIT]);
         let fixed = pick(rng, &[E::PLAIN, E::DELTA_BYTE_ARRAY, E::BYTE_STREAM_SPLIT]);
         o = per_type(o, schema, ints, bytes, floats, fixed);
@@ -110,15 +83,7 @@ fn random_options(rng: &mut Rng, schema: &arrow_schema::Schema, rows: usize) -> 
             }
         }
     }
-    o = o.with_statistics(pick(
-        rng,
-        &[
-            StatisticsLevel::None,
-            StatisticsLevel::Chunk,
-            StatisticsLevel::Page,
-            StatisticsLevel::Page,
-        ],
-    ));
+    o = o.with_statistics(pick(rng, &[StatisticsLevel::None, StatisticsLevel::Chunk, StatisticsLevel::Page, StatisticsLevel::Page]));
     o = o.with_page_index(rng.chance(70));
     o = o.with_page_header_statistics(rng.chance(30));
     o = o.with_size_statistics(rng.chance(70));
@@ -150,8 +115,7 @@ fn random_tables_and_options_read_back_exactly() {
         let (rows, batches, shape) = random_shape(&mut rng);
         let (schema, input) = all_types(seed, rows, batches, shape);
         let options = random_options(&mut rng, &schema, rows);
-        let describe =
-            format!("seed {seed}: {rows} rows in {batches} batches, {shape:?}, {options:?}");
+        let describe = format!("seed {seed}: {rows} rows in {batches} batches, {shape:?}, {options:?}");
         let path = dir.join(&format!("seed-{seed}.parquet"));
         let result = catch(|| try_write_parquet(&path, &schema, &input, options));
         match result {
@@ -168,36 +132,18 @@ fn random_tables_and_options_read_back_exactly() {
         let mut want = Table::from_batches(&schema, &input).unwrap();
         want.columns = write_data::as_read_back(&want.columns);
         match read_parquetry(&path, &ReadOptions::default()) {
-            Ok(got) => failures.extend(
-                diff_tables(&want, &got)
-                    .into_iter()
-                    .map(|d| format!("{describe}\n  parquetry: {d}")),
-            ),
+            Ok(got) => failures.extend(diff_tables(&want, &got).into_iter().map(|d| format!("{describe}\n  parquetry: {d}"))),
             Err(e) => failures.push(format!("{describe}\n  parquetry: {e}")),
         }
-        written.push(Written {
-            seed,
-            describe,
-            path,
-            want,
-        });
+        written.push(Written { seed, describe, path, want });
     }
     let paths: Vec<_> = written.iter().map(|w| w.path.clone()).collect();
     let pyarrow = pyarrow_tables("write-properties", &paths);
     for w in &written {
         match &pyarrow[&w.path] {
-            Ok(got) => failures.extend(
-                diff_tables(&w.want, got)
-                    .into_iter()
-                    .map(|d| format!("{}\n  pyarrow: {d}", w.describe)),
-            ),
+            Ok(got) => failures.extend(diff_tables(&w.want, got).into_iter().map(|d| format!("{}\n  pyarrow: {d}", w.describe))),
             Err(e) => failures.push(format!("{}\n  pyarrow (seed {}): {e}", w.describe, w.seed)),
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }

@@ -82,19 +82,13 @@ fn check_also(cases: Vec<Case>, also: Also) {
         mismatches.is_empty(),
         "{} mismatches:\n{}",
         mismatches.len(),
-        mismatches
-            .iter()
-            .map(|m| m.as_str().unwrap_or_default())
-            .collect::<Vec<_>>()
-            .join("\n")
+        mismatches.iter().map(|m| m.as_str().unwrap_or_default()).collect::<Vec<_>>().join("\n")
     );
 }
 
 /// Small pages (many ColumnIndex entries) and the default 64-byte truncation.
 fn paged() -> WriteOptions {
-    WriteOptions::default()
-        .with_data_page_size(600)
-        .with_data_page_row_limit(97)
+    WriteOptions::default().with_data_page_size(600).with_data_page_row_limit(97)
 }
 
 #[test]
@@ -110,58 +104,17 @@ fn every_type_matches_pyarrow_and_the_data() {
         Encoding::BYTE_STREAM_SPLIT,
         Encoding::PLAIN,
     );
-    let (nulls_schema, nulls) = all_types(
-        6,
-        300,
-        2,
-        Shape {
-            null_percent: 100,
-            distinct: 1,
-            max_binary: 8,
-        },
-    );
+    let (nulls_schema, nulls) = all_types(6, 300, 2, Shape { null_percent: 100, distinct: 1, max_binary: 8 });
     check(vec![
         // Dictionary pages (byte-array bounds come from the dictionary values a page names),
         // falling back to PLAIN mid-chunk.
-        Case {
-            name: "dictionary",
-            schema,
-            batches,
-            options: paged().with_dictionary_page_size_limit(3000),
-            row_group_rows: 600,
-            truncate: Some(64),
-            dictionary: true,
-        },
+        Case { name: "dictionary", schema, batches, options: paged().with_dictionary_page_size_limit(3000), row_group_rows: 600, truncate: Some(64), dictionary: true },
         // No dictionary: bounds folded value by value.
-        Case {
-            name: "plain",
-            schema: s2,
-            batches: b2,
-            options: paged().with_dictionary(false),
-            row_group_rows: 512,
-            truncate: Some(64),
-            dictionary: false,
-        },
+        Case { name: "plain", schema: s2, batches: b2, options: paged().with_dictionary(false), row_group_rows: 512, truncate: Some(64), dictionary: false },
         // DELTA and BYTE_STREAM_SPLIT pages, v2.
-        Case {
-            name: "delta_v2",
-            schema: s3,
-            batches: b3,
-            options: delta,
-            row_group_rows: 1000,
-            truncate: Some(64),
-            dictionary: false,
-        },
+        Case { name: "delta_v2", schema: s3, batches: b3, options: delta, row_group_rows: 1000, truncate: Some(64), dictionary: false },
         // Every value null: null counts only, no min/max, null pages.
-        Case {
-            name: "all_null",
-            schema: nulls_schema,
-            batches: nulls,
-            options: paged(),
-            row_group_rows: 128,
-            truncate: Some(64),
-            dictionary: true,
-        },
+        Case { name: "all_null", schema: nulls_schema, batches: nulls, options: paged(), row_group_rows: 128, truncate: Some(64), dictionary: true },
     ]);
 }
 
@@ -195,10 +148,7 @@ fn long_byte_arrays_untruncated_and_truncated() {
                 (!rng.chance(10)).then_some(bytes)
             })
             .collect();
-        batches.push(
-            RecordBatch::try_new(schema.clone(), vec![Arc::new(t), Arc::new(b), Arc::new(v)])
-                .unwrap(),
-        );
+        batches.push(RecordBatch::try_new(schema.clone(), vec![Arc::new(t), Arc::new(b), Arc::new(v)]).unwrap());
     }
     check(vec![
         Case {
@@ -210,22 +160,12 @@ fn long_byte_arrays_untruncated_and_truncated() {
             truncate: None,
             dictionary: false,
         },
-        Case {
-            name: "truncated_64",
-            schema: schema.clone(),
-            batches: batches.clone(),
-            options: paged(),
-            row_group_rows: 250,
-            truncate: Some(64),
-            dictionary: false,
-        },
+        Case { name: "truncated_64", schema: schema.clone(), batches: batches.clone(), options: paged(), row_group_rows: 250, truncate: Some(64), dictionary: false },
         Case {
             name: "truncated_5",
             schema,
             batches,
-            options: paged()
-                .with_statistics_truncate_length(Some(5))
-                .with_dictionary(false),
+            options: paged().with_statistics_truncate_length(Some(5)).with_dictionary(false),
             row_group_rows: 333,
             truncate: Some(5),
             dictionary: false,
@@ -251,30 +191,12 @@ fn edge_table(nans: Nan) -> (SchemaRef, Vec<RecordBatch>) {
     let nan = if nans == Nan::None { 7.0 } else { f64::NAN };
     // Row groups of 4 values each (None is null).
     let mut f64s: Vec<Option<f64>> = vec![
-        Some(-0.0),
-        Some(0.0),
-        None,
-        Some(-0.0),
-        Some(0.0),
-        Some(0.0),
-        Some(1.5),
-        Some(nan),
-        Some(-0.0),
-        Some(-2.0),
-        Some(nan),
-        None,
-        None,
-        None,
-        None,
-        None,
-        Some(f64::INFINITY),
-        Some(f64::NEG_INFINITY),
-        Some(nan),
-        Some(3.0),
-        Some(nan),
-        Some(-1.0),
-        Some(0.0),
-        Some(nan),
+        Some(-0.0), Some(0.0), None, Some(-0.0),
+        Some(0.0), Some(0.0), Some(1.5), Some(nan),
+        Some(-0.0), Some(-2.0), Some(nan), None,
+        None, None, None, None,
+        Some(f64::INFINITY), Some(f64::NEG_INFINITY), Some(nan), Some(3.0),
+        Some(nan), Some(-1.0), Some(0.0), Some(nan),
     ];
     if nans == Nan::OnlyNanRowGroup {
         f64s.extend([Some(nan), Some(nan), None, Some(nan)]);
@@ -297,122 +219,33 @@ fn edge_table(nans: Nan) -> (SchemaRef, Vec<RecordBatch>) {
         }
     };
     type F16 = <Float16Type as ArrowPrimitiveType>::Native;
-    let f16s: Float16Array = f64s
-        .iter()
-        .map(|v| v.map(|x| F16::from_bits(f16_bits(x))))
-        .collect();
+    let f16s: Float16Array = f64s.iter().map(|v| v.map(|x| F16::from_bits(f16_bits(x)))).collect();
     let f64s = Float64Array::from(f64s);
     let n = groups * 4;
-    let cycle = |values: &[Option<i128>]| -> Vec<Option<i128>> {
-        (0..n).map(|i| values[i % values.len()]).collect()
-    };
-    let u64s: UInt64Array = cycle(&[
-        Some(0),
-        Some(u64::MAX as i128),
-        Some(1 << 63),
-        Some(5),
-        None,
-        Some((1 << 63) - 1),
-        Some(u64::MAX as i128 - 1),
-    ])
-    .into_iter()
-    .map(|v| v.map(|x| x as u64))
-    .collect();
-    let u32s: UInt32Array = cycle(&[
-        Some(u32::MAX as i128),
-        Some(1 << 31),
-        None,
-        Some(7),
-        Some(0),
-    ])
-    .into_iter()
-    .map(|v| v.map(|x| x as u32))
-    .collect();
-    let u8s: UInt8Array = cycle(&[Some(255), Some(128), Some(127), None, Some(1)])
+    let cycle = |values: &[Option<i128>]| -> Vec<Option<i128>> { (0..n).map(|i| values[i % values.len()]).collect() };
+    let u64s: UInt64Array = cycle(&[Some(0), Some(u64::MAX as i128), Some(1 << 63), Some(5), None, Some((1 << 63) - 1), Some(u64::MAX as i128 - 1)])
         .into_iter()
-        .map(|v| v.map(|x| x as u8))
+        .map(|v| v.map(|x| x as u64))
         .collect();
-    let i64s: Int64Array = cycle(&[
-        Some(i64::MIN as i128),
-        Some(i64::MAX as i128),
-        Some(0),
-        Some(-1),
-        None,
-    ])
-    .into_iter()
-    .map(|v| v.map(|x| x as i64))
-    .collect();
+    let u32s: UInt32Array = cycle(&[Some(u32::MAX as i128), Some(1 << 31), None, Some(7), Some(0)]).into_iter().map(|v| v.map(|x| x as u32)).collect();
+    let u8s: UInt8Array = cycle(&[Some(255), Some(128), Some(127), None, Some(1)]).into_iter().map(|v| v.map(|x| x as u8)).collect();
+    let i64s: Int64Array = cycle(&[Some(i64::MIN as i128), Some(i64::MAX as i128), Some(0), Some(-1), None]).into_iter().map(|v| v.map(|x| x as i64)).collect();
     let dec = |p: u8, s: i8, values: &[Option<i128>]| -> ArrayRef {
-        Arc::new(
-            Decimal128Array::from(cycle(values))
-                .with_precision_and_scale(p, s)
-                .unwrap(),
-        )
+        Arc::new(Decimal128Array::from(cycle(values)).with_precision_and_scale(p, s).unwrap())
     };
-    let dec_7_2 = dec(
-        7,
-        2,
-        &[
-            Some(-9_999_999),
-            Some(9_999_999),
-            Some(0),
-            Some(-1),
-            None,
-            Some(1),
-        ],
-    );
-    let dec_15_3 = dec(
-        15,
-        3,
-        &[
-            Some(-999_999_999_999_999),
-            Some(42),
-            None,
-            Some(-42),
-            Some(999_999_999_999_999),
-        ],
-    );
+    let dec_7_2 = dec(7, 2, &[Some(-9_999_999), Some(9_999_999), Some(0), Some(-1), None, Some(1)]);
+    let dec_15_3 = dec(15, 3, &[Some(-999_999_999_999_999), Some(42), None, Some(-42), Some(999_999_999_999_999)]);
     let big = 10i128.pow(29);
-    let dec_30_5 = dec(
-        30,
-        5,
-        &[
-            Some(-big),
-            Some(big - 1),
-            Some(-1),
-            None,
-            Some(0),
-            Some(255),
-            Some(-256),
-        ],
-    );
+    let dec_30_5 = dec(30, 5, &[Some(-big), Some(big - 1), Some(-1), None, Some(0), Some(255), Some(-256)]);
     // Within 50 digits (|x| < 10^50): the writer stores the low 21 bytes, as Arrow C++ does.
-    let d256: Decimal256Array =
-        cycle(&[Some(-7), Some(1 << 100), None, Some(-(1 << 120)), Some(0)])
-            .into_iter()
-            .map(|v| v.map(|x| i256::from_i128(x).wrapping_mul(i256::from_i128(10i128.pow(10)))))
-            .collect();
+    let d256: Decimal256Array = cycle(&[Some(-7), Some(1 << 100), None, Some(-(1 << 120)), Some(0)])
+        .into_iter()
+        .map(|v| v.map(|x| i256::from_i128(x).wrapping_mul(i256::from_i128(10i128.pow(10)))))
+        .collect();
     let d256 = d256.with_precision_and_scale(50, 10).unwrap();
     let tz: Option<Arc<str>> = Some("-05:00".into());
-    let ts_ns: TimestampNanosecondArray = cycle(&[
-        Some(-1),
-        Some(i64::MAX as i128),
-        Some(0),
-        None,
-        Some(-86_400_000_000_000),
-    ])
-    .into_iter()
-    .map(|v| v.map(|x| x as i64))
-    .collect();
-    let ts_ms: TimestampMillisecondArray = cycle(&[
-        Some(-62_135_596_800_000),
-        Some(253_402_300_799_999),
-        None,
-        Some(0),
-    ])
-    .into_iter()
-    .map(|v| v.map(|x| x as i64))
-    .collect();
+    let ts_ns: TimestampNanosecondArray = cycle(&[Some(-1), Some(i64::MAX as i128), Some(0), None, Some(-86_400_000_000_000)]).into_iter().map(|v| v.map(|x| x as i64)).collect();
+    let ts_ms: TimestampMillisecondArray = cycle(&[Some(-62_135_596_800_000), Some(253_402_300_799_999), None, Some(0)]).into_iter().map(|v| v.map(|x| x as i64)).collect();
     let ts_ms = ts_ms.with_timezone_opt(tz);
     // Booleans: all true, all false, mixed, null with true, all null, ...
     let bool_groups: [[Option<bool>; 4]; 7] = [
@@ -426,13 +259,9 @@ fn edge_table(nans: Nan) -> (SchemaRef, Vec<RecordBatch>) {
     ];
     let bools: BooleanArray = (0..n).map(|i| bool_groups[(i / 4) % 7][i % 4]).collect();
     let texts = ["", "\u{10FFFF}", "a", "a\u{0}", "é", "\u{7f}", "zz"];
-    let text: StringArray = (0..n)
-        .map(|i| (i % 5 != 3).then(|| texts[i % texts.len()]))
-        .collect();
+    let text: StringArray = (0..n).map(|i| (i % 5 != 3).then(|| texts[i % texts.len()])).collect();
     let blobs: [&[u8]; 5] = [b"", b"\xff\xff", b"\x00", b"\xff", b"\x7f\x80"];
-    let blob: BinaryArray = (0..n)
-        .map(|i| (i % 6 != 2).then(|| blobs[i % blobs.len()]))
-        .collect();
+    let blob: BinaryArray = (0..n).map(|i| (i % 6 != 2).then(|| blobs[i % blobs.len()])).collect();
     let all_null_text: StringArray = (0..n).map(|_| None::<&str>).collect();
     let fields = vec![
         Field::new("f64", DataType::Float64, true),
@@ -446,11 +275,7 @@ fn edge_table(nans: Nan) -> (SchemaRef, Vec<RecordBatch>) {
         Field::new("dec_15_3", DataType::Decimal128(15, 3), true),
         Field::new("dec_30_5", DataType::Decimal128(30, 5), true),
         Field::new("dec256_50_10", DataType::Decimal256(50, 10), true),
-        Field::new(
-            "ts_ns",
-            DataType::Timestamp(TimeUnit::Nanosecond, None),
-            true,
-        ),
+        Field::new("ts_ns", DataType::Timestamp(TimeUnit::Nanosecond, None), true),
         Field::new("ts_ms_tz", ts_ms.data_type().clone(), true),
         Field::new("bool", DataType::Boolean, true),
         Field::new("text", DataType::Utf8, true),
@@ -489,48 +314,14 @@ fn edge_cases() -> Vec<Case> {
     let (schema, batches) = edge_table(Nan::Mixed);
     let (finite_schema, finite) = edge_table(Nan::None);
     let one_row_pages = WriteOptions::default().with_data_page_row_limit(1);
-    let two_row_pages_plain = WriteOptions::default()
-        .with_data_page_row_limit(2)
-        .with_dictionary(false);
+    let two_row_pages_plain = WriteOptions::default().with_data_page_row_limit(2).with_dictionary(false);
     vec![
         // One page per row group.
-        Case {
-            name: "edges",
-            schema: schema.clone(),
-            batches: batches.clone(),
-            options: WriteOptions::default(),
-            row_group_rows: 4,
-            truncate: Some(64),
-            dictionary: true,
-        },
-        Case {
-            name: "edges_plain",
-            schema,
-            batches,
-            options: WriteOptions::default().with_dictionary(false),
-            row_group_rows: 8,
-            truncate: Some(64),
-            dictionary: false,
-        },
+        Case { name: "edges", schema: schema.clone(), batches: batches.clone(), options: WriteOptions::default(), row_group_rows: 4, truncate: Some(64), dictionary: true },
+        Case { name: "edges_plain", schema, batches, options: WriteOptions::default().with_dictionary(false), row_group_rows: 8, truncate: Some(64), dictionary: false },
         // A ColumnIndex entry per row or two.
-        Case {
-            name: "edges_one_row_pages",
-            schema: finite_schema.clone(),
-            batches: finite.clone(),
-            options: one_row_pages,
-            row_group_rows: 4,
-            truncate: Some(64),
-            dictionary: true,
-        },
-        Case {
-            name: "edges_plain_2_row_pages",
-            schema: finite_schema,
-            batches: finite,
-            options: two_row_pages_plain,
-            row_group_rows: 8,
-            truncate: Some(64),
-            dictionary: false,
-        },
+        Case { name: "edges_one_row_pages", schema: finite_schema.clone(), batches: finite.clone(), options: one_row_pages, row_group_rows: 4, truncate: Some(64), dictionary: true },
+        Case { name: "edges_plain_2_row_pages", schema: finite_schema, batches: finite, options: two_row_pages_plain, row_group_rows: 8, truncate: Some(64), dictionary: false },
     ]
 }
 
@@ -548,24 +339,8 @@ fn page_of_only_nan_values_is_not_a_null_page() {
     let (schema, batches) = edge_table(Nan::OnlyNanRowGroup);
     let one_row_pages = WriteOptions::default().with_data_page_row_limit(1);
     check(vec![
-        Case {
-            name: "nan_pages",
-            schema: schema.clone(),
-            batches: batches.clone(),
-            options: WriteOptions::default(),
-            row_group_rows: 4,
-            truncate: Some(64),
-            dictionary: true,
-        },
-        Case {
-            name: "nan_one_row_pages",
-            schema,
-            batches,
-            options: one_row_pages,
-            row_group_rows: 4,
-            truncate: Some(64),
-            dictionary: true,
-        },
+        Case { name: "nan_pages", schema: schema.clone(), batches: batches.clone(), options: WriteOptions::default(), row_group_rows: 4, truncate: Some(64), dictionary: true },
+        Case { name: "nan_one_row_pages", schema, batches, options: one_row_pages, row_group_rows: 4, truncate: Some(64), dictionary: true },
     ]);
 }
 
@@ -577,15 +352,9 @@ fn page_of_only_nan_values_is_not_a_null_page() {
 fn encoding_stats_count_each_page_once() {
     let (schema, batches) = all_types(3, 500, 2, Shape::default());
     check_also(
-        vec![Case {
-            name: "encoding_stats",
-            schema,
-            batches,
-            options: paged(),
-            row_group_rows: 300,
-            truncate: Some(64),
-            dictionary: true,
-        }],
+        vec![
+            Case { name: "encoding_stats", schema, batches, options: paged(), row_group_rows: 300, truncate: Some(64), dictionary: true },
+        ],
         Also::EncodingStats,
     );
     let _ = edge_table(Nan::None);

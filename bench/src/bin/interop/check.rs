@@ -8,8 +8,7 @@ use std::sync::Arc;
 use arrow_array::{Array, ArrayRef, Date32Array, Date64Array, RecordBatch};
 use arrow_schema::DataType;
 use parquet::arrow::arrow_reader::{
-    ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowSelection, RowSelectionPolicy,
-    RowSelector,
+    ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowSelection, RowSelectionPolicy, RowSelector,
 };
 use parquet::column::page::Page;
 use parquet::file::metadata::{PageIndexPolicy, ParquetMetaData};
@@ -40,12 +39,7 @@ pub fn check_file(path: &Path, input: &[ArrayRef], truncate: Option<usize>) -> V
 fn read_metadata(path: &Path) -> Option<Arc<ParquetMetaData>> {
     let file = File::open(path).ok()?;
     let options = ArrowReaderOptions::new().with_page_index_policy(PageIndexPolicy::Required);
-    Some(
-        ParquetRecordBatchReaderBuilder::try_new_with_options(file, options)
-            .ok()?
-            .metadata()
-            .clone(),
-    )
+    Some(ParquetRecordBatchReaderBuilder::try_new_with_options(file, options).ok()?.metadata().clone())
 }
 
 /// Reads the whole file (or `selection` of it) with the page index, returning the metadata
@@ -55,9 +49,7 @@ fn read_all(
     selection: Option<RowSelection>,
     problems: &mut Vec<String>,
 ) -> Option<(Arc<ParquetMetaData>, Vec<ArrayRef>)> {
-    let file = File::open(path)
-        .map_err(|e| problems.push(format!("open: {e}")))
-        .ok()?;
+    let file = File::open(path).map_err(|e| problems.push(format!("open: {e}"))).ok()?;
     let options = ArrowReaderOptions::new().with_page_index_policy(PageIndexPolicy::Required);
     let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(file, options)
         .map_err(|e| problems.push(format!("arrow-rs cannot open the file: {e}")))
@@ -76,10 +68,7 @@ fn read_all(
             .with_batch_size(100),
         None => builder.with_batch_size(1_000),
     };
-    let reader = builder
-        .build()
-        .map_err(|e| problems.push(format!("arrow-rs reader: {e}")))
-        .ok()?;
+    let reader = builder.build().map_err(|e| problems.push(format!("arrow-rs reader: {e}"))).ok()?;
     let batches: Vec<RecordBatch> = reader
         .collect::<Result<_, _>>()
         .map_err(|e| problems.push(format!("arrow-rs read failed: {e}")))
@@ -93,29 +82,16 @@ fn as_read(expected: &ArrayRef, got: &DataType) -> ArrayRef {
     match (expected.data_type(), got) {
         (DataType::Date64, DataType::Date32) => {
             let d = expected.as_any().downcast_ref::<Date64Array>().unwrap();
-            Arc::new(
-                d.iter()
-                    .map(|v| v.map(|ms| (ms / 86_400_000) as i32))
-                    .collect::<Date32Array>(),
-            )
+            Arc::new(d.iter().map(|v| v.map(|ms| (ms / 86_400_000) as i32)).collect::<Date32Array>())
         }
         _ => expected.clone(),
     }
 }
 
 /// Compares each read column with its input; reports the type or the first differing row.
-fn compare_columns(
-    what: &str,
-    expected: &[ArrayRef],
-    got: &[ArrayRef],
-    problems: &mut Vec<String>,
-) {
+fn compare_columns(what: &str, expected: &[ArrayRef], got: &[ArrayRef], problems: &mut Vec<String>) {
     if expected.len() != got.len() {
-        problems.push(format!(
-            "{what}: {} columns read, {} written",
-            got.len(),
-            expected.len()
-        ));
+        problems.push(format!("{what}: {} columns read, {} written", got.len(), expected.len()));
         return;
     }
     for (c, (e, g)) in expected.iter().zip(got).enumerate() {
@@ -140,9 +116,8 @@ fn compare_columns(
         if e.as_ref() == g.as_ref() {
             continue;
         }
-        let differing: Vec<usize> = (0..e.len())
-            .filter(|&i| e.slice(i, 1).as_ref() != g.slice(i, 1).as_ref())
-            .collect();
+        let differing: Vec<usize> =
+            (0..e.len()).filter(|&i| e.slice(i, 1).as_ref() != g.slice(i, 1).as_ref()).collect();
         match differing.first() {
             Some(&i) => problems.push(format!(
                 "{what}: column {c} ({}): {} rows differ, first row {i}: wrote {}, read {}",
@@ -167,9 +142,7 @@ fn check_pages(path: &Path, metadata: &ParquetMetaData, problems: &mut Vec<Strin
         Ok(r) => r,
         Err(e) => return problems.push(format!("page walk: cannot open: {e}")),
     };
-    let Some(page_index) = metadata.page_index() else {
-        return;
-    };
+    let Some(page_index) = metadata.page_index() else { return };
     for rg in 0..metadata.num_row_groups() {
         let rg_meta = metadata.row_group(rg);
         let rg_reader = match reader.get_row_group(rg) {
@@ -196,11 +169,7 @@ fn check_pages(path: &Path, metadata: &ParquetMetaData, problems: &mut Vec<Strin
                         data_pages.push(num_values as u64);
                         values += num_values as u64;
                     }
-                    Ok(Page::DataPageV2 {
-                        num_rows,
-                        num_values,
-                        ..
-                    }) => {
+                    Ok(Page::DataPageV2 { num_rows, num_values, .. }) => {
                         data_pages.push(num_rows as u64);
                         values += num_values as u64;
                     }
@@ -212,10 +181,8 @@ fn check_pages(path: &Path, metadata: &ParquetMetaData, problems: &mut Vec<Strin
                 }
             }
             if values != chunk.num_values() as u64 {
-                problems.push(format!(
-                    "{at}: pages hold {values} values, the chunk says {}",
-                    chunk.num_values()
-                ));
+                problems
+                    .push(format!("{at}: pages hold {values} values, the chunk says {}", chunk.num_values()));
             }
             if data_pages.iter().sum::<u64>() != rg_meta.num_rows() as u64 {
                 problems.push(format!(
@@ -283,16 +250,11 @@ fn check_pages(path: &Path, metadata: &ParquetMetaData, problems: &mut Vec<Strin
                     ));
                 }
                 if has_dictionary && first.offset as u64 <= start {
-                    problems.push(format!(
-                        "{at}: no room for the dictionary page before the first location"
-                    ));
+                    problems.push(format!("{at}: no room for the dictionary page before the first location"));
                 }
                 let end = (last.offset + last.compressed_page_size as i64) as u64;
                 if end != start + len {
-                    problems.push(format!(
-                        "{at}: last page ends at {end}, the chunk at {}",
-                        start + len
-                    ));
+                    problems.push(format!("{at}: last page ends at {end}, the chunk at {}", start + len));
                 }
             }
         }
@@ -303,12 +265,7 @@ fn check_pages(path: &Path, metadata: &ParquetMetaData, problems: &mut Vec<Strin
 /// compares the rows with the input.
 fn check_selection(path: &Path, input: &[ArrayRef], problems: &mut Vec<String>) {
     let total = input[0].len();
-    let ranges = [
-        (37usize, 150usize),
-        (2_000, 2_001),
-        (2_999, 4_200),
-        (5_990, total),
-    ];
+    let ranges = [(37usize, 150usize), (2_000, 2_001), (2_999, 4_200), (5_990, total)];
     let mut selectors = Vec::new();
     let mut at = 0;
     for &(s, e) in &ranges {
@@ -327,10 +284,8 @@ fn check_selection(path: &Path, input: &[ArrayRef], problems: &mut Vec<String>) 
     let expected: Vec<ArrayRef> = input
         .iter()
         .map(|c| {
-            let parts: Vec<ArrayRef> = ranges
-                .iter()
-                .map(|&(s, e)| c.slice(s.min(total), e.min(total) - s.min(total)))
-                .collect();
+            let parts: Vec<ArrayRef> =
+                ranges.iter().map(|&(s, e)| c.slice(s.min(total), e.min(total) - s.min(total))).collect();
             let refs: Vec<&dyn Array> = parts.iter().map(|p| p.as_ref()).collect();
             arrow_select::concat::concat(&refs).unwrap()
         })

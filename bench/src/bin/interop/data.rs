@@ -55,11 +55,7 @@ pub struct Shape {
 
 impl Default for Shape {
     fn default() -> Self {
-        Shape {
-            null_percent: 15,
-            distinct: 20,
-            max_binary: 64,
-        }
+        Shape { null_percent: 15, distinct: 20, max_binary: 64 }
     }
 }
 
@@ -68,12 +64,7 @@ fn opt<T>(rng: &mut Rng, shape: &Shape, v: T) -> Option<T> {
 }
 
 /// A table with one column per supported flat type (`rows` rows, `batches` batches).
-pub fn all_types(
-    seed: u64,
-    rows: usize,
-    batches: usize,
-    shape: Shape,
-) -> (SchemaRef, Vec<RecordBatch>) {
+pub fn all_types(seed: u64, rows: usize, batches: usize, shape: Shape) -> (SchemaRef, Vec<RecordBatch>) {
     let mut rng = Rng::new(seed);
     let tz: Option<Arc<str>> = Some("+02:00".into());
     let fields = vec![
@@ -95,26 +86,10 @@ pub fn all_types(
         Field::new("time32_ms", DataType::Time32(TimeUnit::Millisecond), true),
         Field::new("time64_us", DataType::Time64(TimeUnit::Microsecond), true),
         Field::new("time64_ns", DataType::Time64(TimeUnit::Nanosecond), true),
-        Field::new(
-            "ts_ms",
-            DataType::Timestamp(TimeUnit::Millisecond, None),
-            true,
-        ),
-        Field::new(
-            "ts_us_tz",
-            DataType::Timestamp(TimeUnit::Microsecond, tz.clone()),
-            true,
-        ),
-        Field::new(
-            "ts_ns",
-            DataType::Timestamp(TimeUnit::Nanosecond, None),
-            true,
-        ),
-        Field::new(
-            "duration_us",
-            DataType::Duration(TimeUnit::Microsecond),
-            true,
-        ),
+        Field::new("ts_ms", DataType::Timestamp(TimeUnit::Millisecond, None), true),
+        Field::new("ts_us_tz", DataType::Timestamp(TimeUnit::Microsecond, tz.clone()), true),
+        Field::new("ts_ns", DataType::Timestamp(TimeUnit::Nanosecond, None), true),
+        Field::new("duration_us", DataType::Duration(TimeUnit::Microsecond), true),
         Field::new("dec_7_2", DataType::Decimal128(7, 2), true),
         Field::new("dec_15_3", DataType::Decimal128(15, 3), true),
         Field::new("dec_30_5", DataType::Decimal128(30, 5), true),
@@ -142,9 +117,8 @@ pub fn all_types(
     let per = rows.div_ceil(batches.max(1));
     let mut left = rows;
     // One dictionary shared by every batch, as a reader hands them out.
-    let categories: Vec<String> = (0..shape.distinct)
-        .map(|i| format!("category_{i:03}_{}", rng.string(3)))
-        .collect();
+    let categories: Vec<String> =
+        (0..shape.distinct).map(|i| format!("category_{i:03}_{}", rng.string(3))).collect();
     let dict_values: ArrayRef = Arc::new(StringArray::from(categories.clone()));
     for _ in 0..batches.max(1) {
         let n = per.min(left);
@@ -173,17 +147,9 @@ pub fn all_types(
             ),
             prim!(Int8Type, |r: &mut Rng| r.next() as i8),
             prim!(Int16Type, |r: &mut Rng| r.next() as i16),
-            prim!(Int32Type, |r: &mut Rng| if r.chance(30) {
-                r.below(10) as i32
-            } else {
-                r.next() as i32
-            }),
+            prim!(Int32Type, |r: &mut Rng| if r.chance(30) { r.below(10) as i32 } else { r.next() as i32 }),
             prim!(Int64Type, |r: &mut Rng| r.next() as i64),
-            Arc::new(
-                (0..n)
-                    .map(|_| r.next() as i64 >> 20)
-                    .collect::<Int64Array>(),
-            ),
+            Arc::new((0..n).map(|_| r.next() as i64 >> 20).collect::<Int64Array>()),
             prim!(UInt8Type, |r: &mut Rng| r.next() as u8),
             prim!(UInt16Type, |r: &mut Rng| r.next() as u16),
             prim!(UInt32Type, |r: &mut Rng| r.next() as u32),
@@ -201,20 +167,12 @@ pub fn all_types(
                 _ => (r.next() as i64) as f64 / 3.0,
             }),
             prim!(Date32Type, |r: &mut Rng| r.below(40000) as i32 - 10000),
-            prim!(Date64Type, |r: &mut Rng| (r.below(40000) as i64 - 10000)
-                * 86_400_000),
-            prim!(Time32MillisecondType, |r: &mut Rng| r.below(86_400_000)
-                as i32),
-            prim!(Time64MicrosecondType, |r: &mut Rng| r.below(86_400_000_000)
-                as i64),
-            prim!(
-                Time64NanosecondType,
-                |r: &mut Rng| r.below(86_400_000_000_000) as i64
-            ),
-            prim!(
-                TimestampMillisecondType,
-                |r: &mut Rng| r.below(4_000_000_000_000) as i64 - 1_000_000_000_000
-            ),
+            prim!(Date64Type, |r: &mut Rng| (r.below(40000) as i64 - 10000) * 86_400_000),
+            prim!(Time32MillisecondType, |r: &mut Rng| r.below(86_400_000) as i32),
+            prim!(Time64MicrosecondType, |r: &mut Rng| r.below(86_400_000_000) as i64),
+            prim!(Time64NanosecondType, |r: &mut Rng| r.below(86_400_000_000_000) as i64),
+            prim!(TimestampMillisecondType, |r: &mut Rng| r.below(4_000_000_000_000) as i64
+                - 1_000_000_000_000),
             Arc::new(
                 (0..n)
                     .map(|_| {
@@ -259,9 +217,8 @@ pub fn all_types(
             Arc::new(
                 (0..n)
                     .map(|_| {
-                        let x =
-                            i256::from_i128(((r.next() >> 2) as i128) * ((r.next() >> 2) as i128))
-                                .wrapping_mul(i256::from_i128(if r.chance(50) { -7 } else { 3 }));
+                        let x = i256::from_i128(((r.next() >> 2) as i128) * ((r.next() >> 2) as i128))
+                            .wrapping_mul(i256::from_i128(if r.chance(50) { -7 } else { 3 }));
                         opt(r, s, x)
                     })
                     .collect::<Decimal256Array>()

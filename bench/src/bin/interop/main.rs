@@ -49,20 +49,18 @@ fn main() -> ExitCode {
         let path = out_dir.join(case.file_name());
         let problems = match case.options(&schema) {
             Err(e) => vec![format!("writer options refused: {e}")],
-            Ok(options) => {
-                match parquetry::write::write_table(&path, schema.clone(), &batches, options) {
-                    Err(e) => vec![format!("parquetry failed to write: {e}")],
-                    Ok(_) => {
-                        let input = concat_columns(&batches);
-                        let file = path.clone();
-                        let truncate = case.truncate_length();
-                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
-                            check::check_file(&file, &input, truncate)
-                        }))
-                        .unwrap_or_else(|p| vec![format!("arrow-rs panicked: {}", panic_text(&p))])
-                    }
+            Ok(options) => match parquetry::write::write_table(&path, schema.clone(), &batches, options) {
+                Err(e) => vec![format!("parquetry failed to write: {e}")],
+                Ok(_) => {
+                    let input = concat_columns(&batches);
+                    let file = path.clone();
+                    let truncate = case.truncate_length();
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+                        check::check_file(&file, &input, truncate)
+                    }))
+                    .unwrap_or_else(|p| vec![format!("arrow-rs panicked: {}", panic_text(&p))])
                 }
-            }
+            },
         };
         let name = case.file_name();
         if problems.is_empty() {
@@ -83,20 +81,13 @@ fn main() -> ExitCode {
         eprintln!("interop: cannot write arrow-rs.tsv: {e}");
         return ExitCode::from(2);
     }
-    let orders: Vec<usize> = stats::BOUNDARY_ORDERS
-        .iter()
-        .map(|c| c.load(std::sync::atomic::Ordering::Relaxed))
-        .collect();
+    let orders: Vec<usize> =
+        stats::BOUNDARY_ORDERS.iter().map(|c| c.load(std::sync::atomic::Ordering::Relaxed)).collect();
     println!(
         "column indexes checked: {} ascending, {} descending, {} unordered",
         orders[0], orders[1], orders[2]
     );
-    println!(
-        "{} files, {} OK, {} failed",
-        cases.len(),
-        cases.len() - failed,
-        failed
-    );
+    println!("{} files, {} OK, {} failed", cases.len(), cases.len() - failed, failed);
     if failed == 0 {
         ExitCode::SUCCESS
     } else {
@@ -109,8 +100,7 @@ fn concat_columns(batches: &[RecordBatch]) -> Vec<ArrayRef> {
     let n = batches[0].num_columns();
     (0..n)
         .map(|c| {
-            let parts: Vec<&dyn arrow_array::Array> =
-                batches.iter().map(|b| b.column(c).as_ref()).collect();
+            let parts: Vec<&dyn arrow_array::Array> = batches.iter().map(|b| b.column(c).as_ref()).collect();
             arrow_select::concat::concat(&parts).expect("input batches share a schema")
         })
         .collect()

@@ -41,15 +41,8 @@ pub const SETS: [EncodingSet; 8] = [
     EncodingSet::ByteStreamSplitExtended,
 ];
 
-pub const CODECS: [Codec; 7] = [
-    Codec::Uncompressed,
-    Codec::Snappy,
-    Codec::Gzip,
-    Codec::Brotli,
-    Codec::Lz4,
-    Codec::Lz4Raw,
-    Codec::Zstd,
-];
+pub const CODECS: [Codec; 7] =
+    [Codec::Uncompressed, Codec::Snappy, Codec::Gzip, Codec::Brotli, Codec::Lz4, Codec::Lz4Raw, Codec::Zstd];
 
 /// The Parquet physical type class of a column, from its Arrow type (as parquetry maps it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,9 +69,7 @@ pub fn physical(t: &DataType) -> Physical {
             Physical::Int
         }
         D::Decimal128(p, _) | D::Decimal256(p, _) if *p <= 18 => Physical::Int,
-        D::Decimal128(..) | D::Decimal256(..) | D::Float16 | D::FixedSizeBinary(_) => {
-            Physical::FixedLen
-        }
+        D::Decimal128(..) | D::Decimal256(..) | D::Float16 | D::FixedSizeBinary(_) => Physical::FixedLen,
         D::Float32 | D::Float64 => Physical::Float,
         D::Dictionary(_, v) => physical(v),
         _ => Physical::ByteArray,
@@ -98,16 +89,8 @@ pub fn cases() -> Vec<Case> {
     let mut out = Vec::new();
     for (s, &set) in SETS.iter().enumerate() {
         for (c, &codec) in CODECS.iter().enumerate() {
-            for (v, version) in [DataPageVersion::V1, DataPageVersion::V2]
-                .into_iter()
-                .enumerate()
-            {
-                out.push(Case {
-                    set,
-                    codec,
-                    version,
-                    crc: (s + c + v) % 2 == 1,
-                });
+            for (v, version) in [DataPageVersion::V1, DataPageVersion::V2].into_iter().enumerate() {
+                out.push(Case { set, codec, version, crc: (s + c + v) % 2 == 1 });
             }
         }
     }
@@ -159,14 +142,8 @@ impl Case {
     /// The table's shape: long binaries (past the 64-byte statistics truncation and across
     /// 4 KiB pages) in the PLAIN and fallback files.
     pub fn shape(&self) -> Shape {
-        let long = matches!(
-            self.set,
-            EncodingSet::Plain | EncodingSet::DictionaryFallback
-        );
-        Shape {
-            max_binary: if long { 300 } else { 64 },
-            ..Shape::default()
-        }
+        let long = matches!(self.set, EncodingSet::Plain | EncodingSet::DictionaryFallback);
+        Shape { max_binary: if long { 300 } else { 64 }, ..Shape::default() }
     }
 
     /// Byte-array statistics are truncated to this many bytes (the writer's default).
@@ -189,35 +166,23 @@ impl Case {
                 .fields()
                 .iter()
                 .filter(|f| wants.contains(&physical(f.data_type())))
-                .fold(o.with_dictionary(false), |o, f| {
-                    o.with_column_encoding(f.name(), encoding)
-                })
+                .fold(o.with_dictionary(false), |o, f| o.with_column_encoding(f.name(), encoding))
         };
         o = match self.set {
             EncodingSet::Plain => o.with_dictionary(false),
             EncodingSet::Dictionary => o.with_dictionary(true),
-            EncodingSet::DictionaryFallback => o
-                .with_dictionary(true)
-                .with_dictionary_page_size_limit(1_024),
-            EncodingSet::DeltaBinaryPacked => {
-                per_column(o, &[Physical::Int], Encoding::DELTA_BINARY_PACKED)
-            }
+            EncodingSet::DictionaryFallback => o.with_dictionary(true).with_dictionary_page_size_limit(1_024),
+            EncodingSet::DeltaBinaryPacked => per_column(o, &[Physical::Int], Encoding::DELTA_BINARY_PACKED),
             EncodingSet::DeltaLengthByteArray => {
                 per_column(o, &[Physical::ByteArray], Encoding::DELTA_LENGTH_BYTE_ARRAY)
             }
-            EncodingSet::DeltaByteArray => per_column(
-                o,
-                &[Physical::ByteArray, Physical::FixedLen],
-                Encoding::DELTA_BYTE_ARRAY,
-            ),
-            EncodingSet::ByteStreamSplit => {
-                per_column(o, &[Physical::Float], Encoding::BYTE_STREAM_SPLIT)
+            EncodingSet::DeltaByteArray => {
+                per_column(o, &[Physical::ByteArray, Physical::FixedLen], Encoding::DELTA_BYTE_ARRAY)
             }
-            EncodingSet::ByteStreamSplitExtended => per_column(
-                o,
-                &[Physical::Int, Physical::FixedLen],
-                Encoding::BYTE_STREAM_SPLIT,
-            ),
+            EncodingSet::ByteStreamSplit => per_column(o, &[Physical::Float], Encoding::BYTE_STREAM_SPLIT),
+            EncodingSet::ByteStreamSplitExtended => {
+                per_column(o, &[Physical::Int, Physical::FixedLen], Encoding::BYTE_STREAM_SPLIT)
+            }
         };
         Ok(o)
     }

@@ -9,8 +9,7 @@ use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    DurationMicrosecondType, DurationMillisecondType, DurationNanosecondType, DurationSecondType,
-    Int32Type,
+    DurationMicrosecondType, DurationMillisecondType, DurationNanosecondType, DurationSecondType, Int32Type,
 };
 use arrow_array::{Array, ArrayRef, Date32Array, Date64Array, Int64Array};
 use arrow_cmp::make_comparator;
@@ -25,16 +24,8 @@ pub fn show(a: &dyn Array, i: usize) -> String {
         return "null".into();
     }
     let s = format!("{:?}", a.slice(i, 1));
-    let inner = s
-        .split_once('[')
-        .map(|(_, r)| r.trim_end().trim_end_matches(']'))
-        .unwrap_or(&s);
-    let mut v = inner
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .trim_end_matches(',')
-        .to_string();
+    let inner = s.split_once('[').map(|(_, r)| r.trim_end().trim_end_matches(']')).unwrap_or(&s);
+    let mut v = inner.split_whitespace().collect::<Vec<_>>().join(" ").trim_end_matches(',').to_string();
     if v.len() > 80 {
         let mut cut = 77;
         while !v.is_char_boundary(cut) {
@@ -56,32 +47,24 @@ fn normalize(a: &ArrayRef) -> ArrayRef {
         }
         DataType::Duration(unit) => {
             let (values, nulls) = match unit {
-                TimeUnit::Second => (
-                    a.as_primitive::<DurationSecondType>().values().clone(),
-                    a.nulls().cloned(),
-                ),
-                TimeUnit::Millisecond => (
-                    a.as_primitive::<DurationMillisecondType>().values().clone(),
-                    a.nulls().cloned(),
-                ),
-                TimeUnit::Microsecond => (
-                    a.as_primitive::<DurationMicrosecondType>().values().clone(),
-                    a.nulls().cloned(),
-                ),
-                TimeUnit::Nanosecond => (
-                    a.as_primitive::<DurationNanosecondType>().values().clone(),
-                    a.nulls().cloned(),
-                ),
+                TimeUnit::Second => {
+                    (a.as_primitive::<DurationSecondType>().values().clone(), a.nulls().cloned())
+                }
+                TimeUnit::Millisecond => {
+                    (a.as_primitive::<DurationMillisecondType>().values().clone(), a.nulls().cloned())
+                }
+                TimeUnit::Microsecond => {
+                    (a.as_primitive::<DurationMicrosecondType>().values().clone(), a.nulls().cloned())
+                }
+                TimeUnit::Nanosecond => {
+                    (a.as_primitive::<DurationNanosecondType>().values().clone(), a.nulls().cloned())
+                }
             };
             Arc::new(Int64Array::new(values, nulls))
         }
         DataType::Date64 => {
             let d = a.as_any().downcast_ref::<Date64Array>().unwrap();
-            Arc::new(
-                d.iter()
-                    .map(|v| v.map(|ms| (ms / 86_400_000) as i32))
-                    .collect::<Date32Array>(),
-            )
+            Arc::new(d.iter().map(|v| v.map(|ms| (ms / 86_400_000) as i32)).collect::<Date32Array>())
         }
         _ => a.clone(),
     }
@@ -89,32 +72,17 @@ fn normalize(a: &ArrayRef) -> ArrayRef {
 
 fn is_nan(a: &dyn Array, i: usize) -> bool {
     match a.data_type() {
-        DataType::Float16 => a
-            .as_primitive::<arrow_array::types::Float16Type>()
-            .value(i)
-            .is_nan(),
-        DataType::Float32 => a
-            .as_primitive::<arrow_array::types::Float32Type>()
-            .value(i)
-            .is_nan(),
-        DataType::Float64 => a
-            .as_primitive::<arrow_array::types::Float64Type>()
-            .value(i)
-            .is_nan(),
+        DataType::Float16 => a.as_primitive::<arrow_array::types::Float16Type>().value(i).is_nan(),
+        DataType::Float32 => a.as_primitive::<arrow_array::types::Float32Type>().value(i).is_nan(),
+        DataType::Float64 => a.as_primitive::<arrow_array::types::Float64Type>().value(i).is_nan(),
         _ => false,
     }
 }
 
 fn as_f64(a: &dyn Array, i: usize) -> Option<f64> {
     match a.data_type() {
-        DataType::Float16 => Some(
-            a.as_primitive::<arrow_array::types::Float16Type>()
-                .value(i)
-                .to_f64(),
-        ),
-        DataType::Float32 => {
-            Some(a.as_primitive::<arrow_array::types::Float32Type>().value(i) as f64)
-        }
+        DataType::Float16 => Some(a.as_primitive::<arrow_array::types::Float16Type>().value(i).to_f64()),
+        DataType::Float32 => Some(a.as_primitive::<arrow_array::types::Float32Type>().value(i) as f64),
         DataType::Float64 => Some(a.as_primitive::<arrow_array::types::Float64Type>().value(i)),
         _ => None,
     }
@@ -135,9 +103,7 @@ fn byte_len(a: &dyn Array, i: usize) -> Option<usize> {
 
 /// Rows of `a` that take part in min/max: not null, not NaN.
 fn ordered_rows(a: &dyn Array) -> Vec<usize> {
-    (0..a.len())
-        .filter(|&i| a.is_valid(i) && !is_nan(a, i))
-        .collect()
+    (0..a.len()).filter(|&i| a.is_valid(i) && !is_nan(a, i)).collect()
 }
 
 /// Checks that `mins[idx]`/`maxes[idx]` bracket every value of `data` and, where `tight`,
@@ -155,9 +121,7 @@ fn check_bounds(
     problems: &mut Vec<String>,
 ) {
     let rows = ordered_rows(data);
-    let (Some(&first), false) = (rows.first(), data.data_type() == &DataType::Null) else {
-        return;
-    };
+    let (Some(&first), false) = (rows.first(), data.data_type() == &DataType::Null) else { return };
     let opts = SortOptions::default();
     let self_cmp = make_comparator(data, data, opts).unwrap();
     let (mut lo, mut hi) = (first, first);
@@ -169,15 +133,11 @@ fn check_bounds(
             hi = r;
         }
     }
-    for (what, bounds, extreme, bad, tight) in [
-        ("min", mins, lo, Ordering::Greater, tight.0),
-        ("max", maxes, hi, Ordering::Less, tight.1),
-    ] {
+    for (what, bounds, extreme, bad, tight) in
+        [("min", mins, lo, Ordering::Greater, tight.0), ("max", maxes, hi, Ordering::Less, tight.1)]
+    {
         if bounds.is_null(idx) {
-            problems.push(format!(
-                "{at}: no {what} (actual {what} {})",
-                show(data, extreme)
-            ));
+            problems.push(format!("{at}: no {what} (actual {what} {})", show(data, extreme)));
             continue;
         }
         let cmp = match make_comparator(bounds, data, opts) {
@@ -216,9 +176,7 @@ pub fn check(
     problems: &mut Vec<String>,
 ) {
     let schema = metadata.file_metadata().schema_descr();
-    let Some(page_index) = metadata.page_index() else {
-        return;
-    };
+    let Some(page_index) = metadata.page_index() else { return };
     for (col, column) in input.iter().enumerate() {
         let data = normalize(column);
         let name = schema.column(col).name().to_string();
@@ -238,9 +196,7 @@ pub fn check(
             conv.row_group_is_min_value_exact(rgs.iter()),
             conv.row_group_is_max_value_exact(rgs.iter()),
         ) else {
-            problems.push(format!(
-                "column {name}: arrow-rs cannot extract the chunk statistics"
-            ));
+            problems.push(format!("column {name}: arrow-rs cannot extract the chunk statistics"));
             continue;
         };
         let mut first_row = 0usize;
@@ -252,15 +208,12 @@ pub fn check(
             let chunk = rg_meta.column(col);
             match chunk.statistics().and_then(|s| s.null_count_opt()) {
                 None => problems.push(format!("{at}: no chunk null count")),
-                Some(n)
-                    if n as usize != chunk_data.logical_null_count() || nulls.value(rg) != n =>
-                {
-                    problems.push(format!(
+                Some(n) if n as usize != chunk_data.logical_null_count() || nulls.value(rg) != n => problems
+                    .push(format!(
                         "{at}: chunk null count {n} (converter {}), actual {}",
                         nulls.value(rg),
                         chunk_data.logical_null_count()
-                    ))
-                }
+                    )),
                 Some(_) => {}
             }
             let tight = (min_exact.value(rg), max_exact.value(rg));
@@ -302,10 +255,7 @@ fn check_pages(
     truncate: Option<usize>,
     problems: &mut Vec<String>,
 ) {
-    let (Some(ci), Some(oi)) = (
-        page_index.column_index(rg, col),
-        page_index.offset_index(rg, col),
-    ) else {
+    let (Some(ci), Some(oi)) = (page_index.column_index(rg, col), page_index.offset_index(rg, col)) else {
         return; // reported by the page walk
     };
     let locations = oi.page_locations();
@@ -317,29 +267,17 @@ fn check_pages(
         return problems.push(format!("{at}: arrow-rs cannot extract the page statistics"));
     };
     if mins.len() != locations.len() || nulls.len() != locations.len() {
-        return problems.push(format!(
-            "{at}: {} page statistics for {} pages",
-            mins.len(),
-            locations.len()
-        ));
+        return problems.push(format!("{at}: {} page statistics for {} pages", mins.len(), locations.len()));
     }
-    let chunk_nulls = metadata
-        .row_group(rg)
-        .column(col)
-        .statistics()
-        .and_then(|s| s.null_count_opt());
+    let chunk_nulls = metadata.row_group(rg).column(col).statistics().and_then(|s| s.null_count_opt());
     let mut null_sum = 0u64;
     let mut unencoded_sum = 0i64;
     for (k, loc) in locations.iter().enumerate() {
         let start = loc.first_row_index as usize;
-        let end = locations
-            .get(k + 1)
-            .map_or(data.len(), |l| l.first_row_index as usize);
+        let end = locations.get(k + 1).map_or(data.len(), |l| l.first_row_index as usize);
         if start > end || end > data.len() {
-            return problems.push(format!(
-                "{at}: page {k} rows {start}..{end} out of the chunk's {}",
-                data.len()
-            ));
+            return problems
+                .push(format!("{at}: page {k} rows {start}..{end} out of the chunk's {}", data.len()));
         }
         let page = data.slice(start, end - start);
         let at = format!("{at} page {k} (rows {start}..{end})");
@@ -388,28 +326,17 @@ fn check_pages(
         }
     }
     if chunk_nulls.is_some_and(|n| n != null_sum) {
-        problems.push(format!(
-            "{at}: page null counts sum to {null_sum}, the chunk says {chunk_nulls:?}"
-        ));
+        problems.push(format!("{at}: page null counts sum to {null_sum}, the chunk says {chunk_nulls:?}"));
     }
     if oi.unencoded_byte_array_data_bytes().is_some() {
-        let chunk = metadata
-            .row_group(rg)
-            .column(col)
-            .unencoded_byte_array_data_bytes();
+        let chunk = metadata.row_group(rg).column(col).unencoded_byte_array_data_bytes();
         if chunk != Some(unencoded_sum) {
             problems.push(format!(
                 "{at}: page unencoded byte sizes sum to {unencoded_sum}, the chunk says {chunk:?}"
             ));
         }
     }
-    check_boundary_order(
-        at,
-        ci.get_boundary_order(),
-        mins.as_ref(),
-        maxes.as_ref(),
-        problems,
-    );
+    check_boundary_order(at, ci.get_boundary_order(), mins.as_ref(), maxes.as_ref(), problems);
 }
 
 fn byte_len_type(t: &DataType) -> bool {
@@ -425,11 +352,8 @@ fn byte_len_type(t: &DataType) -> bool {
 }
 
 /// Column chunks whose column index declares ASCENDING, DESCENDING, UNORDERED.
-pub static BOUNDARY_ORDERS: [AtomicUsize; 3] = [
-    AtomicUsize::new(0),
-    AtomicUsize::new(0),
-    AtomicUsize::new(0),
-];
+pub static BOUNDARY_ORDERS: [AtomicUsize; 3] =
+    [AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0)];
 
 /// A declared ASCENDING (DESCENDING) order must hold between the non-null pages' mins and
 /// maxes.
@@ -452,9 +376,7 @@ fn check_boundary_order(
         _ => return,
     };
     for (what, bounds) in [("min", mins), ("max", maxes)] {
-        let Ok(cmp) = make_comparator(bounds, bounds, SortOptions::default()) else {
-            return;
-        };
+        let Ok(cmp) = make_comparator(bounds, bounds, SortOptions::default()) else { return };
         let pages: Vec<usize> = (0..bounds.len()).filter(|&k| bounds.is_valid(k)).collect();
         if let Some(w) = pages.windows(2).find(|w| cmp(w[0], w[1]) == bad) {
             problems.push(format!(

@@ -41,21 +41,14 @@ impl InputFormat {
             "arrows" => InputFormat::IpcStream,
             "csv" => InputFormat::Csv,
             "jsonl" | "ndjson" => InputFormat::Json,
-            _ => {
-                return Err(format!(
-                    "{path}: unknown input format '.{ext}' (known: {KNOWN})"
-                ))
-            }
+            _ => return Err(format!("{path}: unknown input format '.{ext}' (known: {KNOWN})")),
         })
     }
 }
 
 /// A file's extension, lowercased ("" if none).
 pub(crate) fn extension(path: &str) -> String {
-    Path::new(path)
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default()
+    Path::new(path).extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default()
 }
 
 /// A reader that counts the bytes read through it.
@@ -67,13 +60,7 @@ struct Counting<R> {
 impl<R> Counting<R> {
     fn new(inner: R) -> (Self, Rc<Cell<u64>>) {
         let count = Rc::new(Cell::new(0));
-        (
-            Counting {
-                inner,
-                count: Rc::clone(&count),
-            },
-            count,
-        )
+        (Counting { inner, count: Rc::clone(&count) }, count)
     }
 }
 
@@ -96,12 +83,7 @@ fn open(path: &str) -> Result<File, String> {
 }
 
 /// Reads the whole input at `path` into `sink`: its schema, then every batch.
-pub(crate) fn read_all(
-    path: &str,
-    format: InputFormat,
-    opts: &Options,
-    sink: &mut dyn BatchSink,
-) -> Result<(), String> {
+pub(crate) fn read_all(path: &str, format: InputFormat, opts: &Options, sink: &mut dyn BatchSink) -> Result<(), String> {
     let at = |e: &dyn std::fmt::Display| format!("{path}: {e}");
     match format {
         InputFormat::Parquet => {
@@ -131,18 +113,11 @@ pub(crate) fn read_all(
             }
         }
         InputFormat::IpcStream => {
-            let source: Box<dyn Read> = if path == "-" {
-                Box::new(io::stdin().lock())
-            } else {
-                Box::new(open(path)?)
-            };
+            let source: Box<dyn Read> = if path == "-" { Box::new(io::stdin().lock()) } else { Box::new(open(path)?) };
             let (reader, count) = Counting::new(source);
             let what = if path == "-" { "stdin" } else { path };
-            let reader = arrow_ipc::reader::StreamReader::try_new(
-                BufReader::with_capacity(1 << 16, reader),
-                None,
-            )
-            .map_err(|e| format!("{what}: not a readable Arrow IPC stream: {e}"))?;
+            let reader = arrow_ipc::reader::StreamReader::try_new(BufReader::with_capacity(1 << 16, reader), None)
+                .map_err(|e| format!("{what}: not a readable Arrow IPC stream: {e}"))?;
             sink.start(reader.schema())?;
             for batch in reader {
                 sink.batch(batch.map_err(|e| format!("{what}: {e}"))?, count.get())?;
@@ -161,18 +136,12 @@ pub(crate) fn read_all(
                 .map_err(|e| at(&e))?;
             sink.start(reader.schema())?;
             for batch in reader {
-                sink.batch(
-                    batch.map_err(|e| at(&inferred(csv_line(e), opts)))?,
-                    count.get(),
-                )?;
+                sink.batch(batch.map_err(|e| at(&inferred(csv_line(e), opts)))?, count.get())?;
             }
         }
         InputFormat::Json => {
-            let (schema, _) = arrow_json::reader::infer_json_schema(
-                BufReader::new(open(path)?),
-                Some(opts.infer_rows),
-            )
-            .map_err(|e| at(&e))?;
+            let (schema, _) = arrow_json::reader::infer_json_schema(BufReader::new(open(path)?), Some(opts.infer_rows))
+                .map_err(|e| at(&e))?;
             let (reader, count) = Counting::new(open(path)?);
             let reader = arrow_json::ReaderBuilder::new(Arc::new(schema))
                 .with_batch_size(opts.batch_size)
@@ -193,22 +162,12 @@ pub(crate) fn read_all(
 /// row with the wrong number of fields by its line in the file (the header is line 1): this
 /// makes the first agree with the second, so every error names the line an editor shows.
 fn csv_line(e: ArrowError) -> ArrowError {
-    let ArrowError::ParseError(message) = e else {
-        return e;
-    };
+    let ArrowError::ParseError(message) = e else { return e };
     let fixed = message.find(" at line ").and_then(|at| {
         let start = at + " at line ".len();
-        let len = message[start..]
-            .bytes()
-            .take_while(u8::is_ascii_digit)
-            .count();
+        let len = message[start..].bytes().take_while(u8::is_ascii_digit).count();
         let line: usize = message[start..start + len].parse().ok()?;
-        Some(format!(
-            "{}{}{}",
-            &message[..start],
-            line + 1,
-            &message[start + len..]
-        ))
+        Some(format!("{}{}{}", &message[..start], line + 1, &message[start + len..]))
     });
     ArrowError::ParseError(fixed.unwrap_or(message))
 }
@@ -216,13 +175,11 @@ fn csv_line(e: ArrowError) -> ArrowError {
 /// A CSV or JSON reading error, with a hint when it may come from a type inferred too early.
 fn inferred(e: ArrowError, opts: &Options) -> String {
     match e {
-        ArrowError::ParseError(_) | ArrowError::JsonError(_) | ArrowError::SchemaError(_) => {
-            format!(
+        ArrowError::ParseError(_) | ArrowError::JsonError(_) | ArrowError::SchemaError(_) => format!(
             "{e} (column types are inferred from the first {} rows: raise --infer-rows if a later \
              row has another type or a new column)",
             opts.infer_rows
-        )
-        }
+        ),
         e => e.to_string(),
     }
 }

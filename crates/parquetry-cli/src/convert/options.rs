@@ -35,11 +35,7 @@ pub(crate) fn parse(args: &[String], help: &str) -> Result<Option<Options>, Stri
     let mut paths = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
-        let mut value = |name: &str| {
-            it.next()
-                .cloned()
-                .ok_or_else(|| format!("convert: {name} needs a value"))
-        };
+        let mut value = |name: &str| it.next().cloned().ok_or_else(|| format!("convert: {name} needs a value"));
         if a.starts_with("--") && is_parquet_option(a) && opts.parquet_only.is_none() {
             opts.parquet_only = Some(a.clone());
         }
@@ -62,21 +58,13 @@ pub(crate) fn parse(args: &[String], help: &str) -> Result<Option<Options>, Stri
                 opts.encodings.push(encoding_arg(&value("--encoding")?)?);
                 w
             }
-            "--row-group-size" => {
-                w.with_row_group_rows(count("--row-group-size", &value("--row-group-size")?)?)
-            }
+            "--row-group-size" => w.with_row_group_rows(count("--row-group-size", &value("--row-group-size")?)?),
             "--page-size" => w.with_data_page_size(bytes("--page-size", &value("--page-size")?)?),
-            "--data-page-version" => {
-                w.with_data_page_version(match value("--data-page-version")?.as_str() {
-                    "1" => DataPageVersion::V1,
-                    "2" => DataPageVersion::V2,
-                    other => {
-                        return Err(format!(
-                            "convert: --data-page-version '{other}' is not 1 or 2"
-                        ))
-                    }
-                })
-            }
+            "--data-page-version" => w.with_data_page_version(match value("--data-page-version")?.as_str() {
+                "1" => DataPageVersion::V1,
+                "2" => DataPageVersion::V2,
+                other => return Err(format!("convert: --data-page-version '{other}' is not 1 or 2")),
+            }),
             "--no-statistics" => w.with_statistics(StatisticsLevel::None),
             "--no-page-index" => w.with_page_index(false),
             "--batch-size" => {
@@ -91,9 +79,7 @@ pub(crate) fn parse(args: &[String], help: &str) -> Result<Option<Options>, Stri
                 paths.push(a.clone());
                 w
             }
-            s if s.starts_with('-') => {
-                return Err(format!("convert: unknown option '{s}'\n\n{help}"))
-            }
+            s if s.starts_with('-') => return Err(format!("convert: unknown option '{s}'\n\n{help}")),
             s => {
                 paths.push(s.to_owned());
                 w
@@ -102,14 +88,9 @@ pub(crate) fn parse(args: &[String], help: &str) -> Result<Option<Options>, Stri
     }
     match <[String; 2]>::try_from(paths) {
         Ok([input, output]) => (opts.input, opts.output) = (input, output),
-        Err(paths) if paths.len() < 2 => {
-            return Err(format!("convert: needs INPUT and OUTPUT\n\n{help}"))
-        }
+        Err(paths) if paths.len() < 2 => return Err(format!("convert: needs INPUT and OUTPUT\n\n{help}")),
         Err(paths) => {
-            return Err(format!(
-                "convert: unexpected argument '{}' (one INPUT and one OUTPUT only)",
-                paths[2]
-            ))
+            return Err(format!("convert: unexpected argument '{}' (one INPUT and one OUTPUT only)", paths[2]))
         }
     }
     Ok(Some(opts))
@@ -141,8 +122,7 @@ fn encoding_arg(value: &str) -> Result<(Option<String>, Encoding), String> {
         Some((c, e)) => (Some(c.to_owned()), e),
         None => (None, value),
     };
-    let encoding = parquetry::write::writable_encoding(name)
-        .map_err(|e| format!("convert: --encoding: {e}"))?;
+    let encoding = parquetry::write::writable_encoding(name).map_err(|e| format!("convert: --encoding: {e}"))?;
     Ok((column, encoding))
 }
 
@@ -163,13 +143,8 @@ mod tests {
     #[test]
     fn encodings_with_and_without_columns() {
         assert_eq!(encoding_arg("plain").unwrap(), (None, Encoding::PLAIN));
-        assert_eq!(
-            encoding_arg("a=b=Delta_Byte_Array").unwrap(),
-            (Some("a=b".into()), Encoding::DELTA_BYTE_ARRAY)
-        );
+        assert_eq!(encoding_arg("a=b=Delta_Byte_Array").unwrap(), (Some("a=b".into()), Encoding::DELTA_BYTE_ARRAY));
         assert!(encoding_arg("=PLAIN").is_err());
-        assert!(encoding_arg("x=BIT_PACKED")
-            .unwrap_err()
-            .contains("unknown encoding 'BIT_PACKED'"));
+        assert!(encoding_arg("x=BIT_PACKED").unwrap_err().contains("unknown encoding 'BIT_PACKED'"));
     }
 }

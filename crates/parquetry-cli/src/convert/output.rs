@@ -36,11 +36,7 @@ impl OutputFormat {
             "jsonl" | "ndjson" => OutputFormat::Json,
             "arrow" | "feather" | "ipc" => OutputFormat::IpcFile,
             "arrows" => OutputFormat::IpcStream,
-            _ => {
-                return Err(format!(
-                    "{path}: unknown output format '.{ext}' (known: {KNOWN})"
-                ))
-            }
+            _ => return Err(format!("{path}: unknown output format '.{ext}' (known: {KNOWN})")),
         })
     }
 
@@ -69,12 +65,7 @@ pub(crate) enum Sink {
 
 impl Sink {
     /// A writer of `format` for batches of `schema` into `file`.
-    pub fn new(
-        format: OutputFormat,
-        file: File,
-        schema: SchemaRef,
-        opts: &Options,
-    ) -> Result<Sink, String> {
+    pub fn new(format: OutputFormat, file: File, schema: SchemaRef, opts: &Options) -> Result<Sink, String> {
         let out = BufWriter::with_capacity(1 << 20, file);
         let at = |e: &dyn std::fmt::Display| format!("{}: {e}", opts.output);
         Ok(match format {
@@ -82,23 +73,17 @@ impl Sink {
                 let write = write_options(&schema, opts)?;
                 Sink::Parquet(ParquetWriter::try_new(out, schema, write).map_err(|e| at(&e))?)
             }
-            OutputFormat::Csv => {
-                Sink::Csv(arrow_csv::WriterBuilder::new().with_header(true).build(out))
-            }
+            OutputFormat::Csv => Sink::Csv(arrow_csv::WriterBuilder::new().with_header(true).build(out)),
             OutputFormat::Json => {
                 // Every key on every line (null where null), as pyarrow and pandas write it.
-                Sink::Json(
-                    arrow_json::WriterBuilder::new()
-                        .with_explicit_nulls(true)
-                        .build(out),
-                )
+                Sink::Json(arrow_json::WriterBuilder::new().with_explicit_nulls(true).build(out))
             }
-            OutputFormat::IpcFile => Sink::IpcFile(
-                arrow_ipc::writer::FileWriter::try_new(out, &schema).map_err(|e| at(&e))?,
-            ),
-            OutputFormat::IpcStream => Sink::IpcStream(
-                arrow_ipc::writer::StreamWriter::try_new(out, &schema).map_err(|e| at(&e))?,
-            ),
+            OutputFormat::IpcFile => {
+                Sink::IpcFile(arrow_ipc::writer::FileWriter::try_new(out, &schema).map_err(|e| at(&e))?)
+            }
+            OutputFormat::IpcStream => {
+                Sink::IpcStream(arrow_ipc::writer::StreamWriter::try_new(out, &schema).map_err(|e| at(&e))?)
+            }
         })
     }
 
@@ -135,11 +120,8 @@ impl Sink {
                 (w.into_inner().map_err(|e| e.to_string())?, None)
             }
         };
-        let file = out
-            .into_inner()
-            .map_err(|e| format!("flushing the file: {}", e.error()))?;
-        file.sync_all()
-            .map_err(|e| format!("syncing the file: {e}"))?;
+        let file = out.into_inner().map_err(|e| format!("flushing the file: {}", e.error()))?;
+        file.sync_all().map_err(|e| format!("syncing the file: {e}"))?;
         Ok(row_groups)
     }
 }
@@ -158,15 +140,13 @@ fn write_options(schema: &Schema, opts: &Options) -> Result<WriteOptions, String
                         names.join(", ")
                     ));
                 }
-                fits(schema, name, encoding)
-                    .map_err(|why| format!("convert: --encoding {name}={encoding}: {why}"))?;
+                fits(schema, name, encoding).map_err(|why| format!("convert: --encoding {name}={encoding}: {why}"))?;
                 write = write.with_column_encoding(name, encoding);
             }
             None if encoding == Encoding::RLE_DICTIONARY => write = write.with_dictionary(true),
             None => {
-                let (fit, misfit): (Vec<&str>, Vec<&str>) = names
-                    .iter()
-                    .partition(|name| fits(schema, name, encoding).is_ok());
+                let (fit, misfit): (Vec<&str>, Vec<&str>) =
+                    names.iter().partition(|name| fits(schema, name, encoding).is_ok());
                 if fit.is_empty() {
                     return Err(format!(
                         "convert: --encoding {encoding}: no column of the input can take it ({})",
@@ -194,9 +174,7 @@ fn fits(schema: &Schema, name: &str, encoding: Encoding) -> Result<(), String> {
     let field = schema.field_with_name(name).map_err(|e| e.to_string())?;
     let one = Arc::new(Schema::new(vec![field.clone()]));
     let options = WriteOptions::default().with_column_encoding(name, encoding);
-    ParquetWriter::try_new(io::sink(), one, options)
-        .map(drop)
-        .map_err(|e| e.to_string())
+    ParquetWriter::try_new(io::sink(), one, options).map(drop).map_err(|e| e.to_string())
 }
 
 fn describe(schema: &Schema, names: &[&str]) -> String {
@@ -222,14 +200,10 @@ impl Progress {
     pub fn new(show: bool, total: Option<u64>) -> Progress {
         let bar = show.then(|| {
             let (bar, template) = match total {
-                Some(n) => (
-                    ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::stderr()),
-                    "{spinner} {elapsed} [{wide_bar}] {bytes}/{total_bytes} read, {msg}",
-                ),
-                None => (
-                    ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()),
-                    "{spinner} {elapsed} {bytes} read, {msg}",
-                ),
+                Some(n) => (ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::stderr()),
+                    "{spinner} {elapsed} [{wide_bar}] {bytes}/{total_bytes} read, {msg}"),
+                None => (ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()),
+                    "{spinner} {elapsed} {bytes} read, {msg}"),
             };
             if let Ok(style) = ProgressStyle::with_template(template) {
                 bar.set_style(style.progress_chars("=> "));
@@ -237,11 +211,7 @@ impl Progress {
             bar.set_message("0 rows written");
             bar
         });
-        Progress {
-            bar,
-            total,
-            bytes_read: 0,
-        }
+        Progress { bar, total, bytes_read: 0 }
     }
 
     /// After each batch.
@@ -277,35 +247,20 @@ impl Drop for Progress {
 /// The batch with each list, map and struct column turned into compact JSON text (as `cat
 /// --csv` prints them), since CSV cells hold no nested values.
 fn nested_as_json_text(batch: &RecordBatch) -> Result<RecordBatch, String> {
-    if !batch
-        .schema()
-        .fields()
-        .iter()
-        .any(|f| f.data_type().is_nested())
-    {
+    if !batch.schema().fields().iter().any(|f| f.data_type().is_nested()) {
         return Ok(batch.clone());
     }
     let mut fields = Vec::with_capacity(batch.num_columns());
     let mut columns = Vec::with_capacity(batch.num_columns());
     for (field, column) in batch.schema().fields().iter().zip(batch.columns()) {
         if field.data_type().is_nested() {
-            let text: arrow_array::StringArray = (0..column.len())
-                .map(|row| crate::display::text(column, row))
-                .collect();
-            fields.push(arrow_schema::Field::new(
-                field.name(),
-                arrow_schema::DataType::Utf8,
-                true,
-            ));
+            let text: arrow_array::StringArray = (0..column.len()).map(|row| crate::display::text(column, row)).collect();
+            fields.push(arrow_schema::Field::new(field.name(), arrow_schema::DataType::Utf8, true));
             columns.push(std::sync::Arc::new(text) as arrow_array::ArrayRef);
         } else {
             fields.push(field.as_ref().clone());
             columns.push(column.clone());
         }
     }
-    RecordBatch::try_new(
-        std::sync::Arc::new(arrow_schema::Schema::new(fields)),
-        columns,
-    )
-    .map_err(|e| e.to_string())
+    RecordBatch::try_new(std::sync::Arc::new(arrow_schema::Schema::new(fields)), columns).map_err(|e| e.to_string())
 }

@@ -14,8 +14,7 @@ pub struct TempDir(pub PathBuf);
 impl TempDir {
     /// `parquetry-{tag}-{name}-{pid}`, emptied first.
     pub fn new(tag: &str, name: &str) -> TempDir {
-        let dir =
-            std::env::temp_dir().join(format!("parquetry-{tag}-{name}-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("parquetry-{tag}-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         TempDir(dir)

@@ -101,17 +101,13 @@ fn decompress_hadoop(input: &[u8], expected_len: usize, out: &mut Vec<u8>) -> Re
                 break;
             }
             if n == 0 {
-                return Err(Error::corrupt(format!(
-                    "empty chunk with {room} block bytes left"
-                )));
+                return Err(Error::corrupt(format!("empty chunk with {room} block bytes left")));
             }
         }
     }
     let done = out.len() - start;
     if done != expected_len {
-        return Err(Error::corrupt(format!(
-            "blocks hold {done} bytes, not {expected_len}"
-        )));
+        return Err(Error::corrupt(format!("blocks hold {done} bytes, not {expected_len}")));
     }
     Ok(())
 }
@@ -136,9 +132,7 @@ fn decompress_frame(input: &[u8], expected_len: usize, out: &mut Vec<u8>) -> Res
     let mut extra = [0u8; 1];
     match decoder.read(&mut extra) {
         Ok(0) => Ok(()),
-        Ok(_) => Err(Error::corrupt(format!(
-            "frame holds more than {expected_len} bytes"
-        ))),
+        Ok(_) => Err(Error::corrupt(format!("frame holds more than {expected_len} bytes"))),
         Err(e) => Err(Error::corrupt(format!("after {expected_len} bytes: {e}"))),
     }
 }

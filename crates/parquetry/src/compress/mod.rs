@@ -163,13 +163,9 @@ impl Decompressor {
     ) -> Result<()> {
         let dctx = match &mut self.zstd {
             Some(d) => d,
-            None => self
-                .zstd
-                .insert(zstd_safe::DCtx::try_create().ok_or_else(|| {
-                    Error::unsupported(
-                        "ZSTD: cannot create a decompression context (out of memory)",
-                    )
-                })?),
+            None => self.zstd.insert(zstd_safe::DCtx::try_create().ok_or_else(|| {
+                Error::unsupported("ZSTD: cannot create a decompression context (out of memory)")
+            })?),
         };
         let start = out.len();
         // The cursor makes zstd write at `out[start..]`, into the spare capacity (never zeroed),
@@ -199,9 +195,7 @@ impl Decompressor {
         out: &mut Vec<u8>,
     ) -> Result<()> {
         use flate2::{FlushDecompress, Status};
-        let inflate = self
-            .gzip
-            .get_or_insert_with(|| flate2::Decompress::new_gzip(15));
+        let inflate = self.gzip.get_or_insert_with(|| flate2::Decompress::new_gzip(15));
         let start = out.len();
         let too_long = || {
             Error::corrupt(format!(
@@ -219,9 +213,8 @@ impl Decompressor {
             inflate.reset(true);
             loop {
                 let (in_before, len_before) = (inflate.total_in(), out.len());
-                let status = inflate
-                    .decompress_vec(rest, out, FlushDecompress::Finish)
-                    .map_err(|e| {
+                let status =
+                    inflate.decompress_vec(rest, out, FlushDecompress::Finish).map_err(|e| {
                         Error::corrupt(format!(
                             "GZIP: cannot decompress {} bytes into {expected_len}: {e}",
                             input.len()
@@ -449,14 +442,10 @@ impl Compressor {
                 if self.snappy.len() < bound {
                     self.snappy.resize(bound, 0);
                 }
-                let encoder = self
-                    .snappy_encoder
-                    .get_or_insert_with(|| Box::new(snap::raw::Encoder::new()));
-                let n = encoder
-                    .compress(input, &mut self.snappy[..bound])
-                    .map_err(|e| {
-                        Error::invalid_argument(format!("SNAPPY: cannot compress: {e}"))
-                    })?;
+                let encoder = self.snappy_encoder.get_or_insert_with(|| Box::new(snap::raw::Encoder::new()));
+                let n = encoder.compress(input, &mut self.snappy[..bound]).map_err(|e| {
+                    Error::invalid_argument(format!("SNAPPY: cannot compress: {e}"))
+                })?;
                 out.extend_from_slice(&self.snappy[..n]);
                 Ok(())
             }
@@ -498,8 +487,7 @@ impl Compressor {
         cursor.set_position(start as u64);
         // compress2 uses the context's parameters and writes the content size in the frame
         // header, so readers can check it. The bound reserved above always suffices.
-        cctx.compress2(&mut cursor, input)
-            .map_err(|c| err("cannot compress", c))?;
+        cctx.compress2(&mut cursor, input).map_err(|c| err("cannot compress", c))?;
         Ok(())
     }
 }
@@ -518,9 +506,7 @@ pub(crate) fn lz4_raw_compress(input: &[u8], out: &mut Vec<u8>) {
 fn compress_gzip(level: i32, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
     use flate2::{Compression, FlushCompress, Status};
     if !(0..=9).contains(&level) {
-        return Err(Error::invalid_argument(format!(
-            "GZIP: level {level} is not in 0..=9"
-        )));
+        return Err(Error::invalid_argument(format!("GZIP: level {level} is not in 0..=9")));
     }
     let mut deflate = flate2::Compress::new_gzip(Compression::new(level as u32), 15);
     // zlib's compressBound plus the gzip header and trailer (18 bytes instead of zlib's 6).
@@ -529,11 +515,9 @@ fn compress_gzip(level: i32, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
     let mut rest = input;
     loop {
         let before = deflate.total_in();
-        let status = deflate
-            .compress_vec(rest, out, FlushCompress::Finish)
-            .map_err(|e| {
-                Error::invalid_argument(format!("GZIP: cannot compress {n} bytes: {e}"))
-            })?;
+        let status = deflate.compress_vec(rest, out, FlushCompress::Finish).map_err(|e| {
+            Error::invalid_argument(format!("GZIP: cannot compress {n} bytes: {e}"))
+        })?;
         rest = &rest[(deflate.total_in() - before) as usize..];
         if status == Status::StreamEnd {
             return Ok(());
@@ -554,9 +538,7 @@ fn compress_brotli(_level: i32, input: &[u8], _out: &mut Vec<u8>) -> Result<()> 
 #[cfg(feature = "brotli-compress")]
 fn compress_brotli(level: i32, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
     if !(0..=11).contains(&level) {
-        return Err(Error::invalid_argument(format!(
-            "BROTLI: quality {level} is not in 0..=11"
-        )));
+        return Err(Error::invalid_argument(format!("BROTLI: quality {level} is not in 0..=11")));
     }
     let params = brotli::enc::BrotliEncoderParams {
         quality: level,
@@ -567,10 +549,7 @@ fn compress_brotli(level: i32, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
     out.reserve_exact(brotli::enc::BrotliEncoderMaxCompressedSize(input.len()));
     let mut reader = input;
     brotli::BrotliCompress(&mut reader, out, &params).map_err(|e| {
-        Error::invalid_argument(format!(
-            "BROTLI: cannot compress {} bytes: {e}",
-            input.len()
-        ))
+        Error::invalid_argument(format!("BROTLI: cannot compress {} bytes: {e}", input.len()))
     })?;
     Ok(())
 }

@@ -86,9 +86,7 @@ pub(crate) fn decompress_into(input: &[u8], expected_len: usize, out: &mut Vec<u
         )));
     }
     out.try_reserve_exact(expected_len).map_err(|_| {
-        Error::corrupt(format!(
-            "SNAPPY: cannot allocate {expected_len} bytes for a page"
-        ))
+        Error::corrupt(format!("SNAPPY: cannot allocate {expected_len} bytes for a page"))
     })?;
     let start = out.len();
     let spare = out.spare_capacity_mut();
@@ -96,13 +94,7 @@ pub(crate) fn decompress_into(input: &[u8], expected_len: usize, out: &mut Vec<u
     // else references while `decode` runs, and nothing in it is initialised as far as `decode`
     // assumes (it reads only bytes it wrote).
     unsafe {
-        decode(
-            input,
-            header_len,
-            spare.as_mut_ptr().cast::<u8>(),
-            expected_len,
-            spare.len(),
-        )
+        decode(input, header_len, spare.as_mut_ptr().cast::<u8>(), expected_len, spare.len())
     }?;
     // SAFETY: `decode` returned Ok, so it wrote all of `out[start..start + expected_len]`, which
     // is within the capacity reserved above.
@@ -156,10 +148,7 @@ unsafe fn decode(input: &[u8], mut ip: usize, dst: *mut u8, len: usize, cap: usi
             while ip < ip_limit && op < op_limit {
                 // SAFETY: `ip + FAST_IN <= in_len`, so the tag and four more bytes are in bounds.
                 let (tag, operand) = unsafe {
-                    (
-                        *inp.add(ip),
-                        u32::from_le(inp.add(ip + 1).cast::<u32>().read_unaligned()),
-                    )
+                    (*inp.add(ip), u32::from_le(inp.add(ip + 1).cast::<u32>().read_unaligned()))
                 };
                 let tag = usize::from(tag);
                 if tag & 3 == 0 {
@@ -274,11 +263,7 @@ unsafe fn element(
         op += n;
     } else {
         let (n, offset, size) = match tag & 3 {
-            1 => (
-                4 + ((tag >> 2) & 7),
-                ((tag >> 5) << 8) | (next & 0xff) as usize,
-                1,
-            ),
+            1 => (4 + ((tag >> 2) & 7), ((tag >> 5) << 8) | (next & 0xff) as usize, 1),
             2 => ((tag >> 2) + 1, (next & 0xffff) as usize, 2),
             _ => ((tag >> 2) + 1, next as usize, 4),
         };
@@ -384,9 +369,7 @@ unsafe fn copy_wild(to: *mut u8, offset: usize, n: usize) {
 unsafe fn repeat(to: *mut u8, offset: usize, start: usize, n: usize) {
     // SAFETY: the caller's contract.
     let last = u128::from_le_bytes(unsafe { to.sub(16).cast::<[u8; 16]>().read_unaligned() });
-    let pattern = (last >> (8 * (16 - offset)))
-        .wrapping_mul(REPEAT[offset])
-        .to_le_bytes();
+    let pattern = (last >> (8 * (16 - offset))).wrapping_mul(REPEAT[offset]).to_le_bytes();
     let stride = STRIDE[offset];
     let mut i = start;
     while i < n {
@@ -425,11 +408,7 @@ fn overrun(what: &str, at: usize, n: usize, op: usize, len: usize) -> Error {
 /// The error for a copy whose offset is zero or reaches before the start of the output.
 #[cold]
 fn bad_offset(at: usize, offset: usize, op: usize) -> Error {
-    let why = if offset == 0 {
-        "is 0"
-    } else {
-        "reaches before the start of the output"
-    };
+    let why = if offset == 0 { "is 0" } else { "reaches before the start of the output" };
     Error::corrupt(format!(
         "SNAPPY: copy at compressed byte {at} has offset {offset}, which {why} \
          ({op} bytes are decompressed before it)"

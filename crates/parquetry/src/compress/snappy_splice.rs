@@ -40,8 +40,7 @@ pub(crate) fn block_elements(block: &[u8], block_len: usize) -> Result<usize> {
 /// 0, the tag of a literal of `literal` bytes (the caller appends its bytes). Fails past the
 /// format's 32-bit length.
 pub(crate) fn push_head(total: usize, literal: usize, head: &mut Vec<u8>) -> Result<()> {
-    let total =
-        u32::try_from(total).map_err(|_| Error::invalid_argument("SNAPPY: a block over 4 GiB"))?;
+    let total = u32::try_from(total).map_err(|_| Error::invalid_argument("SNAPPY: a block over 4 GiB"))?;
     let mut v = total;
     while v >= 0x80 {
         head.push(v as u8 | 0x80);
@@ -107,27 +106,16 @@ fn next_element<'a>(body: &'a [u8], at: &mut usize) -> Result<Element<'a>> {
         0 => {
             let n = (tag >> 2) as usize;
             let len = if n < 60 { n + 1 } else { field(n - 59)? + 1 };
-            let bytes = body
-                .get(*at + 1..(*at + 1).checked_add(len).ok_or_else(bad)?)
-                .ok_or_else(bad)?;
+            let bytes = body.get(*at + 1..(*at + 1).checked_add(len).ok_or_else(bad)?).ok_or_else(bad)?;
             *at += len;
             Element::Literal(bytes)
         }
         1 => {
             let low = field(1)?;
-            Element::Copy {
-                offset: ((tag as usize >> 5) << 8) | low,
-                len: 4 + ((tag as usize >> 2) & 7),
-            }
+            Element::Copy { offset: ((tag as usize >> 5) << 8) | low, len: 4 + ((tag as usize >> 2) & 7) }
         }
-        2 => Element::Copy {
-            offset: field(2)?,
-            len: (tag as usize >> 2) + 1,
-        },
-        _ => Element::Copy {
-            offset: field(4)?,
-            len: (tag as usize >> 2) + 1,
-        },
+        2 => Element::Copy { offset: field(2)?, len: (tag as usize >> 2) + 1 },
+        _ => Element::Copy { offset: field(4)?, len: (tag as usize >> 2) + 1 },
     };
     *at += 1;
     Ok(element)
@@ -150,22 +138,12 @@ pub(crate) fn splice_inserts(
     inserts: &[(usize, &[u8])],
     out: &mut Vec<u8>,
 ) -> Result<()> {
-    if inserts.windows(2).any(|w| w[0].0 > w[1].0)
-        || inserts.last().is_some_and(|i| i.0 > block_len)
-    {
-        return Err(Error::invalid_argument(
-            "SNAPPY: insertions out of order or past the block",
-        ));
+    if inserts.windows(2).any(|w| w[0].0 > w[1].0) || inserts.last().is_some_and(|i| i.0 > block_len) {
+        return Err(Error::invalid_argument("SNAPPY: insertions out of order or past the block"));
     }
     let body = &block[block_elements(block, block_len)?..];
     // ends[k]: bytes inserted at positions up to inserts[k].0, inclusive.
-    let ends: Vec<usize> = inserts
-        .iter()
-        .scan(0, |sum, i| {
-            *sum += i.1.len();
-            Some(*sum)
-        })
-        .collect();
+    let ends: Vec<usize> = inserts.iter().scan(0, |sum, i| { *sum += i.1.len(); Some(*sum) }).collect();
     let inserted = ends.last().copied().unwrap_or(0);
     push_head(prefix.len() + block_len + inserted, prefix.len(), out)?;
     out.extend_from_slice(prefix);
@@ -188,21 +166,14 @@ pub(crate) fn splice_inserts(
             Element::Literal(b) => (b.len(), None),
             Element::Copy { offset, len } => {
                 if *offset == 0 || *offset > pos {
-                    return Err(Error::corrupt(format!(
-                        "SNAPPY: a copy from {offset} bytes back at byte {pos}"
-                    )));
+                    return Err(Error::corrupt(format!("SNAPPY: a copy from {offset} bytes back at byte {pos}")));
                 }
                 (*len, Some(*offset))
             }
         };
-        let end = pos
-            .checked_add(len)
-            .filter(|&e| e <= block_len)
-            .ok_or_else(|| {
-                Error::corrupt(format!(
-                    "SNAPPY: the block decompresses past its {block_len} bytes"
-                ))
-            })?;
+        let end = pos.checked_add(len).filter(|&e| e <= block_len).ok_or_else(|| {
+            Error::corrupt(format!("SNAPPY: the block decompresses past its {block_len} bytes"))
+        })?;
         let before_next = inserts.get(next).is_none_or(|i| i.0 >= end);
         let reads_after_last = match (offset, last) {
             (Some(o), Some(l)) => pos - o >= l,
@@ -217,10 +188,7 @@ pub(crate) fn splice_inserts(
         cuts.clear();
         let inside = |lo: usize, hi: usize| {
             let first = inserts.partition_point(|i| i.0 <= lo);
-            inserts[first..]
-                .iter()
-                .map(|i| i.0)
-                .take_while(move |&p| p < hi)
+            inserts[first..].iter().map(|i| i.0).take_while(move |&p| p < hi)
         };
         cuts.extend(inside(pos, end));
         if let Some(o) = offset {
@@ -247,12 +215,8 @@ pub(crate) fn splice_inserts(
     }
     out.extend_from_slice(&body[verbatim..]);
     if pos != block_len {
-        return Err(Error::corrupt(format!(
-            "SNAPPY: the block decompresses to {pos} bytes, not {block_len}"
-        )));
+        return Err(Error::corrupt(format!("SNAPPY: the block decompresses to {pos} bytes, not {block_len}")));
     }
-    inserts[next..]
-        .iter()
-        .for_each(|(_, bytes)| push_literal(bytes, out));
+    inserts[next..].iter().for_each(|(_, bytes)| push_literal(bytes, out));
     Ok(())
 }

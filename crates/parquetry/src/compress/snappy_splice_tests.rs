@@ -7,12 +7,7 @@ use crate::compress::snappy::tests::{random_bytes, text_bytes};
 use crate::error::ErrorKind;
 
 /// `prefix` then `block`'s content as one block, made from `block`'s elements.
-fn prepend_literal(
-    prefix: &[u8],
-    block: &[u8],
-    block_len: usize,
-    out: &mut Vec<u8>,
-) -> crate::error::Result<()> {
+fn prepend_literal(prefix: &[u8], block: &[u8], block_len: usize, out: &mut Vec<u8>) -> crate::error::Result<()> {
     let skip = block_elements(block, block_len)?;
     push_head(prefix.len() + block_len, prefix.len(), out)?;
     out.extend_from_slice(prefix);
@@ -65,41 +60,20 @@ fn inserted_bytes_land_where_they_were_put() {
             for round in 0..6 {
                 seed += 1;
                 let r = random_bytes(count * 16 + 16, seed);
-                let mut positions: Vec<usize> = r
-                    .chunks_exact(8)
-                    .take(count)
-                    .map(|c| {
-                        (u64::from_le_bytes(c.try_into().unwrap()) % (content.len() as u64 + 1))
-                            as usize
-                    })
-                    .collect();
+                let mut positions: Vec<usize> = r.chunks_exact(8).take(count)
+                    .map(|c| (u64::from_le_bytes(c.try_into().unwrap()) % (content.len() as u64 + 1)) as usize).collect();
                 // The ends, and two insertions at one position.
-                if round == 1 {
-                    positions.extend([0, content.len()]);
-                }
-                if round == 2 && count > 0 {
-                    positions.push(positions[0]);
-                }
+                if round == 1 { positions.extend([0, content.len()]); }
+                if round == 2 && count > 0 { positions.push(positions[0]); }
                 positions.sort_unstable();
-                let payloads: Vec<Vec<u8>> = positions
-                    .iter()
-                    .enumerate()
-                    .map(|(k, _)| random_bytes(k % 70 + (round % 2), seed + k as u64))
-                    .collect();
-                let inserts: Vec<(usize, &[u8])> = positions
-                    .iter()
-                    .zip(&payloads)
-                    .map(|(&p, b)| (p, b.as_slice()))
-                    .collect();
+                let payloads: Vec<Vec<u8>> = positions.iter().enumerate()
+                    .map(|(k, _)| random_bytes(k % 70 + (round % 2), seed + k as u64)).collect();
+                let inserts: Vec<(usize, &[u8])> = positions.iter().zip(&payloads).map(|(&p, b)| (p, b.as_slice())).collect();
                 let prefix = random_bytes(round * 13, seed);
                 let mut out = Vec::new();
                 splice_inserts(&block, content.len(), &prefix, &inserts, &mut out).unwrap();
                 let want = expected(&prefix, &content, &inserts);
-                assert_eq!(
-                    both_decode(&out, want.len()),
-                    want,
-                    "{count} insertions, round {round}"
-                );
+                assert_eq!(both_decode(&out, want.len()), want, "{count} insertions, round {round}");
             }
         }
     }
@@ -140,11 +114,7 @@ fn prepended_literal_decompresses_to_prefix_then_block() {
             prepend_literal(&prefix, &block, len, &mut out).unwrap();
             let want: Vec<u8> = prefix.iter().chain(content).copied().collect();
             // Read by `snap` (an independent decoder) and by ours.
-            assert_eq!(
-                snap::raw::Decoder::new().decompress_vec(&out).unwrap(),
-                want,
-                "len {len} prefix {plen}"
-            );
+            assert_eq!(snap::raw::Decoder::new().decompress_vec(&out).unwrap(), want, "len {len} prefix {plen}");
             let mut ours = Vec::new();
             decompress_into(&out, want.len(), &mut ours).unwrap();
             assert_eq!(ours, want);
@@ -154,9 +124,7 @@ fn prepended_literal_decompresses_to_prefix_then_block() {
 
 #[test]
 fn prepend_refuses_a_block_of_another_length() {
-    let block = snap::raw::Encoder::new()
-        .compress_vec(b"hello hello hello")
-        .unwrap();
+    let block = snap::raw::Encoder::new().compress_vec(b"hello hello hello").unwrap();
     let err = prepend_literal(b"ab", &block, 16, &mut Vec::new()).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Corrupt, "{err}");
     assert!(prepend_literal(b"ab", &[0xff, 0xff], 16, &mut Vec::new()).is_err());
@@ -165,26 +133,15 @@ fn prepend_refuses_a_block_of_another_length() {
 #[test]
 fn blocks_spliced_back_to_back_decompress_to_their_contents_in_order() {
     let text = text_bytes(200_000, 11);
-    let parts: Vec<&[u8]> = vec![
-        &text[..70_000],
-        &text[70_000..70_001],
-        &text[70_001..150_000],
-        &text[150_000..],
-    ];
-    let blocks: Vec<Vec<u8>> = parts
-        .iter()
-        .map(|p| snap::raw::Encoder::new().compress_vec(p).unwrap())
-        .collect();
+    let parts: Vec<&[u8]> = vec![&text[..70_000], &text[70_000..70_001], &text[70_001..150_000], &text[150_000..]];
+    let blocks: Vec<Vec<u8>> = parts.iter().map(|p| snap::raw::Encoder::new().compress_vec(p).unwrap()).collect();
     let mut out = Vec::new();
     push_head(text.len(), 0, &mut out).unwrap();
     for (block, part) in blocks.iter().zip(&parts) {
         let skip = block_elements(block, part.len()).unwrap();
         out.extend_from_slice(&block[skip..]);
     }
-    assert_eq!(
-        snap::raw::Decoder::new().decompress_vec(&out).unwrap(),
-        text
-    );
+    assert_eq!(snap::raw::Decoder::new().decompress_vec(&out).unwrap(), text);
     let mut ours = Vec::new();
     decompress_into(&out, text.len(), &mut ours).unwrap();
     assert_eq!(ours, text);

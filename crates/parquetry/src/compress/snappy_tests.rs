@@ -21,19 +21,11 @@ pub(in crate::compress) fn random_bytes(n: usize, mut seed: u64) -> Vec<u8> {
 pub(in crate::compress) fn text_bytes(n: usize, seed: u64) -> Vec<u8> {
     let mut v = Vec::with_capacity(n + 80);
     let r = random_bytes(8 * (n / 20 + 1), seed);
-    for x in r
-        .chunks_exact(8)
-        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
-    {
+    for x in r.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())) {
         if v.len() >= n {
             break;
         }
-        let line = format!(
-            "https://www.example{}.com/item/{}?q={};",
-            x % 50,
-            x % 100_000,
-            x % 7
-        );
+        let line = format!("https://www.example{}.com/item/{}?q={};", x % 50, x % 100_000, x % 7);
         v.extend_from_slice(line.as_bytes());
     }
     v.truncate(n);
@@ -60,10 +52,7 @@ fn snap_compress(input: &[u8]) -> Vec<u8> {
 /// What `snap` makes of `stream` when `expected_len` bytes are expected, as `Some` if it
 /// decodes to exactly that many bytes.
 fn snap_decode(stream: &[u8], expected_len: usize) -> Option<Vec<u8>> {
-    snap::raw::Decoder::new()
-        .decompress_vec(stream)
-        .ok()
-        .filter(|v| v.len() == expected_len)
+    snap::raw::Decoder::new().decompress_vec(stream).ok().filter(|v| v.len() == expected_len)
 }
 
 /// Runs our decoder twice, into a fresh vector (no spare room past the page: exact tail paths)
@@ -74,11 +63,7 @@ fn decode(stream: &[u8], expected_len: usize) -> Result<Vec<u8>, String> {
     let mut fresh = Vec::new();
     let a = decompress_into(stream, expected_len, &mut fresh);
     // An over-long claim fails before allocating; anything else gets exactly the page.
-    assert!(
-        fresh.capacity() <= expected_len,
-        "capacity {} > {expected_len}",
-        fresh.capacity()
-    );
+    assert!(fresh.capacity() <= expected_len, "capacity {} > {expected_len}", fresh.capacity());
     // Spare capacity full of stale bytes: reading a byte before writing it would show.
     let mut roomy = vec![0xa5; expected_len.min(1 << 24) + 3 + 2 * WILD];
     roomy.truncate(0);
@@ -95,10 +80,7 @@ fn decode(stream: &[u8], expected_len: usize) -> Result<Vec<u8>, String> {
             assert_eq!(a.message(), b.message());
             assert_eq!(a.kind(), ErrorKind::Corrupt);
             assert!(a.message().starts_with("SNAPPY: "), "{}", a.message());
-            assert!(
-                fresh.is_empty() && roomy.len() == 3,
-                "length changed on error"
-            );
+            assert!(fresh.is_empty() && roomy.len() == 3, "length changed on error");
             Err(a.message().to_string())
         }
         (a, b) => panic!("fresh {a:?} but roomy {b:?}"),
@@ -109,12 +91,7 @@ fn decode(stream: &[u8], expected_len: usize) -> Result<Vec<u8>, String> {
 fn agrees_with_snap(stream: &[u8], expected_len: usize) -> bool {
     let ours = decode(stream, expected_len).ok();
     let theirs = snap_decode(stream, expected_len);
-    assert!(
-        ours == theirs,
-        "ours ok={} snap ok={}",
-        ours.is_some(),
-        theirs.is_some()
-    );
+    assert!(ours == theirs, "ours ok={} snap ok={}", ours.is_some(), theirs.is_some());
     ours.is_some()
 }
 
@@ -135,8 +112,7 @@ impl Builder {
             self.body.push((n as u8) << 2);
         } else {
             self.body.push(((59 + extra) as u8) << 2);
-            self.body
-                .extend_from_slice(&(n as u32).to_le_bytes()[..extra]);
+            self.body.extend_from_slice(&(n as u32).to_le_bytes()[..extra]);
         }
         self.body.extend_from_slice(data);
         self.out.extend_from_slice(data);
@@ -148,8 +124,7 @@ impl Builder {
         match size {
             1 => {
                 assert!((4..=11).contains(&len) && offset < 2048);
-                self.body
-                    .push(1 | ((len - 4) << 2) as u8 | ((offset >> 8) << 5) as u8);
+                self.body.push(1 | ((len - 4) << 2) as u8 | ((offset >> 8) << 5) as u8);
                 self.body.push(offset as u8);
             }
             2 => {
@@ -162,11 +137,7 @@ impl Builder {
             }
         }
         for _ in 0..len {
-            let b = self
-                .out
-                .get(self.out.len().wrapping_sub(offset))
-                .copied()
-                .unwrap_or(0);
+            let b = self.out.get(self.out.len().wrapping_sub(offset)).copied().unwrap_or(0);
             self.out.push(b);
         }
         self
@@ -195,10 +166,7 @@ impl Builder {
         let s = self.stream();
         let ours = decode(&s, self.out.len()).unwrap_or_else(|e| panic!("{e}"));
         assert!(ours == self.out, "wrong output");
-        assert!(
-            snap_decode(&s, self.out.len()).as_deref() == Some(&self.out[..]),
-            "snap differs"
-        );
+        assert!(snap_decode(&s, self.out.len()).as_deref() == Some(&self.out[..]), "snap differs");
     }
 }
 
@@ -241,17 +209,12 @@ fn every_tag_kind_and_literal_form() {
     for extra in 1..=4 {
         b.literal(&data[..61], extra).literal(&data[..1], extra);
     }
-    b.literal(&data[..256], 1)
-        .literal(&data[..257], 2)
-        .literal(&data[..65_537], 3);
+    b.literal(&data[..256], 1).literal(&data[..257], 2).literal(&data[..65_537], 3);
     for len in 4..=11 {
         b.copy(1, 1, len).copy(1, 2047, len).copy(1, 300, len);
     }
     for len in 1..=64 {
-        b.copy(2, len, len)
-            .copy(2, 65_535, len)
-            .copy(4, 65_536, len)
-            .copy(4, 66_000, len);
+        b.copy(2, len, len).copy(2, 65_535, len).copy(4, 65_536, len).copy(4, 66_000, len);
     }
     b.check();
 }
@@ -277,12 +240,8 @@ fn overlapping_copies_at_both_ends_of_the_output() {
     for offset in 1..=70 {
         for len in [1, 4, 11, 15, 16, 17, 31, 32, 33, 48, 63, 64] {
             let mut b = Builder::default();
-            b.literal(&data[..100], 1)
-                .copy(2, offset, len)
-                .copy(1, offset.min(2047), 5);
-            b.literal(&data[..3], 0)
-                .copy(4, offset, len)
-                .literal(&data[..WILD + 5], 1);
+            b.literal(&data[..100], 1).copy(2, offset, len).copy(1, offset.min(2047), 5);
+            b.literal(&data[..3], 0).copy(4, offset, len).literal(&data[..WILD + 5], 1);
             b.check();
         }
     }
@@ -305,11 +264,7 @@ fn random_valid_streams_match_the_model_and_snap() {
         b.literal(&data[..1 + below(20)], 0);
         for _ in 0..below(40) {
             let op = b.out.len();
-            let offset = if below(2) == 0 {
-                1 + below(op.min(20))
-            } else {
-                1 + below(op)
-            };
+            let offset = if below(2) == 0 { 1 + below(op.min(20)) } else { 1 + below(op) };
             match below(6) {
                 0 => b.literal(&data[..1 + below(60)], 0),
                 1 => b.literal(&data[..1 + below(256)], 1 + below(4)),
@@ -387,10 +342,7 @@ fn bad_headers_offsets_and_lengths_are_errors() {
             match r {
                 Ok(v) => assert!(ok && v == b.out),
                 Err(e) => {
-                    assert!(
-                        !ok && e.contains("offset") && e.contains("compressed byte"),
-                        "{e}"
-                    )
+                    assert!(!ok && e.contains("offset") && e.contains("compressed byte"), "{e}")
                 }
             }
         }
@@ -406,18 +358,13 @@ fn bad_headers_offsets_and_lengths_are_errors() {
     assert!(decode(&s, 100).unwrap_err().contains("ends inside"));
     // Four-byte lengths and offsets up to u32::MAX.
     assert!(decode(&[2, 0xfc, 0xff, 0xff, 0xff, 0xff, 0], 2).is_err());
-    assert!(decode(&[2, 0, b'a', 0x0f, 0xff, 0xff, 0xff, 0xff], 2)
-        .unwrap_err()
-        .contains("offset"));
+    assert!(decode(&[2, 0, b'a', 0x0f, 0xff, 0xff, 0xff, 0xff], 2).unwrap_err().contains("offset"));
 }
 
 #[test]
 fn truncation_at_every_byte_is_an_error() {
     let mut b = Builder::default();
-    b.literal(b"x", 0)
-        .copy(2, 1, 64)
-        .literal(&random_bytes(300, 1), 2)
-        .copy(1, 100, 9);
+    b.literal(b"x", 0).copy(2, 1, 64).literal(&random_bytes(300, 1), 2).copy(1, 100, 9);
     b.copy(4, 301, 30).literal(b"end", 3);
     let streams = [
         b.stream(),
@@ -429,11 +376,7 @@ fn truncation_at_every_byte_is_an_error() {
         let len = snap::raw::decompress_len(&s).unwrap();
         assert!(agrees_with_snap(&s, len));
         for cut in 0..s.len() {
-            assert!(
-                decode(&s[..cut], len).is_err(),
-                "cut at {cut} of {}",
-                s.len()
-            );
+            assert!(decode(&s[..cut], len).is_err(), "cut at {cut} of {}", s.len());
         }
     }
 }
@@ -460,11 +403,7 @@ fn random_byte_flips_agree_with_snap() {
             let mut bad = s.clone();
             // Up to three flips, early on in the stream as often as anywhere else.
             for _ in 0..1 + i % 3 {
-                let at = if i % 2 == 0 {
-                    next() % bad.len().min(64)
-                } else {
-                    next() % bad.len()
-                };
+                let at = if i % 2 == 0 { next() % bad.len().min(64) } else { next() % bad.len() };
                 bad[at] ^= 1 << (next() % 8);
             }
             total += 1;
@@ -472,10 +411,7 @@ fn random_byte_flips_agree_with_snap() {
         }
     }
     // Most flips hit tags or offsets; make sure the errors were actually exercised.
-    assert!(
-        failed > total / 4,
-        "only {failed} of {total} flipped streams failed"
-    );
+    assert!(failed > total / 4, "only {failed} of {total} flipped streams failed");
 }
 
 #[test]
@@ -493,3 +429,4 @@ fn random_garbage_agrees_with_snap() {
         }
     }
 }
+

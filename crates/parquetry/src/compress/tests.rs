@@ -32,12 +32,8 @@ fn text_bytes(n: usize) -> Vec<u8> {
         let r = random_bytes(8, i + 1);
         let x = u64::from_le_bytes(r.try_into().unwrap());
         v.extend_from_slice(
-            format!(
-                "https://www.example{}.com/path/to/resource/item/{}",
-                x % 50,
-                x % 10_000_000
-            )
-            .as_bytes(),
+            format!("https://www.example{}.com/path/to/resource/item/{}", x % 50, x % 10_000_000)
+                .as_bytes(),
         );
         i += 1;
     }
@@ -57,9 +53,7 @@ fn inputs() -> Vec<(&'static str, Vec<u8>)> {
 
 fn compress(codec: Codec, input: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
-    Compressor::new()
-        .compress(codec, None, input, &mut out)
-        .unwrap();
+    Compressor::new().compress(codec, None, input, &mut out).unwrap();
     out
 }
 
@@ -70,23 +64,16 @@ fn thrift_ids() {
     }
     assert_eq!(Codec::from_thrift(5).unwrap(), Codec::Lz4);
     assert_eq!(Codec::from_thrift(7).unwrap(), Codec::Lz4Raw);
-    assert_eq!(
-        Codec::from_thrift(8).unwrap_err().kind(),
-        ErrorKind::Corrupt
-    );
+    assert_eq!(Codec::from_thrift(8).unwrap_err().kind(), ErrorKind::Corrupt);
     assert!(Codec::from_thrift(-1).is_err());
 }
 
 #[test]
 fn lzo_is_unsupported() {
-    let e = Decompressor::new()
-        .decompress(Codec::Lzo, b"abc", 3, &mut Vec::new())
-        .unwrap_err();
+    let e = Decompressor::new().decompress(Codec::Lzo, b"abc", 3, &mut Vec::new()).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Unsupported);
     assert!(e.message().contains("LZO"), "{e}");
-    let e = Compressor::new()
-        .compress(Codec::Lzo, None, b"abc", &mut Vec::new())
-        .unwrap_err();
+    let e = Compressor::new().compress(Codec::Lzo, None, b"abc", &mut Vec::new()).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Unsupported);
 }
 
@@ -108,8 +95,7 @@ fn round_trip_every_codec() {
             assert!(out[4..] == input[..], "{codec:?} {name}: wrong bytes");
             // Into a fresh vector: capacity is exactly the page.
             let mut out = Vec::new();
-            d.decompress(codec, compressed, input.len(), &mut out)
-                .unwrap();
+            d.decompress(codec, compressed, input.len(), &mut out).unwrap();
             assert_eq!(out.capacity(), input.len(), "{codec:?} {name}");
         }
     }
@@ -133,15 +119,9 @@ fn levels() {
             assert!(out == input, "{codec:?} level {level}");
         }
     }
-    assert!(c
-        .compress(Codec::Gzip, Some(10), b"a", &mut Vec::new())
-        .is_err());
-    assert!(c
-        .compress(Codec::Brotli, Some(12), b"a", &mut Vec::new())
-        .is_err());
-    assert!(c
-        .compress(Codec::Zstd, Some(1000), b"a", &mut Vec::new())
-        .is_ok());
+    assert!(c.compress(Codec::Gzip, Some(10), b"a", &mut Vec::new()).is_err());
+    assert!(c.compress(Codec::Brotli, Some(12), b"a", &mut Vec::new()).is_err());
+    assert!(c.compress(Codec::Zstd, Some(1000), b"a", &mut Vec::new()).is_ok());
     // zstd clamps
 }
 
@@ -161,10 +141,7 @@ fn wrong_expected_len_is_an_error_both_ways() {
                 assert_eq!(out, b"keep", "{codec:?} {name}: output not restored");
                 // A vector with much more room than the page must not hide a too-long stream.
                 let mut big = Vec::with_capacity(expected + 4096);
-                assert!(
-                    d.decompress(codec, &z, expected, &mut big).is_err(),
-                    "{codec:?} {name}"
-                );
+                assert!(d.decompress(codec, &z, expected, &mut big).is_err(), "{codec:?} {name}");
                 assert!(big.is_empty());
             }
             // The decompressor is still usable after an error.
@@ -179,16 +156,9 @@ fn wrong_expected_len_is_an_error_both_ways() {
 fn empty_input_with_zero_length_is_an_empty_page() {
     for codec in CODECS {
         let mut out = Vec::new();
-        Decompressor::new()
-            .decompress(codec, &[], 0, &mut out)
-            .unwrap();
+        Decompressor::new().decompress(codec, &[], 0, &mut out).unwrap();
         assert!(out.is_empty());
-        assert!(
-            Decompressor::new()
-                .decompress(codec, &[], 1, &mut out)
-                .is_err(),
-            "{codec:?}"
-        );
+        assert!(Decompressor::new().decompress(codec, &[], 1, &mut out).is_err(), "{codec:?}");
     }
 }
 
@@ -197,11 +167,7 @@ fn empty_input_with_zero_length_is_an_empty_page() {
 fn check_corrupt(d: &mut Decompressor, codec: Codec, data: &[u8], expected: usize) -> bool {
     let mut out = Vec::new();
     let ok = d.decompress(codec, data, expected, &mut out).is_ok();
-    assert!(
-        out.capacity() <= expected,
-        "{codec:?}: allocated {} > {expected}",
-        out.capacity()
-    );
+    assert!(out.capacity() <= expected, "{codec:?}: allocated {} > {expected}", out.capacity());
     assert_eq!(out.len(), if ok { expected } else { 0 });
     ok
 }
@@ -212,22 +178,8 @@ fn truncated_input_is_an_error() {
     let input = text_bytes(200_000);
     for codec in CODECS {
         let z = compress(codec, &input);
-        for cut in [
-            0,
-            1,
-            4,
-            7,
-            8,
-            9,
-            z.len() / 3,
-            z.len() / 2,
-            z.len() - 9,
-            z.len() - 1,
-        ] {
-            assert!(
-                !check_corrupt(&mut d, codec, &z[..cut], input.len()),
-                "{codec:?} cut {cut}"
-            );
+        for cut in [0, 1, 4, 7, 8, 9, z.len() / 3, z.len() / 2, z.len() - 9, z.len() - 1] {
+            assert!(!check_corrupt(&mut d, codec, &z[..cut], input.len()), "{codec:?} cut {cut}");
         }
     }
 }
@@ -275,15 +227,11 @@ fn gzip_concatenated_members() {
     z.extend_from_slice(&compress(Codec::Gzip, &b));
     z.extend_from_slice(&compress(Codec::Gzip, &[]));
     let mut out = Vec::new();
-    Decompressor::new()
-        .decompress(Codec::Gzip, &z, a.len() + b.len(), &mut out)
-        .unwrap();
+    Decompressor::new().decompress(Codec::Gzip, &z, a.len() + b.len(), &mut out).unwrap();
     assert!(out[..a.len()] == a[..] && out[a.len()..] == b[..]);
     // Trailing garbage after a member is an error, not silently ignored.
     z.extend_from_slice(b"junk");
-    assert!(Decompressor::new()
-        .decompress(Codec::Gzip, &z, a.len() + b.len(), &mut out)
-        .is_err());
+    assert!(Decompressor::new().decompress(Codec::Gzip, &z, a.len() + b.len(), &mut out).is_err());
 }
 
 #[test]
@@ -291,8 +239,7 @@ fn zstd_frames_without_content_size_and_concatenated() {
     use zstd_safe::CParameter;
     let a = text_bytes(300_000);
     let mut cctx = zstd_safe::CCtx::create();
-    cctx.set_parameter(CParameter::ContentSizeFlag(false))
-        .unwrap();
+    cctx.set_parameter(CParameter::ContentSizeFlag(false)).unwrap();
     let mut z = Vec::with_capacity(zstd_safe::compress_bound(a.len()));
     cctx.compress2(&mut z, &a).unwrap();
     assert!(matches!(zstd_safe::get_frame_content_size(&z), Ok(None)));
@@ -300,26 +247,19 @@ fn zstd_frames_without_content_size_and_concatenated() {
     let mut d = Decompressor::new();
     d.decompress(Codec::Zstd, &z, a.len(), &mut out).unwrap();
     assert!(out == a);
-    assert!(d
-        .decompress(Codec::Zstd, &z, a.len() - 1, &mut Vec::new())
-        .is_err());
-    assert!(d
-        .decompress(Codec::Zstd, &z, a.len() + 1, &mut Vec::new())
-        .is_err());
+    assert!(d.decompress(Codec::Zstd, &z, a.len() - 1, &mut Vec::new()).is_err());
+    assert!(d.decompress(Codec::Zstd, &z, a.len() + 1, &mut Vec::new()).is_err());
     let mut two = z.clone();
     two.extend_from_slice(&compress(Codec::Zstd, b"tail"));
     out.clear();
-    d.decompress(Codec::Zstd, &two, a.len() + 4, &mut out)
-        .unwrap();
+    d.decompress(Codec::Zstd, &two, a.len() + 4, &mut out).unwrap();
     assert!(out[..a.len()] == a[..] && &out[a.len()..] == b"tail");
 }
 
 #[test]
 fn snappy_claimed_length_is_checked_first() {
     let z = compress(Codec::Snappy, b"hello hello hello");
-    let e = Decompressor::new()
-        .decompress(Codec::Snappy, &z, 16, &mut Vec::new())
-        .unwrap_err();
+    let e = Decompressor::new().decompress(Codec::Snappy, &z, 16, &mut Vec::new()).unwrap_err();
     assert!(e.message().contains("claims 17"), "{e}");
 }
 
@@ -335,10 +275,7 @@ fn lz4_reads_hadoop_frame_and_raw_block() {
     };
     // What we write: the page as one Hadoop block of one chunk, as Arrow C++ writes it.
     let ours = compress(Codec::Lz4, &input);
-    assert_eq!(
-        u32::from_be_bytes(ours[..4].try_into().unwrap()) as usize,
-        input.len()
-    );
+    assert_eq!(u32::from_be_bytes(ours[..4].try_into().unwrap()) as usize, input.len());
     check(&mut d, &ours, "one hadoop block");
     // One Hadoop block made of two chunks (Hadoop's BlockCompressorStream can do this).
     let (p, q) = input.split_at(150_000);
@@ -356,12 +293,9 @@ fn lz4_reads_hadoop_frame_and_raw_block() {
     single.extend_from_slice(&c);
     check(&mut d, &single, "one block, one chunk");
     let mut prefixed = b"x".to_vec();
-    d.decompress(Codec::Lz4, &single, input.len(), &mut prefixed)
-        .unwrap();
+    d.decompress(Codec::Lz4, &single, input.len(), &mut prefixed).unwrap();
     assert!(prefixed[1..] == input[..]);
-    let e = d
-        .decompress(Codec::Lz4, &single, input.len() + 1, &mut Vec::new())
-        .unwrap_err();
+    let e = d.decompress(Codec::Lz4, &single, input.len() + 1, &mut Vec::new()).unwrap_err();
     assert!(e.message().contains("Hadoop"), "{e}");
     // Old parquet-cpp: a bare block.
     check(&mut d, &lz4_flex::block::compress(&input), "raw block");
@@ -370,7 +304,5 @@ fn lz4_reads_hadoop_frame_and_raw_block() {
     std::io::Write::write_all(&mut enc, &input).unwrap();
     check(&mut d, &enc.finish().unwrap(), "frame");
     // LZ4_RAW does not take the fallbacks.
-    assert!(d
-        .decompress(Codec::Lz4Raw, &ours, input.len(), &mut Vec::new())
-        .is_err());
+    assert!(d.decompress(Codec::Lz4Raw, &ours, input.len(), &mut Vec::new()).is_err());
 }

@@ -45,9 +45,7 @@ fn word(input: &[u8], k: usize) -> u32 {
 
 #[inline(always)]
 fn unpack32_w<const W: usize>(input: &[u8], out: &mut [u32; 32]) {
-    let Some(input) = input.get(..4 * W) else {
-        return;
-    };
+    let Some(input) = input.get(..4 * W) else { return };
     if W == 0 {
         *out = [0; 32];
         return;
@@ -66,9 +64,7 @@ fn unpack32_w<const W: usize>(input: &[u8], out: &mut [u32; 32]) {
 
 #[inline(always)]
 fn unpack32_w64<const W: usize>(input: &[u8], out: &mut [u64; 32]) {
-    let Some(input) = input.get(..4 * W) else {
-        return;
-    };
+    let Some(input) = input.get(..4 * W) else { return };
     if W == 0 {
         *out = [0; 32];
         return;
@@ -307,9 +303,7 @@ pub(crate) fn read_uleb128(data: &[u8], pos: &mut usize, what: &str) -> Result<u
     let mut v = 0u64;
     for i in 0..10 {
         let Some(&b) = data.get(*pos) else {
-            return Err(Error::corrupt(format!(
-                "{what}: varint ends at the end of the data"
-            )));
+            return Err(Error::corrupt(format!("{what}: varint ends at the end of the data")));
         };
         *pos += 1;
         if i == 9 && b > 1 {
@@ -320,9 +314,7 @@ pub(crate) fn read_uleb128(data: &[u8], pos: &mut usize, what: &str) -> Result<u
             return Ok(v);
         }
     }
-    Err(Error::corrupt(format!(
-        "{what}: varint is longer than 64 bits"
-    )))
+    Err(Error::corrupt(format!("{what}: varint is longer than 64 bits")))
 }
 
 /// Writes `v` as ULEB128.
@@ -434,11 +426,7 @@ mod tests {
         for width in 0..=64usize {
             for _ in 0..20 {
                 let raw: [u64; 32] = std::array::from_fn(|_| rng.next_u64());
-                let mask = if width == 0 {
-                    0
-                } else {
-                    u64::MAX >> (64 - width)
-                };
+                let mask = if width == 0 { 0 } else { u64::MAX >> (64 - width) };
                 let want: Vec<u64> = raw.iter().map(|&v| v & mask).collect();
                 let mut out = vec![0xEE]; // appends after what is there
                 pack32_u64(&raw, width, &mut out);
@@ -467,9 +455,7 @@ mod tests {
     fn max_values_round_trip() {
         for width in 1..=64usize {
             let max = u64::MAX >> (64 - width);
-            let values: Vec<u64> = (0..32)
-                .map(|i| if i % 3 == 0 { max } else { i % 2 })
-                .collect();
+            let values: Vec<u64> = (0..32).map(|i| if i % 3 == 0 { max } else { i % 2 }).collect();
             let mut bytes = Vec::new();
             pack(values.iter().copied(), width, &mut bytes);
             let mut out = [0u64; 32];

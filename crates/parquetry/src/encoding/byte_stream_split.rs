@@ -64,9 +64,7 @@ macro_rules! decode_width {
                 // Fixed-size views of this block of every stream: constant loop bounds, no
                 // bounds checks.
                 let src: [&[u8; BLOCK]; $k] = std::array::from_fn(|j| {
-                    let s = streams[j]
-                        .get(done..)
-                        .and_then(|s| s.first_chunk::<BLOCK>());
+                    let s = streams[j].get(done..).and_then(|s| s.first_chunk::<BLOCK>());
                     s.unwrap_or(&[0; BLOCK])
                 });
                 let mut block = [0 as $int; BLOCK];
@@ -116,10 +114,7 @@ impl ByteStreamSplitEncoder {
     /// If `width` is 0.
     pub fn new(width: usize) -> Self {
         assert!(width > 0, "BYTE_STREAM_SPLIT: value width is 0");
-        Self {
-            width,
-            values: Vec::new(),
-        }
+        Self { width, values: Vec::new() }
     }
 
     /// The value width in bytes.
@@ -188,9 +183,7 @@ fn split_any(values: &[u8], width: usize, out: &mut Vec<u8>) {
     let rest = groups.remainder();
     for j in 0..width {
         out.extend(groups.clone().flat_map(|g| {
-            let word = (0..8).fold(0u64, |acc, i| {
-                acc | (u64::from(g[i * width + j]) << (8 * i))
-            });
+            let word = (0..8).fold(0u64, |acc, i| acc | (u64::from(g[i * width + j]) << (8 * i)));
             word.to_le_bytes()
         }));
         out.extend(rest.chunks_exact(width).map(|v| v[j]));
@@ -218,15 +211,10 @@ mod tests {
     fn spec_example() {
         // Encodings.md: three FLOATs AA BB CC DD, 00 11 22 33, A3 B4 C5 D6 are stored as
         // AA 00 A3 BB 11 B4 CC 22 C5 DD 33 D6.
-        let data = [
-            0xAA, 0x00, 0xA3, 0xBB, 0x11, 0xB4, 0xCC, 0x22, 0xC5, 0xDD, 0x33, 0xD6,
-        ];
+        let data = [0xAA, 0x00, 0xA3, 0xBB, 0x11, 0xB4, 0xCC, 0x22, 0xC5, 0xDD, 0x33, 0xD6];
         let mut out = Vec::new();
         decode(&data, 4, 0, 3, &mut out).unwrap();
-        assert_eq!(
-            out,
-            [0xAA, 0xBB, 0xCC, 0xDD, 0x00, 0x11, 0x22, 0x33, 0xA3, 0xB4, 0xC5, 0xD6]
-        );
+        assert_eq!(out, [0xAA, 0xBB, 0xCC, 0xDD, 0x00, 0x11, 0x22, 0x33, 0xA3, 0xB4, 0xC5, 0xD6]);
         let mut enc = Vec::new();
         encode(&out, 4, &mut enc);
         assert_eq!(enc, data);

@@ -73,11 +73,7 @@ impl<'a> DeltaByteArrayDecoder<'a> {
         max_values: usize,
         buffers: DeltaByteArrayBuffers,
     ) -> Result<Self> {
-        let DeltaByteArrayBuffers {
-            mut prefixes,
-            lengths,
-            mut prev,
-        } = buffers;
+        let DeltaByteArrayBuffers { mut prefixes, lengths, mut prev } = buffers;
         prefixes.clear();
         prev.clear();
         let input = page.get(pos..).unwrap_or_default();
@@ -113,18 +109,8 @@ impl<'a> DeltaByteArrayDecoder<'a> {
         if bad != 0 {
             return Err(prefix_past_previous(&prefixes, lengths));
         }
-        let total = prefixes
-            .iter()
-            .chain(lengths)
-            .map(|&l| u64::from(l))
-            .sum::<u64>();
-        Ok(Self {
-            prefixes,
-            suffixes,
-            index: 0,
-            prev,
-            value_bytes: total,
-        })
+        let total = prefixes.iter().chain(lengths).map(|&l| u64::from(l)).sum::<u64>();
+        Ok(Self { prefixes, suffixes, index: 0, prev, value_bytes: total })
     }
 
     /// Gives back the scratch vectors for reuse by the next page's decoder.
@@ -139,35 +125,15 @@ impl<'a> DeltaByteArrayDecoder<'a> {
     /// The same decoder, at the same place, reading `page` instead (see
     /// [`RleDecoder::rebind`](crate::encoding::rle::RleDecoder::rebind)).
     pub fn rebind<'b>(self, page: &'b [u8]) -> DeltaByteArrayDecoder<'b> {
-        let DeltaByteArrayDecoder {
-            prefixes,
-            suffixes,
-            index,
-            prev,
-            value_bytes,
-        } = self;
-        DeltaByteArrayDecoder {
-            prefixes,
-            suffixes: suffixes.rebind(page),
-            index,
-            prev,
-            value_bytes,
-        }
+        let DeltaByteArrayDecoder { prefixes, suffixes, index, prev, value_bytes } = self;
+        DeltaByteArrayDecoder { prefixes, suffixes: suffixes.rebind(page), index, prev, value_bytes }
     }
 
     /// The bytes the next `n` values (fewer at the page's end) take once rebuilt.
     pub fn next_bytes(&self, n: usize) -> u64 {
         let end = self.prefixes.len().min(self.index.saturating_add(n));
-        let suffixes = self
-            .suffixes
-            .lengths()
-            .get(self.index..end)
-            .unwrap_or_default();
-        self.prefixes[self.index..end]
-            .iter()
-            .chain(suffixes)
-            .map(|&l| u64::from(l))
-            .sum()
+        let suffixes = self.suffixes.lengths().get(self.index..end).unwrap_or_default();
+        self.prefixes[self.index..end].iter().chain(suffixes).map(|&l| u64::from(l)).sum()
     }
 
     /// The number of values in the page.
@@ -198,10 +164,7 @@ impl<'a> DeltaByteArrayDecoder<'a> {
     /// Decodes up to `n` values into `sink`; returns how many (fewer only at the page end).
     pub fn decode<S: ByteArraySink>(&mut self, n: usize, sink: &mut S) -> Result<usize> {
         let k = n.min(self.remaining());
-        let prefixes = self
-            .prefixes
-            .get(self.index..self.index + k)
-            .unwrap_or_default();
+        let prefixes = self.prefixes.get(self.index..self.index + k).unwrap_or_default();
         let suffix_lens = self.suffixes.lengths().get(self.index..self.index + k);
         let bytes = prefixes
             .iter()
@@ -214,9 +177,7 @@ impl<'a> DeltaByteArrayDecoder<'a> {
         // taken only if there is a first value: a call for no values must not use one up.
         if let Some(&p) = prefixes.next() {
             let Some(suffix) = self.suffixes.next_value() else {
-                return Err(Error::corrupt(
-                    "DELTA_BYTE_ARRAY: fewer suffixes than prefix lengths",
-                ));
+                return Err(Error::corrupt("DELTA_BYTE_ARRAY: fewer suffixes than prefix lengths"));
             };
             if p == 0 {
                 sink.push_owned(suffix)?;
@@ -231,9 +192,7 @@ impl<'a> DeltaByteArrayDecoder<'a> {
         let (lens, page, first) = self.suffixes.take_in_page(rest.len());
         sink.extend_prefixed(rest, lens, page, first)?;
         if k > 0 && !sink.copy_last(&mut self.prev) {
-            return Err(Error::invalid_argument(
-                "DELTA_BYTE_ARRAY: the sink lost the last value",
-            ));
+            return Err(Error::invalid_argument("DELTA_BYTE_ARRAY: the sink lost the last value"));
         }
         self.index += k;
         Ok(k)
@@ -243,14 +202,9 @@ impl<'a> DeltaByteArrayDecoder<'a> {
     /// scratch buffer), since the next value may share their prefix.
     pub fn skip(&mut self, n: usize) -> usize {
         let k = n.min(self.remaining());
-        for &p in self
-            .prefixes
-            .get(self.index..self.index + k)
-            .unwrap_or_default()
-        {
+        for &p in self.prefixes.get(self.index..self.index + k).unwrap_or_default() {
             self.prev.truncate(p as usize);
-            self.prev
-                .extend_from_slice(self.suffixes.next_value().unwrap_or_default());
+            self.prev.extend_from_slice(self.suffixes.next_value().unwrap_or_default());
         }
         self.index += k;
         k
@@ -293,9 +247,7 @@ impl DeltaByteArrayEncoder {
     /// The offsets must be valid Arrow offsets (non-decreasing, within `data`); otherwise
     /// this panics or encodes garbage.
     pub fn put_offsets<O: OffsetSize>(&mut self, offsets: &[O], data: &[u8]) {
-        let Some(&[before_last, last]) = offsets.last_chunk::<2>() else {
-            return;
-        };
+        let Some(&[before_last, last]) = offsets.last_chunk::<2>() else { return };
         let mut prev: &[u8] = &self.prev;
         for w in offsets.windows(2) {
             let value = &data[w[0].as_usize()..w[1].as_usize()];
@@ -305,8 +257,7 @@ impl DeltaByteArrayEncoder {
             prev = value;
         }
         self.prev.clear();
-        self.prev
-            .extend_from_slice(&data[before_last.as_usize()..last.as_usize()]);
+        self.prev.extend_from_slice(&data[before_last.as_usize()..last.as_usize()]);
     }
 
     /// The number of values put since the last finish.
@@ -350,11 +301,7 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
         }
         i += 8;
     }
-    i + a[i..]
-        .iter()
-        .zip(&b[i..])
-        .take_while(|(x, y)| x == y)
-        .count()
+    i + a[i..].iter().zip(&b[i..]).take_while(|(x, y)| x == y).count()
 }
 
 /// Encodes `values` as DELTA_BYTE_ARRAY, appending to `out`: a one-call convenience over
@@ -411,15 +358,8 @@ mod tests {
     #[test]
     fn batches_skips_and_nulls_between_calls() {
         let values: Vec<&[u8]> = vec![
-            b"axis",
-            b"axle",
-            b"babble",
-            b"babyhood",
-            b"babyhood and a long tail",
-            b"babyhood and a long tale",
-            b"b",
-            b"",
-            b"zz",
+            b"axis", b"axle", b"babble", b"babyhood", b"babyhood and a long tail",
+            b"babyhood and a long tale", b"b", b"", b"zz",
         ];
         let mut page = Vec::new();
         encode(&values, &mut page);
@@ -431,15 +371,8 @@ mod tests {
         assert_eq!(d.skip(3), 3);
         assert_eq!(d.decode(100, &mut s).unwrap(), 4);
         let got: Vec<&[u8]> = (0..s.len()).filter_map(|i| s.value(i)).collect();
-        let want: Vec<&[u8]> = vec![
-            b"axis",
-            b"axle",
-            b"",
-            b"babyhood and a long tale",
-            b"b",
-            b"",
-            b"zz",
-        ];
+        let want: Vec<&[u8]> =
+            vec![b"axis", b"axle", b"", b"babyhood and a long tale", b"b", b"", b"zz"];
         assert_eq!(got, want);
         // View sink, one value at a time.
         let mut d = DeltaByteArrayDecoder::new(&page, 0, 9).unwrap();
@@ -450,17 +383,13 @@ mod tests {
 
     #[test]
     fn scratch_buffers_are_reused_across_pages() {
-        let pages: [&[&[u8]]; 3] = [
-            &[b"axis", b"axle", b"babble"],
-            &[b"zebra", b"zebu"],
-            &[b"a long value", b"a lo"],
-        ];
+        let pages: [&[&[u8]]; 3] =
+            [&[b"axis", b"axle", b"babble"], &[b"zebra", b"zebu"], &[b"a long value", b"a lo"]];
         let mut buffers = DeltaByteArrayBuffers::default();
         for values in pages {
             let mut page = Vec::new();
             encode(values, &mut page);
-            let mut d =
-                DeltaByteArrayDecoder::with_buffers(&page, 0, values.len(), buffers).unwrap();
+            let mut d = DeltaByteArrayDecoder::with_buffers(&page, 0, values.len(), buffers).unwrap();
             let mut s = OffsetsSink::<i32>::new();
             d.decode(10, &mut s).unwrap();
             let got: Vec<&[u8]> = (0..s.len()).filter_map(|i| s.value(i)).collect();
@@ -474,17 +403,10 @@ mod tests {
     fn bad_prefixes() {
         // First value with prefix 1: prefixes [1] (zigzag 2), suffixes [1] "a".
         let page = [0x80, 0x01, 4, 1, 2, 0x80, 0x01, 4, 1, 2, b'a'];
-        let e = DeltaByteArrayDecoder::new(&page, 0, 1)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("value 0 has prefix length 1, the previous value has 0 bytes"),
-            "{e}"
-        );
+        let e = DeltaByteArrayDecoder::new(&page, 0, 1).unwrap_err().to_string();
+        assert!(e.contains("value 0 has prefix length 1, the previous value has 0 bytes"), "{e}");
         // Counts differ: prefixes [0, 0] vs suffixes [1].
-        let page = [
-            0x80, 0x01, 4, 2, 0, 0, 0, 0, 0, 0, 0x80, 0x01, 4, 1, 2, b'a',
-        ];
+        let page = [0x80, 0x01, 4, 2, 0, 0, 0, 0, 0, 0, 0x80, 0x01, 4, 1, 2, b'a'];
         assert!(DeltaByteArrayDecoder::new(&page, 0, 2).is_err());
         assert!(DeltaByteArrayDecoder::new(&page, 0, 1).is_err());
         // A later value, first, inside or last in the vectorized check's blocks; one past the
@@ -495,26 +417,15 @@ mod tests {
             let mut e = DeltaBinaryPackedEncoder::<i32>::new();
             e.put(prefixes);
             e.finish_into(&mut page);
-            crate::encoding::delta_length_byte_array::encode(
-                &vec![&b"ab"[..]; prefixes.len()],
-                &mut page,
-            );
+            crate::encoding::delta_length_byte_array::encode(&vec![&b"ab"[..]; prefixes.len()], &mut page);
             page
         };
-        for (bad, n, p) in [
-            (1, 2, 3),
-            (3, 5, 3),
-            (40, 100, 3),
-            (99, 100, 3),
-            (50, 100, -1),
-        ] {
+        for (bad, n, p) in [(1, 2, 3), (3, 5, 3), (40, 100, 3), (99, 100, 3), (50, 100, -1)] {
             let mut prefixes = vec![0i32; n];
             prefixes[bad] = 2;
             DeltaByteArrayDecoder::new(&page_of(&prefixes), 0, n).unwrap();
             prefixes[bad] = p;
-            let e = DeltaByteArrayDecoder::new(&page_of(&prefixes), 0, n)
-                .unwrap_err()
-                .to_string();
+            let e = DeltaByteArrayDecoder::new(&page_of(&prefixes), 0, n).unwrap_err().to_string();
             let want = format!("value {bad} has prefix length {p}, the previous value has 2 bytes");
             assert!(e.contains(&want), "{e}");
         }
@@ -546,11 +457,7 @@ mod tests {
             for i in 0..n {
                 let mut v = owned.last().cloned().unwrap_or_default();
                 v.truncate(rng.below(v.len() as u64 + 1) as usize);
-                let extra = if i % 50 == 7 {
-                    300
-                } else {
-                    rng.below(12) as usize
-                };
+                let extra = if i % 50 == 7 { 300 } else { rng.below(12) as usize };
                 v.extend((0..extra).map(|_| b'a' + rng.below(3) as u8));
                 owned.push(v);
             }
@@ -644,9 +551,7 @@ mod tests {
                 d.extend(rng.bytes(len));
                 d
             } else {
-                let owned: Vec<Vec<u8>> = (0..rng.below(40))
-                    .map(|i| vec![b'q'; i as usize % 7])
-                    .collect();
+                let owned: Vec<Vec<u8>> = (0..rng.below(40)).map(|i| vec![b'q'; i as usize % 7]).collect();
                 let values: Vec<&[u8]> = owned.iter().map(|v| v.as_slice()).collect();
                 let mut d = Vec::new();
                 encode(&values, &mut d);

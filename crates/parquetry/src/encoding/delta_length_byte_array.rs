@@ -52,9 +52,8 @@ impl<'a> DeltaLengthByteArrayDecoder<'a> {
         lengths.clear();
         let data_pos = pos + d.decode_all(&mut lengths)?;
         // One pass: the sum, and the OR of all lengths (a negative one sets the top bit).
-        let (sum, or) = lengths
-            .iter()
-            .fold((0u64, 0u32), |(s, o), &l| (s + u64::from(l), o | l));
+        let (sum, or) =
+            lengths.iter().fold((0u64, 0u32), |(s, o), &l| (s + u64::from(l), o | l));
         if or > i32::MAX as u32 {
             let (i, l) = lengths
                 .iter()
@@ -72,42 +71,21 @@ impl<'a> DeltaLengthByteArrayDecoder<'a> {
                 lengths.len()
             )));
         }
-        Ok(Self {
-            page,
-            lengths,
-            index: 0,
-            data_pos,
-            end: data_pos + sum as usize,
-        })
+        Ok(Self { page, lengths, index: 0, data_pos, end: data_pos + sum as usize })
     }
 
     /// The same decoder, at the same place, reading `page` instead (see
     /// [`RleDecoder::rebind`](crate::encoding::rle::RleDecoder::rebind)).
     pub fn rebind<'b>(self, page: &'b [u8]) -> DeltaLengthByteArrayDecoder<'b> {
-        let DeltaLengthByteArrayDecoder {
-            page: _,
-            lengths,
-            index,
-            data_pos,
-            end,
-        } = self;
-        DeltaLengthByteArrayDecoder {
-            page,
-            lengths,
-            index,
-            data_pos,
-            end,
-        }
+        let DeltaLengthByteArrayDecoder { page: _, lengths, index, data_pos, end } = self;
+        DeltaLengthByteArrayDecoder { page, lengths, index, data_pos, end }
     }
 
     /// The byte length of the next `n` values (fewer at the page's end): what decoding them
     /// adds to a destination.
     pub fn next_bytes(&self, n: usize) -> u64 {
         let end = self.lengths.len().min(self.index.saturating_add(n));
-        self.lengths[self.index..end]
-            .iter()
-            .map(|&l| u64::from(l))
-            .sum()
+        self.lengths[self.index..end].iter().map(|&l| u64::from(l)).sum()
     }
 
     /// The lengths of the values not yet decoded, and where the first of them starts.
@@ -147,10 +125,7 @@ impl<'a> DeltaLengthByteArrayDecoder<'a> {
 
     /// The next `k` (≤ remaining) lengths, their value bytes, and where those start.
     fn take(&mut self, k: usize) -> (&[u32], &'a [u8], usize) {
-        let lens = self
-            .lengths
-            .get(self.index..self.index + k)
-            .unwrap_or_default();
+        let lens = self.lengths.get(self.index..self.index + k).unwrap_or_default();
         let bytes: usize = lens.iter().map(|&l| l as usize).sum();
         let start = self.data_pos;
         // In bounds: the lengths were checked against the page in `new`.
@@ -230,9 +205,7 @@ impl DeltaLengthByteArrayEncoder {
     /// The offsets must be valid Arrow offsets (non-decreasing, within `data`); otherwise
     /// this panics or encodes garbage.
     pub fn put_offsets<O: OffsetSize>(&mut self, offsets: &[O], data: &[u8]) {
-        let (Some(first), Some(last)) = (offsets.first(), offsets.last()) else {
-            return;
-        };
+        let (Some(first), Some(last)) = (offsets.first(), offsets.last()) else { return };
         let n = offsets.len() - 1;
         let mut i = 0;
         while i < n {
@@ -244,8 +217,7 @@ impl DeltaLengthByteArrayEncoder {
             self.lengths.put(&self.scratch);
             i = end;
         }
-        self.data
-            .extend_from_slice(&data[first.as_usize()..last.as_usize()]);
+        self.data.extend_from_slice(&data[first.as_usize()..last.as_usize()]);
     }
 
     /// The number of values put since the last finish.
@@ -332,20 +304,12 @@ mod tests {
     #[test]
     fn bad_lengths() {
         // Lengths 5, -1 (first 5, delta -6: min -6 zigzag 11, width 0).
-        let page = [
-            0x80, 0x01, 4, 2, 10, 11, 0, 0, 0, 0, b'a', b'b', b'c', b'd', b'e',
-        ];
-        let e = DeltaLengthByteArrayDecoder::new(&page, 0, 2)
-            .unwrap_err()
-            .to_string();
+        let page = [0x80, 0x01, 4, 2, 10, 11, 0, 0, 0, 0, b'a', b'b', b'c', b'd', b'e'];
+        let e = DeltaLengthByteArrayDecoder::new(&page, 0, 2).unwrap_err().to_string();
         assert!(e.contains("value 1 has negative length -1"), "{e}");
         // Lengths 5, 5 with 5 bytes of data.
-        let page = [
-            0x80, 0x01, 4, 2, 10, 0, 0, 0, 0, 0, b'a', b'b', b'c', b'd', b'e',
-        ];
-        let e = DeltaLengthByteArrayDecoder::new(&page, 0, 2)
-            .unwrap_err()
-            .to_string();
+        let page = [0x80, 0x01, 4, 2, 10, 0, 0, 0, 0, 0, b'a', b'b', b'c', b'd', b'e'];
+        let e = DeltaLengthByteArrayDecoder::new(&page, 0, 2).unwrap_err().to_string();
         assert!(e.contains("2 values need 10 bytes, 5 left"), "{e}");
         assert!(DeltaLengthByteArrayDecoder::new(&page, 0, 1).is_err()); // over max_values
         assert!(DeltaLengthByteArrayDecoder::new(&page, 99, 2).is_err());

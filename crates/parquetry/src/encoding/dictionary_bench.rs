@@ -35,11 +35,7 @@ fn column(name: &'static str, mut value: impl FnMut(&mut Vec<u8>)) -> Column {
         value(&mut data);
         offsets.push(data.len() as i32);
     }
-    Column {
-        name,
-        offsets,
-        data,
-    }
+    Column { name, offsets, data }
 }
 
 fn columns() -> Vec<Column> {
@@ -49,16 +45,10 @@ fn columns() -> Vec<Column> {
         let (a, b) = (rng.next_u64(), rng.next_u64() as u32);
         write!(d, "{a:016x}-{b:08x}").unwrap();
     });
-    let category = column("category", |d| {
-        write!(d, "category_{:03}", rng.below(100)).unwrap()
-    });
+    let category = column("category", |d| write!(d, "category_{:03}", rng.below(100)).unwrap());
     let url = column("url", |d| {
         let (site, item) = (rng.below(50), rng.below(10_000_000));
-        write!(
-            d,
-            "https://www.example{site}.com/path/to/resource/item/{item}"
-        )
-        .unwrap();
+        write!(d, "https://www.example{site}.com/path/to/resource/item/{item}").unwrap();
     });
     // The lists dataset's words: 5,000 of 8 bytes.
     let tags = column("tags", |d| write!(d, "tag_{:04}", rng.below(5000)).unwrap());
@@ -115,10 +105,7 @@ impl<S: BuildHasher> Interner for Baseline<S> {
 /// This thread's CPU time in seconds: the machines are shared, and wall time would count the
 /// time other processes hold the core.
 fn cpu_seconds() -> f64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: `t` is a valid timespec for the call to write.
     unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
     t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
@@ -158,18 +145,10 @@ fn intern_strings() {
     // DICT_BENCH=name,... times only the columns and modes (`1mib`, `unbounded`) named, and
     // only parquetry (for profiling).
     let only = std::env::var("DICT_BENCH").ok();
-    let named = |name: &str| {
-        only.as_ref()
-            .is_none_or(|o| o.split(',').any(|n| n == name))
-    };
-    let any_mode = only
-        .as_ref()
-        .is_none_or(|o| !o.contains("1mib") && !o.contains("unbounded"));
+    let named = |name: &str| only.as_ref().is_none_or(|o| o.split(',').any(|n| n == name));
+    let any_mode = only.as_ref().is_none_or(|o| !o.contains("1mib") && !o.contains("unbounded"));
     let cols: Vec<Column> = columns().into_iter().filter(|c| named(c.name)).collect();
-    println!(
-        "ns/value        {:>10} {:>10} {:>10}",
-        "parquetry", "std+sip", "std+fold"
-    );
+    println!("ns/value        {:>10} {:>10} {:>10}", "parquetry", "std+sip", "std+fold");
     for (limit, mode) in [(LIMIT, "1mib"), (usize::MAX, "unbounded")] {
         if !any_mode && !named(mode) {
             continue;
@@ -178,29 +157,12 @@ fn intern_strings() {
             let ours = time(&mut ByteArrayDictionary::new(), col, limit);
             let (mut sip, mut fold) = (f64::NAN, f64::NAN);
             if only.is_none() {
-                sip = time(
-                    &mut Baseline {
-                        map: HashMap::new(),
-                        page: Vec::new(),
-                    },
-                    col,
-                    limit,
-                );
+                sip = time(&mut Baseline { map: HashMap::new(), page: Vec::new() }, col, limit);
                 let hasher = FixedState::with_seed(SEED);
                 let map = HashMap::with_hasher(hasher);
-                fold = time(
-                    &mut Baseline {
-                        map,
-                        page: Vec::new(),
-                    },
-                    col,
-                    limit,
-                );
+                fold = time(&mut Baseline { map, page: Vec::new() }, col, limit);
             }
-            println!(
-                "{:<9} {mode:<9} {ours:>6.1} {sip:>10.1} {fold:>10.1}",
-                col.name
-            );
+            println!("{:<9} {mode:<9} {ours:>6.1} {sip:>10.1} {fold:>10.1}", col.name);
         }
     }
 }
@@ -228,8 +190,7 @@ fn intern_fixed() {
                 }
             }
         });
-        let mut map: HashMap<u64, u32, FixedState> =
-            HashMap::with_hasher(FixedState::with_seed(SEED));
+        let mut map: HashMap<u64, u32, FixedState> = HashMap::with_hasher(FixedState::with_seed(SEED));
         let mut page = Vec::new();
         let std = best_of_five(|| {
             map.clear();
@@ -254,3 +215,4 @@ fn intern_fixed() {
         println!("{name:<15} {ours:>9.1} {std:>10.1}");
     }
 }
+

@@ -58,12 +58,7 @@ unsafe fn run_avx2<O: OffsetSize>(
 
 /// The loop of [`extend_plain`].
 #[inline(always)]
-fn run<O: OffsetSize>(
-    sink: &mut OffsetsSink<O>,
-    page: &[u8],
-    pos: usize,
-    n: usize,
-) -> (usize, usize) {
+fn run<O: OffsetSize>(sink: &mut OffsetsSink<O>, page: &[u8], pos: usize, n: usize) -> (usize, usize) {
     let left = page.len().saturating_sub(pos);
     // The run's value bytes are at most what is left of the page: one check of the offset
     // limit for all of them. Near the limit, values go one at a time with exact checks.
@@ -82,9 +77,7 @@ fn run<O: OffsetSize>(
     let mut p = pos;
     let mut done = 0usize;
     for offset in offsets.iter_mut() {
-        let Some(&len) = page.get(p..).and_then(|s| s.first_chunk::<4>()) else {
-            break;
-        };
+        let Some(&len) = page.get(p..).and_then(|s| s.first_chunk::<4>()) else { break };
         let len = u32::from_le_bytes(len) as usize;
         let start = p + 4;
         let end = start.saturating_add(len);
@@ -153,18 +146,10 @@ unsafe fn gather_avx2<O: OffsetSize>(
 
 /// The loop of [`extend_gathered`].
 #[inline(always)]
-fn gather<O: OffsetSize>(
-    sink: &mut OffsetsSink<O>,
-    page: &[u8],
-    starts: &[u32],
-    indexes: &[u32],
-) -> usize {
+fn gather<O: OffsetSize>(sink: &mut OffsetsSink<O>, page: &[u8], starts: &[u32], indexes: &[u32]) -> usize {
     // Every value goes inside the capacity, so offsets up to the capacity are all that need
     // to fit the offset type: one check for the run.
-    if sink
-        .check_len(sink.data.capacity() - sink.data.len())
-        .is_err()
-    {
+    if sink.check_len(sink.data.capacity() - sink.data.len()).is_err() {
         return 0;
     }
     sink.offsets.reserve(indexes.len());
@@ -175,13 +160,9 @@ fn gather<O: OffsetSize>(
     let mut done = 0usize;
     for (offset, &i) in offsets.iter_mut().zip(indexes) {
         let i = i as usize;
-        let (Some(&at), Some(&end)) = (starts.get(i), starts.get(i + 1)) else {
-            break;
-        };
+        let (Some(&at), Some(&end)) = (starts.get(i), starts.get(i + 1)) else { break };
         let start = at as usize + 4;
-        let Some(len) = (end as usize).checked_sub(start) else {
-            break;
-        };
+        let Some(len) = (end as usize).checked_sub(start) else { break };
         // SAFETY: `base + out .. base + cap` is the data vector's spare capacity, which
         // `page` (borrowed immutably) cannot overlap.
         if !unsafe { put(page, start, len, base.add(out), cap - out) } {
@@ -237,10 +218,7 @@ unsafe fn put(page: &[u8], start: usize, len: usize, dst: *mut u8, room: usize) 
 #[inline(always)]
 unsafe fn copy_block<const N: usize>(src: *const u8, dst: *mut u8) {
     // SAFETY: guaranteed by the caller; unaligned reads and writes of byte arrays.
-    unsafe {
-        dst.cast::<[u8; N]>()
-            .write_unaligned(src.cast::<[u8; N]>().read_unaligned())
-    }
+    unsafe { dst.cast::<[u8; N]>().write_unaligned(src.cast::<[u8; N]>().read_unaligned()) }
 }
 
 #[cfg(test)]
@@ -264,17 +242,7 @@ mod tests {
     #[test]
     fn runs_match_the_values_at_block_edges() {
         let mut rng = TestRng::new(5);
-        let lens = [
-            0,
-            1,
-            BLOCK - 1,
-            BLOCK,
-            BLOCK + 1,
-            2 * BLOCK - 1,
-            2 * BLOCK,
-            2 * BLOCK + 1,
-            300,
-        ];
+        let lens = [0, 1, BLOCK - 1, BLOCK, BLOCK + 1, 2 * BLOCK - 1, 2 * BLOCK, 2 * BLOCK + 1, 300];
         for round in 0..200 {
             let n = rng.below(40) as usize;
             let values: Vec<Vec<u8>> = (0..n)
@@ -296,11 +264,7 @@ mod tests {
                 }
                 let (done, end) = extend_with(&mut sink, &page, lead, n, avx2);
                 if round % 3 != 1 {
-                    assert_eq!(
-                        (done, end),
-                        (n, page.len()),
-                        "round {round}: room was reserved"
-                    );
+                    assert_eq!((done, end), (n, page.len()), "round {round}: room was reserved");
                 }
                 assert!(sink.data.len() <= sink.data.capacity());
                 // What the run left, one at a time (as `decode_byte_array` does).
@@ -313,17 +277,10 @@ mod tests {
                 assert_eq!(sink.len(), n + 1);
                 assert_eq!(sink.value(0).unwrap(), b"first");
                 for (i, v) in values.iter().enumerate() {
-                    assert_eq!(
-                        sink.value(i + 1).unwrap(),
-                        &v[..],
-                        "round {round} value {i} avx2 {avx2}"
-                    );
+                    assert_eq!(sink.value(i + 1).unwrap(), &v[..], "round {round} value {i} avx2 {avx2}");
                 }
                 let mut large = OffsetsSink::<i64>::new();
-                assert_eq!(
-                    decode_byte_array(&page, lead, n, &mut large).unwrap(),
-                    page.len()
-                );
+                assert_eq!(decode_byte_array(&page, lead, n, &mut large).unwrap(), page.len());
                 let got: Vec<&[u8]> = (0..n).filter_map(|i| large.value(i)).collect();
                 assert_eq!(got, values.iter().map(Vec::as_slice).collect::<Vec<_>>());
             }
@@ -340,17 +297,12 @@ mod tests {
             for cut in [page.len() - 1, page.len() - 3, 50, 47, 2] {
                 let mut sink = OffsetsSink::<i32>::with_capacity(4, 100);
                 let (done, end) = extend_with(&mut sink, &page[..cut], 0, 3, avx2);
-                let whole = [7, 51, page.len()]
-                    .iter()
-                    .take_while(|&&e| e <= cut)
-                    .count();
+                let whole = [7, 51, page.len()].iter().take_while(|&&e| e <= cut).count();
                 assert_eq!(done, whole, "cut {cut}");
                 assert_eq!(end, [0, 7, 51, 56][whole]);
                 assert_eq!(sink.len(), whole);
                 let mut sink = OffsetsSink::<i32>::new();
-                let e = decode_byte_array(&page[..cut], 0, 3, &mut sink)
-                    .unwrap_err()
-                    .to_string();
+                let e = decode_byte_array(&page[..cut], 0, 3, &mut sink).unwrap_err().to_string();
                 assert!(e.contains(&format!("value {whole} of 3")), "{e}");
             }
         }
@@ -362,16 +314,7 @@ mod tests {
     #[test]
     fn gathers_match_the_dictionary_and_stop_at_bad_entries() {
         let mut rng = TestRng::new(9);
-        let lens = [
-            0,
-            3,
-            BLOCK - 1,
-            BLOCK,
-            BLOCK + 1,
-            2 * BLOCK,
-            2 * BLOCK + 1,
-            500,
-        ];
+        let lens = [0, 3, BLOCK - 1, BLOCK, BLOCK + 1, 2 * BLOCK, 2 * BLOCK + 1, 500];
         for round in 0..100 {
             let dict: Vec<Vec<u8>> = (0..1 + rng.below(12))
                 .map(|_| {
@@ -384,9 +327,7 @@ mod tests {
             for v in &dict {
                 starts.push(starts.last().unwrap() + 4 + v.len() as u32);
             }
-            let indexes: Vec<u32> = (0..rng.below(50))
-                .map(|_| rng.below(dict.len() as u64) as u32)
-                .collect();
+            let indexes: Vec<u32> = (0..rng.below(50)).map(|_| rng.below(dict.len() as u64) as u32).collect();
             let bytes: usize = indexes.iter().map(|&i| dict[i as usize].len()).sum();
             for avx2 in [false, true] {
                 let mut sink = OffsetsSink::<i32>::new();
@@ -401,34 +342,17 @@ mod tests {
                     sink.push_owned(&dict[i as usize]).unwrap();
                 }
                 let mut large = OffsetsSink::<i64>::with_capacity(0, bytes);
-                assert_eq!(
-                    gather_with(&mut large, &page, &starts, &indexes, avx2),
-                    indexes.len()
-                );
+                assert_eq!(gather_with(&mut large, &page, &starts, &indexes, avx2), indexes.len());
                 for (k, &i) in indexes.iter().enumerate() {
-                    assert_eq!(
-                        sink.value(k).unwrap(),
-                        &dict[i as usize][..],
-                        "round {round} value {k}"
-                    );
-                    assert_eq!(
-                        large.value(k).unwrap(),
-                        &dict[i as usize][..],
-                        "round {round} value {k}"
-                    );
+                    assert_eq!(sink.value(k).unwrap(), &dict[i as usize][..], "round {round} value {k}");
+                    assert_eq!(large.value(k).unwrap(), &dict[i as usize][..], "round {round} value {k}");
                 }
             }
         }
         let page = plain_page(&[b"ab".to_vec(), b"cde".to_vec()], 0);
         let mut sink = OffsetsSink::<i32>::with_capacity(8, 100);
-        assert_eq!(
-            gather_with(&mut sink, &page, &[0, 6, 13], &[1, 0, 2, 0], true),
-            2
-        );
-        assert_eq!(
-            gather_with(&mut sink, &page, &[0, 6, 99], &[0, 1], false),
-            1
-        );
+        assert_eq!(gather_with(&mut sink, &page, &[0, 6, 13], &[1, 0, 2, 0], true), 2);
+        assert_eq!(gather_with(&mut sink, &page, &[0, 6, 99], &[0, 1], false), 1);
         assert_eq!(gather_with(&mut sink, &page, &[0, 3], &[0], false), 0);
         assert_eq!(sink.data, b"cdeabab");
     }

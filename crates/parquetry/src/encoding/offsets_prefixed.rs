@@ -12,9 +12,7 @@
 //! one fixed-size write and becomes the next previous head. Only bytes past the window (long
 //! prefixes) are copied from the output itself.
 
-use super::{
-    no_previous, prefix_too_long, suffix_past_page, ByteArraySink, OffsetSize, OffsetsSink,
-};
+use super::{no_previous, prefix_too_long, suffix_past_page, ByteArraySink, OffsetSize, OffsetsSink};
 use crate::error::{Error, Result};
 
 /// How many leading bytes of the previous value are kept in registers.
@@ -70,9 +68,7 @@ fn extend_with<O: OffsetSize>(
         value_bytes += u64::from(p) + u64::from(len);
     }
     let Some(left) = page.len().checked_sub(first) else {
-        return Err(Error::invalid_argument(
-            "DELTA_BYTE_ARRAY: the suffixes start past the page",
-        ));
+        return Err(Error::invalid_argument("DELTA_BYTE_ARRAY: the suffixes start past the page"));
     };
     if suffix_bytes > left as u64 {
         return Err(suffix_past_page(suffix_bytes as usize, left));
@@ -104,11 +100,7 @@ fn extend_with<O: OffsetSize>(
     }
     // What the loop left (little room, or the memory could not be had), growing as needed.
     for (&p, &len) in prefixes[done..].iter().zip(&suffix_lens[done..]) {
-        sink.push_prefixed_in(
-            p as usize,
-            page.get(pos..).unwrap_or_default(),
-            len as usize,
-        )?;
+        sink.push_prefixed_in(p as usize, page.get(pos..).unwrap_or_default(), len as usize)?;
         pos += len as usize;
     }
     Ok(())
@@ -169,11 +161,7 @@ unsafe fn rebuild<O: OffsetSize>(
     for ((&p, &len), offset) in prefixes.iter().zip(suffix_lens).zip(offsets.iter_mut()) {
         let (p, len) = (p as usize, len as usize);
         if p > prev_len {
-            result = Err(if has_prev {
-                prefix_too_long(p, prev_len)
-            } else {
-                no_previous(p)
-            });
+            result = Err(if has_prev { prefix_too_long(p, prev_len) } else { no_previous(p) });
             break;
         }
         // The window store below needs WINDOW bytes of room; the value itself fits whenever
@@ -208,13 +196,7 @@ unsafe fn rebuild<O: OffsetSize>(
                 // SAFETY: `prev_start + p <= pos` (the previous value ends at `pos`), so the
                 // source `prev_start + WINDOW .. prev_start + p` is initialized and lies before
                 // the destination `pos + WINDOW .. pos + p`, within the room (checked above).
-                unsafe {
-                    std::ptr::copy_nonoverlapping(
-                        base.add(prev_start + WINDOW),
-                        base.add(pos + WINDOW),
-                        p - WINDOW,
-                    )
-                };
+                unsafe { std::ptr::copy_nonoverlapping(base.add(prev_start + WINDOW), base.add(pos + WINDOW), p - WINDOW) };
                 at = p;
             }
             let skip = at - p;
@@ -222,13 +204,7 @@ unsafe fn rebuild<O: OffsetSize>(
             // the suffix `src .. src + len` and its part from `skip` on are in `page`; the
             // destination `pos + at .. pos + end` lies within the room (checked above); `page` is borrowed
             // immutably while `data` is borrowed mutably, so the two do not overlap.
-            unsafe {
-                std::ptr::copy_nonoverlapping(
-                    page.as_ptr().add(src + skip),
-                    base.add(pos + at),
-                    len - skip,
-                )
-            };
+            unsafe { std::ptr::copy_nonoverlapping(page.as_ptr().add(src + skip), base.add(pos + at), len - skip) };
         }
         prev = next;
         prev_start = pos;
@@ -321,27 +297,15 @@ mod tests {
                 let capacity = sink.data.capacity();
                 extend_with(&mut sink, &prefixes, &lens, &page, lead, avx2).unwrap();
                 if round % 2 == 0 {
-                    assert_eq!(
-                        sink.data.capacity(),
-                        capacity,
-                        "round {round}: exact room outgrown"
-                    );
+                    assert_eq!(sink.data.capacity(), capacity, "round {round}: exact room outgrown");
                 }
                 let mut large = OffsetsSink::<i64>::new();
                 large.push_owned(&seed).unwrap();
                 extend_with(&mut large, &prefixes, &lens, &page, lead, avx2).unwrap();
                 assert_eq!(sink.len(), values.len());
                 for (i, want) in values.iter().enumerate() {
-                    assert_eq!(
-                        sink.value(i).unwrap(),
-                        &want[..],
-                        "round {round} value {i} avx2 {avx2}"
-                    );
-                    assert_eq!(
-                        large.value(i).unwrap(),
-                        &want[..],
-                        "round {round} value {i} avx2 {avx2}"
-                    );
+                    assert_eq!(sink.value(i).unwrap(), &want[..], "round {round} value {i} avx2 {avx2}");
+                    assert_eq!(large.value(i).unwrap(), &want[..], "round {round} value {i} avx2 {avx2}");
                 }
             }
         }
@@ -353,18 +317,12 @@ mod tests {
         for avx2 in [false, true] {
             // No previous value: the first prefix must be 0.
             let mut sink = OffsetsSink::<i32>::new();
-            let e = extend_with(&mut sink, &[1], &[1], &page, 0, avx2)
-                .unwrap_err()
-                .to_string();
+            let e = extend_with(&mut sink, &[1], &[1], &page, 0, avx2).unwrap_err().to_string();
             assert!(e.contains("no previous value"), "{e}");
             assert_eq!(sink.len(), 0);
             // "ab", "abc", then a prefix of 4 after a 3-byte value.
             let e = extend_with(&mut sink, &[0, 2, 4], &[2, 1, 1], &page, 0, avx2).unwrap_err();
-            assert!(
-                e.to_string()
-                    .contains("prefix length 4 is longer than the previous value (3 bytes)"),
-                "{e}"
-            );
+            assert!(e.to_string().contains("prefix length 4 is longer than the previous value (3 bytes)"), "{e}");
             assert_eq!(sink.offsets, [0, 2, 5]);
             assert_eq!(sink.data, b"ababc");
         }

@@ -1,8 +1,10 @@
 //! [`OffsetsSink`]: the [`ByteArraySink`] behind `Utf8`/`Binary` and their `Large` variants,
 //! Arrow's offsets + data layout, into which every value is copied once.
 
+use super::{
+    check_lengths, no_previous, prefix_too_long, suffix_past_page, ByteArraySink,
+};
 use super::prefix_sum::prefix_sum32;
-use super::{check_lengths, no_previous, prefix_too_long, suffix_past_page, ByteArraySink};
 use crate::error::{Error, Result};
 
 /// Values up to this long are copied as one fixed-size block by [`OffsetsSink`].
@@ -93,22 +95,14 @@ impl<O: OffsetSize> Default for OffsetsSink<O> {
 impl<O: OffsetSize> OffsetsSink<O> {
     /// An empty sink (offsets `[0]`).
     pub fn new() -> Self {
-        Self {
-            offsets: vec![O::default()],
-            data: Vec::new(),
-            expected: 0,
-        }
+        Self { offsets: vec![O::default()], data: Vec::new(), expected: 0 }
     }
 
     /// An empty sink with room for `values` values and `bytes` value bytes.
     pub fn with_capacity(values: usize, bytes: usize) -> Self {
         let mut offsets = Vec::with_capacity(values.saturating_add(1));
         offsets.push(O::default());
-        Self {
-            offsets,
-            data: Vec::with_capacity(bytes),
-            expected: 0,
-        }
+        Self { offsets, data: Vec::with_capacity(bytes), expected: 0 }
     }
 
     /// Says the sink will hold about `values` values in all. When a reservation outgrows
@@ -162,12 +156,7 @@ impl<O: OffsetSize> OffsetsSink<O> {
     /// Appends the `len`-byte value at `page[start..]` by copying `N` bytes and dropping the
     /// rest; `None` (nothing done) if the page or the capacity has fewer than `N` bytes left.
     #[inline]
-    fn push_in_block<const N: usize>(
-        &mut self,
-        page: &[u8],
-        start: usize,
-        len: usize,
-    ) -> Option<Result<()>> {
+    fn push_in_block<const N: usize>(&mut self, page: &[u8], start: usize, len: usize) -> Option<Result<()>> {
         let block = page.get(start..start.checked_add(N)?)?;
         let old = self.data.len();
         if self.data.capacity() - old < N {
@@ -257,9 +246,7 @@ impl<O: OffsetSize> ByteArraySink for OffsetsSink<O> {
         }
         match page.get(start..start + len) {
             Some(v) => self.push_owned(v),
-            None => Err(Error::corrupt(format!(
-                "PLAIN value of {len} bytes at {start} is past the page"
-            ))),
+            None => Err(Error::corrupt(format!("PLAIN value of {len} bytes at {start} is past the page"))),
         }
     }
 
@@ -290,13 +277,8 @@ impl<O: OffsetSize> ByteArraySink for OffsetsSink<O> {
         Ok(())
     }
 
-    fn extend_prefixed(
-        &mut self,
-        prefixes: &[u32],
-        suffix_lens: &[u32],
-        page: &[u8],
-        first: usize,
-    ) -> Result<()> {
+    fn extend_prefixed(&mut self, prefixes: &[u32], suffix_lens: &[u32], page: &[u8], first: usize)
+        -> Result<()> {
         super::offsets_prefixed::extend_prefixed(self, prefixes, suffix_lens, page, first)
     }
 
@@ -311,12 +293,7 @@ impl<O: OffsetSize> ByteArraySink for OffsetsSink<O> {
         }
     }
 
-    fn extend_from_lengths(
-        &mut self,
-        lengths: &[u32],
-        data: &[u8],
-        _data_pos: usize,
-    ) -> Result<()> {
+    fn extend_from_lengths(&mut self, lengths: &[u32], data: &[u8], _data_pos: usize) -> Result<()> {
         check_lengths(lengths, data)?;
         // One check for the whole batch: every intermediate offset is below the final one.
         self.check_len(data.len())?;
@@ -373,9 +350,7 @@ mod tests {
         assert!(s.check_len(i32::MAX as usize + 1).is_err());
         s.data.push(1);
         assert!(s.check_len(i32::MAX as usize).is_err());
-        assert!(OffsetsSink::<i64>::new()
-            .check_len(i32::MAX as usize + 1)
-            .is_ok());
+        assert!(OffsetsSink::<i64>::new().check_len(i32::MAX as usize + 1).is_ok());
     }
 
     /// `push_prefixed_in` at the edges of 32-byte blocks: prefixes and suffixes of 0 and
@@ -404,11 +379,7 @@ mod tests {
                     _ => rng.below(40) as usize,
                 };
                 // The suffix, then either exactly enough bytes for a block or none at all.
-                let after = if step % 3 == 0 {
-                    SHORT_COPY.saturating_sub(len)
-                } else {
-                    0
-                };
+                let after = if step % 3 == 0 { SHORT_COPY.saturating_sub(len) } else { 0 };
                 let tail = rng.bytes(len + after);
                 sink.data.reserve_exact(room.min(prefix_len + len + room));
                 sink.push_prefixed_in(prefix_len, &tail, len).unwrap();
@@ -424,15 +395,10 @@ mod tests {
         sink.push_owned(b"abc").unwrap();
         assert!(sink.push_prefixed_in(4, &[0; 64], 1).is_err());
         assert!(sink.push_prefixed_in(1, &[0; 8], 9).is_err());
-        assert!(OffsetsSink::<i32>::new()
-            .push_prefixed_in(1, &[0; 64], 1)
-            .is_err());
+        assert!(OffsetsSink::<i32>::new().push_prefixed_in(1, &[0; 64], 1).is_err());
         let mut first = OffsetsSink::<i32>::new();
         first.push_prefixed_in(0, b"xyz", 2).unwrap();
-        assert_eq!(
-            (first.offsets.as_slice(), first.data.as_slice()),
-            (&[0, 2][..], &b"xy"[..])
-        );
+        assert_eq!((first.offsets.as_slice(), first.data.as_slice()), (&[0, 2][..], &b"xy"[..]));
     }
 
     #[test]
@@ -442,19 +408,9 @@ mod tests {
         for n in [0, 1, 31, 32, 33, 64, 95, 200] {
             for big in [false, true] {
                 let lengths: Vec<u32> = (0..n)
-                    .map(|_| {
-                        if big {
-                            rng.below(1 << 23) as u32
-                        } else {
-                            rng.below(40) as u32
-                        }
-                    })
+                    .map(|_| if big { rng.below(1 << 23) as u32 } else { rng.below(40) as u32 })
                     .collect();
-                let base = if big {
-                    i32::MAX as usize - (n << 23)
-                } else {
-                    1000
-                };
+                let base = if big { i32::MAX as usize - (n << 23) } else { 1000 };
                 let mut want = vec![7i64];
                 let mut sum = base as i64;
                 want.extend(lengths.iter().map(|&l| {
@@ -466,13 +422,7 @@ mod tests {
                 assert_eq!(wide, want, "{n} {big}");
                 let mut narrow = vec![7i32];
                 i32::extend_running(&mut narrow, base, &lengths);
-                assert!(
-                    narrow
-                        .iter()
-                        .map(|&o| i64::from(o))
-                        .eq(want.iter().copied()),
-                    "{n} {big}"
-                );
+                assert!(narrow.iter().map(|&o| i64::from(o)).eq(want.iter().copied()), "{n} {big}");
             }
         }
     }

@@ -36,10 +36,7 @@ fn decode_fixed<const N: usize, T>(
     let src = data.get(..bytes).unwrap_or_default();
     // chunks_exact(N) yields N-byte slices, so the conversion never takes the fallback; the
     // loop has an exact length and compiles to a vectorised copy.
-    dst.extend(
-        src.chunks_exact(N)
-            .map(|c| from(c.try_into().unwrap_or([0; N]))),
-    );
+    dst.extend(src.chunks_exact(N).map(|c| from(c.try_into().unwrap_or([0; N]))));
     Ok(bytes)
 }
 
@@ -141,11 +138,7 @@ fn append_bits(data: &[u8], bit_offset: usize, n: usize, dst: &mut Vec<u8>, dst_
     } else {
         // Bits src..src+8*full end inside byte first+full, so `full` windows exist.
         let tail = data.get(first..).unwrap_or_default();
-        dst.extend(
-            tail.windows(2)
-                .take(full)
-                .map(|w| (w[0] >> r) | (w[1] << (8 - r))),
-        );
+        dst.extend(tail.windows(2).take(full).map(|w| (w[0] >> r) | (w[1] << (8 - r))));
     }
     let rest = left % 8;
     if rest != 0 {
@@ -183,13 +176,7 @@ fn next_value(page: &[u8], p: usize, i: usize, n: usize) -> Result<(usize, &[u8]
     let start = p + 4;
     match page.get(start..start.saturating_add(len)) {
         Some(v) => Ok((start, v)),
-        None => Err(byte_array_error(
-            i,
-            n,
-            &format!("{len} bytes"),
-            start,
-            left - 4,
-        )),
+        None => Err(byte_array_error(i, n, &format!("{len} bytes"), start, left - 4)),
     }
 }
 
@@ -217,24 +204,12 @@ pub fn decode_byte_array<S: ByteArraySink>(
     }
     for i in done..n {
         let Some(len) = page.get(p..).and_then(|s| s.first_chunk::<4>()) else {
-            return Err(byte_array_error(
-                i,
-                n,
-                "a 4-byte length",
-                p,
-                page.len().saturating_sub(p),
-            ));
+            return Err(byte_array_error(i, n, "a 4-byte length", p, page.len().saturating_sub(p)));
         };
         let len = u32::from_le_bytes(*len) as usize;
         let end = (p + 4).saturating_add(len);
         if end > page.len() {
-            return Err(byte_array_error(
-                i,
-                n,
-                &format!("{len} bytes"),
-                p + 4,
-                page.len() - p - 4,
-            ));
+            return Err(byte_array_error(i, n, &format!("{len} bytes"), p + 4, page.len() - p - 4));
         }
         sink.push_plain_value(page, p, len)?;
         p = end;
@@ -260,9 +235,7 @@ pub fn skip_byte_array(page: &[u8], pos: usize, n: usize) -> Result<usize> {
 /// The offsets must be valid Arrow offsets (non-decreasing, within `data`); otherwise this
 /// panics or encodes garbage.
 pub fn encode_byte_array_offsets<O: OffsetSize>(offsets: &[O], data: &[u8], out: &mut Vec<u8>) {
-    let (Some(first), Some(last)) = (offsets.first(), offsets.last()) else {
-        return;
-    };
+    let (Some(first), Some(last)) = (offsets.first(), offsets.last()) else { return };
     let n = offsets.len() - 1;
     out.reserve(4 * n + last.as_usize().saturating_sub(first.as_usize()));
     for w in offsets.windows(2) {
@@ -308,10 +281,7 @@ impl BooleanEncoder {
     /// If `bitmap` is shorter than `offset + len` bits.
     pub fn put_bits(&mut self, bitmap: &[u8], offset: usize, len: usize) {
         if check_bits(bitmap, offset, len).is_err() {
-            panic!(
-                "bits {offset}..+{len} are past a bitmap of {} bytes",
-                bitmap.len()
-            );
+            panic!("bits {offset}..+{len} are past a bitmap of {} bytes", bitmap.len());
         }
         append_bits(bitmap, offset, len, &mut self.bytes, self.len);
         self.len += len;
@@ -324,9 +294,7 @@ impl BooleanEncoder {
         head.iter().for_each(|&v| self.put(v));
         let (bytes, tail) = rest.as_chunks::<8>();
         self.bytes.extend(bytes.iter().map(|b| {
-            b.iter()
-                .enumerate()
-                .fold(0u8, |acc, (i, &v)| acc | (u8::from(v) << i))
+            b.iter().enumerate().fold(0u8, |acc, (i, &v)| acc | (u8::from(v) << i))
         }));
         self.len += 8 * bytes.len();
         tail.iter().for_each(|&v| self.put(v));
@@ -392,9 +360,7 @@ mod tests {
     fn booleans_at_every_offset() {
         let mut rng = TestRng::new(7);
         let data = rng.bytes(40);
-        let bits: Vec<bool> = (0..320)
-            .map(|i| (data[i / 8] >> (i % 8)) & 1 == 1)
-            .collect();
+        let bits: Vec<bool> = (0..320).map(|i| (data[i / 8] >> (i % 8)) & 1 == 1).collect();
         for src_off in 0..17 {
             for dst_bits in 0..17usize {
                 for n in [0usize, 1, 5, 7, 8, 9, 63, 64, 65, 200] {
@@ -408,11 +374,7 @@ mod tests {
                     assert_eq!(dst.len(), (dst_bits + n).div_ceil(8));
                     for i in 0..dst_bits + n {
                         let got = (dst[i / 8] >> (i % 8)) & 1 == 1;
-                        let want = if i < dst_bits {
-                            true
-                        } else {
-                            bits[src_off + i - dst_bits]
-                        };
+                        let want = if i < dst_bits { true } else { bits[src_off + i - dst_bits] };
                         assert_eq!(got, want, "src {src_off} dst {dst_bits} n {n} bit {i}");
                     }
                     let end = dst_bits + n;
@@ -460,9 +422,7 @@ mod tests {
         assert_eq!(skip_byte_array(&page, 3, 2).unwrap(), 20 - 4);
         assert!(decode_byte_array(&page, 3, 5, &mut s).is_err());
         assert!(skip_byte_array(&page, 3, 5).is_err());
-        let msg = decode_byte_array(&[9, 0, 0, 0, 1], 0, 1, &mut s)
-            .unwrap_err()
-            .to_string();
+        let msg = decode_byte_array(&[9, 0, 0, 0, 1], 0, 1, &mut s).unwrap_err().to_string();
         assert!(msg.contains("needs 9 bytes"), "{msg}");
     }
 
@@ -530,11 +490,7 @@ mod tests {
             decode_bools(&a, 0, want.len(), &mut got).unwrap();
             assert_eq!(got, want);
             if want.len() % 8 != 0 {
-                assert_eq!(
-                    a[a.len() - 1] >> (want.len() % 8),
-                    0,
-                    "padding bits are zero"
-                );
+                assert_eq!(a[a.len() - 1] >> (want.len() % 8), 0, "padding bits are zero");
             }
             assert!(by_bits.is_empty());
         }

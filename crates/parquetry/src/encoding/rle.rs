@@ -95,9 +95,7 @@ impl<'a> RleDecoder<'a> {
     /// With bit width 0 every value is 0 and the data may be empty: values never run out.
     pub fn new(data: &'a [u8], bit_width: u8) -> Result<Self> {
         if bit_width > 32 {
-            return Err(Error::corrupt(format!(
-                "RLE/bit-packed: bit width {bit_width} is over 32"
-            )));
+            return Err(Error::corrupt(format!("RLE/bit-packed: bit width {bit_width} is over 32")));
         }
         Ok(Self {
             data,
@@ -119,30 +117,8 @@ impl<'a> RleDecoder<'a> {
     /// must be the bytes it was created over; other bytes decode to garbage, never past
     /// their end.
     pub fn rebind<'b>(self, data: &'b [u8]) -> RleDecoder<'b> {
-        let RleDecoder {
-            data: _,
-            pos,
-            bit_width,
-            rle_left,
-            rle_value,
-            packed_left,
-            packed_end,
-            buf,
-            buf_pos,
-            buf_len,
-        } = self;
-        RleDecoder {
-            data,
-            pos,
-            bit_width,
-            rle_left,
-            rle_value,
-            packed_left,
-            packed_end,
-            buf,
-            buf_pos,
-            buf_len,
-        }
+        let RleDecoder { data: _, pos, bit_width, rle_left, rle_value, packed_left, packed_end, buf, buf_pos, buf_len } = self;
+        RleDecoder { data, pos, bit_width, rle_left, rle_value, packed_left, packed_end, buf, buf_pos, buf_len }
     }
 
     /// The bit width of the values.
@@ -219,10 +195,7 @@ impl<'a> RleDecoder<'a> {
             if self.rle_left > 0 {
                 let len = self.rle_left.min(max);
                 self.rle_left -= len;
-                return Ok(Some(Run::Repeated {
-                    value: self.rle_value,
-                    len,
-                }));
+                return Ok(Some(Run::Repeated { value: self.rle_value, len }));
             }
             if self.packed_left > 0 {
                 self.fill_buf();
@@ -282,11 +255,7 @@ impl<'a> RleDecoder<'a> {
         }
         self.packed_left -= k;
         // k is a multiple of 8 unless it ends the run, so k * w / 8 is exact.
-        self.pos = if self.packed_left == 0 {
-            self.packed_end
-        } else {
-            self.pos + k / 8 * w
-        };
+        self.pos = if self.packed_left == 0 { self.packed_end } else { self.pos + k / 8 * w };
         self.buf_pos = 0;
         self.buf_len = k;
     }
@@ -309,9 +278,7 @@ impl<'a> RleDecoder<'a> {
             let groups = header >> 1;
             let declared = usize::try_from(groups.saturating_mul(8)).unwrap_or(usize::MAX);
             // Some writers end the data before the last group is complete: keep what is there.
-            let values = (left * 8)
-                .checked_div(w)
-                .map_or(declared, |fit| declared.min(fit));
+            let values = (left * 8).checked_div(w).map_or(declared, |fit| declared.min(fit));
             if values == 0 && declared > 0 {
                 return Err(Error::corrupt(format!(
                     "RLE/bit-packed: bit-packed run of {declared} values at byte {} needs {} bytes, \
@@ -369,9 +336,7 @@ pub fn decode_bit_packed_msb<T: RleValue>(
 ) -> Result<usize> {
     let w = bit_width as usize;
     if w > 32 {
-        return Err(Error::corrupt(format!(
-            "BIT_PACKED: bit width {w} is over 32"
-        )));
+        return Err(Error::corrupt(format!("BIT_PACKED: bit width {w} is over 32")));
     }
     let bytes = match n.checked_mul(w) {
         Some(bits) if bits.div_ceil(8) <= data.len() => bits.div_ceil(8),
@@ -460,24 +425,15 @@ mod tests {
         // RLE run: header 10 << 1 = 0x14, value 1 in one byte.
         assert_eq!(decode_all(&[0x14, 0x01], 1, 10).unwrap(), vec![1; 10]);
         // Bit-packed run of one group (header 1 << 1 | 1 = 3) holding the spec's 0..=7 at width 3.
-        assert_eq!(
-            decode_all(&[0x03, 0x88, 0xC6, 0xFA], 3, 8).unwrap(),
-            (0..8).collect::<Vec<_>>()
-        );
+        assert_eq!(decode_all(&[0x03, 0x88, 0xC6, 0xFA], 3, 8).unwrap(), (0..8).collect::<Vec<_>>());
         // Width 9 stores the RLE value in two bytes: 300 = 0x012C; run of 200 = varint 0x90 0x03.
-        assert_eq!(
-            decode_all(&[0x90, 0x03, 0x2C, 0x01], 9, 200).unwrap(),
-            vec![300; 200]
-        );
+        assert_eq!(decode_all(&[0x90, 0x03, 0x2C, 0x01], 9, 200).unwrap(), vec![300; 200]);
         // Both kinds in sequence, read as runs.
         let data = [0x03, 0x88, 0xC6, 0xFA, 0x06, 0x05];
         let mut d = RleDecoder::new(&data, 3).unwrap();
         assert_eq!(d.next_run(5).unwrap(), Some(Run::Packed(&[0, 1, 2, 3, 4])));
         assert_eq!(d.next_run(100).unwrap(), Some(Run::Packed(&[5, 6, 7])));
-        assert_eq!(
-            d.next_run(100).unwrap(),
-            Some(Run::Repeated { value: 5, len: 3 })
-        );
+        assert_eq!(d.next_run(100).unwrap(), Some(Run::Repeated { value: 5, len: 3 }));
         assert_eq!(d.next_run(100).unwrap(), None);
         assert_eq!(d.bytes_read(), data.len());
         // Width 0: no data at all still gives zeros.
@@ -491,7 +447,7 @@ mod tests {
         assert!(decode_all(&[0x03], 3, 8).is_err()); // bit-packed bytes missing
         assert!(decode_all(&[0x14, 0x01], 1, 11).is_err()); // too few values
         assert!(decode_all(&[0xff; 11], 1, 1).is_err()); // varint over 64 bits
-                                                         // A truncated last group keeps the values whose bits are present.
+        // A truncated last group keeps the values whose bits are present.
         assert_eq!(decode_all(&[0x03, 0x88], 3, 2).unwrap(), vec![0, 1]);
         let msg = decode_all(&[0x14, 0x01], 1, 11).unwrap_err().to_string();
         assert!(msg.contains("needed 11 values"), "{msg}");
@@ -515,10 +471,7 @@ mod tests {
         assert_eq!(out, (0..8).collect::<Vec<i16>>());
         // 30 values of 2 bits are 8 bytes (the spec's own count).
         let mut out: Vec<u8> = Vec::new();
-        assert_eq!(
-            decode_bit_packed_msb(&[0xE4; 8], 2, 30, &mut out).unwrap(),
-            8
-        );
+        assert_eq!(decode_bit_packed_msb(&[0xE4; 8], 2, 30, &mut out).unwrap(), 8);
         assert_eq!(&out[..4], &[3, 2, 1, 0]);
         assert!(decode_bit_packed_msb(&[0; 7], 2, 30, &mut out).is_err());
         assert!(decode_bit_packed_msb(&[0; 7], 33, 1, &mut out).is_err());
@@ -550,11 +503,7 @@ mod tests {
             let mut values = Vec::with_capacity(n);
             while values.len() < n {
                 let v = (rng.next_u64() as u32) & max;
-                let len = if rng.below(3) == 0 {
-                    rng.below(50) as usize
-                } else {
-                    1
-                };
+                let len = if rng.below(3) == 0 { rng.below(50) as usize } else { 1 };
                 values.extend(std::iter::repeat_n(v, len.min(n - values.len())));
             }
             let mut data = Vec::new();
@@ -608,9 +557,7 @@ mod tests {
                 d.truncate(rng.below(d.len() as u64 + 1) as usize);
                 d
             };
-            let Ok(mut d) = RleDecoder::new(&data, w) else {
-                continue;
-            };
+            let Ok(mut d) = RleDecoder::new(&data, w) else { continue };
             for _ in 0..8 {
                 let k = rng.below(1000) as usize;
                 let mut out: Vec<i16> = Vec::new();

@@ -56,18 +56,11 @@ impl RleEncoder {
     ///
     /// If `bit_width` is over 32.
     pub fn new(bit_width: u8) -> Self {
-        assert!(
-            bit_width <= 32,
-            "RLE/bit-packed: bit width {bit_width} is over 32"
-        );
+        assert!(bit_width <= 32, "RLE/bit-packed: bit width {bit_width} is over 32");
         let w = bit_width as usize;
         // The smallest number of whole groups whose packed bytes (w each) cost at least an RLE
         // run: a one-byte header, the value, and the header that reopens bit packing after it.
-        let groups = if w == 0 {
-            1
-        } else {
-            (2 + w.div_ceil(8)).div_ceil(w).max(1)
-        };
+        let groups = if w == 0 { 1 } else { (2 + w.div_ceil(8)).div_ceil(w).max(1) };
         Self {
             bit_width,
             min_run: 8 * groups,
@@ -104,11 +97,7 @@ impl RleEncoder {
         // An open run: its RLE header and value, or (if short) up to 2 packed groups; then at
         // most one more group, with a header.
         let run = if self.run_len > 0 { 15 } else { 0 };
-        let group = if self.run_len > 0 || self.pending_len > 0 {
-            1 + w
-        } else {
-            0
-        };
+        let group = if self.run_len > 0 || self.pending_len > 0 { 1 + w } else { 0 };
         self.data.len() + run + group
     }
 
@@ -182,18 +171,10 @@ impl RleEncoder {
     ///
     /// If the bit width is not 1, or `bitmap` is shorter than `offset + len` bits.
     pub fn put_bits(&mut self, bitmap: &[u8], offset: usize, len: usize) {
-        assert_eq!(
-            self.bit_width, 1,
-            "RLE/bit-packed: put_bits needs bit width 1"
-        );
-        let end = offset
-            .checked_add(len)
-            .filter(|e| e.div_ceil(8) <= bitmap.len());
+        assert_eq!(self.bit_width, 1, "RLE/bit-packed: put_bits needs bit width 1");
+        let end = offset.checked_add(len).filter(|e| e.div_ceil(8) <= bitmap.len());
         let Some(end) = end else {
-            panic!(
-                "bits {offset}..+{len} are past a bitmap of {} bytes",
-                bitmap.len()
-            );
+            panic!("bits {offset}..+{len} are past a bitmap of {} bytes", bitmap.len());
         };
         self.len += len;
         let bit = |i: usize| u32::from((bitmap[i / 8] >> (i % 8)) & 1);
@@ -207,11 +188,7 @@ impl RleEncoder {
             if groups == 0 {
                 break;
             }
-            let bits = GroupBytes {
-                bitmap,
-                first: pos / 8,
-                shift: pos % 8,
-            };
+            let bits = GroupBytes { bitmap, first: pos / 8, shift: pos % 8 };
             let b = bits.byte(0);
             let uniform = b == 0 || b == 0xFF;
             if self.run_len > 0 && !uniform {
@@ -220,11 +197,8 @@ impl RleEncoder {
                     continue; // a short run was packed and left values pending
                 }
             }
-            let literal = if self.run_len > 0 {
-                0
-            } else {
-                bits.literal_len(groups, self.min_run / 8)
-            };
+            let literal =
+                if self.run_len > 0 { 0 } else { bits.literal_len(groups, self.min_run / 8) };
             if literal > 0 {
                 self.pack_bitmap(&bits, literal);
                 pos += 8 * literal;
@@ -439,8 +413,7 @@ impl RleEncoder {
                 // Group byte i spans bitmap bytes i and i + 1, both inside the bitmap.
                 let (r, l) = (bits.shift, 8 - bits.shift);
                 let src = &bits.bitmap[at..at + k + 1];
-                self.data
-                    .extend(src.windows(2).map(|p| (p[0] >> r) | (p[1] << l)));
+                self.data.extend(src.windows(2).map(|p| (p[0] >> r) | (p[1] << l)));
             }
             self.close_groups(k);
             g += k;
@@ -451,11 +424,7 @@ impl RleEncoder {
 /// The mask of `w`-bit values.
 #[inline]
 fn mask(w: usize) -> u32 {
-    if w == 0 {
-        0
-    } else {
-        u32::MAX >> (32 - w)
-    }
+    if w == 0 { 0 } else { u32::MAX >> (32 - w) }
 }
 
 /// True if all values of `group` are equal (one OR over the whole group, which vectorizes).
@@ -468,9 +437,7 @@ fn is_uniform(group: &[u32]) -> bool {
 /// How many values at the start of `values` equal `v`, compared 16 at a time.
 #[inline]
 fn run_length(values: &[u32], v: u32) -> usize {
-    let whole = values
-        .chunks_exact(16)
-        .take_while(|c| c.iter().fold(0, |a, &x| a | (x ^ v)) == 0);
+    let whole = values.chunks_exact(16).take_while(|c| c.iter().fold(0, |a, &x| a | (x ^ v)) == 0);
     let n = 16 * whole.count();
     n + values[n..].iter().take_while(|&&x| x == v).count()
 }
@@ -499,9 +466,7 @@ impl GroupBytes<'_> {
     #[inline]
     fn word(&self, g: usize) -> u64 {
         let i = self.first + g;
-        let lo = self.bitmap[i..i + 8]
-            .try_into()
-            .map_or(0, u64::from_le_bytes);
+        let lo = self.bitmap[i..i + 8].try_into().map_or(0, u64::from_le_bytes);
         match self.shift {
             0 => lo,
             r => (lo >> r) | (u64::from(self.bitmap[i + 8]) << (64 - r)),
@@ -534,8 +499,8 @@ impl GroupBytes<'_> {
             while g + 8 <= groups {
                 let x = self.word(g);
                 let (zeros, ones) = (zero_bytes(x), zero_bytes(!x));
-                let three =
-                    (zeros & (zeros >> 8) & (zeros >> 16)) | (ones & (ones >> 8) & (ones >> 16));
+                let three = (zeros & (zeros >> 8) & (zeros >> 16))
+                    | (ones & (ones >> 8) & (ones >> 16));
                 let three = three & 0x0000_8080_8080_8080;
                 if three != 0 {
                     return g + (three.trailing_zeros() / 8) as usize;

@@ -7,16 +7,10 @@ use crate::encoding::TestRng;
 
 fn decode(data: &[u8], w: u8, n: usize) -> Vec<u32> {
     let mut out = Vec::new();
-    RleDecoder::new(data, w)
-        .unwrap()
-        .decode_exact(n, &mut out)
-        .unwrap();
+    RleDecoder::new(data, w).unwrap().decode_exact(n, &mut out).unwrap();
     // Nothing but padding may follow.
     let mut more: Vec<u32> = Vec::new();
-    let extra = RleDecoder::new(data, w)
-        .unwrap()
-        .decode(n + 8, &mut more)
-        .unwrap();
+    let extra = RleDecoder::new(data, w).unwrap().decode(n + 8, &mut more).unwrap();
     assert!(w == 0 || extra < n + 8, "more than one group of padding");
     out
 }
@@ -51,10 +45,7 @@ fn spec_examples_and_hand_derived_bytes() {
     // Encodings.md, RLE: 0..=7 at width 3 is one bit-packed group, header 1 << 1 | 1.
     let mut e = RleEncoder::new(3);
     e.put_slice(&[0, 1, 2, 3, 4, 5, 6, 7]);
-    assert_eq!(
-        finish(&mut e),
-        [0x03, 0b1000_1000, 0b1100_0110, 0b1111_1010]
-    );
+    assert_eq!(finish(&mut e), [0x03, 0b1000_1000, 0b1100_0110, 0b1111_1010]);
     // Ten 1s at width 1: 8 equal values are cheaper packed (1 byte) than as an RLE run
     // (header and value), so two groups, 0xFF and 0b11 padded (header 2 << 1 | 1 = 5).
     let mut e1 = RleEncoder::new(1);
@@ -104,9 +95,7 @@ fn round_trips_every_width_and_length() {
     let mut rng = TestRng::new(51);
     let mut e = RleEncoder::new(0);
     for w in 0..=32u8 {
-        for n in [
-            0usize, 1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 127, 128, 129, 505, 1000, 3000,
-        ] {
+        for n in [0usize, 1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 127, 128, 129, 505, 1000, 3000] {
             let vals = values(&mut rng, w, n);
             // One encoder per width, reused across pages.
             if e.bit_width() != w {
@@ -213,9 +202,7 @@ fn put_bits_matches_put() {
 fn scattered_nulls_stay_bit_packed() {
     // Every other byte all valid: runs of 8 are cheaper packed, so the levels are the
     // bitmap's bytes plus one header per 63.
-    let bitmap: Vec<u8> = (0..630)
-        .map(|i| if i % 2 == 0 { 0xFF } else { 0xEF })
-        .collect();
+    let bitmap: Vec<u8> = (0..630).map(|i| if i % 2 == 0 { 0xFF } else { 0xEF }).collect();
     let mut e = RleEncoder::new(1);
     e.put_bits(&bitmap, 0, 630 * 8);
     let data = finish(&mut e);

@@ -60,10 +60,7 @@ pub fn extend_views_over_offsets<O: OffsetSize>(
     let mut long = false;
     for w in offsets.windows(2) {
         let (start, end) = (w[0].as_usize(), w[1].as_usize());
-        let block = data
-            .get(start..)
-            .and_then(|d| d.first_chunk::<16>())
-            .filter(|_| start <= end && end <= data.len());
+        let block = data.get(start..).and_then(|d| d.first_chunk::<16>()).filter(|_| start <= end && end <= data.len());
         let view = match block {
             Some(block) => {
                 let raw = u128::from_le_bytes(*block);
@@ -73,10 +70,7 @@ pub fn extend_views_over_offsets<O: OffsetSize>(
                     ((raw << 32) & (u128::MAX >> (96 - 8 * len))) | len as u128
                 } else {
                     long = true;
-                    len as u128
-                        | u128::from(raw as u32) << 32
-                        | u128::from(buffer) << 64
-                        | (start as u128) << 96
+                    len as u128 | u128::from(raw as u32) << 32 | u128::from(buffer) << 64 | (start as u128) << 96
                 }
             }
             None => {
@@ -93,10 +87,7 @@ pub fn extend_views_over_offsets<O: OffsetSize>(
 impl ViewSink {
     /// An empty sink whose owned values go to buffer `owned_buffer_index`.
     pub fn new(owned_buffer_index: u32) -> Self {
-        Self {
-            owned_buffer_index,
-            ..Self::default()
-        }
+        Self { owned_buffer_index, ..Self::default() }
     }
 
     #[inline]
@@ -104,8 +95,7 @@ impl ViewSink {
         if bytes.len() > u32::MAX as usize || page_pos > u32::MAX as usize {
             return Err(view_overflow(page_pos, bytes.len()));
         }
-        self.views
-            .push(make_view(bytes, self.page_buffer_index, page_pos as u32));
+        self.views.push(make_view(bytes, self.page_buffer_index, page_pos as u32));
         Ok(())
     }
 }
@@ -151,9 +141,7 @@ impl ByteArraySink for ViewSink {
         }
         match page.get(start..start + len) {
             Some(v) => self.push_page_view(start, v),
-            None => Err(Error::corrupt(format!(
-                "PLAIN value of {len} bytes at {start} is past the page"
-            ))),
+            None => Err(Error::corrupt(format!("PLAIN value of {len} bytes at {start} is past the page"))),
         }
     }
 
@@ -173,9 +161,7 @@ impl ByteArraySink for ViewSink {
         let mut done = 0usize;
         for slot in self.views.spare_capacity_mut().iter_mut().take(values) {
             // Values in the last 16 bytes of the page are left to `push_plain_value`.
-            let Some(block) = page.get(p..).and_then(|s| s.first_chunk::<16>()) else {
-                break;
-            };
+            let Some(block) = page.get(p..).and_then(|s| s.first_chunk::<16>()) else { break };
             let raw = u128::from_le_bytes(*block);
             let len = raw as u32 as usize;
             let start = p + 4;
@@ -210,8 +196,7 @@ impl ByteArraySink for ViewSink {
             return Err(view_overflow(pos, bytes.len()));
         }
         self.owned.extend_from_slice(bytes);
-        self.views
-            .push(make_view(bytes, self.owned_buffer_index, pos as u32));
+        self.views.push(make_view(bytes, self.owned_buffer_index, pos as u32));
         Ok(())
     }
 
@@ -220,9 +205,7 @@ impl ByteArraySink for ViewSink {
             // Nothing from the previous value, which need not exist (a page's first value).
             return self.push_owned(suffix);
         }
-        let Some(&last) = self.views.last() else {
-            return Err(no_previous(prefix_len));
-        };
+        let Some(&last) = self.views.last() else { return Err(no_previous(prefix_len)) };
         let raw = last.to_le_bytes();
         let prev_len = (last as u32) as usize;
         if prefix_len > prev_len {
@@ -247,10 +230,7 @@ impl ByteArraySink for ViewSink {
             let mut buf = [0u8; 12];
             let prefix = match owned_start {
                 None => &raw[4..4 + prefix_len],
-                Some(start) => self
-                    .owned
-                    .get(start..start + prefix_len)
-                    .unwrap_or_default(),
+                Some(start) => self.owned.get(start..start + prefix_len).unwrap_or_default(),
             };
             buf[..prefix_len].copy_from_slice(prefix);
             buf[prefix_len..len].copy_from_slice(suffix);
@@ -274,9 +254,7 @@ impl ByteArraySink for ViewSink {
 
     fn copy_last(&self, out: &mut Vec<u8>) -> bool {
         out.clear();
-        let Some(&last) = self.views.last() else {
-            return false;
-        };
+        let Some(&last) = self.views.last() else { return false };
         let raw = last.to_le_bytes();
         let len = (last as u32) as usize;
         if len <= 12 {
@@ -319,11 +297,7 @@ impl ByteArraySink for ViewSink {
                     }
                 }
                 // The lengths sum to data.len() (checked above), so every value is in `data`.
-                None => make_view(
-                    data.get(off..off + len).unwrap_or_default(),
-                    index,
-                    (data_pos + off) as u32,
-                ),
+                None => make_view(data.get(off..off + len).unwrap_or_default(), index, (data_pos + off) as u32),
             };
             off += len;
             view
@@ -351,19 +325,10 @@ mod tests {
         assert_eq!(views.len(), offsets.len());
         for (i, w) in offsets.windows(2).enumerate() {
             let (s, e) = (w[0] as usize, w[1] as usize);
-            assert_eq!(
-                views[i + 1],
-                make_view(&data[s..e], 3, s as u32),
-                "value {i}"
-            );
+            assert_eq!(views[i + 1], make_view(&data[s..e], 3, s as u32), "value {i}");
         }
         let mut short = Vec::new();
-        assert!(!extend_views_over_offsets(
-            &mut short,
-            b"abcdefghijkl",
-            &[0, 12],
-            0
-        ));
+        assert!(!extend_views_over_offsets(&mut short, b"abcdefghijkl", &[0, 12], 0));
         assert_eq!(short, [make_view(b"abcdefghijkl", 0, 0)]);
     }
 
@@ -383,10 +348,7 @@ mod tests {
         let mut sink = ViewSink::new(9);
         sink.page_buffer_index = 2;
         let (done, mut p) = sink.extend_plain(&page, 5, n);
-        assert!(
-            done < n && done + 4 >= n,
-            "{done} of {n}: only the last values are left"
-        );
+        assert!(done < n && done + 4 >= n, "{done} of {n}: only the last values are left");
         for _ in done..n {
             let len = u32::from_le_bytes(page[p..p + 4].try_into().unwrap()) as usize;
             sink.push_plain_value(&page, p, len).unwrap();

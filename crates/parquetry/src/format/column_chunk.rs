@@ -228,10 +228,7 @@ impl ThriftStruct for ColumnCryptoMetaData {
         w.struct_begin();
         match self {
             ColumnCryptoMetaData::FooterKey => w.empty_struct(1),
-            ColumnCryptoMetaData::ColumnKey {
-                path_in_schema,
-                key_metadata,
-            } => {
+            ColumnCryptoMetaData::ColumnKey { path_in_schema, key_metadata } => {
                 w.struct_begin_field(2);
                 w.binary_list(1, path_in_schema);
                 w.opt_binary(2, key_metadata.as_deref());

@@ -247,14 +247,8 @@ mod tests {
 
     #[test]
     fn names_parse_back_case_insensitively() {
-        assert_eq!(
-            Encoding::from_name("delta_byte_array"),
-            Some(Encoding::DELTA_BYTE_ARRAY)
-        );
-        assert_eq!(
-            Encoding::from_name("RLE_DICTIONARY"),
-            Some(Encoding::RLE_DICTIONARY)
-        );
+        assert_eq!(Encoding::from_name("delta_byte_array"), Some(Encoding::DELTA_BYTE_ARRAY));
+        assert_eq!(Encoding::from_name("RLE_DICTIONARY"), Some(Encoding::RLE_DICTIONARY));
         assert_eq!(PhysicalType::from_name("Int96"), Some(PhysicalType::INT96));
         assert_eq!(Encoding::from_name("SUPERFAST"), None);
     }

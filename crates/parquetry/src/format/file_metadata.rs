@@ -66,10 +66,7 @@ impl ThriftStruct for KeyValue {
             }
             Ok(())
         })?;
-        Ok(KeyValue {
-            key: required(key, "KeyValue.key")?,
-            value,
-        })
+        Ok(KeyValue { key: required(key, "KeyValue.key")?, value })
     }
 
     fn write(&self, w: &mut ThriftWriter) {
@@ -173,11 +170,7 @@ impl ThriftStruct for RowGroup {
             seen |= 1 << id;
             Ok(())
         })?;
-        check_required(
-            seen,
-            &[(1, "columns"), (2, "total_byte_size"), (3, "num_rows")],
-            "RowGroup",
-        )
+        check_required(seen, &[(1, "columns"), (2, "total_byte_size"), (3, "num_rows")], "RowGroup")
     }
 
     fn write(&self, w: &mut ThriftWriter) {
@@ -313,12 +306,7 @@ pub struct FileMetaData {
 impl FileMetaData {
     /// The value of a key/value metadata entry, if present.
     pub fn key_value(&self, key: &str) -> Option<&str> {
-        self.key_value_metadata
-            .as_ref()?
-            .iter()
-            .find(|kv| kv.key == key)?
-            .value
-            .as_deref()
+        self.key_value_metadata.as_ref()?.iter().find(|kv| kv.key == key)?.value.as_deref()
     }
 }
 
@@ -352,12 +340,7 @@ impl ThriftStruct for FileMetaData {
         })?;
         check_required(
             seen,
-            &[
-                (1, "version"),
-                (2, "schema"),
-                (3, "num_rows"),
-                (4, "row_groups"),
-            ],
+            &[(1, "version"), (2, "schema"), (3, "num_rows"), (4, "row_groups")],
             "FileMetaData",
         )
     }

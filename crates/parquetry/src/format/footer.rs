@@ -57,9 +57,7 @@ pub fn read_metadata_from_bytes(file: &[u8]) -> Result<FileMetaData> {
             file.len()
         )));
     }
-    let tail: &[u8; 8] = file[file.len() - 8..]
-        .try_into()
-        .map_err(|_| Error::corrupt("tail"))?;
+    let tail: &[u8; 8] = file[file.len() - 8..].try_into().map_err(|_| Error::corrupt("tail"))?;
     let len = footer_length(tail, file.len() as u64)?;
     if &file[..4] != MAGIC && &file[..4] != ENCRYPTED_MAGIC {
         return Err(Error::corrupt(format!(
@@ -76,9 +74,8 @@ pub fn read_metadata_from_bytes(file: &[u8]) -> Result<FileMetaData> {
 /// One read of the last [`DEFAULT_TAIL_READ`] bytes (or the whole file if smaller), and a second
 /// read only when the footer is longer than that.
 pub fn read_metadata<R: Read + Seek>(reader: &mut R) -> Result<(FileMetaData, u64)> {
-    let file_len = reader
-        .seek(SeekFrom::End(0))
-        .map_err(|e| Error::io("finding the file size", e))?;
+    let file_len =
+        reader.seek(SeekFrom::End(0)).map_err(|e| Error::io("finding the file size", e))?;
     if file_len < 12 {
         return Err(Error::corrupt(format!(
             "not a Parquet file: {file_len} bytes is too short (the smallest has 12)"
@@ -86,9 +83,8 @@ pub fn read_metadata<R: Read + Seek>(reader: &mut R) -> Result<(FileMetaData, u6
     }
     let tail_len = file_len.min(DEFAULT_TAIL_READ);
     let mut tail = read_range(reader, file_len - tail_len, tail_len as usize)?;
-    let last8: &[u8; 8] = tail[tail.len() - 8..]
-        .try_into()
-        .map_err(|_| Error::corrupt("tail"))?;
+    let last8: &[u8; 8] =
+        tail[tail.len() - 8..].try_into().map_err(|_| Error::corrupt("tail"))?;
     let len = footer_length(last8, file_len)?;
     let needed = len + 8;
     if needed > tail.len() {

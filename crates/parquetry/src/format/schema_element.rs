@@ -162,15 +162,9 @@ impl ThriftStruct for LogicalType {
                     let (is_adjusted_to_utc, unit) =
                         read_time(r, ty, if id == 7 { "TimeType" } else { "TimestampType" })?;
                     value = Some(if id == 7 {
-                        LogicalType::Time {
-                            is_adjusted_to_utc,
-                            unit,
-                        }
+                        LogicalType::Time { is_adjusted_to_utc, unit }
                     } else {
-                        LogicalType::Timestamp {
-                            is_adjusted_to_utc,
-                            unit,
-                        }
+                        LogicalType::Timestamp { is_adjusted_to_utc, unit }
                     });
                     return Ok(());
                 }
@@ -206,9 +200,7 @@ impl ThriftStruct for LogicalType {
                         }
                         Ok(())
                     })?;
-                    value = Some(LogicalType::Variant {
-                        specification_version,
-                    });
+                    value = Some(LogicalType::Variant { specification_version });
                     return Ok(());
                 }
                 17 | 18 => {
@@ -217,9 +209,7 @@ impl ThriftStruct for LogicalType {
                     r.read_struct("GeoType", |r, fid, ty| {
                         match fid {
                             1 => crs = Some(r.string(ty)?),
-                            2 if id == 18 => {
-                                algorithm = Some(EdgeInterpolationAlgorithm(r.i32(ty)?))
-                            }
+                            2 if id == 18 => algorithm = Some(EdgeInterpolationAlgorithm(r.i32(ty)?)),
                             _ => r.skip(ty)?,
                         }
                         Ok(())
@@ -254,27 +244,14 @@ impl ThriftStruct for LogicalType {
                 w.struct_end();
             }
             LogicalType::Date => w.empty_struct(6),
-            LogicalType::Time {
-                is_adjusted_to_utc,
-                unit,
-            }
-            | LogicalType::Timestamp {
-                is_adjusted_to_utc,
-                unit,
-            } => {
-                w.struct_begin_field(if matches!(self, LogicalType::Time { .. }) {
-                    7
-                } else {
-                    8
-                });
+            LogicalType::Time { is_adjusted_to_utc, unit }
+            | LogicalType::Timestamp { is_adjusted_to_utc, unit } => {
+                w.struct_begin_field(if matches!(self, LogicalType::Time { .. }) { 7 } else { 8 });
                 w.bool(1, *is_adjusted_to_utc);
                 write_time_unit(w, 2, *unit);
                 w.struct_end();
             }
-            LogicalType::Integer {
-                bit_width,
-                is_signed,
-            } => {
+            LogicalType::Integer { bit_width, is_signed } => {
                 w.struct_begin_field(10);
                 w.i8(1, *bit_width);
                 w.bool(2, *is_signed);
@@ -285,9 +262,7 @@ impl ThriftStruct for LogicalType {
             LogicalType::Bson => w.empty_struct(13),
             LogicalType::Uuid => w.empty_struct(14),
             LogicalType::Float16 => w.empty_struct(15),
-            LogicalType::Variant {
-                specification_version,
-            } => {
+            LogicalType::Variant { specification_version } => {
                 w.struct_begin_field(16);
                 if let Some(v) = specification_version {
                     w.i8(1, *v);
@@ -422,22 +397,13 @@ impl std::fmt::Display for LogicalType {
             LogicalType::Enum => f.write_str("ENUM"),
             LogicalType::Decimal { scale, precision } => write!(f, "DECIMAL({precision},{scale})"),
             LogicalType::Date => f.write_str("DATE"),
-            LogicalType::Time {
-                is_adjusted_to_utc,
-                unit,
-            } => {
+            LogicalType::Time { is_adjusted_to_utc, unit } => {
                 write!(f, "TIME({unit},{is_adjusted_to_utc})")
             }
-            LogicalType::Timestamp {
-                is_adjusted_to_utc,
-                unit,
-            } => {
+            LogicalType::Timestamp { is_adjusted_to_utc, unit } => {
                 write!(f, "TIMESTAMP({unit},{is_adjusted_to_utc})")
             }
-            LogicalType::Integer {
-                bit_width,
-                is_signed,
-            } => {
+            LogicalType::Integer { bit_width, is_signed } => {
                 write!(f, "INTEGER({bit_width},{is_signed})")
             }
             LogicalType::Null => f.write_str("UNKNOWN"),
@@ -445,12 +411,8 @@ impl std::fmt::Display for LogicalType {
             LogicalType::Bson => f.write_str("BSON"),
             LogicalType::Uuid => f.write_str("UUID"),
             LogicalType::Float16 => f.write_str("FLOAT16"),
-            LogicalType::Variant {
-                specification_version: Some(v),
-            } => write!(f, "VARIANT({v})"),
-            LogicalType::Variant {
-                specification_version: None,
-            } => f.write_str("VARIANT"),
+            LogicalType::Variant { specification_version: Some(v) } => write!(f, "VARIANT({v})"),
+            LogicalType::Variant { specification_version: None } => f.write_str("VARIANT"),
             LogicalType::Geometry { crs: Some(c) } => write!(f, "GEOMETRY({c})"),
             LogicalType::Geometry { crs: None } => f.write_str("GEOMETRY"),
             LogicalType::Geography { crs, algorithm } => {

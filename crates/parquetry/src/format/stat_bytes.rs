@@ -25,10 +25,7 @@ impl StatBytes {
         if bytes.len() <= INLINE {
             let mut data = [0u8; INLINE];
             data[..bytes.len()].copy_from_slice(bytes);
-            StatBytes(Repr::Inline {
-                len: bytes.len() as u8,
-                data,
-            })
+            StatBytes(Repr::Inline { len: bytes.len() as u8, data })
         } else {
             StatBytes(Repr::Heap(bytes.into()))
         }

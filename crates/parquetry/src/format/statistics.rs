@@ -174,12 +174,7 @@ impl ThriftStruct for BoundingBox {
         w.double(2, self.xmax);
         w.double(3, self.ymin);
         w.double(4, self.ymax);
-        for (id, v) in [
-            (5, self.zmin),
-            (6, self.zmax),
-            (7, self.mmin),
-            (8, self.mmax),
-        ] {
+        for (id, v) in [(5, self.zmin), (6, self.zmax), (7, self.mmin), (8, self.mmax)] {
             if let Some(v) = v {
                 w.double(id, v);
             }

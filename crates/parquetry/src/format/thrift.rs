@@ -99,9 +99,7 @@ pub fn encode<T: ThriftStruct>(value: &T, out: &mut Vec<u8>) {
 pub fn check_required(seen: u32, required: &[(i16, &'static str)], name: &str) -> Result<()> {
     for &(id, field) in required {
         if seen & (1 << id) == 0 {
-            return Err(Error::corrupt(format!(
-                "required field {name}.{field} is missing"
-            )));
+            return Err(Error::corrupt(format!("required field {name}.{field} is missing")));
         }
     }
     Ok(())
@@ -225,15 +223,14 @@ impl<'a> ThriftReader<'a> {
         // some writers (and fuzzed files that other readers accept) mix them up, and the value
         // is still well defined, so accept them (range checks still apply).
         let is_int = |t: u8| matches!(t, ttype::I16 | ttype::I32 | ttype::I64);
-        if ty == want || (want == ttype::LIST && ty == ttype::SET) || (is_int(want) && is_int(ty)) {
+        if ty == want
+            || (want == ttype::LIST && ty == ttype::SET)
+            || (is_int(want) && is_int(ty))
+        {
             Ok(())
         } else {
             self.type_mismatch = true;
-            Err(self.error(format!(
-                "expected {}, found {}",
-                ttype::name(want),
-                ttype::name(ty)
-            )))
+            Err(self.error(format!("expected {}, found {}", ttype::name(want), ttype::name(ty))))
         }
     }
 
@@ -324,9 +321,7 @@ impl<'a> ThriftReader<'a> {
         let bytes = self.binary(ty)?;
         match std::str::from_utf8(bytes) {
             Ok(s) => Ok(s.to_owned()),
-            Err(e) => Err(Error::corrupt(format!(
-                "thrift at byte {at}: string is not UTF-8: {e}"
-            ))),
+            Err(e) => Err(Error::corrupt(format!("thrift at byte {at}: string is not UTF-8: {e}"))),
         }
     }
 
@@ -368,8 +363,7 @@ impl<'a> ThriftReader<'a> {
                 last_id.wrapping_add(i16::from(delta))
             } else {
                 let v = self.zigzag().map_err(|e| e.context(name))?;
-                i16::try_from(v)
-                    .map_err(|_| self.error(format!("{name}: field id {v} out of range")))?
+                i16::try_from(v).map_err(|_| self.error(format!("{name}: field id {v} out of range")))?
             };
             if ty == 0 || ty > ttype::STRUCT {
                 return Err(self.error(format!("{name} field {id}: invalid type code {ty}")));
@@ -384,8 +378,7 @@ impl<'a> ThriftReader<'a> {
                 self.type_mismatch = false;
                 self.pos = start;
                 self.depth = depth;
-                self.skip(ty)
-                    .map_err(|e| e.context(format_args!("{name}.{id}")))?;
+                self.skip(ty).map_err(|e| e.context(format_args!("{name}.{id}")))?;
             }
         }
         self.depth -= 1;

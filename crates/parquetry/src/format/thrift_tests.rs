@@ -13,12 +13,7 @@ struct Sample {
 
 impl ThriftStruct for Sample {
     fn read(r: &mut ThriftReader<'_>) -> Result<Self> {
-        let mut s = Sample {
-            a: 0,
-            b: vec![],
-            c: false,
-            d: vec![],
-        };
+        let mut s = Sample { a: 0, b: vec![], c: false, d: vec![] };
         r.read_struct("Sample", |r, id, ty| {
             match id {
                 1 => s.a = r.i32(ty)?,
@@ -46,37 +41,20 @@ impl ThriftStruct for Sample {
 // 0x18 = delta 1, binary; length 3, "abc".
 // 0x01 = long form (delta 0), bool true; id 20 zigzags to 40 = 0x28.
 // 0x19 = delta 1, list; 0x26 = 2 elements of i64; -1 → 01, 64 → 80 01.
-const WIRE: &[u8] = &[
-    0x15, 0xac, 0x02, 0x18, 0x03, b'a', b'b', b'c', 0x01, 0x28, 0x19, 0x26, 0x01, 0x80, 0x01, 0x00,
-];
+const WIRE: &[u8] =
+    &[0x15, 0xac, 0x02, 0x18, 0x03, b'a', b'b', b'c', 0x01, 0x28, 0x19, 0x26, 0x01, 0x80, 0x01, 0x00];
 
 #[test]
 fn decodes_the_specification_form() {
     let (s, used) = decode::<Sample>(WIRE).unwrap();
-    assert_eq!(
-        s,
-        Sample {
-            a: 150,
-            b: b"abc".to_vec(),
-            c: true,
-            d: vec![-1, 64]
-        }
-    );
+    assert_eq!(s, Sample { a: 150, b: b"abc".to_vec(), c: true, d: vec![-1, 64] });
     assert_eq!(used, WIRE.len());
 }
 
 #[test]
 fn encodes_the_specification_form() {
     let mut out = Vec::new();
-    encode(
-        &Sample {
-            a: 150,
-            b: b"abc".to_vec(),
-            c: true,
-            d: vec![-1, 64],
-        },
-        &mut out,
-    );
+    encode(&Sample { a: 150, b: b"abc".to_vec(), c: true, d: vec![-1, 64] }, &mut out);
     assert_eq!(out, WIRE);
 }
 

@@ -15,11 +15,7 @@ pub struct ThriftWriter {
 impl ThriftWriter {
     /// An encoder appending to `out`.
     pub fn new(out: Vec<u8>) -> Self {
-        ThriftWriter {
-            out,
-            last_field: 0,
-            stack: Vec::new(),
-        }
+        ThriftWriter { out, last_field: 0, stack: Vec::new() }
     }
 
     /// The bytes written, after whatever `out` held.
@@ -103,14 +99,7 @@ impl ThriftWriter {
 
     /// Writes a `bool` field (the value lives in the field header).
     pub fn bool(&mut self, id: i16, v: bool) {
-        self.field_header(
-            id,
-            if v {
-                ttype::BOOL_TRUE
-            } else {
-                ttype::BOOL_FALSE
-            },
-        );
+        self.field_header(id, if v { ttype::BOOL_TRUE } else { ttype::BOOL_FALSE });
     }
 
     /// Writes a `binary` (or `string`) field.
@@ -209,11 +198,7 @@ impl ThriftWriter {
         self.field_header(id, ttype::LIST);
         self.list_header(ttype::BOOL_TRUE, v.len());
         for &x in v {
-            self.out.push(if x {
-                ttype::BOOL_TRUE
-            } else {
-                ttype::BOOL_FALSE
-            });
+            self.out.push(if x { ttype::BOOL_TRUE } else { ttype::BOOL_FALSE });
         }
     }
 }

@@ -58,13 +58,7 @@ pub(crate) struct ChunkMerger<'a> {
 impl<'a> ChunkMerger<'a> {
     /// A merger writing pages with `codec` (and `level`), unifying dictionaries up to
     /// `dictionary_limit` bytes, into `blocks` (the previous chunk's, already faulted in).
-    pub fn new(
-        column: &'a ColumnDescriptor,
-        codec: Codec,
-        level: Option<i32>,
-        dictionary_limit: usize,
-        blocks: crate::page::PageBlocks,
-    ) -> Self {
+    pub fn new(column: &'a ColumnDescriptor, codec: Codec, level: Option<i32>, dictionary_limit: usize, blocks: crate::page::PageBlocks) -> Self {
         let mut pages = PageWriter::new(codec, level, crate::page::DataPageVersion::V1, false);
         pages.recycle(blocks);
         ChunkMerger {
@@ -91,45 +85,28 @@ impl<'a> ChunkMerger<'a> {
     /// [`add_chunk`](Self::add_chunk): the unified dictionary page must be complete before the
     /// first data page is written. Returns the dictionary when it was interned, for
     /// `add_chunk` to use instead of reading it again.
-    pub fn plan_dictionary<S: ChunkSource>(
-        &mut self,
-        source: &S,
-        meta: &ColumnMetaData,
-        created_by: Option<&str>,
-    ) -> Result<Option<InputDictionary>> {
+    pub fn plan_dictionary<S: ChunkSource>(&mut self, source: &S, meta: &ColumnMetaData, created_by: Option<&str>) -> Result<Option<InputDictionary>> {
         if self.full || self.unified.is_none() || meta.dictionary_page_offset.is_none() {
             return Ok(None);
         }
         let codec = Codec::from_thrift(meta.codec.0)?;
         let mut stream = PageStream::new(meta, source.len(), has_parquet_816_bug(created_by))?;
-        let Some(page) = stream.next_page(source)? else {
-            return Ok(None);
-        };
+        let Some(page) = stream.next_page(source)? else { return Ok(None) };
         if page.header.page_type != PageType::DICTIONARY_PAGE {
             return Ok(None);
         }
         let place = format!("page {} at file offset {}", page.index, page.offset);
         let mut d = InputDictionary::new(&page.header, page.body, codec);
-        self.parse_dictionary(&mut d)
-            .map_err(|e| e.context(&place))?;
-        let (Some(u), Some(values)) = (self.unified.as_mut(), d.values.as_ref()) else {
-            unreachable!("checked and parsed above")
-        };
+        self.parse_dictionary(&mut d).map_err(|e| e.context(&place))?;
+        let (Some(u), Some(values)) = (self.unified.as_mut(), d.values.as_ref()) else { unreachable!("checked and parsed above") };
         if let Unified::Bytes(b) = u {
             b.reserve(values.spans.len(), values.bytes.len());
         }
         let before = (u.len(), u.page().len());
-        d.remap = Some(
-            (0..values.spans.len())
-                .map(|i| u.intern(values.value(i)))
-                .collect(),
-        );
-        let all_new =
-            u.len() == before.0 + d.count && u.page().len() == before.1 + values.bytes.len();
+        d.remap = Some((0..values.spans.len()).map(|i| u.intern(values.value(i))).collect());
+        let all_new = u.len() == before.0 + d.count && u.page().len() == before.1 + values.bytes.len();
         match self.spliced.as_mut() {
-            Some(pages) if all_new && d.codec == Codec::Snappy => {
-                pages.push((d.stored.clone(), values.bytes.len()))
-            }
+            Some(pages) if all_new && d.codec == Codec::Snappy => pages.push((d.stored.clone(), values.bytes.len())),
             _ => self.spliced = None,
         }
         self.full = u.page().len() > self.dictionary_limit;
@@ -155,14 +132,12 @@ impl<'a> ChunkMerger<'a> {
                 for (stored, len) in pages {
                     pieces.push(&stored[snappy_splice::block_elements(stored, *len)?..]);
                 }
-                self.pages
-                    .write_dictionary_page_stored(&pieces, u.page().len(), u.len())?;
+                self.pages.write_dictionary_page_stored(&pieces, u.page().len(), u.len())?;
             } else if u.len() > 0 || self.interned {
                 // An empty dictionary is still written when remapped pages may refer to it
                 // (an all-null column, as pyarrow writes Null columns): readers want a
                 // dictionary page before any dictionary-encoded page.
-                self.pages
-                    .write_dictionary_page(u.page(), u.len(), compressor)?;
+                self.pages.write_dictionary_page(u.page(), u.len(), compressor)?;
             }
         }
         Ok(())
@@ -194,14 +169,8 @@ impl<'a> ChunkMerger<'a> {
                     continue;
                 }
                 PageType::DATA_PAGE | PageType::DATA_PAGE_V2 => {
-                    self.data_page(
-                        &page.header,
-                        page.body.as_slice(),
-                        codec,
-                        dictionary.as_mut(),
-                        compressor,
-                    )
-                    .map_err(|e| e.context(&place))?;
+                    self.data_page(&page.header, page.body.as_slice(), codec, dictionary.as_mut(), compressor)
+                        .map_err(|e| e.context(&place))?;
                 }
                 _ => {}
             }
@@ -218,11 +187,7 @@ impl<'a> ChunkMerger<'a> {
     /// Decompresses and parses `d`'s values unless that was done already.
     fn parse_dictionary(&mut self, d: &mut InputDictionary) -> Result<()> {
         if d.values.is_none() {
-            let bytes = self.decompress(
-                d.codec,
-                &d.stored,
-                d.uncompressed_len.min(i32::MAX as usize) as i32,
-            )?;
+            let bytes = self.decompress(d.codec, &d.stored, d.uncompressed_len.min(i32::MAX as usize) as i32)?;
             d.values = Some(DictionaryValues::parse(bytes, d.count, self.column)?);
         }
         Ok(())
@@ -235,8 +200,7 @@ impl<'a> ChunkMerger<'a> {
         } else {
             let expected = uncompressed.max(0) as usize;
             crate::compress::check_expansion(codec, body.len(), expected)?;
-            self.decompressor
-                .decompress(codec, body, expected, &mut out)?;
+            self.decompressor.decompress(codec, body, expected, &mut out)?;
         }
         Ok(out)
     }
@@ -249,14 +213,12 @@ impl<'a> ChunkMerger<'a> {
         dictionary: Option<&mut InputDictionary>,
         compressor: &mut Compressor,
     ) -> Result<()> {
-        let (num_values, encoding, v2) =
-            match (&header.data_page_header, &header.data_page_header_v2) {
-                (Some(h), _) => (h.num_values.max(0) as usize, h.encoding, None),
-                (None, Some(h)) => (h.num_values.max(0) as usize, h.encoding, Some(h)),
-                _ => return Err(Error::corrupt("a data page without its data page header")),
-            };
-        let dict_encoded =
-            encoding == Encoding::RLE_DICTIONARY || encoding == Encoding::PLAIN_DICTIONARY;
+        let (num_values, encoding, v2) = match (&header.data_page_header, &header.data_page_header_v2) {
+            (Some(h), _) => (h.num_values.max(0) as usize, h.encoding, None),
+            (None, Some(h)) => (h.num_values.max(0) as usize, h.encoding, Some(h)),
+            _ => return Err(Error::corrupt("a data page without its data page header")),
+        };
+        let dict_encoded = encoding == Encoding::RLE_DICTIONARY || encoding == Encoding::PLAIN_DICTIONARY;
         if !dict_encoded && codec == self.codec {
             let rows = self.page_rows(header, body, codec)?;
             self.counts.copied += 1;
@@ -265,15 +227,10 @@ impl<'a> ChunkMerger<'a> {
         // Split the page into its level bytes (kept as they are) and decompressed values.
         let (levels, values, present) = match v2 {
             Some(h) => {
-                let levels_len = (h.repetition_levels_byte_length.max(0)
-                    + h.definition_levels_byte_length.max(0))
-                    as usize;
-                let (levels, rest) = body
-                    .split_at_checked(levels_len)
-                    .ok_or_else(|| Error::corrupt("v2 page levels run past the page"))?;
+                let levels_len = (h.repetition_levels_byte_length.max(0) + h.definition_levels_byte_length.max(0)) as usize;
+                let (levels, rest) = body.split_at_checked(levels_len).ok_or_else(|| Error::corrupt("v2 page levels run past the page"))?;
                 let values = if h.is_compressed.unwrap_or(true) && codec != Codec::Uncompressed {
-                    let want =
-                        (header.uncompressed_page_size.max(0) as usize).saturating_sub(levels_len);
+                    let want = (header.uncompressed_page_size.max(0) as usize).saturating_sub(levels_len);
                     self.decompress(codec, rest, want as i32)?
                 } else {
                     rest.to_vec()
@@ -293,27 +250,17 @@ impl<'a> ChunkMerger<'a> {
         let rows = self.page_rows(header, body, codec)?;
         if !dict_encoded {
             self.counts.reencoded += 1;
-            return self
-                .pages
-                .write_like(header, &levels, &values, encoding, rows, compressor);
+            return self.pages.write_like(header, &levels, &values, encoding, rows, compressor);
         }
-        let dictionary = dictionary.ok_or_else(|| {
-            Error::corrupt("a dictionary-encoded page comes before any dictionary page")
-        })?;
-        let width = *values
-            .first()
-            .ok_or_else(|| Error::corrupt("a dictionary-encoded page without its bit width"))?;
+        let dictionary = dictionary.ok_or_else(|| Error::corrupt("a dictionary-encoded page comes before any dictionary page"))?;
+        let width = *values.first().ok_or_else(|| Error::corrupt("a dictionary-encoded page without its bit width"))?;
         self.indexes.clear();
         RleDecoder::new(&values[1..], width)?.decode_exact(present, &mut self.indexes)?;
         let n = dictionary.count;
         if let Some(bad) = self.indexes.iter().find(|&&i| i as usize >= n) {
-            return Err(Error::corrupt(format!(
-                "dictionary index {bad} is past the dictionary's {n} values"
-            )));
+            return Err(Error::corrupt(format!("dictionary index {bad} is past the dictionary's {n} values")));
         }
-        if dictionary.remap.is_none()
-            && self.page_from_dictionary(header, &levels, dictionary, rows)?
-        {
+        if dictionary.remap.is_none() && self.page_from_dictionary(header, &levels, dictionary, rows)? {
             self.counts.from_dictionary += 1;
             return Ok(());
         }
@@ -324,51 +271,30 @@ impl<'a> ChunkMerger<'a> {
                 let width = bit_width(unified.len());
                 self.values.push(width);
                 let mut rle = RleEncoder::new(width);
-                self.indexes
-                    .iter()
-                    .for_each(|&i| rle.put(remap[i as usize]));
+                self.indexes.iter().for_each(|&i| rle.put(remap[i as usize]));
                 rle.finish_into(&mut self.values);
                 self.counts.remapped += 1;
                 let values = std::mem::take(&mut self.values);
-                let r = self.pages.write_like(
-                    header,
-                    &levels,
-                    &values,
-                    Encoding::RLE_DICTIONARY,
-                    rows,
-                    compressor,
-                );
+                let r = self.pages.write_like(header, &levels, &values, Encoding::RLE_DICTIONARY, rows, compressor);
                 self.values = values;
                 r
             }
             _ => {
                 if self.column.physical_type == PhysicalType::BOOLEAN {
-                    return Err(Error::unsupported(
-                        "dictionary-encoded BOOLEAN pages cannot be merged",
-                    ));
+                    return Err(Error::unsupported("dictionary-encoded BOOLEAN pages cannot be merged"));
                 }
                 let fixed = value_width(self.column).is_some();
-                let Some(dictionary) = dictionary.values.as_ref() else {
-                    unreachable!("parsed above")
-                };
+                let Some(dictionary) = dictionary.values.as_ref() else { unreachable!("parsed above") };
                 for &i in &self.indexes {
                     let v = dictionary.value(i as usize);
                     if !fixed {
-                        self.values
-                            .extend_from_slice(&(v.len() as u32).to_le_bytes());
+                        self.values.extend_from_slice(&(v.len() as u32).to_le_bytes());
                     }
                     self.values.extend_from_slice(v);
                 }
                 self.counts.reencoded += 1;
                 let values = std::mem::take(&mut self.values);
-                let r = self.pages.write_like(
-                    header,
-                    &levels,
-                    &values,
-                    Encoding::PLAIN,
-                    rows,
-                    compressor,
-                );
+                let r = self.pages.write_like(header, &levels, &values, Encoding::PLAIN, rows, compressor);
                 self.values = values;
                 r
             }
@@ -385,13 +311,7 @@ impl<'a> ChunkMerger<'a> {
     /// front, which SNAPPY blocks allow without decompressing (or no codec). With repeats
     /// (SNAPPY only), the repeated values are spliced into the dictionary's block where they
     /// occur ([`snappy_splice::splice_inserts`]). Returns false (nothing written) otherwise.
-    fn page_from_dictionary(
-        &mut self,
-        header: &PageHeader,
-        levels: &[u8],
-        d: &mut InputDictionary,
-        rows: usize,
-    ) -> Result<bool> {
+    fn page_from_dictionary(&mut self, header: &PageHeader, levels: &[u8], d: &mut InputDictionary, rows: usize) -> Result<bool> {
         if d.count == 0 || d.codec != self.codec {
             return Ok(false);
         }
@@ -412,9 +332,7 @@ impl<'a> ChunkMerger<'a> {
             return Ok(false);
         }
         let v2 = header.page_type == PageType::DATA_PAGE_V2;
-        if self.repeats.is_empty()
-            && (v2 || matches!(self.codec, Codec::Snappy | Codec::Uncompressed))
-        {
+        if self.repeats.is_empty() && (v2 || matches!(self.codec, Codec::Snappy | Codec::Uncompressed)) {
             self.identity_page(header, levels, d, rows)?;
             return Ok(true);
         }
@@ -422,48 +340,25 @@ impl<'a> ChunkMerger<'a> {
             return Ok(false);
         }
         self.parse_dictionary(d)?;
-        let Some(values) = d.values.as_ref() else {
-            unreachable!("parsed above")
-        };
+        let Some(values) = d.values.as_ref() else { unreachable!("parsed above") };
         // A value's PLAIN bytes (with its length prefix for BYTE_ARRAY) lie whole in the page.
-        let prefix = if value_width(self.column).is_some() {
-            0
-        } else {
-            4
-        };
-        let start = |k: usize| {
-            values
-                .spans
-                .get(k)
-                .map_or(values.bytes.len(), |s| s.0 - prefix)
-        };
-        let inserts: Vec<(usize, &[u8])> = self
-            .repeats
-            .iter()
-            .map(|&(at, i)| {
-                let (from, len) = values.spans[i];
-                (start(at), &values.bytes[from - prefix..from + len])
-            })
-            .collect();
+        let prefix = if value_width(self.column).is_some() { 0 } else { 4 };
+        let start = |k: usize| values.spans.get(k).map_or(values.bytes.len(), |s| s.0 - prefix);
+        let inserts: Vec<(usize, &[u8])> = self.repeats.iter().map(|&(at, i)| {
+            let (from, len) = values.spans[i];
+            (start(at), &values.bytes[from - prefix..from + len])
+        }).collect();
         let inserted: usize = inserts.iter().map(|i| i.1.len()).sum();
         if inserted > values.bytes.len() / 64 {
             // Inserted values are stored as they are: only worth it for a few.
             return Ok(false);
         }
         self.head.clear();
-        snappy_splice::splice_inserts(
-            &d.stored,
-            d.uncompressed_len,
-            if v2 { &[] } else { levels },
-            &inserts,
-            &mut self.head,
-        )?;
+        snappy_splice::splice_inserts(&d.stored, d.uncompressed_len, if v2 { &[] } else { levels }, &inserts, &mut self.head)?;
         let uncompressed_len = levels.len() + d.uncompressed_len + inserted;
         let head = std::mem::take(&mut self.head);
         let pieces: &[&[u8]] = if v2 { &[levels, &head] } else { &[&head] };
-        let result =
-            self.pages
-                .write_like_stored(header, uncompressed_len, Encoding::PLAIN, rows, pieces);
+        let result = self.pages.write_like_stored(header, uncompressed_len, Encoding::PLAIN, rows, pieces);
         self.head = head;
         result.map(|()| true)
     }
@@ -471,76 +366,34 @@ impl<'a> ChunkMerger<'a> {
     /// [`page_from_dictionary`](Self::page_from_dictionary) for a page that uses every value
     /// of `d` once, in order: its values are `d`'s stored bytes. The page is v2, or its codec
     /// (the output's and `d`'s) is SNAPPY or none.
-    fn identity_page(
-        &mut self,
-        header: &PageHeader,
-        levels: &[u8],
-        d: &InputDictionary,
-        rows: usize,
-    ) -> Result<()> {
+    fn identity_page(&mut self, header: &PageHeader, levels: &[u8], d: &InputDictionary, rows: usize) -> Result<()> {
         // Stored bytes without a codec are the values: their length is known, not claimed.
-        let values_len = if d.codec == Codec::Uncompressed {
-            d.stored.len()
-        } else {
-            d.uncompressed_len
-        };
+        let values_len = if d.codec == Codec::Uncompressed { d.stored.len() } else { d.uncompressed_len };
         let uncompressed_len = levels.len() + values_len;
         if header.page_type == PageType::DATA_PAGE_V2 || self.codec == Codec::Uncompressed {
-            return self.pages.write_like_stored(
-                header,
-                uncompressed_len,
-                Encoding::PLAIN,
-                rows,
-                &[levels, &d.stored],
-            );
+            return self.pages.write_like_stored(header, uncompressed_len, Encoding::PLAIN, rows, &[levels, &d.stored]);
         }
         self.head.clear();
         let skip = snappy_splice::block_elements(&d.stored, d.uncompressed_len)?;
         snappy_splice::push_head(uncompressed_len, levels.len(), &mut self.head)?;
         let head = std::mem::take(&mut self.head);
-        let result = self.pages.write_like_stored(
-            header,
-            uncompressed_len,
-            Encoding::PLAIN,
-            rows,
-            &[&head, levels, &d.stored[skip..]],
-        );
+        let result = self.pages.write_like_stored(header, uncompressed_len, Encoding::PLAIN, rows, &[&head, levels, &d.stored[skip..]]);
         self.head = head;
         result
     }
 
     /// The byte length of a decompressed v1 page's level sections and its count of present
     /// (non-null) values.
-    fn v1_levels(
-        &self,
-        header: &PageHeader,
-        page: &[u8],
-        num_values: usize,
-    ) -> Result<(usize, usize)> {
-        let Some(h) = &header.data_page_header else {
-            return Ok((0, num_values));
-        };
+    fn v1_levels(&self, header: &PageHeader, page: &[u8], num_values: usize) -> Result<(usize, usize)> {
+        let Some(h) = &header.data_page_header else { return Ok((0, num_values)) };
         let c = self.column;
         let mut rest = page;
         if c.max_rep_level > 0 {
-            rest = split_v1_levels(
-                rest,
-                h.repetition_level_encoding,
-                c.max_rep_level,
-                num_values,
-                "repetition",
-            )?
-            .1;
+            rest = split_v1_levels(rest, h.repetition_level_encoding, c.max_rep_level, num_values, "repetition")?.1;
         }
         let mut present = num_values;
         if c.max_def_level > 0 {
-            let (levels, after) = split_v1_levels(
-                rest,
-                h.definition_level_encoding,
-                c.max_def_level,
-                num_values,
-                "definition",
-            )?;
+            let (levels, after) = split_v1_levels(rest, h.definition_level_encoding, c.max_def_level, num_values, "definition")?;
             rest = after;
             let width = level_bit_width(c.max_def_level);
             self.scratch_levels(levels, width, num_values, c.max_def_level, &mut present)?;
@@ -548,14 +401,7 @@ impl<'a> ChunkMerger<'a> {
         Ok((page.len() - rest.len(), present))
     }
 
-    fn scratch_levels(
-        &self,
-        levels: LevelData<'_>,
-        width: u8,
-        n: usize,
-        max: i16,
-        present: &mut usize,
-    ) -> Result<()> {
+    fn scratch_levels(&self, levels: LevelData<'_>, width: u8, n: usize, max: i16, present: &mut usize) -> Result<()> {
         let mut decoded: Vec<u16> = Vec::new();
         match levels {
             LevelData::Rle(data) => RleDecoder::new(data, width)?.decode_exact(n, &mut decoded)?,
@@ -573,21 +419,13 @@ impl<'a> ChunkMerger<'a> {
         if let Some(h) = &header.data_page_header_v2 {
             return Ok(h.num_rows.max(0) as usize);
         }
-        let Some(h) = &header.data_page_header else {
-            return Ok(0);
-        };
+        let Some(h) = &header.data_page_header else { return Ok(0) };
         let n = h.num_values.max(0) as usize;
         if self.column.max_rep_level == 0 {
             return Ok(n);
         }
         let page = self.decompress(codec, body, header.uncompressed_page_size)?;
-        let (levels, _) = split_v1_levels(
-            &page,
-            h.repetition_level_encoding,
-            self.column.max_rep_level,
-            n,
-            "repetition",
-        )?;
+        let (levels, _) = split_v1_levels(&page, h.repetition_level_encoding, self.column.max_rep_level, n, "repetition")?;
         let width = level_bit_width(self.column.max_rep_level);
         let mut decoded: Vec<u16> = Vec::new();
         match levels {

@@ -37,21 +37,17 @@ pub(crate) fn walk_pages<S: ChunkSource>(source: &S, from: u64, len: u64) -> Res
                 Err(_) => window *= 4,
             }
         };
-        let size = u64::try_from(header.compressed_page_size)
-            .map_err(|_| Error::corrupt(format!("negative page size at file offset {pos}")))?;
+        let size = u64::try_from(header.compressed_page_size).map_err(|_| Error::corrupt(format!("negative page size at file offset {pos}")))?;
         let page_end = pos + header_len as u64 + size;
         if page_end > end {
-            return Err(Error::corrupt(format!(
-                "the page at file offset {pos} runs past the end of its column chunk"
-            )));
+            return Err(Error::corrupt(format!("the page at file offset {pos} runs past the end of its column chunk")));
         }
         let rows = match (&header.data_page_header, &header.data_page_header_v2) {
             (Some(h), _) => Some(h.num_values.max(0) as u64),
             (None, Some(h)) => Some(h.num_rows.max(0) as u64),
             _ => None,
         };
-        if let (Some(rows), PageType::DATA_PAGE | PageType::DATA_PAGE_V2) = (rows, header.page_type)
-        {
+        if let (Some(rows), PageType::DATA_PAGE | PageType::DATA_PAGE_V2) = (rows, header.page_type) {
             walked.locations.push(PageLocation {
                 offset: (pos - from) as i64,
                 compressed_page_size: (page_end - pos) as i32,

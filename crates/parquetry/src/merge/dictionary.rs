@@ -61,9 +61,7 @@ impl Unified {
 /// The fixed byte width of a column's values (`None` for BYTE_ARRAY and BOOLEAN).
 pub(super) fn value_width(column: &ColumnDescriptor) -> Option<usize> {
     match column.physical_type {
-        PhysicalType::FIXED_LEN_BYTE_ARRAY => {
-            usize::try_from(column.type_length).ok().filter(|&w| w > 0)
-        }
+        PhysicalType::FIXED_LEN_BYTE_ARRAY => usize::try_from(column.type_length).ok().filter(|&w| w > 0),
         PhysicalType::BYTE_ARRAY | PhysicalType::BOOLEAN => None,
         p => p.fixed_width(),
     }
@@ -91,10 +89,7 @@ impl InputDictionary {
             stored,
             codec,
             uncompressed_len: header.uncompressed_page_size.max(0) as usize,
-            count: header
-                .dictionary_page_header
-                .as_ref()
-                .map_or(0, |h| h.num_values.max(0) as usize),
+            count: header.dictionary_page_header.as_ref().map_or(0, |h| h.num_values.max(0) as usize),
             values: None,
             remap: None,
         }
@@ -129,9 +124,7 @@ impl DictionaryValues {
                         .get(pos..pos + 4)
                         .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
                         .filter(|&len| pos + 4 + len <= bytes.len())
-                        .ok_or_else(|| {
-                            Error::corrupt(format!("dictionary page: value {i} runs past the page"))
-                        })?;
+                        .ok_or_else(|| Error::corrupt(format!("dictionary page: value {i} runs past the page")))?;
                     spans.push((pos + 4, len));
                     pos += 4 + len;
                 }

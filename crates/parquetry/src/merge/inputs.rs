@@ -6,9 +6,7 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::format::{
-    read_metadata, ConvertedType, FileMetaData, LogicalType, PhysicalType, SchemaElement,
-};
+use crate::format::{read_metadata, ConvertedType, FileMetaData, LogicalType, PhysicalType, SchemaElement};
 use crate::page::FileSource;
 use crate::schema::SchemaDescriptor;
 
@@ -23,8 +21,7 @@ impl Input {
     /// Reads `path`'s footer and refuses what a merge cannot copy (encrypted files).
     pub fn open(path: &Path) -> Result<Self> {
         let place = || format!("input {}", path.display());
-        let mut file =
-            File::open(path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
+        let mut file = File::open(path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
         let (metadata, _) = read_metadata(&mut file).map_err(|e| e.context(place()))?;
         let encrypted = metadata.encryption_algorithm.is_some()
             || metadata
@@ -36,10 +33,7 @@ impl Input {
             return Err(Error::unsupported("encrypted files cannot be merged").context(place()));
         }
         SchemaDescriptor::from_metadata(&metadata).map_err(|e| e.context(place()))?;
-        Ok(Input {
-            path: path.to_owned(),
-            metadata,
-        })
+        Ok(Input { path: path.to_owned(), metadata })
     }
 
     /// A source over the file, opened for one column chunk's pages and closed after.
@@ -77,11 +71,8 @@ pub(crate) fn check_schema(first: &Input, other: &Input) -> Result<()> {
                         "'{}' ({}{}{}{})",
                         e.name,
                         e.repetition.map_or(String::new(), |r| format!("{r} ")),
-                        e.physical_type
-                            .map_or("group".to_owned(), |t| t.to_string()),
-                        e.logical_type
-                            .as_ref()
-                            .map_or(String::new(), |l| format!(" {l}")),
+                        e.physical_type.map_or("group".to_owned(), |t| t.to_string()),
+                        e.logical_type.as_ref().map_or(String::new(), |l| format!(" {l}")),
                         e.converted_type.map_or(String::new(), |c| format!(" {c}")),
                     ),
                     None => "no column".to_owned(),
@@ -109,12 +100,7 @@ fn plain_annotation(e: &SchemaElement) -> (Option<ConvertedType>, Option<Logical
         _ => return (e.converted_type, e.logical_type.clone()),
     };
     let converted = e.converted_type.filter(|&c| c != restates.0);
-    let logical = e.logical_type.clone().filter(|l| {
-        *l != LogicalType::Integer {
-            bit_width: restates.1,
-            is_signed: true,
-        }
-    });
+    let logical = e.logical_type.clone().filter(|l| *l != LogicalType::Integer { bit_width: restates.1, is_signed: true });
     (converted, logical)
 }
 
@@ -128,12 +114,7 @@ pub(crate) enum Group {
 
 /// Plans the output row groups, keeping the inputs' row order: a row group at or above the
 /// row or byte target is copied whole, consecutive smaller ones are coalesced up to the target.
-pub(crate) fn plan(
-    inputs: &[Input],
-    target_rows: u64,
-    target_bytes: u64,
-    copy_whole: bool,
-) -> Vec<Group> {
+pub(crate) fn plan(inputs: &[Input], target_rows: u64, target_bytes: u64, copy_whole: bool) -> Vec<Group> {
     let mut groups = Vec::new();
     let mut pending: Vec<(usize, usize)> = Vec::new();
     let (mut rows, mut bytes) = (0u64, 0u64);
@@ -165,13 +146,7 @@ pub(crate) fn plan(
 
 fn group_bytes(rg: &crate::format::RowGroup) -> u64 {
     rg.total_compressed_size.filter(|&s| s > 0).map_or_else(
-        || {
-            rg.columns
-                .iter()
-                .filter_map(|c| c.meta_data.as_ref())
-                .map(|m| m.total_compressed_size.max(0) as u64)
-                .sum()
-        },
+        || rg.columns.iter().filter_map(|c| c.meta_data.as_ref()).map(|m| m.total_compressed_size.max(0) as u64).sum(),
         |s| s as u64,
     )
 }

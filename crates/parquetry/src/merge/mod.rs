@@ -10,8 +10,8 @@
 //! (chunks are built one column at a time) and one open input file at a time.
 
 mod chunk;
-mod copy;
 mod dictionary;
+mod copy;
 mod inputs;
 mod statistics;
 
@@ -22,11 +22,11 @@ use std::path::{Path, PathBuf};
 
 use crate::compress::{Codec, Compressor};
 use crate::error::{Error, Result};
-use crate::format::footer::MAGIC;
 use crate::format::{
     thrift, ColumnChunk, ColumnIndex, ColumnMetaData, CompressionCodec, FileMetaData, OffsetIndex,
     RowGroup,
 };
+use crate::format::footer::MAGIC;
 use crate::page::{chunk_byte_range, has_parquet_816_bug, ChunkSource};
 use crate::schema::SchemaDescriptor;
 use chunk::ChunkMerger;
@@ -79,16 +79,9 @@ pub struct MergeSummary {
 
 /// Merges `inputs` into `output` through a temporary file beside it, renamed on success: on
 /// any error nothing is left under `output`. `output` may not be one of the inputs.
-pub fn merge_files(
-    inputs: &[PathBuf],
-    output: &Path,
-    options: &MergeOptions,
-) -> Result<MergeSummary> {
+pub fn merge_files(inputs: &[PathBuf], output: &Path, options: &MergeOptions) -> Result<MergeSummary> {
     if let Ok(out) = output.canonicalize() {
-        if inputs
-            .iter()
-            .any(|i| i.canonicalize().is_ok_and(|i| i == out))
-        {
+        if inputs.iter().any(|i| i.canonicalize().is_ok_and(|i| i == out)) {
             return Err(Error::invalid_argument(format!(
                 "the output {} is also an input; write the merge somewhere else",
                 output.display()
@@ -103,33 +96,18 @@ pub fn merge_files(
 }
 
 /// Merges `inputs` (in this order) into one Parquet file written to `sink`.
-pub fn merge<W: Write>(
-    inputs: &[PathBuf],
-    mut sink: W,
-    options: &MergeOptions,
-) -> Result<MergeSummary> {
+pub fn merge<W: Write>(inputs: &[PathBuf], mut sink: W, options: &MergeOptions) -> Result<MergeSummary> {
     if inputs.is_empty() {
         return Err(Error::invalid_argument("merge: no input files"));
     }
-    let inputs = inputs
-        .iter()
-        .map(|p| Input::open(p))
-        .collect::<Result<Vec<_>>>()?;
+    let inputs = inputs.iter().map(|p| Input::open(p)).collect::<Result<Vec<_>>>()?;
     for other in &inputs[1..] {
         check_schema(&inputs[0], other)?;
     }
     let schema = SchemaDescriptor::from_metadata(&inputs[0].metadata)?;
     let copy_whole = options.compression.is_none();
-    let groups = plan(
-        &inputs,
-        options.row_group_rows,
-        options.row_group_bytes,
-        copy_whole,
-    );
-    let mut out = Output {
-        sink: &mut sink,
-        offset: 0,
-    };
+    let groups = plan(&inputs, options.row_group_rows, options.row_group_bytes, copy_whole);
+    let mut out = Output { sink: &mut sink, offset: 0 };
     out.put(MAGIC)?;
     let mut summary = MergeSummary {
         files: inputs.len(),
@@ -144,19 +122,9 @@ pub fn merge<W: Write>(
         let (rg, indexes) = match group {
             Group::Copy(i, g) => {
                 summary.row_groups_copied += 1;
-                copy_row_group(&inputs[*i], *g, &mut out).map_err(|e| {
-                    e.context(format!("{}, row group {g}", inputs[*i].path.display()))
-                })?
+                copy_row_group(&inputs[*i], *g, &mut out).map_err(|e| e.context(format!("{}, row group {g}", inputs[*i].path.display())))?
             }
-            Group::Coalesce(items) => coalesce(
-                &inputs,
-                items,
-                &schema,
-                options,
-                &mut out,
-                &mut compressor,
-                &mut summary,
-            )?,
+            Group::Coalesce(items) => coalesce(&inputs, items, &schema, options, &mut out, &mut compressor, &mut summary)?,
         };
         summary.rows += rg.num_rows as u64;
         let mut rg = rg;
@@ -164,8 +132,7 @@ pub fn merge<W: Write>(
         row_groups.push(rg);
         page_indexes.push(indexes);
     }
-    let index_bytes =
-        crate::format::encode_page_indexes(out.offset, &mut row_groups, &page_indexes);
+    let index_bytes = crate::format::encode_page_indexes(out.offset, &mut row_groups, &page_indexes);
     out.put(&index_bytes)?;
     let first = &inputs[0].metadata;
     let meta = FileMetaData {
@@ -180,9 +147,7 @@ pub fn merge<W: Write>(
         footer_signing_key_metadata: None,
     };
     out.put(&crate::format::encode_footer(&meta))?;
-    out.sink
-        .flush()
-        .map_err(|e| Error::io("flushing the output", e))?;
+    out.sink.flush().map_err(|e| Error::io("flushing the output", e))?;
     summary.row_groups_out = meta.row_groups.len();
     summary.bytes_out = out.offset;
     Ok(summary)
@@ -195,9 +160,7 @@ struct Output<'w, W: Write> {
 
 impl<W: Write> Output<'_, W> {
     fn put(&mut self, bytes: &[u8]) -> Result<()> {
-        self.sink
-            .write_all(bytes)
-            .map_err(|e| Error::io(format!("writing the output at offset {}", self.offset), e))?;
+        self.sink.write_all(bytes).map_err(|e| Error::io(format!("writing the output at offset {}", self.offset), e))?;
         self.offset += bytes.len() as u64;
         Ok(())
     }
@@ -208,15 +171,10 @@ impl<W: Write> Output<'_, W> {
         use std::io::{Read, Seek, SeekFrom};
         let place = || format!("copying bytes {from}..{} of {}", from + len, path.display());
         let mut file = std::fs::File::open(path).map_err(|e| Error::io(place(), e))?;
-        file.seek(SeekFrom::Start(from))
-            .map_err(|e| Error::io(place(), e))?;
-        let copied =
-            std::io::copy(&mut file.take(len), self.sink).map_err(|e| Error::io(place(), e))?;
+        file.seek(SeekFrom::Start(from)).map_err(|e| Error::io(place(), e))?;
+        let copied = std::io::copy(&mut file.take(len), self.sink).map_err(|e| Error::io(place(), e))?;
         if copied != len {
-            return Err(Error::corrupt(format!(
-                "{}: the file ended after {copied} bytes",
-                place()
-            )));
+            return Err(Error::corrupt(format!("{}: the file ended after {copied} bytes", place())));
         }
         self.offset += len;
         Ok(())
@@ -225,42 +183,22 @@ impl<W: Write> Output<'_, W> {
 
 type PageIndexes = Vec<(Option<ColumnIndex>, Option<OffsetIndex>)>;
 
-fn read_index<T: thrift::ThriftStruct, S: ChunkSource>(
-    source: &S,
-    offset: Option<i64>,
-    len: Option<i32>,
-) -> Option<T> {
+fn read_index<T: thrift::ThriftStruct, S: ChunkSource>(source: &S, offset: Option<i64>, len: Option<i32>) -> Option<T> {
     let (offset, len) = (u64::try_from(offset?).ok()?, usize::try_from(len?).ok()?);
     let bytes = source.read_at(offset, len).ok()?;
     thrift::decode::<T>(bytes.as_slice()).ok().map(|(t, _)| t)
 }
 
 /// Folds one input chunk's statistics and page index (read from `source`) into `stats`.
-fn add_input_statistics<S: ChunkSource>(
-    stats: &mut StatisticsMerger,
-    source: &S,
-    chunk: &ColumnChunk,
-    meta: &ColumnMetaData,
-) {
-    let column_index =
-        read_index::<ColumnIndex, _>(source, chunk.column_index_offset, chunk.column_index_length);
-    let offset_index =
-        read_index::<OffsetIndex, _>(source, chunk.offset_index_offset, chunk.offset_index_length);
+fn add_input_statistics<S: ChunkSource>(stats: &mut StatisticsMerger, source: &S, chunk: &ColumnChunk, meta: &ColumnMetaData) {
+    let column_index = read_index::<ColumnIndex, _>(source, chunk.column_index_offset, chunk.column_index_length);
+    let offset_index = read_index::<OffsetIndex, _>(source, chunk.offset_index_offset, chunk.offset_index_length);
     let page_bytes = offset_index.and_then(|o| o.unencoded_byte_array_data_bytes);
-    stats.add(
-        meta.statistics.as_ref(),
-        meta.size_statistics.as_ref(),
-        column_index,
-        page_bytes,
-    );
+    stats.add(meta.statistics.as_ref(), meta.size_statistics.as_ref(), column_index, page_bytes);
 }
 
 /// Copies one input row group's column chunks byte for byte, rebasing their offsets.
-fn copy_row_group<W: Write>(
-    input: &Input,
-    g: usize,
-    out: &mut Output<'_, W>,
-) -> Result<(RowGroup, PageIndexes)> {
+fn copy_row_group<W: Write>(input: &Input, g: usize, out: &mut Output<'_, W>) -> Result<(RowGroup, PageIndexes)> {
     let rg = &input.metadata.row_groups[g];
     let source = input.source()?;
     let padding = has_parquet_816_bug(input.metadata.created_by.as_deref());
@@ -268,10 +206,7 @@ fn copy_row_group<W: Write>(
     let mut columns = Vec::with_capacity(rg.columns.len());
     let mut indexes = Vec::with_capacity(rg.columns.len());
     for chunk in &rg.columns {
-        let meta = chunk
-            .meta_data
-            .as_ref()
-            .ok_or_else(|| Error::unsupported("a column chunk without metadata"))?;
+        let meta = chunk.meta_data.as_ref().ok_or_else(|| Error::unsupported("a column chunk without metadata"))?;
         let (from, len) = chunk_byte_range(meta, source.len(), padding)?;
         let delta = out.offset as i64 - from as i64;
         out.copy_range(&input.path, from, len)?;
@@ -281,26 +216,13 @@ fn copy_row_group<W: Write>(
         meta.index_page_offset = meta.index_page_offset.map(|o| o + delta);
         meta.bloom_filter_offset = None;
         meta.bloom_filter_length = None;
-        let column_index = read_index::<ColumnIndex, _>(
-            &source,
-            chunk.column_index_offset,
-            chunk.column_index_length,
-        );
-        let offset_index = read_index::<OffsetIndex, _>(
-            &source,
-            chunk.offset_index_offset,
-            chunk.offset_index_length,
-        )
-        .map(|mut o| {
+        let column_index = read_index::<ColumnIndex, _>(&source, chunk.column_index_offset, chunk.column_index_length);
+        let offset_index = read_index::<OffsetIndex, _>(&source, chunk.offset_index_offset, chunk.offset_index_length).map(|mut o| {
             o.page_locations.iter_mut().for_each(|l| l.offset += delta);
             o
         });
         indexes.push((column_index, offset_index));
-        columns.push(ColumnChunk {
-            file_offset: out.offset as i64 - len as i64,
-            meta_data: Some(meta),
-            ..Default::default()
-        });
+        columns.push(ColumnChunk { file_offset: out.offset as i64 - len as i64, meta_data: Some(meta), ..Default::default() });
     }
     let group = RowGroup {
         columns,
@@ -325,23 +247,15 @@ fn coalesce<W: Write>(
     summary: &mut MergeSummary,
 ) -> Result<(RowGroup, PageIndexes)> {
     let start = out.offset;
-    let rows: i64 = items
-        .iter()
-        .map(|&(i, g)| inputs[i].metadata.row_groups[g].num_rows)
-        .sum();
+    let rows: i64 = items.iter().map(|&(i, g)| inputs[i].metadata.row_groups[g].num_rows).sum();
     let (mut columns, mut indexes) = (Vec::new(), Vec::new());
     let mut uncompressed_total = 0i64;
     let mut recycled = crate::page::PageBlocks::default();
     for (c, column) in schema.columns.iter().enumerate() {
-        let first_meta = inputs[items[0].0].metadata.row_groups[items[0].1].columns[c]
-            .meta_data
-            .as_ref();
+        let first_meta = inputs[items[0].0].metadata.row_groups[items[0].1].columns[c].meta_data.as_ref();
         let (codec, level) = match options.compression {
             Some(c) => c,
-            None => (
-                Codec::from_thrift(first_meta.map_or(0, |m| m.codec.0))?,
-                None,
-            ),
+            None => (Codec::from_thrift(first_meta.map_or(0, |m| m.codec.0))?, None),
         };
         if let Some(copied) = copy_column(inputs, items, c, column, codec, options, out)? {
             summary.pages.copied += copied.pages;
@@ -351,21 +265,9 @@ fn coalesce<W: Write>(
             continue;
         }
         let buffer = std::mem::take(&mut recycled);
-        let mut merger = ChunkMerger::new(
-            column,
-            codec,
-            level,
-            options.dictionary_page_size_limit,
-            buffer,
-        );
+        let mut merger = ChunkMerger::new(column, codec, level, options.dictionary_page_size_limit, buffer);
         let mut stats = StatisticsMerger::new(stat_order(column));
-        let place = |i: usize, g: usize| {
-            format!(
-                "{}, row group {g}, column '{}'",
-                inputs[i].path.display(),
-                column.dotted_path()
-            )
-        };
+        let place = |i: usize, g: usize| format!("{}, row group {g}, column '{}'", inputs[i].path.display(), column.dotted_path());
         // First the inputs' dictionaries up to the limit, so that the unified dictionary page
         // is complete before any data page; then every page, streamed to the output input by
         // input (the chunk is never held whole).
@@ -375,13 +277,8 @@ fn coalesce<W: Write>(
                 break;
             }
             let input = &inputs[i];
-            let meta = input.metadata.row_groups[g].columns[c]
-                .meta_data
-                .as_ref()
-                .ok_or_else(|| Error::unsupported("a column chunk without metadata"))?;
-            let d = merger
-                .plan_dictionary(&input.source()?, meta, input.metadata.created_by.as_deref())
-                .map_err(|e| e.context(place(i, g)))?;
+            let meta = input.metadata.row_groups[g].columns[c].meta_data.as_ref().ok_or_else(|| Error::unsupported("a column chunk without metadata"))?;
+            let d = merger.plan_dictionary(&input.source()?, meta, input.metadata.created_by.as_deref()).map_err(|e| e.context(place(i, g)))?;
             planned.push(d);
         }
         merger.write_dictionary(compressor)?;
@@ -389,21 +286,10 @@ fn coalesce<W: Write>(
         for (k, &(i, g)) in items.iter().enumerate() {
             let input = &inputs[i];
             let chunk = &input.metadata.row_groups[g].columns[c];
-            let meta = chunk
-                .meta_data
-                .as_ref()
-                .ok_or_else(|| Error::unsupported("a column chunk without metadata"))?;
+            let meta = chunk.meta_data.as_ref().ok_or_else(|| Error::unsupported("a column chunk without metadata"))?;
             let source = input.source()?;
             let d = planned.get_mut(k).and_then(Option::take);
-            merger
-                .add_chunk(
-                    &source,
-                    meta,
-                    input.metadata.created_by.as_deref(),
-                    compressor,
-                    d,
-                )
-                .map_err(|e| e.context(place(i, g)))?;
+            merger.add_chunk(&source, meta, input.metadata.created_by.as_deref(), compressor, d).map_err(|e| e.context(place(i, g)))?;
             add_input_statistics(&mut stats, &source, chunk, meta);
             merger.drain(|bytes| out.put(bytes))?;
         }
@@ -413,11 +299,8 @@ fn coalesce<W: Write>(
         summary.pages.reencoded += counts.reencoded;
         summary.pages.from_dictionary += counts.from_dictionary;
         let mut locations = pages.locations;
-        locations
-            .iter_mut()
-            .for_each(|l| l.offset += chunk_start as i64);
-        let (statistics, size_statistics, column_index, byte_array_bytes) =
-            stats.finish(locations.len());
+        locations.iter_mut().for_each(|l| l.offset += chunk_start as i64);
+        let (statistics, size_statistics, column_index, byte_array_bytes) = stats.finish(locations.len());
         uncompressed_total += pages.uncompressed_size as i64;
         let meta = ColumnMetaData {
             physical_type: column.physical_type,
@@ -434,19 +317,9 @@ fn coalesce<W: Write>(
             size_statistics,
             ..Default::default()
         };
-        indexes.push((
-            column_index,
-            Some(OffsetIndex {
-                page_locations: locations,
-                unencoded_byte_array_data_bytes: byte_array_bytes,
-            }),
-        ));
+        indexes.push((column_index, Some(OffsetIndex { page_locations: locations, unencoded_byte_array_data_bytes: byte_array_bytes })));
         recycled = pages.pages;
-        columns.push(ColumnChunk {
-            file_offset: chunk_start as i64,
-            meta_data: Some(meta),
-            ..Default::default()
-        });
+        columns.push(ColumnChunk { file_offset: chunk_start as i64, meta_data: Some(meta), ..Default::default() });
     }
     let group = RowGroup {
         columns,
@@ -483,24 +356,16 @@ fn copy_column<W: Write>(
     use crate::format::Encoding;
     let metas: Vec<&ColumnMetaData> = items
         .iter()
-        .filter_map(|&(i, g)| {
-            inputs[i].metadata.row_groups[g].columns[c]
-                .meta_data
-                .as_ref()
-        })
+        .filter_map(|&(i, g)| inputs[i].metadata.row_groups[g].columns[c].meta_data.as_ref())
         .collect();
     let dictionary = |m: &ColumnMetaData| {
         m.dictionary_page_offset.is_some()
-            || m.encodings
-                .iter()
-                .any(|&e| e == Encoding::PLAIN_DICTIONARY || e == Encoding::RLE_DICTIONARY)
+            || m.encodings.iter().any(|&e| e == Encoding::PLAIN_DICTIONARY || e == Encoding::RLE_DICTIONARY)
     };
     let copyable = options.compression.is_none()
         && column.max_rep_level == 0
         && metas.len() == items.len()
-        && metas
-            .iter()
-            .all(|m| !dictionary(m) && m.codec.0 == codec.to_thrift());
+        && metas.iter().all(|m| !dictionary(m) && m.codec.0 == codec.to_thrift());
     if !copyable {
         return Ok(None);
     }
@@ -513,17 +378,10 @@ fn copy_column<W: Write>(
     for (&(i, g), meta) in items.iter().zip(&metas) {
         let input = &inputs[i];
         let chunk = &input.metadata.row_groups[g].columns[c];
-        let place = || {
-            format!(
-                "{}, row group {g}, column '{}'",
-                input.path.display(),
-                column.dotted_path()
-            )
-        };
+        let place = || format!("{}, row group {g}, column '{}'", input.path.display(), column.dotted_path());
         let source = input.source()?;
         let padding = has_parquet_816_bug(input.metadata.created_by.as_deref());
-        let (from, len) =
-            chunk_byte_range(meta, source.len(), padding).map_err(|e| e.context(place()))?;
+        let (from, len) = chunk_byte_range(meta, source.len(), padding).map_err(|e| e.context(place()))?;
         let walked = copy::walk_pages(&source, from, len).map_err(|e| e.context(place()))?;
         let base = out.offset - chunk_start;
         locations.extend(walked.locations.into_iter().map(|mut l| {
@@ -531,34 +389,23 @@ fn copy_column<W: Write>(
             l.first_row_index += rows as i64;
             l
         }));
-        out.copy_range(&input.path, from, len)
-            .map_err(|e| e.context(place()))?;
+        out.copy_range(&input.path, from, len).map_err(|e| e.context(place()))?;
         rows += walked.rows;
         uncompressed += walked.uncompressed;
         num_values += meta.num_values;
-        meta.encodings.iter().for_each(|e| {
-            if !encodings.contains(e) {
-                encodings.push(*e)
-            }
-        });
-        encoding_stats = encoding_stats
-            .zip(meta.encoding_stats.as_ref())
-            .map(|(mut acc, s)| {
-                for st in s.iter() {
-                    match acc
-                        .iter_mut()
-                        .find(|a| a.page_type == st.page_type && a.encoding == st.encoding)
-                    {
-                        Some(a) => a.count += st.count,
-                        None => acc.push(st.clone()),
-                    }
+        meta.encodings.iter().for_each(|e| if !encodings.contains(e) { encodings.push(*e) });
+        encoding_stats = encoding_stats.zip(meta.encoding_stats.as_ref()).map(|(mut acc, s)| {
+            for st in s.iter() {
+                match acc.iter_mut().find(|a| a.page_type == st.page_type && a.encoding == st.encoding) {
+                    Some(a) => a.count += st.count,
+                    None => acc.push(st.clone()),
                 }
-                acc
-            });
+            }
+            acc
+        });
         add_input_statistics(&mut stats, &source, chunk, meta);
     }
-    let (statistics, size_statistics, column_index, byte_array_bytes) =
-        stats.finish(locations.len());
+    let (statistics, size_statistics, column_index, byte_array_bytes) = stats.finish(locations.len());
     let pages = locations.len() as u64;
     let meta = ColumnMetaData {
         physical_type: column.physical_type,
@@ -574,22 +421,7 @@ fn copy_column<W: Write>(
         size_statistics,
         ..Default::default()
     };
-    let indexes = (
-        column_index,
-        Some(OffsetIndex {
-            page_locations: locations,
-            unencoded_byte_array_data_bytes: byte_array_bytes,
-        }),
-    );
-    let chunk = ColumnChunk {
-        file_offset: chunk_start as i64,
-        meta_data: Some(meta.clone()),
-        ..Default::default()
-    };
-    Ok(Some(CopiedColumn {
-        chunk,
-        meta,
-        indexes,
-        pages,
-    }))
+    let indexes = (column_index, Some(OffsetIndex { page_locations: locations, unencoded_byte_array_data_bytes: byte_array_bytes }));
+    let chunk = ColumnChunk { file_offset: chunk_start as i64, meta_data: Some(meta.clone()), ..Default::default() };
+    Ok(Some(CopiedColumn { chunk, meta, indexes, pages }))
 }

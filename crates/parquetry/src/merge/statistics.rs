@@ -4,45 +4,26 @@
 
 use std::cmp::Ordering;
 
-use crate::format::{
-    ColumnIndex, ConvertedType, LogicalType, PhysicalType, SizeStatistics, Statistics,
-};
+use crate::format::{ColumnIndex, ConvertedType, LogicalType, PhysicalType, SizeStatistics, Statistics};
 use crate::schema::ColumnDescriptor;
 use crate::write::schema::StatOrder;
 use crate::write::statistics::compare;
 
 /// The statistics order of a stored column, from its types (the spec's column orders).
 pub(crate) fn stat_order(c: &ColumnDescriptor) -> StatOrder {
-    let unsigned = matches!(
-        c.logical_type,
-        Some(LogicalType::Integer {
-            is_signed: false,
-            ..
-        })
-    ) || matches!(
-        c.converted_type,
-        Some(
-            ConvertedType::UINT_8
-                | ConvertedType::UINT_16
-                | ConvertedType::UINT_32
-                | ConvertedType::UINT_64
-        )
-    );
-    let decimal = matches!(c.logical_type, Some(LogicalType::Decimal { .. }))
-        || c.converted_type == Some(ConvertedType::DECIMAL);
+    let unsigned = matches!(c.logical_type, Some(LogicalType::Integer { is_signed: false, .. }))
+        || matches!(
+            c.converted_type,
+            Some(ConvertedType::UINT_8 | ConvertedType::UINT_16 | ConvertedType::UINT_32 | ConvertedType::UINT_64)
+        );
+    let decimal = matches!(c.logical_type, Some(LogicalType::Decimal { .. })) || c.converted_type == Some(ConvertedType::DECIMAL);
     match c.physical_type {
         PhysicalType::BOOLEAN => StatOrder::Boolean,
         PhysicalType::INT32 | PhysicalType::INT64 if unsigned => StatOrder::Unsigned,
         PhysicalType::INT32 | PhysicalType::INT64 => StatOrder::Signed,
         PhysicalType::FLOAT | PhysicalType::DOUBLE => StatOrder::Float,
-        PhysicalType::FIXED_LEN_BYTE_ARRAY
-            if matches!(c.logical_type, Some(LogicalType::Float16)) =>
-        {
-            StatOrder::Float16
-        }
-        PhysicalType::BYTE_ARRAY | PhysicalType::FIXED_LEN_BYTE_ARRAY if decimal => {
-            StatOrder::SignedBytes
-        }
+        PhysicalType::FIXED_LEN_BYTE_ARRAY if matches!(c.logical_type, Some(LogicalType::Float16)) => StatOrder::Float16,
+        PhysicalType::BYTE_ARRAY | PhysicalType::FIXED_LEN_BYTE_ARRAY if decimal => StatOrder::SignedBytes,
         PhysicalType::BYTE_ARRAY | PhysicalType::FIXED_LEN_BYTE_ARRAY => StatOrder::Bytes,
         _ => StatOrder::Undefined,
     }
@@ -62,14 +43,7 @@ pub(crate) struct StatisticsMerger {
 impl StatisticsMerger {
     /// An empty merger for a column of `order`.
     pub fn new(order: StatOrder) -> Self {
-        StatisticsMerger {
-            order,
-            stats: None,
-            first: true,
-            size: None,
-            index: None,
-            page_bytes: Some(Vec::new()),
-        }
+        StatisticsMerger { order, stats: None, first: true, size: None, index: None, page_bytes: Some(Vec::new()) }
     }
 
     /// Folds in one input chunk's statistics, size statistics, column index and per-page
@@ -106,15 +80,7 @@ impl StatisticsMerger {
     /// The merged statistics, size statistics, column index and per-page BYTE_ARRAY sizes;
     /// the last two only if they cover all `pages` data pages of the output chunk.
     #[allow(clippy::type_complexity)]
-    pub fn finish(
-        self,
-        pages: usize,
-    ) -> (
-        Option<Statistics>,
-        Option<SizeStatistics>,
-        Option<ColumnIndex>,
-        Option<Vec<i64>>,
-    ) {
+    pub fn finish(self, pages: usize) -> (Option<Statistics>, Option<SizeStatistics>, Option<ColumnIndex>, Option<Vec<i64>>) {
         let index = self.index.filter(|i| i.null_pages.len() == pages);
         let page_bytes = self.page_bytes.filter(|b| b.len() == pages);
         (self.stats, self.size, index, page_bytes)
@@ -170,14 +136,8 @@ fn merge_size(acc: SizeStatistics, s: &SizeStatistics) -> SizeStatistics {
             .unencoded_byte_array_data_bytes
             .zip(s.unencoded_byte_array_data_bytes)
             .map(|(a, b)| a + b),
-        repetition_level_histogram: add_histograms(
-            acc.repetition_level_histogram,
-            &s.repetition_level_histogram,
-        ),
-        definition_level_histogram: add_histograms(
-            acc.definition_level_histogram,
-            &s.definition_level_histogram,
-        ),
+        repetition_level_histogram: add_histograms(acc.repetition_level_histogram, &s.repetition_level_histogram),
+        definition_level_histogram: add_histograms(acc.definition_level_histogram, &s.definition_level_histogram),
     }
 }
 
@@ -189,20 +149,9 @@ fn merge_index(mut acc: ColumnIndex, i: ColumnIndex) -> Option<ColumnIndex> {
         a.extend(b);
         a
     });
-    let concat = |a: Option<Vec<i64>>, b: Option<Vec<i64>>| {
-        a.zip(b).map(|(mut a, b)| {
-            a.extend(b);
-            a
-        })
-    };
-    acc.repetition_level_histograms = concat(
-        acc.repetition_level_histograms,
-        i.repetition_level_histograms,
-    );
-    acc.definition_level_histograms = concat(
-        acc.definition_level_histograms,
-        i.definition_level_histograms,
-    );
+    let concat = |a: Option<Vec<i64>>, b: Option<Vec<i64>>| a.zip(b).map(|(mut a, b)| { a.extend(b); a });
+    acc.repetition_level_histograms = concat(acc.repetition_level_histograms, i.repetition_level_histograms);
+    acc.definition_level_histograms = concat(acc.definition_level_histograms, i.definition_level_histograms);
     acc.nan_counts = concat(acc.nan_counts, i.nan_counts);
     // Ordered within each input says nothing about the order across inputs.
     acc.boundary_order = crate::format::BoundaryOrder::UNORDERED;

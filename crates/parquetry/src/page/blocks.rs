@@ -34,10 +34,7 @@ impl PageBlocks {
     /// Appends one page (its pieces in order) inside a single block.
     pub fn push_page(&mut self, pieces: &[&[u8]]) {
         let need: usize = pieces.iter().map(|p| p.len()).sum();
-        let fits = self
-            .blocks
-            .last()
-            .is_some_and(|b| b.capacity() - b.len() >= need);
+        let fits = self.blocks.last().is_some_and(|b| b.capacity() - b.len() >= need);
         if !fits {
             let block = match self.spare.pop() {
                 Some(mut b) if b.capacity() >= need => {
@@ -68,11 +65,7 @@ impl PageBlocks {
 
     /// Moves the pages out, leaving the spare blocks here.
     pub fn take(&mut self) -> PageBlocks {
-        let taken = PageBlocks {
-            blocks: std::mem::take(&mut self.blocks),
-            len: self.len,
-            spare: Vec::new(),
-        };
+        let taken = PageBlocks { blocks: std::mem::take(&mut self.blocks), len: self.len, spare: Vec::new() };
         self.len = 0;
         taken
     }

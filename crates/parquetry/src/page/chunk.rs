@@ -14,11 +14,7 @@ pub fn has_parquet_816_bug(created_by: Option<&str>) -> bool {
     let Some(rest) = created_by.and_then(|c| c.strip_prefix("parquet-mr")) else {
         return false;
     };
-    let version = rest
-        .trim_start()
-        .strip_prefix("version")
-        .map(str::trim_start)
-        .unwrap_or("");
+    let version = rest.trim_start().strip_prefix("version").map(str::trim_start).unwrap_or("");
     let numbers: Vec<u64> = version
         .split(|c: char| !c.is_ascii_digit())
         .take_while(|p| !p.is_empty())
@@ -66,18 +62,10 @@ mod tests {
     #[test]
     fn parquet_816_writers() {
         assert!(has_parquet_816_bug(Some("parquet-mr")));
-        assert!(has_parquet_816_bug(Some(
-            "parquet-mr version 1.2.8 (build abc)"
-        )));
-        assert!(!has_parquet_816_bug(Some(
-            "parquet-mr version 1.2.9 (build abc)"
-        )));
-        assert!(!has_parquet_816_bug(Some(
-            "parquet-mr version 1.10.0 (build abc)"
-        )));
-        assert!(!has_parquet_816_bug(Some(
-            "parquet-cpp-arrow version 14.0.0"
-        )));
+        assert!(has_parquet_816_bug(Some("parquet-mr version 1.2.8 (build abc)")));
+        assert!(!has_parquet_816_bug(Some("parquet-mr version 1.2.9 (build abc)")));
+        assert!(!has_parquet_816_bug(Some("parquet-mr version 1.10.0 (build abc)")));
+        assert!(!has_parquet_816_bug(Some("parquet-cpp-arrow version 14.0.0")));
         assert!(!has_parquet_816_bug(None));
     }
 }

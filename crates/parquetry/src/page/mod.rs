@@ -1,16 +1,16 @@
 //! Pages: finding a column chunk's bytes in the file and splitting them into pages (header +
 //! body). Decompression and decoding happen in later layers; here a page is still raw bytes.
 
-mod blocks;
 mod chunk;
 mod source;
+mod blocks;
 mod spill;
 mod stream;
 mod writer;
 
-pub use blocks::PageBlocks;
 pub use chunk::{chunk_byte_range, has_parquet_816_bug};
 pub use source::{BytesSource, ChunkSource, FileSource, ReaderSource};
+pub use blocks::PageBlocks;
 pub use spill::{Segment, SpillFile};
 pub use stream::{Next, Page, PageStream, MAX_RECYCLED};
 pub use writer::{DataPage, DataPageVersion, FinishedChunk, PageWriter};

@@ -57,10 +57,7 @@ pub struct FileSource {
 impl FileSource {
     /// Wraps an open file, taking its length from its metadata.
     pub fn new(file: File) -> Result<Self> {
-        let len = file
-            .metadata()
-            .map_err(|e| Error::io("finding the file size", e))?
-            .len();
+        let len = file.metadata().map_err(|e| Error::io("finding the file size", e))?.len();
         Ok(FileSource { file, len })
     }
 }
@@ -101,12 +98,7 @@ fn pread(file: &File, buf: &mut Vec<u8>, max: usize, offset: u64) -> std::io::Re
     // writes at most `max` bytes there and returns how many (or -1), and only those are then
     // counted as initialised. No reference to uninitialised memory is made.
     let n = unsafe {
-        libc::pread(
-            file.as_raw_fd(),
-            buf.as_mut_ptr().add(buf.len()).cast(),
-            max,
-            offset,
-        )
+        libc::pread(file.as_raw_fd(), buf.as_mut_ptr().add(buf.len()).cast(), max, offset)
     };
     if n < 0 {
         let e = std::io::Error::last_os_error();
@@ -134,10 +126,7 @@ fn pread(file: &File, buf: &mut Vec<u8>, max: usize, offset: u64) -> std::io::Re
 
 /// Checks that `len` bytes at `offset` lie inside a file of `file_len` bytes.
 fn check_range(offset: u64, len: usize, file_len: u64) -> Result<()> {
-    if offset
-        .checked_add(len as u64)
-        .is_none_or(|end| end > file_len)
-    {
+    if offset.checked_add(len as u64).is_none_or(|end| end > file_len) {
         return Err(Error::corrupt(format!(
             "bytes {offset}..{} lie past the end of the file ({file_len} bytes)",
             offset.saturating_add(len as u64),
@@ -157,20 +146,13 @@ pub struct ReaderSource<R> {
 impl<R: Read + Seek> ReaderSource<R> {
     /// Wraps a reader, finding its length by seeking to the end.
     pub fn new(mut reader: R) -> Result<Self> {
-        let len = reader
-            .seek(SeekFrom::End(0))
-            .map_err(|e| Error::io("finding the file size", e))?;
-        Ok(ReaderSource {
-            reader: Mutex::new(reader),
-            len,
-        })
+        let len = reader.seek(SeekFrom::End(0)).map_err(|e| Error::io("finding the file size", e))?;
+        Ok(ReaderSource { reader: Mutex::new(reader), len })
     }
 
     /// The wrapped reader.
     pub fn get_mut(&mut self) -> &mut R {
-        self.reader
-            .get_mut()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.reader.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
@@ -181,10 +163,7 @@ impl<R: Read + Seek + Send> ChunkSource for ReaderSource<R> {
 
     fn read_at_reusing(&self, offset: u64, len: usize, spare: Vec<u8>) -> Result<Buffer> {
         check_range(offset, len, self.len)?;
-        let mut reader = self
-            .reader
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut reader = self.reader.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         reader
             .seek(SeekFrom::Start(offset))
             .map_err(|e| Error::io(format!("seeking to byte {offset}"), e))?;
@@ -218,10 +197,7 @@ pub struct BytesSource {
 impl BytesSource {
     /// Wraps the bytes of a whole file.
     pub fn new(bytes: impl Into<Buffer>) -> Self {
-        BytesSource {
-            bytes: bytes.into(),
-            map: None,
-        }
+        BytesSource { bytes: bytes.into(), map: None }
     }
 
     /// Maps a whole file into memory: pages are then slices of the page cache, with no
@@ -237,33 +213,23 @@ impl BytesSource {
     /// arrays that point into them. This is the contract of every memory map (see
     /// `memmap2::Mmap::map`).
     pub unsafe fn map(file: &File) -> Result<Self> {
-        let len = file
-            .metadata()
-            .map_err(|e| Error::io("finding the file size", e))?
-            .len();
+        let len = file.metadata().map_err(|e| Error::io("finding the file size", e))?.len();
         if len == 0 {
             // A zero-length mapping is an error on most systems; an empty file is simply empty.
             return Ok(BytesSource::new(Vec::<u8>::new()));
         }
         // SAFETY: the caller promises the file is neither truncated nor modified while the
         // mapping (kept alive by every buffer sliced from it) exists.
-        let map =
-            unsafe { memmap2::Mmap::map(file) }.map_err(|e| Error::io("mapping the file", e))?;
+        let map = unsafe { memmap2::Mmap::map(file) }.map_err(|e| Error::io("mapping the file", e))?;
         let map = Arc::new(map);
         let ptr = NonNull::new(map.as_ptr().cast_mut()).ok_or_else(|| {
-            Error::io(
-                "mapping the file",
-                std::io::Error::other("the mapping has a null address"),
-            )
+            Error::io("mapping the file", std::io::Error::other("the mapping has a null address"))
         })?;
         let len = map.len();
         // SAFETY: `ptr..ptr + len` is the mapping, readable for as long as `map` lives; the
         // buffer owns `map` through the Arc, so every slice of it keeps the mapping alive.
         let bytes = unsafe { Buffer::from_custom_allocation(ptr, len, Arc::clone(&map) as _) };
-        Ok(BytesSource {
-            bytes,
-            map: Some(map),
-        })
+        Ok(BytesSource { bytes, map: Some(map) })
     }
 
     /// All the bytes.
@@ -291,9 +257,7 @@ impl ChunkSource for BytesSource {
 
     fn will_need(&self, offset: u64, len: u64) {
         let Some(map) = &self.map else { return };
-        let (Ok(offset), Ok(len)) = (usize::try_from(offset), usize::try_from(len)) else {
-            return;
-        };
+        let (Ok(offset), Ok(len)) = (usize::try_from(offset), usize::try_from(len)) else { return };
         if offset.checked_add(len).is_some_and(|end| end <= map.len()) {
             // Mapping the whole chunk at once costs a fraction of faulting it in 64 KiB at a
             // time (plain_none: 66 -> 58 ms). A failure (an old kernel without
@@ -311,11 +275,8 @@ mod tests {
     use super::*;
 
     fn temp_file(name: &str, bytes: &[u8]) -> (std::path::PathBuf, File) {
-        let path =
-            std::env::temp_dir().join(format!("parquetry-source-{}-{name}", std::process::id()));
-        File::create(&path)
-            .and_then(|mut f| f.write_all(bytes))
-            .expect("write temp file");
+        let path = std::env::temp_dir().join(format!("parquetry-source-{}-{name}", std::process::id()));
+        File::create(&path).and_then(|mut f| f.write_all(bytes)).expect("write temp file");
         let file = File::open(&path).expect("open temp file");
         (path, file)
     }
@@ -368,18 +329,13 @@ mod tests {
                 s.spawn(move || {
                     for k in 0..50u64 {
                         let at = (k * 3_989 + t * 17) as usize;
-                        let got = source
-                            .read_at_reusing(at as u64, 1_000, Vec::with_capacity(10))
-                            .unwrap();
+                        let got = source.read_at_reusing(at as u64, 1_000, Vec::with_capacity(10)).unwrap();
                         assert_eq!(got.as_slice(), &data[at..at + 1_000]);
                     }
                 });
             }
         });
-        assert_eq!(
-            source.read_at(data.len() as u64 - 3, 3).unwrap().as_slice(),
-            &data[data.len() - 3..]
-        );
+        assert_eq!(source.read_at(data.len() as u64 - 3, 3).unwrap().as_slice(), &data[data.len() - 3..]);
         assert!(source.read_at(data.len() as u64 - 3, 4).is_err());
         assert!(source.read_at(u64::MAX, 1).is_err());
         let _ = std::fs::remove_file(path);

@@ -173,19 +173,13 @@ impl PageStream {
         })
     }
 
-    fn read_page<S: ChunkSource>(
-        &mut self,
-        source: &S,
-        skip: impl FnOnce(&PageHeader) -> bool,
-    ) -> Result<Next> {
+    fn read_page<S: ChunkSource>(&mut self, source: &S, skip: impl FnOnce(&PageHeader) -> bool) -> Result<Next> {
         // Enough for a page like the last one and its header, so that a page usually comes
         // in one read (header and body together, the body a slice of it): no second read of
         // the body's first bytes and one buffer per page to recycle.
         let mut want = match self.last_skipped {
             true => SKIP_WINDOW,
-            false => WINDOW
-                .max(self.last_page_len.saturating_add(PAGE_SLACK))
-                .min(MAX_RECYCLED),
+            false => WINDOW.max(self.last_page_len.saturating_add(PAGE_SLACK)).min(MAX_RECYCLED),
         };
         let (header, header_len) = loop {
             if self.pos < self.window_start || self.pos >= self.window_end() {
@@ -230,17 +224,11 @@ impl PageStream {
             return Ok(Next::Skipped(header));
         }
         let body = if body_start + size as u64 <= self.window_end() {
-            self.window
-                .slice_with_length((body_start - self.window_start) as usize, size)
+            self.window.slice_with_length((body_start - self.window_start) as usize, size)
         } else {
             source.read_at_reusing(body_start, size, std::mem::take(&mut self.spare))?
         };
-        let page = Page {
-            header,
-            body,
-            index: self.index,
-            offset: self.pos,
-        };
+        let page = Page { header, body, index: self.index, offset: self.pos };
         self.last_page_len = header_len + size;
         self.pos = body_start + size as u64;
         self.index += 1;

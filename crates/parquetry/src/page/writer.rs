@@ -110,33 +110,20 @@ impl PageWriter {
         if !self.encodings.contains(&encoding) {
             self.encodings.push(encoding);
         }
-        match self
-            .encoding_stats
-            .iter_mut()
-            .find(|s| s.page_type == page_type && s.encoding == encoding)
-        {
+        match self.encoding_stats.iter_mut().find(|s| s.page_type == page_type && s.encoding == encoding) {
             Some(s) => s.count += 1,
-            None => self.encoding_stats.push(PageEncodingStats {
-                page_type,
-                encoding,
-                count: 1,
-            }),
+            None => self.encoding_stats.push(PageEncodingStats { page_type, encoding, count: 1 }),
         }
     }
 
     /// Compresses and appends one data page.
-    pub fn write_data_page(
-        &mut self,
-        page: &DataPage<'_>,
-        compressor: &mut Compressor,
-    ) -> Result<()> {
+    pub fn write_data_page(&mut self, page: &DataPage<'_>, compressor: &mut Compressor) -> Result<()> {
         let too_big = |what: &str, n: usize| {
             crate::error::Error::invalid_argument(format!(
                 "a data page's {what} ({n}) does not fit the 32-bit fields of its header"
             ))
         };
-        let num_values =
-            i32::try_from(page.num_values).map_err(|_| too_big("value count", page.num_values))?;
+        let num_values = i32::try_from(page.num_values).map_err(|_| too_big("value count", page.num_values))?;
         self.body.clear();
         self.stored.clear();
         let v1 = self.version == DataPageVersion::V1;
@@ -146,26 +133,14 @@ impl PageWriter {
         // The stored body in pieces: v1 puts each level section behind its length; v2 stores
         // the levels bare (their lengths are in the header).
         let levels: [&[u8]; 4] = [
-            if v1 && page.has_repetition_levels {
-                &rep_prefix
-            } else {
-                empty
-            },
+            if v1 && page.has_repetition_levels { &rep_prefix } else { empty },
             page.repetition_levels,
-            if v1 && page.has_definition_levels {
-                &def_prefix
-            } else {
-                empty
-            },
+            if v1 && page.has_definition_levels { &def_prefix } else { empty },
             page.definition_levels,
         ];
         let levels_len: usize = levels.iter().map(|l| l.len()).sum();
         let uncompressed_len = levels_len + page.values.len();
-        let header_type = if v1 {
-            PageType::DATA_PAGE
-        } else {
-            PageType::DATA_PAGE_V2
-        };
+        let header_type = if v1 { PageType::DATA_PAGE } else { PageType::DATA_PAGE_V2 };
         let pieces: [&[u8]; 5] = if self.codec == Codec::Uncompressed {
             // Nothing to compress: the pieces go straight into the chunk.
             [levels[0], levels[1], levels[2], levels[3], page.values]
@@ -237,9 +212,7 @@ impl PageWriter {
         self.num_values += page.num_values as u64;
         self.note(header_type, page.encoding);
         // Levels are RLE: the chunk lists the encoding, but page counts are by value encoding.
-        if (page.has_definition_levels || page.has_repetition_levels)
-            && !self.encodings.contains(&Encoding::RLE)
-        {
+        if (page.has_definition_levels || page.has_repetition_levels) && !self.encodings.contains(&Encoding::RLE) {
             self.encodings.push(Encoding::RLE);
         }
         Ok(())
@@ -253,12 +226,7 @@ impl PageWriter {
         thrift::encode(header, &mut self.header);
         let header_len = self.header.len();
         self.pages.push_page(&[&self.header, body]);
-        self.push_location(
-            start,
-            header_len,
-            header.uncompressed_page_size.max(0) as usize,
-            rows,
-        );
+        self.push_location(start, header_len, header.uncompressed_page_size.max(0) as usize, rows);
         let (num_values, encoding) = data_page_facts(header);
         self.num_values += num_values;
         self.note(header.page_type, encoding);
@@ -291,13 +259,7 @@ impl PageWriter {
             compressor.compress(self.codec, self.level, &self.body, &mut self.stored)?;
         }
         let stored = std::mem::take(&mut self.stored);
-        let result = self.write_like_stored(
-            template,
-            levels.len() + values.len(),
-            encoding,
-            rows,
-            &[&stored],
-        );
+        let result = self.write_like_stored(template, levels.len() + values.len(), encoding, rows, &[&stored]);
         self.stored = stored;
         result
     }
@@ -323,11 +285,7 @@ impl PageWriter {
             h.encoding = encoding;
         }
         let stored_len: usize = pieces.iter().map(|p| p.len()).sum();
-        let too_big = || {
-            crate::error::Error::invalid_argument(
-                "a rewritten page does not fit the 32-bit sizes of its header",
-            )
-        };
+        let too_big = || crate::error::Error::invalid_argument("a rewritten page does not fit the 32-bit sizes of its header");
         header.uncompressed_page_size = i32::try_from(uncompressed_len).map_err(|_| too_big())?;
         header.compressed_page_size = i32::try_from(stored_len).map_err(|_| too_big())?;
         if header.crc.is_some() || self.crc {
@@ -350,13 +308,7 @@ impl PageWriter {
         Ok(())
     }
 
-    fn push_location(
-        &mut self,
-        start: usize,
-        header_len: usize,
-        uncompressed_len: usize,
-        rows: usize,
-    ) {
+    fn push_location(&mut self, start: usize, header_len: usize, uncompressed_len: usize, rows: usize) {
         self.locations.push(PageLocation {
             offset: (self.spilled_len + start as u64) as i64,
             compressed_page_size: (self.pages.len() - start) as i32,
@@ -368,12 +320,7 @@ impl PageWriter {
 
     /// Compresses and stores the chunk's dictionary page (PLAIN values); it is written before
     /// the data pages whenever it is set.
-    pub fn write_dictionary_page(
-        &mut self,
-        values: &[u8],
-        num_values: usize,
-        compressor: &mut Compressor,
-    ) -> Result<()> {
+    pub fn write_dictionary_page(&mut self, values: &[u8], num_values: usize, compressor: &mut Compressor) -> Result<()> {
         self.stored.clear();
         compressor.compress(self.codec, self.level, values, &mut self.stored)?;
         let stored = std::mem::take(&mut self.stored);
@@ -385,17 +332,8 @@ impl PageWriter {
     /// Stores the chunk's dictionary page from bytes already compressed with this writer's
     /// codec (`pieces` one after another), which decompress to `uncompressed_len` bytes of
     /// `num_values` PLAIN values.
-    pub fn write_dictionary_page_stored(
-        &mut self,
-        pieces: &[&[u8]],
-        uncompressed_len: usize,
-        num_values: usize,
-    ) -> Result<()> {
-        let too_big = || {
-            crate::error::Error::invalid_argument(
-                "a dictionary page does not fit the 32-bit sizes of its header",
-            )
-        };
+    pub fn write_dictionary_page_stored(&mut self, pieces: &[&[u8]], uncompressed_len: usize, num_values: usize) -> Result<()> {
+        let too_big = || crate::error::Error::invalid_argument("a dictionary page does not fit the 32-bit sizes of its header");
         let stored_len: usize = pieces.iter().map(|p| p.len()).sum();
         let crc = self.crc.then(|| {
             let mut h = crc32fast::Hasher::new();
@@ -419,9 +357,7 @@ impl PageWriter {
         self.dictionary.clear();
         thrift::encode(&header, &mut self.dictionary);
         self.dictionary_uncompressed = self.dictionary.len() + uncompressed_len;
-        pieces
-            .iter()
-            .for_each(|p| self.dictionary.extend_from_slice(p));
+        pieces.iter().for_each(|p| self.dictionary.extend_from_slice(p));
         self.note(PageType::DICTIONARY_PAGE, Encoding::PLAIN);
         Ok(())
     }

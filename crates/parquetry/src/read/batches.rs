@@ -14,8 +14,8 @@ use arrow_schema::{Field, Schema, SchemaRef};
 
 use super::assemble::{assemble, LeafBatch};
 use super::column::{ColumnPlan, ColumnReader};
-use super::file::ParquetFile;
 use super::nested::{plan_fields, FieldPlan, Node};
+use super::file::ParquetFile;
 use super::options::ReadOptions;
 use super::selection::{self, Step};
 use crate::error::{Error, Result};
@@ -123,9 +123,7 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
         let mut plan = Vec::new();
         let mut rows = 0;
         while rows < self.options.batch_size {
-            let Some(step) = self.steps.pop_front() else {
-                break;
-            };
+            let Some(step) = self.steps.pop_front() else { break };
             if let Step::Read(n) = step {
                 let k = n.min(self.options.batch_size - rows);
                 rows += k;
@@ -147,17 +145,10 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
             Some(pool) if self.readers.len() > 1 && rows >= MIN_PARALLEL_ROWS => {
                 use rayon::prelude::*;
                 pool.install(|| {
-                    self.readers
-                        .par_iter_mut()
-                        .map(|r| run_plan(r, source, &plan))
-                        .collect::<Result<_>>()
+                    self.readers.par_iter_mut().map(|r| run_plan(r, source, &plan)).collect::<Result<_>>()
                 })?
             }
-            _ => self
-                .readers
-                .iter_mut()
-                .map(|r| run_plan(r, source, &plan))
-                .collect::<Result<_>>()?,
+            _ => self.readers.iter_mut().map(|r| run_plan(r, source, &plan)).collect::<Result<_>>()?,
         };
         let row_group = self.row_groups[self.next_row_group - 1];
         self.assemble(columns, rows, row_group).map(Some)
@@ -167,17 +158,11 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
     /// into [`ready`](Self::ready): with few columns, one row group's columns alone leave
     /// threads idle while the slowest column finishes.
     fn read_row_groups_at_once(&mut self) -> Result<()> {
-        let threads = self
-            .pool
-            .as_ref()
-            .map_or(1, rayon::ThreadPool::current_num_threads);
+        let threads = self.pool.as_ref().map_or(1, rayon::ThreadPool::current_num_threads);
         let mut groups: Vec<(Vec<ColumnReader>, Vec<Step>)> = Vec::new();
         let mut indexes = Vec::new();
         while groups.len() < threads.max(2) && self.open_row_group()? {
-            groups.push((
-                std::mem::take(&mut self.readers),
-                self.steps.drain(..).collect(),
-            ));
+            groups.push((std::mem::take(&mut self.readers), self.steps.drain(..).collect()));
             indexes.push(self.row_groups[self.next_row_group - 1]);
         }
         let source = &self.file.source;
@@ -188,58 +173,33 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
         let columns: Vec<LeafBatch> = match &self.pool {
             Some(pool) => {
                 use rayon::prelude::*;
-                pool.install(|| {
-                    units
-                        .into_par_iter()
-                        .map(|(r, plan)| run_plan(r, source, plan))
-                        .collect::<Result<_>>()
-                })?
+                pool.install(|| units.into_par_iter().map(|(r, plan)| run_plan(r, source, plan)).collect::<Result<_>>())?
             }
-            None => units
-                .into_iter()
-                .map(|(r, plan)| run_plan(r, source, plan))
-                .collect::<Result<_>>()?,
+            None => units.into_iter().map(|(r, plan)| run_plan(r, source, plan)).collect::<Result<_>>()?,
         };
         let mut columns = columns.into_iter();
         for ((readers, plan), row_group) in groups.iter().zip(indexes) {
             let group: Vec<LeafBatch> = columns.by_ref().take(readers.len()).collect();
-            let rows = plan
-                .iter()
-                .map(|s| if let Step::Read(n) = s { *n } else { 0 })
-                .sum();
+            let rows = plan.iter().map(|s| if let Step::Read(n) = s { *n } else { 0 }).sum();
             let batch = self.assemble(group, rows, row_group)?;
             self.ready.push_back(batch);
         }
         Ok(())
     }
 
-    fn assemble(
-        &self,
-        leaves: Vec<LeafBatch>,
-        rows: usize,
-        row_group: usize,
-    ) -> Result<RecordBatch> {
+    fn assemble(&self, leaves: Vec<LeafBatch>, rows: usize, row_group: usize) -> Result<RecordBatch> {
         let columns = self
             .fields
             .iter()
             .map(|f| match f.node {
                 Node::Leaf { reader } => Ok(Arc::clone(&leaves[reader].array)),
-                _ => assemble(&f.node, &leaves).map_err(|e| {
-                    e.context(format_args!(
-                        "row group {row_group}, column '{}'",
-                        f.field.name()
-                    ))
-                }),
+                _ => assemble(&f.node, &leaves)
+                    .map_err(|e| e.context(format_args!("row group {row_group}, column '{}'", f.field.name()))),
             })
             .collect::<Result<Vec<ArrayRef>>>()?;
         let options = RecordBatchOptions::new().with_row_count(Some(rows));
-        RecordBatch::try_new_with_options(Arc::clone(&self.schema), columns, &options).map_err(
-            |e| {
-                Error::corrupt(format!(
-                    "row group {row_group}: assembling a record batch: {e}"
-                ))
-            },
-        )
+        RecordBatch::try_new_with_options(Arc::clone(&self.schema), columns, &options)
+            .map_err(|e| Error::corrupt(format!("row group {row_group}: assembling a record batch: {e}")))
     }
 }
 
@@ -249,11 +209,7 @@ const MIN_PARALLEL_ROWS: usize = 32 * 1024;
 
 /// Walks a batch's plan through one column: skips, reads, then the array of the rows read
 /// (and their levels).
-fn run_plan<S: ChunkSource>(
-    reader: &mut ColumnReader,
-    source: &S,
-    plan: &[Step],
-) -> Result<LeafBatch> {
+fn run_plan<S: ChunkSource>(reader: &mut ColumnReader, source: &S, plan: &[Step]) -> Result<LeafBatch> {
     for step in plan {
         match *step {
             Step::Skip(n) => reader.skip(source, n)?,
@@ -261,10 +217,7 @@ fn run_plan<S: ChunkSource>(
         }
     }
     let levels = reader.take_levels();
-    Ok(LeafBatch {
-        array: reader.finish()?,
-        levels,
-    })
+    Ok(LeafBatch { array: reader.finish()?, levels })
 }
 
 impl<S: ChunkSource> Iterator for RecordBatchIter<'_, S> {
@@ -306,28 +259,13 @@ impl<'f, S: ChunkSource> RecordBatchIter<'f, S> {
         let (fields, leaf_selected) = file.select_fields(options.columns.as_deref())?;
         let mut plans = Vec::new();
         let selected = |leaf: usize| leaf_selected.as_ref().is_none_or(|s| s[leaf]);
-        let fields = plan_fields(
-            &file.schema,
-            &file.arrow_schema,
-            &fields,
-            &selected,
-            &options,
-            &mut plans,
-        )?;
+        let fields = plan_fields(&file.schema, &file.arrow_schema, &fields, &selected, &options, &mut plans)?;
         let schema = Arc::new(Schema::new_with_metadata(
-            fields
-                .iter()
-                .map(|p| p.field.clone())
-                .collect::<Vec<Field>>(),
+            fields.iter().map(|p| p.field.clone()).collect::<Vec<Field>>(),
             file.arrow_schema.metadata().clone(),
         ));
         if let Some(ranges) = &options.row_selection {
-            let rows = file
-                .metadata
-                .row_groups
-                .iter()
-                .map(|rg| rg.num_rows.max(0) as u64)
-                .sum();
+            let rows = file.metadata.row_groups.iter().map(|rg| rg.num_rows.max(0) as u64).sum();
             selection::check(ranges, rows)?;
         }
         let pool = match options.threads {
@@ -337,15 +275,10 @@ impl<'f, S: ChunkSource> RecordBatchIter<'f, S> {
                     .num_threads(n)
                     .thread_name(|i| format!("parquetry-read-{i}"))
                     .build()
-                    .map_err(|e| {
-                        Error::io("starting the decoding threads", std::io::Error::other(e))
-                    })?,
+                    .map_err(|e| Error::io("starting the decoding threads", std::io::Error::other(e)))?,
             ),
         };
-        let largest = row_groups
-            .iter()
-            .map(|&i| file.metadata.row_groups[i].num_rows.max(0) as usize)
-            .max();
+        let largest = row_groups.iter().map(|&i| file.metadata.row_groups[i].num_rows.max(0) as usize).max();
         let whole_row_groups = options.batch_size >= largest.unwrap_or(0);
         // Where each row group starts in the file's row numbers, for the row selection.
         let mut starts = Vec::with_capacity(file.metadata.row_groups.len());

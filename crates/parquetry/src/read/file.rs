@@ -39,8 +39,8 @@ impl ParquetFile<FileSource> {
     /// so threads decoding different columns share the file without a lock.
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
-        let mut file =
-            File::open(path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
+        let mut file = File::open(path)
+            .map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
         let (metadata, _) = format::read_metadata(&mut file)?;
         Self::with_source(FileSource::new(file)?, metadata)
     }
@@ -60,8 +60,7 @@ impl ParquetFile<BytesSource> {
     pub unsafe fn open_mapped(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
         let at = |e: Error| e.context(format_args!("{}", path.display()));
-        let file =
-            File::open(path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
+        let file = File::open(path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
         // SAFETY: forwarded to the caller (this function's contract).
         let source = unsafe { BytesSource::map(&file) }.map_err(at)?;
         let metadata = format::read_metadata_from_bytes(source.bytes().as_slice())?;
@@ -131,9 +130,7 @@ impl<S: ChunkSource> ParquetFile<S> {
 
     /// Reads one whole row group, all columns, as one record batch.
     pub fn read_row_group(&mut self, index: usize) -> Result<RecordBatch> {
-        let options = ReadOptions::default()
-            .with_row_groups([index])
-            .with_batch_size(usize::MAX);
+        let options = ReadOptions::default().with_row_groups([index]).with_batch_size(usize::MAX);
         let mut batches = self.read_all(&options)?;
         match batches.len() {
             0 => Ok(RecordBatch::new_empty(self.arrow_schema())),
@@ -161,18 +158,14 @@ impl<S: ChunkSource> ParquetFile<S> {
     }
 }
 
+
 impl<S: ChunkSource> ParquetFile<S> {
     /// The top-level fields a read selects, in order, and (when a selector names a path
     /// inside a field, like `rec.b` or `tags.list.element`) which leaf columns are read:
     /// a path keeps the leaves below it and their parents.
-    pub(super) fn select_fields(
-        &self,
-        columns: Option<&[ColumnSelector]>,
-    ) -> Result<(Vec<usize>, Option<Vec<bool>>)> {
+    pub(super) fn select_fields(&self, columns: Option<&[ColumnSelector]>) -> Result<(Vec<usize>, Option<Vec<bool>>)> {
         let fields = self.arrow_schema.fields();
-        let Some(columns) = columns else {
-            return Ok(((0..fields.len()).collect(), None));
-        };
+        let Some(columns) = columns else { return Ok(((0..fields.len()).collect(), None)) };
         let mut order: Vec<usize> = Vec::new();
         let mut leaves = vec![false; self.schema.columns.len()];
         let mut by_path = false;
@@ -218,23 +211,13 @@ impl<S: ChunkSource> ParquetFile<S> {
         }
         let Some(top) = found else {
             if parts.len() == 1 {
-                let names: Vec<&str> = self
-                    .arrow_schema
-                    .fields()
-                    .iter()
-                    .map(|f| f.name().as_str())
-                    .collect();
+                let names: Vec<&str> = self.arrow_schema.fields().iter().map(|f| f.name().as_str()).collect();
                 return Err(Error::invalid_argument(format!(
                     "no column named '{path}' (columns: {})",
                     names.join(", ")
                 )));
             }
-            let names: Vec<String> = self
-                .schema
-                .columns
-                .iter()
-                .map(|c| c.dotted_path())
-                .collect();
+            let names: Vec<String> = self.schema.columns.iter().map(|c| c.dotted_path()).collect();
             return Err(Error::invalid_argument(format!(
                 "no column or column path '{path}' (leaf columns: {})",
                 names.join(", ")

@@ -8,7 +8,7 @@
 
 use arrow_buffer::BooleanBufferBuilder;
 
-use crate::encoding::rle::{decode_bit_packed_msb, split_length_prefixed, RleDecoder, Run};
+use crate::encoding::rle::{decode_bit_packed_msb, split_length_prefixed, Run, RleDecoder};
 use crate::error::{Error, Result};
 use crate::format::Encoding;
 
@@ -38,8 +38,8 @@ pub fn split_v1_levels<'a>(
 ) -> Result<(LevelData<'a>, &'a [u8])> {
     match encoding {
         Encoding::RLE => {
-            let (levels, rest) = split_length_prefixed(data)
-                .map_err(|e| e.context(format_args!("{what} levels")))?;
+            let (levels, rest) =
+                split_length_prefixed(data).map_err(|e| e.context(format_args!("{what} levels")))?;
             Ok((LevelData::Rle(levels), rest))
         }
         Encoding::BIT_PACKED => {
@@ -54,9 +54,7 @@ pub fn split_v1_levels<'a>(
             let (levels, rest) = data.split_at(len);
             Ok((LevelData::BitPacked(levels), rest))
         }
-        other => Err(Error::unsupported(format!(
-            "{what} levels encoded as {other}"
-        ))),
+        other => Err(Error::unsupported(format!("{what} levels encoded as {other}"))),
     }
 }
 
@@ -103,9 +101,9 @@ pub fn append_validity(
                     }
                     None => {
                         return Err(Error::corrupt(format!(
-                        "definition levels: the page has {num_values} values but only {} levels",
-                        num_values - left
-                    )))
+                            "definition levels: the page has {num_values} values but only {} levels",
+                            num_values - left
+                        )))
                     }
                 }
             }
@@ -148,12 +146,7 @@ pub fn decode_levels(
     }
     // Levels are below 2^bit width (at most 256): never negative, but possibly above the
     // maximum. A maximum over the page vectorizes; a search for the first bad one would not.
-    if let Some(bad) = levels[start..]
-        .iter()
-        .copied()
-        .max()
-        .filter(|&m| m > max_level)
-    {
+    if let Some(bad) = levels[start..].iter().copied().max().filter(|&m| m > max_level) {
         levels.truncate(start);
         return Err(Error::corrupt(format!(
             "{what} level {bad} is above the column's maximum {max_level}"
@@ -192,10 +185,7 @@ fn append_validity_bits(
             }
             validity.append_packed_range(0..n, bytes);
             let full = n / 8;
-            valid += bytes[..full]
-                .iter()
-                .map(|b| b.count_ones() as usize)
-                .sum::<usize>();
+            valid += bytes[..full].iter().map(|b| b.count_ones() as usize).sum::<usize>();
             if n % 8 != 0 {
                 valid += (bytes[full] & ((1u8 << (n % 8)) - 1)).count_ones() as usize;
             }
@@ -205,9 +195,7 @@ fn append_validity_bits(
             // An RLE run: a count, then the level in one byte.
             let len = usize::try_from(header >> 1).unwrap_or(usize::MAX).min(left);
             let Some(&level) = data.get(pos) else {
-                return Err(Error::corrupt(
-                    "definition levels: an RLE run has no value byte",
-                ));
+                return Err(Error::corrupt("definition levels: an RLE run has no value byte"));
             };
             if len == 0 {
                 return Err(Error::corrupt("definition levels: an RLE run of length 0"));
@@ -296,11 +284,7 @@ mod tests {
             let levels: Vec<u32> = (0..n)
                 .map(|i| {
                     seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
-                    if (i / 50) % 3 == 0 {
-                        1
-                    } else {
-                        !(seed >> 33).is_multiple_of(4) as u32
-                    }
+                    if (i / 50) % 3 == 0 { 1 } else { !(seed >> 33).is_multiple_of(4) as u32 }
                 })
                 .collect();
             let mut data = Vec::new();
@@ -308,10 +292,7 @@ mod tests {
             let mut fast = BooleanBufferBuilder::new(n);
             let valid = append_validity_bits(&data, n, &mut fast).unwrap();
             let mut want = Vec::new();
-            RleDecoder::new(&data, 1)
-                .unwrap()
-                .decode(n, &mut want)
-                .unwrap();
+            RleDecoder::new(&data, 1).unwrap().decode(n, &mut want).unwrap();
             assert_eq!(valid, want.iter().filter(|&&l| l == 1).count(), "n = {n}");
             let got: Vec<u32> = (0..n).map(|i| u32::from(fast.get_bit(i))).collect();
             assert_eq!(got, want, "n = {n}");

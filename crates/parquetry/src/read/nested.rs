@@ -34,22 +34,10 @@ pub(crate) enum Node {
     Leaf { reader: usize },
     /// A struct: its children, and the definition level at which it is valid (below it, at a
     /// level where it has a slot, it is null: its parents are).
-    Struct {
-        fields: Fields,
-        children: Vec<Node>,
-        def: i16,
-    },
+    Struct { fields: Fields, children: Vec<Node>, def: i16 },
     /// A list or map: valid at definition level `def` (if nullable); an element at each level
     /// at or above `elem_def` that does not repeat an outer list (repetition ≤ `rep`).
-    List {
-        field: FieldRef,
-        kind: ListKind,
-        element: Box<Node>,
-        def: i16,
-        nullable: bool,
-        rep: i16,
-        elem_def: i16,
-    },
+    List { field: FieldRef, kind: ListKind, element: Box<Node>, def: i16, nullable: bool, rep: i16, elem_def: i16 },
 }
 
 /// The Arrow layout of a [`Node::List`].
@@ -90,22 +78,10 @@ pub(crate) fn plan_fields(
     for &i in fields {
         let field = arrow.field(i);
         let node = &schema.root.children[i];
-        let mut planner = Planner {
-            schema,
-            options,
-            selected,
-            leaves: &mut *leaves,
-        };
-        let top = Context {
-            slot_def: 0,
-            in_list: false,
-            first_leaf_levels: false,
-        };
+        let mut planner = Planner { schema, options, selected, leaves: &mut *leaves };
+        let top = Context { slot_def: 0, in_list: false, first_leaf_levels: false };
         if let Some((node, data_type)) = planner.plan(node, field.data_type(), top)? {
-            plans.push(FieldPlan {
-                field: field.clone().with_data_type(data_type),
-                node,
-            });
+            plans.push(FieldPlan { field: field.clone().with_data_type(data_type), node });
         }
     }
     Ok(plans)
@@ -121,24 +97,12 @@ struct Planner<'a> {
 impl Planner<'_> {
     /// A node read as `data_type`: a repeated node (outside a LIST or MAP annotation) is a
     /// list of itself.
-    fn plan(
-        &mut self,
-        node: &SchemaNode,
-        data_type: &DataType,
-        cx: Context,
-    ) -> Result<Option<(Node, DataType)>> {
+    fn plan(&mut self, node: &SchemaNode, data_type: &DataType, cx: Context) -> Result<Option<(Node, DataType)>> {
         let element = self.schema.element(node);
         if element.repetition == Some(Repetition::REPEATED) {
-            let (field, kind) =
-                list_parts(data_type).ok_or_else(|| self.mismatch(node, data_type))?;
-            let inner = Context {
-                slot_def: node.max_def_level,
-                in_list: true,
-                first_leaf_levels: true,
-            };
-            let Some((child, child_type)) = self.inner(node, field.data_type(), inner)? else {
-                return Ok(None);
-            };
+            let (field, kind) = list_parts(data_type).ok_or_else(|| self.mismatch(node, data_type))?;
+            let inner = Context { slot_def: node.max_def_level, in_list: true, first_leaf_levels: true };
+            let Some((child, child_type)) = self.inner(node, field.data_type(), inner)? else { return Ok(None) };
             let field = Arc::new(field.as_ref().clone().with_data_type(child_type));
             let list = Node::List {
                 field: Arc::clone(&field),
@@ -155,12 +119,7 @@ impl Planner<'_> {
     }
 
     /// A node read as `data_type`, its own repetition aside.
-    fn inner(
-        &mut self,
-        node: &SchemaNode,
-        data_type: &DataType,
-        cx: Context,
-    ) -> Result<Option<(Node, DataType)>> {
+    fn inner(&mut self, node: &SchemaNode, data_type: &DataType, cx: Context) -> Result<Option<(Node, DataType)>> {
         if let Some(leaf) = node.leaf {
             if !(self.selected)(leaf) {
                 return Ok(None);
@@ -170,11 +129,7 @@ impl Planner<'_> {
             let reader = self.leaves.len();
             let field = Field::new(column.dotted_path(), data_type.clone(), true);
             let levels = cx.in_list || cx.first_leaf_levels;
-            self.leaves.push(ColumnPlan {
-                field,
-                leaf,
-                levels: levels.then_some(cx.slot_def),
-            });
+            self.leaves.push(ColumnPlan { field, leaf, levels: levels.then_some(cx.slot_def) });
             return Ok(Some((Node::Leaf { reader }, data_type)));
         }
         let nullable = self.schema.element(node).repetition == Some(Repetition::OPTIONAL);
@@ -182,38 +137,24 @@ impl Planner<'_> {
         if let Some((field, kind)) = list_parts(data_type) {
             let is_map_type = matches!(kind, ListKind::Map { .. });
             let annotated = is_list(self.schema, node) || is_map(self.schema, node);
-            let [repeated] = node.children.as_slice() else {
-                return Err(self.mismatch(node, data_type));
-            };
-            if !annotated || self.schema.element(repeated).repetition != Some(Repetition::REPEATED)
-            {
+            let [repeated] = node.children.as_slice() else { return Err(self.mismatch(node, data_type)) };
+            if !annotated || self.schema.element(repeated).repetition != Some(Repetition::REPEATED) {
                 return Err(self.mismatch(node, data_type));
             }
-            let inner = Context {
-                slot_def: repeated.max_def_level,
-                in_list: true,
-                first_leaf_levels: true,
-            };
+            let inner = Context { slot_def: repeated.max_def_level, in_list: true, first_leaf_levels: true };
             let planned = if is_map_type {
                 // A map is read whole: its entries need both keys and values.
                 if !self.any_selected(repeated) {
                     return Ok(None);
                 }
-                let mut all = Planner {
-                    schema: self.schema,
-                    options: self.options,
-                    selected: &|_| true,
-                    leaves: &mut *self.leaves,
-                };
+                let mut all = Planner { schema: self.schema, options: self.options, selected: &|_| true, leaves: &mut *self.leaves };
                 all.inner(repeated, field.data_type(), inner)?
             } else if repeated_is_element(self.schema, node, repeated) {
                 self.inner(repeated, field.data_type(), inner)?
             } else {
                 self.plan(&repeated.children[0], field.data_type(), inner)?
             };
-            let Some((child, child_type)) = planned else {
-                return Ok(None);
-            };
+            let Some((child, child_type)) = planned else { return Ok(None) };
             let field = Arc::new(field.as_ref().clone().with_data_type(child_type));
             let list = Node::List {
                 field: Arc::clone(&field),
@@ -226,9 +167,7 @@ impl Planner<'_> {
             };
             return Ok(Some((list, list_type(field, kind))));
         }
-        let DataType::Struct(fields) = data_type else {
-            return Err(self.mismatch(node, data_type));
-        };
+        let DataType::Struct(fields) = data_type else { return Err(self.mismatch(node, data_type)) };
         if fields.len() != node.children.len() {
             return Err(self.mismatch(node, data_type));
         }
@@ -240,10 +179,7 @@ impl Planner<'_> {
         let mut children = Vec::new();
         for (child, field) in node.children.iter().zip(fields.iter()) {
             // The struct's validity (and its parents') is read from its first planned leaf.
-            let cx = Context {
-                first_leaf_levels: first_leaf_levels && children.is_empty(),
-                ..cx
-            };
+            let cx = Context { first_leaf_levels: first_leaf_levels && children.is_empty(), ..cx };
             if let Some((plan, t)) = self.plan(child, field.data_type(), cx)? {
                 kept.push(field.as_ref().clone().with_data_type(t));
                 children.push(plan);
@@ -253,14 +189,7 @@ impl Planner<'_> {
             return Ok(None);
         }
         let fields = Fields::from(kept);
-        Ok(Some((
-            Node::Struct {
-                fields: fields.clone(),
-                children,
-                def,
-            },
-            DataType::Struct(fields),
-        )))
+        Ok(Some((Node::Struct { fields: fields.clone(), children, def }, DataType::Struct(fields))))
     }
 
     fn any_selected(&self, node: &SchemaNode) -> bool {
@@ -282,9 +211,7 @@ impl Planner<'_> {
 fn list_parts(data_type: &DataType) -> Option<(FieldRef, ListKind)> {
     match data_type {
         DataType::List(f) | DataType::ListView(f) => Some((Arc::clone(f), ListKind::List)),
-        DataType::LargeList(f) | DataType::LargeListView(f) => {
-            Some((Arc::clone(f), ListKind::Large))
-        }
+        DataType::LargeList(f) | DataType::LargeListView(f) => Some((Arc::clone(f), ListKind::Large)),
         DataType::FixedSizeList(f, n) => Some((Arc::clone(f), ListKind::Fixed(*n))),
         DataType::Map(f, sorted) => Some((Arc::clone(f), ListKind::Map { sorted: *sorted })),
         _ => None,

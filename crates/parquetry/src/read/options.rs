@@ -84,10 +84,7 @@ impl ReadOptions {
     }
 
     /// Reads only these top-level fields, in this order.
-    pub fn with_columns<C: Into<ColumnSelector>>(
-        mut self,
-        columns: impl IntoIterator<Item = C>,
-    ) -> Self {
+    pub fn with_columns<C: Into<ColumnSelector>>(mut self, columns: impl IntoIterator<Item = C>) -> Self {
         self.columns = Some(columns.into_iter().map(Into::into).collect());
         self
     }

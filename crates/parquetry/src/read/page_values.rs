@@ -53,30 +53,20 @@ enum State {
     /// No values (every row null): nothing is decoded, whatever the encoding says.
     Empty,
     /// PLAIN values of a fixed width: the next value is value `done`.
-    PlainFixed {
-        width: usize,
-    },
+    PlainFixed { width: usize },
     /// PLAIN BYTE_ARRAY values: the next one's length prefix is at `pos`.
-    PlainBytes {
-        pos: usize,
-    },
+    PlainBytes { pos: usize },
     /// PLAIN BOOLEAN bits: the next value is bit `done`.
     PlainBits,
     /// RLE/bit-packed data at `start..end` of the section: dictionary indexes (after the
     /// bit-width byte) or RLE booleans (after the length prefix).
-    Rle {
-        decoder: RleDecoder<'static>,
-        start: usize,
-        end: usize,
-    },
+    Rle { decoder: RleDecoder<'static>, start: usize, end: usize },
     DeltaLength(DeltaLengthByteArrayDecoder<'static>),
     DeltaByteArray(DeltaByteArrayDecoder<'static>),
     DeltaInt32(DeltaBinaryPackedDecoder<'static, i32>),
     DeltaInt64(DeltaBinaryPackedDecoder<'static, i64>),
     /// BYTE_STREAM_SPLIT values of `width` bytes: the next value is value `done`.
-    Split {
-        width: usize,
-    },
+    Split { width: usize },
 }
 
 /// The column's physical type, as far as decoding its values depends on it.
@@ -109,30 +99,14 @@ impl PageValues {
         kind: ValueKind,
         scratch: &mut PageScratch,
     ) -> Result<Self> {
-        let state = if len == 0 {
-            State::Empty
-        } else {
-            open(&buffer, encoding, len, kind, scratch)?
-        };
-        Ok(PageValues {
-            buffer,
-            encoding,
-            len,
-            done: 0,
-            state,
-        })
+        let state = if len == 0 { State::Empty } else { open(&buffer, encoding, len, kind, scratch)? };
+        Ok(PageValues { buffer, encoding, len, done: 0, state })
     }
 
     /// A dictionary page: `len` PLAIN values, read by the value decoders from
     /// [`data`](Self::data) as a whole.
     pub fn dictionary(buffer: Buffer, encoding: Encoding, len: usize) -> Self {
-        PageValues {
-            buffer,
-            encoding,
-            len,
-            done: 0,
-            state: State::Empty,
-        }
+        PageValues { buffer, encoding, len, done: 0, state: State::Empty }
     }
 
     /// Gives the page's scratch vectors back for the next page.
@@ -199,9 +173,7 @@ impl PageValues {
         if n == 0 {
             return Ok(&[]);
         }
-        let State::PlainFixed { width } = self.state else {
-            return Err(self.wrong("fixed-width values"));
-        };
+        let State::PlainFixed { width } = self.state else { return Err(self.wrong("fixed-width values")) };
         let start = self.done * width;
         self.take(n)?;
         let end = self.done * width;
@@ -234,18 +206,10 @@ impl PageValues {
                 }
                 dst.append_packed_range(start..start + n, data);
             }
-            State::Rle {
-                decoder,
-                start,
-                end,
-            } => {
+            State::Rle { decoder, start, end } => {
                 let mut d = decoder.rebind(&data[start..end]);
                 let result = rle_bits(&mut d, n, dst);
-                self.state = State::Rle {
-                    decoder: d.rebind(&[]),
-                    start,
-                    end,
-                };
+                self.state = State::Rle { decoder: d.rebind(&[]), start, end };
                 result?;
             }
             other => {
@@ -261,11 +225,7 @@ impl PageValues {
     /// relative to [`buffer`](Self::buffer). Returns the bytes of the section they took:
     /// PLAIN's length prefixes and values, DELTA_LENGTH's values, nothing for
     /// DELTA_BYTE_ARRAY (its values are rebuilt, not in the section).
-    pub fn read_byte_arrays<S: ByteArraySink>(
-        &mut self,
-        n: usize,
-        sink: &mut S,
-    ) -> Result<(usize, usize)> {
+    pub fn read_byte_arrays<S: ByteArraySink>(&mut self, n: usize, sink: &mut S) -> Result<(usize, usize)> {
         if n == 0 {
             return Ok((0, 0));
         }
@@ -283,10 +243,7 @@ impl PageValues {
                 let start = r.remaining_lengths().1;
                 let result = r.decode(n, sink);
                 let end = r.remaining_lengths().1;
-                (
-                    State::DeltaLength(r.rebind(&[])),
-                    result.map(|_| (start, end)),
-                )
+                (State::DeltaLength(r.rebind(&[])), result.map(|_| (start, end)))
             }
             State::DeltaByteArray(d) => {
                 let mut r = d.rebind(data);
@@ -322,10 +279,7 @@ impl PageValues {
         let n = n.min(self.remaining());
         match &self.state {
             State::PlainBytes { pos } => {
-                self.buffer
-                    .len()
-                    .saturating_sub(*pos)
-                    .saturating_sub(n.saturating_mul(4)) as u64
+                self.buffer.len().saturating_sub(*pos).saturating_sub(n.saturating_mul(4)) as u64
             }
             State::DeltaLength(d) => d.next_bytes(n),
             State::DeltaByteArray(d) => d.next_bytes(n),
@@ -336,57 +290,32 @@ impl PageValues {
     /// The lengths of the next `n` DELTA_LENGTH_BYTE_ARRAY values and their bytes, back to
     /// back (for validating them as one run); `None` for other encodings.
     pub fn next_delta_lengths(&self, n: usize) -> Option<(&[u32], &[u8])> {
-        let State::DeltaLength(d) = &self.state else {
-            return None;
-        };
+        let State::DeltaLength(d) = &self.state else { return None };
         let (lengths, start) = d.remaining_lengths();
         let lengths = &lengths[..n.min(lengths.len())];
         let bytes = lengths.iter().map(|&l| l as usize).sum::<usize>();
         // In bounds: the lengths were checked against the section when the page was opened.
-        Some((
-            lengths,
-            self.buffer
-                .as_slice()
-                .get(start..start + bytes)
-                .unwrap_or_default(),
-        ))
+        Some((lengths, self.buffer.as_slice().get(start..start + bytes).unwrap_or_default()))
     }
 
     /// Hands the next `n` dictionary indexes to `f` run by run, each checked to be below
     /// `dict_len`: a [`Run::Repeated`] is one fill, a [`Run::Packed`] a gather.
-    pub fn read_indexes(
-        &mut self,
-        n: usize,
-        dict_len: usize,
-        mut f: impl FnMut(Run<'_>),
-    ) -> Result<()> {
+    pub fn read_indexes(&mut self, n: usize, dict_len: usize, mut f: impl FnMut(Run<'_>)) -> Result<()> {
         if n == 0 {
             return Ok(());
         }
         if n > self.remaining() {
             return self.take(n);
         }
-        if !matches!(
-            self.encoding,
-            Encoding::RLE_DICTIONARY | Encoding::PLAIN_DICTIONARY
-        ) {
+        if !matches!(self.encoding, Encoding::RLE_DICTIONARY | Encoding::PLAIN_DICTIONARY) {
             return Err(self.wrong("dictionary indexes"));
         }
-        let State::Rle {
-            decoder,
-            start,
-            end,
-        } = std::mem::replace(&mut self.state, State::Empty)
-        else {
+        let State::Rle { decoder, start, end } = std::mem::replace(&mut self.state, State::Empty) else {
             return Err(self.wrong("dictionary indexes"));
         };
         let mut d = decoder.rebind(&self.buffer.as_slice()[start..end]);
         let result = index_runs(&mut d, n, dict_len, self.done, &mut f);
-        self.state = State::Rle {
-            decoder: d.rebind(&[]),
-            start,
-            end,
-        };
+        self.state = State::Rle { decoder: d.rebind(&[]), start, end };
         result?;
         self.done += n;
         Ok(())
@@ -429,9 +358,7 @@ impl PageValues {
         if n == 0 {
             return Ok(());
         }
-        let State::Split { width } = self.state else {
-            return Err(self.wrong("split values"));
-        };
+        let State::Split { width } = self.state else { return Err(self.wrong("split values")) };
         byte_stream_split::decode(self.buffer.as_slice(), width, self.done, n, dst)?;
         self.take(n)
     }
@@ -452,21 +379,10 @@ impl PageValues {
                 Ok(end) => (State::PlainBytes { pos: end }, Ok(n)),
                 Err(e) => (State::PlainBytes { pos }, Err(e)),
             },
-            State::Rle {
-                decoder,
-                start,
-                end,
-            } => {
+            State::Rle { decoder, start, end } => {
                 let mut d = decoder.rebind(&data[start..end]);
                 let result = d.skip(n);
-                (
-                    State::Rle {
-                        decoder: d.rebind(&[]),
-                        start,
-                        end,
-                    },
-                    result,
-                )
+                (State::Rle { decoder: d.rebind(&[]), start, end }, result)
             }
             State::DeltaLength(mut d) => {
                 let got = d.skip(n);
@@ -497,25 +413,14 @@ impl PageValues {
 }
 
 /// Reads the encoding's header and chooses how the page is decoded.
-fn open(
-    buffer: &Buffer,
-    encoding: Encoding,
-    len: usize,
-    kind: ValueKind,
-    scratch: &mut PageScratch,
-) -> Result<State> {
+fn open(buffer: &Buffer, encoding: Encoding, len: usize, kind: ValueKind, scratch: &mut PageScratch) -> Result<State> {
     use PhysicalType as P;
     let data = buffer.as_slice();
     let t = kind.physical_type;
     Ok(match (encoding, t) {
         (Encoding::PLAIN, P::BOOLEAN) => State::PlainBits,
         (Encoding::PLAIN, P::BYTE_ARRAY) => State::PlainBytes { pos: 0 },
-        (Encoding::PLAIN, _) => State::PlainFixed {
-            width: kind
-                .width()
-                .filter(|&w| w > 0)
-                .ok_or_else(|| unsupported(encoding, kind))?,
-        },
+        (Encoding::PLAIN, _) => State::PlainFixed { width: kind.width().filter(|&w| w > 0).ok_or_else(|| unsupported(encoding, kind))? },
         (Encoding::RLE_DICTIONARY | Encoding::PLAIN_DICTIONARY, _) => {
             let Some(&bit_width) = data.first() else {
                 return Err(Error::corrupt(format!(
@@ -523,19 +428,11 @@ fn open(
                 )));
             };
             let decoder = RleDecoder::new(&[], bit_width)?;
-            State::Rle {
-                decoder,
-                start: 1,
-                end: data.len(),
-            }
+            State::Rle { decoder, start: 1, end: data.len() }
         }
         (Encoding::RLE, P::BOOLEAN) => {
             let (rle, _) = split_length_prefixed(data)?;
-            State::Rle {
-                decoder: RleDecoder::new(&[], 1)?,
-                start: 4,
-                end: 4 + rle.len(),
-            }
+            State::Rle { decoder: RleDecoder::new(&[], 1)?, start: 4, end: 4 + rle.len() }
         }
         (Encoding::DELTA_LENGTH_BYTE_ARRAY, P::BYTE_ARRAY) => {
             let lengths = std::mem::take(&mut scratch.lengths);
@@ -559,14 +456,8 @@ fn open(
             check_declared(d.len(), len)?;
             State::DeltaInt64(d.rebind(&[]))
         }
-        (
-            Encoding::BYTE_STREAM_SPLIT,
-            P::INT32 | P::INT64 | P::FLOAT | P::DOUBLE | P::FIXED_LEN_BYTE_ARRAY,
-        ) => {
-            let width = kind
-                .width()
-                .filter(|&w| w > 0)
-                .ok_or_else(|| unsupported(encoding, kind))?;
+        (Encoding::BYTE_STREAM_SPLIT, P::INT32 | P::INT64 | P::FLOAT | P::DOUBLE | P::FIXED_LEN_BYTE_ARRAY) => {
+            let width = kind.width().filter(|&w| w > 0).ok_or_else(|| unsupported(encoding, kind))?;
             if !data.len().is_multiple_of(width) || data.len() / width < len {
                 return Err(Error::corrupt(format!(
                     "BYTE_STREAM_SPLIT: {} bytes do not hold {len} values of {width} bytes",
@@ -581,19 +472,14 @@ fn open(
 
 #[cold]
 fn unsupported(encoding: Encoding, kind: ValueKind) -> Error {
-    Error::unsupported(format!(
-        "encoding {encoding} is not supported for {} values",
-        kind.physical_type
-    ))
+    Error::unsupported(format!("encoding {encoding} is not supported for {} values", kind.physical_type))
 }
 
 fn check_count(what: &str, got: usize, want: usize) -> Result<()> {
     if got == want {
         return Ok(());
     }
-    Err(Error::corrupt(format!(
-        "{what}: the data holds {got} values, the page header says {want}"
-    )))
+    Err(Error::corrupt(format!("{what}: the data holds {got} values, the page header says {want}")))
 }
 
 /// DELTA_BINARY_PACKED may declare more values than the page's rows take (some writers pad),
@@ -602,18 +488,14 @@ fn check_declared(declared: usize, want: usize) -> Result<()> {
     if declared >= want {
         return Ok(());
     }
-    Err(Error::corrupt(format!(
-        "DELTA_BINARY_PACKED: the page holds {declared} values, {want} expected"
-    )))
+    Err(Error::corrupt(format!("DELTA_BINARY_PACKED: the page holds {declared} values, {want} expected")))
 }
 
 fn check_got(got: usize, want: usize) -> Result<()> {
     if got == want {
         return Ok(());
     }
-    Err(Error::corrupt(format!(
-        "the page's values ended after {got} of {want}"
-    )))
+    Err(Error::corrupt(format!("the page's values ended after {got} of {want}")))
 }
 
 /// Appends `n` RLE booleans to `dst`.
@@ -627,10 +509,8 @@ fn rle_bits(d: &mut RleDecoder<'_>, n: usize, dst: &mut BooleanBufferBuilder) ->
             }
             Some(Run::Packed(values)) => {
                 for chunk in values.chunks(64) {
-                    let word = chunk
-                        .iter()
-                        .enumerate()
-                        .fold(0u64, |w, (i, &b)| w | (u64::from(b & 1) << i));
+                    let word =
+                        chunk.iter().enumerate().fold(0u64, |w, (i, &b)| w | (u64::from(b & 1) << i));
                     dst.append_word(word, chunk.len());
                 }
                 done += values.len();

@@ -44,10 +44,7 @@ impl<S: ChunkSource + 'static> ParquetReaderBuilder<S> {
     /// A builder over an opened file, with the default options (everything, 65,536-row
     /// batches, one thread).
     pub fn new(file: ParquetFile<S>) -> Self {
-        ParquetReaderBuilder {
-            file,
-            options: ReadOptions::default(),
-        }
+        ParquetReaderBuilder { file, options: ReadOptions::default() }
     }
 
     /// The file's metadata (footer), to plan a read.
@@ -67,10 +64,7 @@ impl<S: ChunkSource + 'static> ParquetReaderBuilder<S> {
     }
 
     /// Reads only these top-level columns, by name or position, in this order.
-    pub fn with_columns<C: Into<ColumnSelector>>(
-        mut self,
-        columns: impl IntoIterator<Item = C>,
-    ) -> Self {
+    pub fn with_columns<C: Into<ColumnSelector>>(mut self, columns: impl IntoIterator<Item = C>) -> Self {
         self.options = self.options.with_columns(columns);
         self
     }
@@ -115,10 +109,7 @@ impl<S: ChunkSource + 'static> ParquetReaderBuilder<S> {
     /// not exist, a row selection past its end, an output type a column cannot have).
     pub fn build(self) -> Result<ParquetRecordBatchReader<S>> {
         let batches = self.file.into_batches(self.options)?;
-        Ok(ParquetRecordBatchReader {
-            schema: batches.schema(),
-            batches,
-        })
+        Ok(ParquetRecordBatchReader { schema: batches.schema(), batches })
     }
 }
 

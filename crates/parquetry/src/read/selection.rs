@@ -82,10 +82,7 @@ mod tests {
     fn steps_cover_the_selected_rows_of_each_row_group() {
         let ranges = [2..5, 8..12, 30..31];
         // Row groups of 10 rows: 0..10, 10..20, 20..30, 30..40.
-        assert_eq!(
-            steps(&ranges, 0, 10),
-            [Step::Skip(2), Step::Read(3), Step::Skip(3), Step::Read(2)]
-        );
+        assert_eq!(steps(&ranges, 0, 10), [Step::Skip(2), Step::Read(3), Step::Skip(3), Step::Read(2)]);
         assert_eq!(steps(&ranges, 10, 10), [Step::Read(2)]);
         assert!(steps(&ranges, 20, 10).is_empty());
         assert_eq!(steps(&ranges, 30, 10), [Step::Read(1)]);

@@ -30,9 +30,7 @@ impl Validity<'_> {
     #[inline]
     pub fn is_valid(&self, i: usize) -> bool {
         let bit = self.offset + i;
-        self.bits
-            .get(bit / 8)
-            .is_some_and(|b| b & (1 << (bit % 8)) != 0)
+        self.bits.get(bit / 8).is_some_and(|b| b & (1 << (bit % 8)) != 0)
     }
 }
 
@@ -53,12 +51,7 @@ pub trait ValueDecoder: Send {
     /// With `validity` they fill the valid ones of `validity.len` rows in order (so `values`
     /// is `validity.len - validity.null_count`); without it every value is a row. On error
     /// the decoder's rows are as they were before the call.
-    fn read(
-        &mut self,
-        page: &mut PageValues,
-        values: usize,
-        validity: Option<&Validity<'_>>,
-    ) -> Result<()>;
+    fn read(&mut self, page: &mut PageValues, values: usize, validity: Option<&Validity<'_>>) -> Result<()>;
 
     /// Number of rows appended since the last `finish`.
     fn len(&self) -> usize;
@@ -107,33 +100,18 @@ mod tests {
     fn spread_nulls_places_values_at_valid_rows() {
         // rows: valid, null, valid, valid, null, null, valid  (bits LSB first)
         let bits = [0b0100_1101u8];
-        let v = Validity {
-            bits: &bits,
-            offset: 0,
-            len: 7,
-            null_count: 3,
-        };
+        let v = Validity { bits: &bits, offset: 0, len: 7, null_count: 3 };
         let mut values = vec![99, 1, 2, 3, 4];
         spread_nulls(&mut values, 1, &v);
         assert_eq!(values, vec![99, 1, 0, 2, 3, 0, 0, 4]);
 
         // An offset into the bitmap, no nulls, and all nulls.
         let bits = [0b1111_0000u8];
-        let v = Validity {
-            bits: &bits,
-            offset: 4,
-            len: 4,
-            null_count: 0,
-        };
+        let v = Validity { bits: &bits, offset: 4, len: 4, null_count: 0 };
         let mut values = vec![5, 6, 7, 8];
         spread_nulls(&mut values, 0, &v);
         assert_eq!(values, vec![5, 6, 7, 8]);
-        let v = Validity {
-            bits: &bits,
-            offset: 0,
-            len: 4,
-            null_count: 4,
-        };
+        let v = Validity { bits: &bits, offset: 0, len: 4, null_count: 4 };
         let mut values: Vec<i64> = vec![];
         spread_nulls(&mut values, 0, &v);
         assert_eq!(values, vec![0, 0, 0, 0]);

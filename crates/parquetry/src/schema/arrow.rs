@@ -27,10 +27,7 @@ pub fn arrow_schema(desc: &SchemaDescriptor, kv: Option<&[KeyValue]>) -> Result<
     let mut fields = Vec::with_capacity(desc.root.children.len());
     for child in &desc.root.children {
         let mut field = node_field(desc, child);
-        if let Some(h) = hint
-            .as_ref()
-            .and_then(|h| h.field_with_name(field.name()).ok())
-        {
+        if let Some(h) = hint.as_ref().and_then(|h| h.field_with_name(field.name()).ok()) {
             let dt = apply_hint(field.data_type(), h.data_type());
             let metadata = merged_metadata(&field, h);
             field = field.with_data_type(dt).with_metadata(metadata);
@@ -47,17 +44,13 @@ fn nullable(desc: &SchemaDescriptor, node: &SchemaNode) -> bool {
 
 pub(crate) fn is_list(desc: &SchemaDescriptor, node: &SchemaNode) -> bool {
     let e = desc.element(node);
-    matches!(e.logical_type, Some(LogicalType::List))
-        || e.converted_type == Some(ConvertedType::LIST)
+    matches!(e.logical_type, Some(LogicalType::List)) || e.converted_type == Some(ConvertedType::LIST)
 }
 
 pub(crate) fn is_map(desc: &SchemaDescriptor, node: &SchemaNode) -> bool {
     let e = desc.element(node);
     matches!(e.logical_type, Some(LogicalType::Map))
-        || matches!(
-            e.converted_type,
-            Some(ConvertedType::MAP) | Some(ConvertedType::MAP_KEY_VALUE)
-        )
+        || matches!(e.converted_type, Some(ConvertedType::MAP) | Some(ConvertedType::MAP_KEY_VALUE))
 }
 
 /// The Arrow field of a node, ignoring its own repetition if it is REPEATED (the caller wraps
@@ -67,27 +60,16 @@ fn node_field(desc: &SchemaDescriptor, node: &SchemaNode) -> Field {
     let name = e.name.clone();
     if e.repetition == Some(Repetition::REPEATED) {
         // A repeated field outside a LIST/MAP annotation is a list of required elements.
-        let element = with_extension(
-            desc,
-            node,
-            Field::new(name.clone(), inner_type(desc, node), false),
-        );
+        let element = with_extension(desc, node, Field::new(name.clone(), inner_type(desc, node), false));
         return Field::new(name, DataType::List(Arc::new(element)), false);
     }
-    with_extension(
-        desc,
-        node,
-        Field::new(name, inner_type(desc, node), nullable(desc, node)),
-    )
+    with_extension(desc, node, Field::new(name, inner_type(desc, node), nullable(desc, node)))
 }
 
 /// A field's metadata with the hint's entries added (the hint wins on a shared key).
 fn merged_metadata(ours: &Field, hint: &Field) -> std::collections::HashMap<String, String> {
-    let mut metadata: std::collections::HashMap<String, String> = ours
-        .metadata()
-        .iter()
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
+    let mut metadata: std::collections::HashMap<String, String> =
+        ours.metadata().iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     metadata.extend(hint.metadata().iter().map(|(k, v)| (k.clone(), v.clone())));
     metadata
 }
@@ -95,22 +77,12 @@ fn merged_metadata(ours: &Field, hint: &Field) -> std::collections::HashMap<Stri
 /// A UUID leaf's field marked as Arrow's canonical `arrow.uuid` extension (its storage is
 /// FixedSizeBinary(16)), which pyarrow reads it as; other fields as they are.
 fn with_extension(desc: &SchemaDescriptor, node: &SchemaNode, field: Field) -> Field {
-    let is_uuid = node
-        .leaf
-        .is_some_and(|l| matches!(desc.columns[l].logical_type, Some(LogicalType::Uuid)));
+    let is_uuid = node.leaf.is_some_and(|l| matches!(desc.columns[l].logical_type, Some(LogicalType::Uuid)));
     if !is_uuid {
         return field;
     }
-    let metadata = [
-        ("ARROW:extension:name", "arrow.uuid"),
-        ("ARROW:extension:metadata", ""),
-    ];
-    field.with_metadata(
-        metadata
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect::<std::collections::HashMap<String, String>>(),
-    )
+    let metadata = [("ARROW:extension:name", "arrow.uuid"), ("ARROW:extension:metadata", "")];
+    field.with_metadata(metadata.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<std::collections::HashMap<String, String>>())
 }
 
 /// The Arrow type of a node's values, before any list wrapping for its own repetition.
@@ -120,8 +92,9 @@ fn inner_type(desc: &SchemaDescriptor, node: &SchemaNode) -> DataType {
     }
     // A MAP whose key/value group lost its value column reads as a list of keys, as pyarrow
     // and arrow-rs read it.
-    let keys_only =
-        is_map(desc, node) && node.children.len() == 1 && node.children[0].children.len() == 1;
+    let keys_only = is_map(desc, node)
+        && node.children.len() == 1
+        && node.children[0].children.len() == 1;
     if (is_list(desc, node) || keys_only) && node.children.len() == 1 {
         let repeated = &node.children[0];
         let element = list_element(desc, node, repeated);
@@ -152,11 +125,7 @@ fn inner_type(desc: &SchemaDescriptor, node: &SchemaNode) -> DataType {
 fn list_element(desc: &SchemaDescriptor, list: &SchemaNode, repeated: &SchemaNode) -> Field {
     let re = desc.element(repeated);
     if repeated_is_element(desc, list, repeated) {
-        with_extension(
-            desc,
-            repeated,
-            Field::new(re.name.clone(), inner_type(desc, repeated), false),
-        )
+        with_extension(desc, repeated, Field::new(re.name.clone(), inner_type(desc, repeated), false))
     } else {
         node_field(desc, &repeated.children[0])
     }
@@ -165,11 +134,7 @@ fn list_element(desc: &SchemaDescriptor, list: &SchemaNode, repeated: &SchemaNod
 /// Whether the repeated child of a LIST-annotated group is itself the list's element (a
 /// two-level list: a repeated leaf, a repeated group of several fields, or one named `array`
 /// or `<list>_tuple`) rather than a wrapper around it (three levels).
-pub(crate) fn repeated_is_element(
-    desc: &SchemaDescriptor,
-    list: &SchemaNode,
-    repeated: &SchemaNode,
-) -> bool {
+pub(crate) fn repeated_is_element(desc: &SchemaDescriptor, list: &SchemaNode, repeated: &SchemaNode) -> bool {
     let re = desc.element(repeated);
     let list_name = &desc.element(list).name;
     repeated.leaf.is_some()
@@ -199,20 +164,13 @@ fn decimal(precision: i32, scale: i32) -> DataType {
 /// The Arrow type a leaf column reads as, from its physical, logical and converted types alone.
 pub fn leaf_arrow_type(c: &ColumnDescriptor) -> DataType {
     use DataType as D;
-    let utc = |adjusted: bool| {
-        if adjusted {
-            Some(Arc::from("UTC"))
-        } else {
-            None
-        }
-    };
+    let utc = |adjusted: bool| if adjusted { Some(Arc::from("UTC")) } else { None };
     if let Some(lt) = &c.logical_type {
         let from_logical = match (lt, c.physical_type) {
             (LogicalType::Null, _) => Some(D::Null),
-            (
-                LogicalType::String | LogicalType::Enum | LogicalType::Json,
-                PhysicalType::BYTE_ARRAY,
-            ) => Some(D::Utf8),
+            (LogicalType::String | LogicalType::Enum | LogicalType::Json, PhysicalType::BYTE_ARRAY) => {
+                Some(D::Utf8)
+            }
             (LogicalType::Decimal { scale, precision }, _) => Some(decimal(*precision, *scale)),
             (LogicalType::Date, PhysicalType::INT32) => Some(D::Date32),
             (LogicalType::Time { unit, .. }, PhysicalType::INT32) => {
@@ -221,30 +179,22 @@ pub fn leaf_arrow_type(c: &ColumnDescriptor) -> DataType {
             (LogicalType::Time { unit, .. }, PhysicalType::INT64) => {
                 Some(D::Time64(arrow_unit(*unit)))
             }
-            (
-                LogicalType::Timestamp {
-                    is_adjusted_to_utc,
-                    unit,
-                },
-                PhysicalType::INT64,
-            ) => Some(D::Timestamp(arrow_unit(*unit), utc(*is_adjusted_to_utc))),
-            (
-                LogicalType::Integer {
-                    bit_width,
-                    is_signed,
-                },
-                PhysicalType::INT32 | PhysicalType::INT64,
-            ) => Some(match (bit_width, is_signed) {
-                (8, true) => D::Int8,
-                (16, true) => D::Int16,
-                (32, true) => D::Int32,
-                (64, true) => D::Int64,
-                (8, false) => D::UInt8,
-                (16, false) => D::UInt16,
-                (32, false) => D::UInt32,
-                (64, false) => D::UInt64,
-                _ => return physical_default(c),
-            }),
+            (LogicalType::Timestamp { is_adjusted_to_utc, unit }, PhysicalType::INT64) => {
+                Some(D::Timestamp(arrow_unit(*unit), utc(*is_adjusted_to_utc)))
+            }
+            (LogicalType::Integer { bit_width, is_signed }, PhysicalType::INT32 | PhysicalType::INT64) => {
+                Some(match (bit_width, is_signed) {
+                    (8, true) => D::Int8,
+                    (16, true) => D::Int16,
+                    (32, true) => D::Int32,
+                    (64, true) => D::Int64,
+                    (8, false) => D::UInt8,
+                    (16, false) => D::UInt16,
+                    (32, false) => D::UInt32,
+                    (64, false) => D::UInt64,
+                    _ => return physical_default(c),
+                })
+            }
             (LogicalType::Float16, PhysicalType::FIXED_LEN_BYTE_ARRAY) if c.type_length == 2 => {
                 Some(D::Float16)
             }
@@ -257,18 +207,13 @@ pub fn leaf_arrow_type(c: &ColumnDescriptor) -> DataType {
     }
     if let Some(ct) = c.converted_type {
         let from_converted = match (ct, c.physical_type) {
-            (
-                ConvertedType::UTF8 | ConvertedType::ENUM | ConvertedType::JSON,
-                PhysicalType::BYTE_ARRAY,
-            ) => Some(D::Utf8),
+            (ConvertedType::UTF8 | ConvertedType::ENUM | ConvertedType::JSON, PhysicalType::BYTE_ARRAY) => {
+                Some(D::Utf8)
+            }
             (ConvertedType::DECIMAL, _) => Some(decimal(c.precision, c.scale)),
             (ConvertedType::DATE, PhysicalType::INT32) => Some(D::Date32),
-            (ConvertedType::TIME_MILLIS, PhysicalType::INT32) => {
-                Some(D::Time32(ArrowTimeUnit::Millisecond))
-            }
-            (ConvertedType::TIME_MICROS, PhysicalType::INT64) => {
-                Some(D::Time64(ArrowTimeUnit::Microsecond))
-            }
+            (ConvertedType::TIME_MILLIS, PhysicalType::INT32) => Some(D::Time32(ArrowTimeUnit::Millisecond)),
+            (ConvertedType::TIME_MICROS, PhysicalType::INT64) => Some(D::Time64(ArrowTimeUnit::Microsecond)),
             (ConvertedType::TIMESTAMP_MILLIS, PhysicalType::INT64) => {
                 Some(D::Timestamp(ArrowTimeUnit::Millisecond, utc(true)))
             }
@@ -310,10 +255,7 @@ fn physical_default(c: &ColumnDescriptor) -> DataType {
 fn apply_hint(ours: &DataType, hint: &DataType) -> DataType {
     use DataType as D;
     let is_bytes = |t: &DataType| {
-        matches!(
-            t,
-            D::Utf8 | D::LargeUtf8 | D::Utf8View | D::Binary | D::LargeBinary | D::BinaryView
-        )
+        matches!(t, D::Utf8 | D::LargeUtf8 | D::Utf8View | D::Binary | D::LargeBinary | D::BinaryView)
     };
     match (ours, hint) {
         // Dictionary outputs exist for strings and binaries (the decoders keep the file's
@@ -338,13 +280,11 @@ fn apply_hint(ours: &DataType, hint: &DataType) -> DataType {
         // units Parquet lacks, like seconds, and pyarrow reads the stored unit back).
         (D::Timestamp(unit, _), D::Timestamp(_, tz)) => D::Timestamp(*unit, tz.clone()),
         (D::Int64, D::Duration(_)) => hint.clone(),
-        (
-            D::Decimal128(p, s) | D::Decimal256(p, s),
-            D::Decimal32(hp, hs)
-            | D::Decimal64(hp, hs)
-            | D::Decimal128(hp, hs)
-            | D::Decimal256(hp, hs),
-        ) if p == hp && s == hs => hint.clone(),
+        (D::Decimal128(p, s) | D::Decimal256(p, s), D::Decimal32(hp, hs) | D::Decimal64(hp, hs) | D::Decimal128(hp, hs) | D::Decimal256(hp, hs))
+            if p == hp && s == hs =>
+        {
+            hint.clone()
+        }
         // Children keep their Parquet names but take the stored field metadata, at every
         // depth, as pyarrow's do.
         (D::List(f), D::List(h) | D::LargeList(h) | D::ListView(h) | D::LargeListView(h)) => {
@@ -391,10 +331,9 @@ fn apply_hint(ours: &DataType, hint: &DataType) -> DataType {
             D::Map(Arc::new(entries), *sorted)
         }
         (D::FixedSizeBinary(a), D::FixedSizeBinary(b)) if a == b => hint.clone(),
-        (
-            D::Int32 | D::Int64,
-            D::Int8 | D::Int16 | D::Int32 | D::Int64 | D::UInt8 | D::UInt16 | D::UInt32 | D::UInt64,
-        ) => hint.clone(),
+        (D::Int32 | D::Int64, D::Int8 | D::Int16 | D::Int32 | D::Int64 | D::UInt8 | D::UInt16 | D::UInt32 | D::UInt64) => {
+            hint.clone()
+        }
         (D::Time32(_) | D::Time64(_), D::Time32(_) | D::Time64(_)) => hint.clone(),
         _ => ours.clone(),
     }

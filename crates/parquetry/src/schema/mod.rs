@@ -87,11 +87,7 @@ impl SchemaDescriptor {
         if elements.is_empty() {
             return Err(Error::corrupt("schema: the schema has no root element"));
         }
-        let mut builder = Builder {
-            elements: &elements,
-            next: 0,
-            columns: Vec::new(),
-        };
+        let mut builder = Builder { elements: &elements, next: 0, columns: Vec::new() };
         let mut path = Vec::new();
         let root = builder.node(0, 0, 0, &mut path)?;
         if builder.next != elements.len() {
@@ -101,16 +97,10 @@ impl SchemaDescriptor {
             )));
         }
         if root.leaf.is_some() {
-            return Err(Error::corrupt(
-                "schema: the root element is a leaf, not a group",
-            ));
+            return Err(Error::corrupt("schema: the root element is a leaf, not a group"));
         }
         let columns = builder.columns;
-        Ok(SchemaDescriptor {
-            elements,
-            root,
-            columns,
-        })
+        Ok(SchemaDescriptor { elements, root, columns })
     }
 
     /// Builds the descriptor of a footer and checks that every row group has one column chunk
@@ -203,13 +193,8 @@ impl Builder<'_> {
         if depth > 0 {
             path.push(e.name.clone());
         }
-        let mut node = SchemaNode {
-            element: index,
-            children: Vec::new(),
-            leaf: None,
-            max_def_level: def,
-            max_rep_level: rep,
-        };
+        let mut node =
+            SchemaNode { element: index, children: Vec::new(), leaf: None, max_def_level: def, max_rep_level: rep };
         if is_leaf {
             let physical_type = e.physical_type.unwrap_or(PhysicalType::BYTE_ARRAY);
             let type_length = e.type_length.unwrap_or(0);

@@ -66,9 +66,7 @@ pub(crate) fn put_valid_range(
                 Conversion::Scale(k) => {
                     scratch.i32s.clear();
                     // Seconds of a day times 1000 stay far below i32::MAX for valid times.
-                    scratch
-                        .i32s
-                        .extend(v.iter().map(|&x| x.wrapping_mul(k as i32)));
+                    scratch.i32s.extend(v.iter().map(|&x| x.wrapping_mul(k as i32)));
                     put_i32s(&scratch.i32s, enc, bounds, order);
                 }
                 _ => put_i32s(v, enc, bounds, order),
@@ -77,9 +75,7 @@ pub(crate) fn put_valid_range(
         D::Date64 => {
             let v = &array.as_primitive::<Date64Type>().values()[start..end];
             scratch.i32s.clear();
-            scratch
-                .i32s
-                .extend(v.iter().map(|&ms| (ms / 86_400_000) as i32));
+            scratch.i32s.extend(v.iter().map(|&ms| (ms / 86_400_000) as i32));
             put_i32s(&scratch.i32s, enc, bounds, order);
         }
         D::UInt64 => {
@@ -140,67 +136,33 @@ pub(crate) fn put_valid_range(
         }
         D::Decimal128(..) => {
             let v = &array.as_primitive::<Decimal128Type>().values()[start..end];
-            put_wide_decimal(
-                leaf,
-                v.iter().map(|x| x.to_be_bytes()),
-                enc,
-                bounds,
-                scratch,
-            );
+            put_wide_decimal(leaf, v.iter().map(|x| x.to_be_bytes()), enc, bounds, scratch);
         }
         D::Decimal256(..) => {
             let v = &array.as_primitive::<Decimal256Type>().values()[start..end];
-            put_wide_decimal(
-                leaf,
-                v.iter().map(|x| x.to_be_bytes()),
-                enc,
-                bounds,
-                scratch,
-            );
+            put_wide_decimal(leaf, v.iter().map(|x| x.to_be_bytes()), enc, bounds, scratch);
         }
         D::Utf8 | D::Binary => {
             let (offsets, data) = match array.data_type() {
-                D::Utf8 => (
-                    array.as_string::<i32>().value_offsets(),
-                    array.as_string::<i32>().value_data(),
-                ),
-                _ => (
-                    array.as_binary::<i32>().value_offsets(),
-                    array.as_binary::<i32>().value_data(),
-                ),
+                D::Utf8 => (array.as_string::<i32>().value_offsets(), array.as_string::<i32>().value_data()),
+                _ => (array.as_binary::<i32>().value_offsets(), array.as_binary::<i32>().value_data()),
             };
             let offsets = &offsets[start..=end];
             enc.put_offsets(offsets, data);
             if let Some(b) = bounds.as_deref_mut() {
-                b.fold_bytes(
-                    order,
-                    offsets
-                        .windows(2)
-                        .map(|w| &data[w[0] as usize..w[1] as usize]),
-                );
+                b.fold_bytes(order, offsets.windows(2).map(|w| &data[w[0] as usize..w[1] as usize]));
             }
             return Ok((offsets[n] - offsets[0]) as u64);
         }
         D::LargeUtf8 | D::LargeBinary => {
             let (offsets, data) = match array.data_type() {
-                D::LargeUtf8 => (
-                    array.as_string::<i64>().value_offsets(),
-                    array.as_string::<i64>().value_data(),
-                ),
-                _ => (
-                    array.as_binary::<i64>().value_offsets(),
-                    array.as_binary::<i64>().value_data(),
-                ),
+                D::LargeUtf8 => (array.as_string::<i64>().value_offsets(), array.as_string::<i64>().value_data()),
+                _ => (array.as_binary::<i64>().value_offsets(), array.as_binary::<i64>().value_data()),
             };
             let offsets = &offsets[start..=end];
             enc.put_offsets(offsets, data);
             if let Some(b) = bounds.as_deref_mut() {
-                b.fold_bytes(
-                    order,
-                    offsets
-                        .windows(2)
-                        .map(|w| &data[w[0] as usize..w[1] as usize]),
-                );
+                b.fold_bytes(order, offsets.windows(2).map(|w| &data[w[0] as usize..w[1] as usize]));
             }
             return Ok((offsets[n] - offsets[0]) as u64);
         }
@@ -256,47 +218,25 @@ fn i64_values(array: &dyn Array) -> &[i64] {
         DataType::Time64(U::Nanosecond) => array.as_primitive::<Time64NanosecondType>().values(),
         DataType::Time64(_) => array.as_primitive::<Time64MicrosecondType>().values(),
         DataType::Timestamp(U::Second, _) => array.as_primitive::<TimestampSecondType>().values(),
-        DataType::Timestamp(U::Millisecond, _) => {
-            array.as_primitive::<TimestampMillisecondType>().values()
-        }
-        DataType::Timestamp(U::Microsecond, _) => {
-            array.as_primitive::<TimestampMicrosecondType>().values()
-        }
-        DataType::Timestamp(U::Nanosecond, _) => {
-            array.as_primitive::<TimestampNanosecondType>().values()
-        }
+        DataType::Timestamp(U::Millisecond, _) => array.as_primitive::<TimestampMillisecondType>().values(),
+        DataType::Timestamp(U::Microsecond, _) => array.as_primitive::<TimestampMicrosecondType>().values(),
+        DataType::Timestamp(U::Nanosecond, _) => array.as_primitive::<TimestampNanosecondType>().values(),
         DataType::Duration(U::Second) => array.as_primitive::<DurationSecondType>().values(),
-        DataType::Duration(U::Millisecond) => {
-            array.as_primitive::<DurationMillisecondType>().values()
-        }
-        DataType::Duration(U::Microsecond) => {
-            array.as_primitive::<DurationMicrosecondType>().values()
-        }
-        DataType::Duration(U::Nanosecond) => {
-            array.as_primitive::<DurationNanosecondType>().values()
-        }
+        DataType::Duration(U::Millisecond) => array.as_primitive::<DurationMillisecondType>().values(),
+        DataType::Duration(U::Microsecond) => array.as_primitive::<DurationMicrosecondType>().values(),
+        DataType::Duration(U::Nanosecond) => array.as_primitive::<DurationNanosecondType>().values(),
         _ => array.as_primitive::<Int64Type>().values(),
     }
 }
 
-fn put_i32s(
-    v: &[i32],
-    enc: &mut ValueEncoder,
-    bounds: Option<&mut Bounds>,
-    order: super::schema::StatOrder,
-) {
+fn put_i32s(v: &[i32], enc: &mut ValueEncoder, bounds: Option<&mut Bounds>, order: super::schema::StatOrder) {
     enc.put_i32(v);
     if let Some(b) = bounds {
         b.fold_i32(order, v);
     }
 }
 
-fn put_i64s(
-    v: &[i64],
-    enc: &mut ValueEncoder,
-    bounds: Option<&mut Bounds>,
-    order: super::schema::StatOrder,
-) {
+fn put_i64s(v: &[i64], enc: &mut ValueEncoder, bounds: Option<&mut Bounds>, order: super::schema::StatOrder) {
     enc.put_i64(v);
     if let Some(b) = bounds {
         b.fold_i64(order, v);

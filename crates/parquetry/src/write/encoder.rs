@@ -32,9 +32,7 @@ impl Dictionary {
                 Dictionary::Bytes(ByteArrayDictionary::new_fixed(type_length))
             }
             PhysicalType::INT32 | PhysicalType::FLOAT => Dictionary::Fixed(FixedDictionary::new(4)),
-            PhysicalType::INT64 | PhysicalType::DOUBLE => {
-                Dictionary::Fixed(FixedDictionary::new(8))
-            }
+            PhysicalType::INT64 | PhysicalType::DOUBLE => Dictionary::Fixed(FixedDictionary::new(8)),
             _ => return None,
         })
     }
@@ -102,10 +100,7 @@ pub(crate) fn encoding_fits(encoding: Encoding, physical: PhysicalType) -> bool 
         Encoding::DELTA_LENGTH_BYTE_ARRAY => physical == P::BYTE_ARRAY,
         Encoding::DELTA_BYTE_ARRAY => matches!(physical, P::BYTE_ARRAY | P::FIXED_LEN_BYTE_ARRAY),
         Encoding::BYTE_STREAM_SPLIT => {
-            matches!(
-                physical,
-                P::FLOAT | P::DOUBLE | P::INT32 | P::INT64 | P::FIXED_LEN_BYTE_ARRAY
-            )
+            matches!(physical, P::FLOAT | P::DOUBLE | P::INT32 | P::INT64 | P::FIXED_LEN_BYTE_ARRAY)
         }
         _ => false,
     }
@@ -125,11 +120,7 @@ impl ValueEncoder {
                 "encoding {encoding} cannot encode {physical} values"
             )));
         }
-        let dictionary = if dictionary {
-            Dictionary::new(physical, type_length)
-        } else {
-            None
-        };
+        let dictionary = if dictionary { Dictionary::new(physical, type_length) } else { None };
         let mut e = ValueEncoder {
             physical,
             type_length,
@@ -325,11 +316,7 @@ impl ValueEncoder {
 
     /// Appends FLOAT or DOUBLE values given as their little-endian bytes (4 or 8 each).
     pub fn put_float_bytes(&mut self, bytes: &[u8]) {
-        let w = if self.physical == PhysicalType::FLOAT {
-            4
-        } else {
-            8
-        };
+        let w = if self.physical == PhysicalType::FLOAT { 4 } else { 8 };
         if let Some((d, out)) = self.dict_fixed() {
             out.extend(bytes.chunks_exact(w).map(|c| {
                 let mut b = [0u8; 8];

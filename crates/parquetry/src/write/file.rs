@@ -100,9 +100,7 @@ impl<W: Write> ParquetWriter<W> {
     }
 
     fn put(&mut self, bytes: &[u8]) -> Result<()> {
-        self.sink
-            .write_all(bytes)
-            .map_err(|e| Error::io(format!("writing at offset {}", self.offset), e))?;
+        self.sink.write_all(bytes).map_err(|e| Error::io(format!("writing at offset {}", self.offset), e))?;
         self.offset += bytes.len() as u64;
         Ok(())
     }
@@ -160,10 +158,7 @@ impl<W: Write> ParquetWriter<W> {
     fn write_checked(&mut self, batch: &RecordBatch) -> Result<()> {
         use arrow_schema::DataType as D;
         for (field, column) in self.schema.fields().iter().zip(batch.columns()) {
-            if matches!(
-                field.data_type(),
-                D::Struct(_) | D::List(_) | D::LargeList(_) | D::FixedSizeList(..) | D::Map(..)
-            ) {
+            if matches!(field.data_type(), D::Struct(_) | D::List(_) | D::LargeList(_) | D::FixedSizeList(..) | D::Map(..)) {
                 super::shred::check_structure(field.name(), column)?;
             }
         }
@@ -186,11 +181,7 @@ impl<W: Write> ParquetWriter<W> {
                 self.flush_row_group()?;
             }
         }
-        let buffered: usize = self
-            .columns
-            .iter()
-            .map(ColumnChunkWriter::buffered_bytes)
-            .sum();
+        let buffered: usize = self.columns.iter().map(ColumnChunkWriter::buffered_bytes).sum();
         if self.open_rows > 0 && buffered >= self.options.row_group_bytes {
             self.flush_row_group()?;
         }
@@ -199,14 +190,8 @@ impl<W: Write> ParquetWriter<W> {
 
     /// Past `max_buffered_bytes`, moves every column's finished pages to the spill file.
     fn spill_if_over(&mut self) -> Result<()> {
-        let Some(limit) = self.options.max_buffered_bytes else {
-            return Ok(());
-        };
-        let buffered: usize = self
-            .columns
-            .iter()
-            .map(ColumnChunkWriter::buffered_bytes)
-            .sum();
+        let Some(limit) = self.options.max_buffered_bytes else { return Ok(()) };
+        let buffered: usize = self.columns.iter().map(ColumnChunkWriter::buffered_bytes).sum();
         if buffered <= limit {
             return Ok(());
         }
@@ -249,13 +234,9 @@ impl<W: Write> ParquetWriter<W> {
             self.put(&pages.dictionary)?;
             if let Some(file) = self.spill.as_mut() {
                 for &segment in &pages.spilled {
-                    file.copy_to(segment, &mut self.sink, &mut self.copy_buffer)
-                        .map_err(|e| {
-                            e.context(format!(
-                                "writing row group {ordinal} at offset {}",
-                                self.offset
-                            ))
-                        })?;
+                    file.copy_to(segment, &mut self.sink, &mut self.copy_buffer).map_err(|e| {
+                        e.context(format!("writing row group {ordinal} at offset {}", self.offset))
+                    })?;
                     self.offset += segment.1;
                 }
             }
@@ -276,8 +257,7 @@ impl<W: Write> ParquetWriter<W> {
                 total_uncompressed_size: pages.uncompressed_size as i64,
                 total_compressed_size: pages.compressed_size as i64,
                 data_page_offset,
-                dictionary_page_offset: (!pages.dictionary.is_empty())
-                    .then_some(chunk_start as i64),
+                dictionary_page_offset: (!pages.dictionary.is_empty()).then_some(chunk_start as i64),
                 statistics: result.statistics,
                 encoding_stats: Some(pages.encoding_stats.into()),
                 size_statistics: result.size_statistics,
@@ -331,9 +311,7 @@ impl<W: Write> ParquetWriter<W> {
             w.write_page_indexes()?;
             let meta = w.file_metadata();
             w.put(&encode_footer(&meta))?;
-            w.sink
-                .flush()
-                .map_err(|e| Error::io("flushing the file", e))?;
+            w.sink.flush().map_err(|e| Error::io("flushing the file", e))?;
             Ok(meta)
         })?;
         Ok((self.sink, meta))
@@ -355,12 +333,8 @@ impl<W: Write> ParquetWriter<W> {
     fn hint_schema(&self) -> arrow_schema::Schema {
         // Leaves come in schema order, so a walk of the fields meets them in the same order.
         let mut leaves = self.columns.iter().map(ColumnChunkWriter::leaf);
-        let fields: Vec<arrow_schema::FieldRef> = self
-            .schema
-            .fields()
-            .iter()
-            .map(|f| self.hint_field(f, &mut leaves))
-            .collect();
+        let fields: Vec<arrow_schema::FieldRef> =
+            self.schema.fields().iter().map(|f| self.hint_field(f, &mut leaves)).collect();
         arrow_schema::Schema::new_with_metadata(fields, self.schema.metadata().clone())
     }
 
@@ -373,20 +347,15 @@ impl<W: Write> ParquetWriter<W> {
         use std::sync::Arc;
         let with = |t: D| Arc::new(field.as_ref().clone().with_data_type(t));
         match field.data_type() {
-            D::Struct(children) => with(D::Struct(
-                children
-                    .iter()
-                    .map(|c| self.hint_field(c, leaves))
-                    .collect::<Fields>(),
-            )),
+            D::Struct(children) => {
+                with(D::Struct(children.iter().map(|c| self.hint_field(c, leaves)).collect::<Fields>()))
+            }
             D::List(e) => with(D::List(self.hint_field(e, leaves))),
             D::LargeList(e) => with(D::LargeList(self.hint_field(e, leaves))),
             D::FixedSizeList(e, n) => with(D::FixedSizeList(self.hint_field(e, leaves), *n)),
             D::Map(entries, sorted) => with(D::Map(self.hint_field(entries, leaves), *sorted)),
             t => {
-                let encoding = leaves
-                    .next()
-                    .and_then(|l| self.options.column_options(&l.path).encoding);
+                let encoding = leaves.next().and_then(|l| self.options.column_options(&l.path).encoding);
                 match (t, encoding) {
                     (D::Dictionary(_, value), Some(e)) if e != crate::format::Encoding::PLAIN => {
                         Arc::new(Field::clone(field).with_data_type(value.as_ref().clone()))

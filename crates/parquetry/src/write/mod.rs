@@ -18,13 +18,13 @@ pub(crate) mod schema;
 pub(crate) mod shred;
 pub(crate) mod statistics;
 
-pub use crate::temp::TempFile;
 pub use file::ParquetWriter;
 pub use options::{
-    writable_encoding, ColumnOptions, DataPageVersion, StatisticsLevel, WriteOptions,
-    DEFAULT_DATA_PAGE_ROW_LIMIT, DEFAULT_DATA_PAGE_SIZE, DEFAULT_DICTIONARY_PAGE_SIZE_LIMIT,
-    DEFAULT_ROW_GROUP_ROWS, DEFAULT_STATISTICS_TRUNCATE_LENGTH, WRITABLE_ENCODINGS,
+    ColumnOptions, DataPageVersion, StatisticsLevel, WriteOptions, DEFAULT_DATA_PAGE_ROW_LIMIT,
+    DEFAULT_DATA_PAGE_SIZE, DEFAULT_DICTIONARY_PAGE_SIZE_LIMIT, DEFAULT_ROW_GROUP_ROWS,
+    DEFAULT_STATISTICS_TRUNCATE_LENGTH, WRITABLE_ENCODINGS, writable_encoding,
 };
+pub use crate::temp::TempFile;
 
 use std::path::Path;
 
@@ -52,11 +52,8 @@ pub fn write_table<'b>(
         writer.write(batch)?;
     }
     let (sink, meta) = writer.into_inner()?;
-    let file = sink
-        .into_inner()
-        .map_err(|e| crate::Error::io("flushing the file", e.into_error()))?;
-    file.sync_all()
-        .map_err(|e| crate::Error::io(format!("syncing {}", temp.path().display()), e))?;
+    let file = sink.into_inner().map_err(|e| crate::Error::io("flushing the file", e.into_error()))?;
+    file.sync_all().map_err(|e| crate::Error::io(format!("syncing {}", temp.path().display()), e))?;
     drop(file);
     temp.persist(path)?;
     Ok(meta)

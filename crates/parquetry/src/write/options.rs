@@ -80,15 +80,10 @@ pub const WRITABLE_ENCODINGS: [Encoding; 7] = [
 
 /// The writable encoding named `name` (case-insensitive), or an error listing them.
 pub fn writable_encoding(name: &str) -> Result<Encoding> {
-    Encoding::from_name(name)
-        .filter(|e| WRITABLE_ENCODINGS.contains(e))
-        .ok_or_else(|| {
-            let names: Vec<String> = WRITABLE_ENCODINGS.iter().map(ToString::to_string).collect();
-            Error::invalid_argument(format!(
-                "unknown encoding '{name}' (encodings: {})",
-                names.join(", ")
-            ))
-        })
+    Encoding::from_name(name).filter(|e| WRITABLE_ENCODINGS.contains(e)).ok_or_else(|| {
+        let names: Vec<String> = WRITABLE_ENCODINGS.iter().map(ToString::to_string).collect();
+        Error::invalid_argument(format!("unknown encoding '{name}' (encodings: {})", names.join(", ")))
+    })
 }
 
 /// The default data page size: 1 MiB, as Arrow C++, arrow-rs and parquet-java.
@@ -153,9 +148,7 @@ impl WriteOptions {
     pub fn with_compression(mut self, codec: Codec) -> Self {
         self.column.codec = codec;
         self.column.level = None;
-        self.per_column
-            .values_mut()
-            .for_each(|c| (c.codec, c.level) = (codec, None));
+        self.per_column.values_mut().for_each(|c| (c.codec, c.level) = (codec, None));
         self
     }
 
@@ -163,9 +156,7 @@ impl WriteOptions {
     pub fn with_compression_level(mut self, codec: Codec, level: i32) -> Self {
         self.column.codec = codec;
         self.column.level = Some(level);
-        self.per_column
-            .values_mut()
-            .for_each(|c| (c.codec, c.level) = (codec, Some(level)));
+        self.per_column.values_mut().for_each(|c| (c.codec, c.level) = (codec, Some(level)));
         self
     }
 
@@ -180,9 +171,7 @@ impl WriteOptions {
     /// type cannot take it are refused when the writer is made).
     pub fn with_encoding(mut self, encoding: Encoding) -> Self {
         self.column.encoding = Some(encoding);
-        self.per_column
-            .values_mut()
-            .for_each(|c| c.encoding = Some(encoding));
+        self.per_column.values_mut().for_each(|c| c.encoding = Some(encoding));
         self
     }
 
@@ -215,9 +204,7 @@ impl WriteOptions {
     /// The largest dictionary page before a column falls back to its non-dictionary encoding.
     pub fn with_dictionary_page_size_limit(mut self, bytes: usize) -> Self {
         self.column.dictionary_page_size_limit = bytes;
-        self.per_column
-            .values_mut()
-            .for_each(|c| c.dictionary_page_size_limit = bytes);
+        self.per_column.values_mut().for_each(|c| c.dictionary_page_size_limit = bytes);
         self
     }
 
@@ -255,9 +242,7 @@ impl WriteOptions {
     /// Which statistics every column gets.
     pub fn with_statistics(mut self, level: StatisticsLevel) -> Self {
         self.column.statistics = level;
-        self.per_column
-            .values_mut()
-            .for_each(|c| c.statistics = level);
+        self.per_column.values_mut().for_each(|c| c.statistics = level);
         self
     }
 
@@ -294,10 +279,7 @@ impl WriteOptions {
 
     /// Adds a key/value entry to the footer.
     pub fn with_key_value(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
-        self.key_value_metadata.push(KeyValue {
-            key: key.into(),
-            value: Some(value.into()),
-        });
+        self.key_value_metadata.push(KeyValue { key: key.into(), value: Some(value.into()) });
         self
     }
 

@@ -100,13 +100,7 @@ pub(crate) fn parquet_schema(schema: &Schema) -> Result<(Vec<SchemaElement>, Vec
         leaves: Vec::with_capacity(schema.fields().len()),
     };
     for (i, field) in schema.fields().iter().enumerate() {
-        let place = Place {
-            field: i,
-            path: Vec::new(),
-            nesting: Vec::new(),
-            def: 0,
-            rep: 0,
-        };
+        let place = Place { field: i, path: Vec::new(), nesting: Vec::new(), def: 0, rep: 0 };
         add_field(field, field.name(), field.is_nullable(), &place, &mut out)?;
     }
     Ok((out.elements, out.leaves))
@@ -152,13 +146,7 @@ impl Place {
 }
 
 /// Adds `field` (named `name` in Parquet) and everything under it.
-fn add_field(
-    field: &Field,
-    name: &str,
-    nullable: bool,
-    place: &Place,
-    out: &mut Out,
-) -> Result<()> {
+fn add_field(field: &Field, name: &str, nullable: bool, place: &Place, out: &mut Out) -> Result<()> {
     let group = |name: &str, repetition, children: usize| SchemaElement {
         name: name.to_owned(),
         repetition: Some(repetition),
@@ -166,13 +154,7 @@ fn add_field(
         field_id: field_id(field),
         ..Default::default()
     };
-    let optional = |nullable: bool| {
-        if nullable {
-            Repetition::OPTIONAL
-        } else {
-            Repetition::REQUIRED
-        }
-    };
+    let optional = |nullable: bool| if nullable { Repetition::OPTIONAL } else { Repetition::REQUIRED };
     let d = i16::from(nullable);
     match field.data_type() {
         DataType::Struct(children) => {
@@ -182,16 +164,13 @@ fn add_field(
                     dotted(&place.path, name)
                 )));
             }
-            out.elements
-                .push(group(name, optional(nullable), children.len()));
+            out.elements.push(group(name, optional(nullable), children.len()));
             for (i, child) in children.iter().enumerate() {
                 let p = place.down(&[name], Nesting::Struct { nullable, child: i }, d, 0)?;
                 add_field(child, child.name(), child.is_nullable(), &p, out)?;
             }
         }
-        DataType::List(element)
-        | DataType::LargeList(element)
-        | DataType::FixedSizeList(element, _) => {
+        DataType::List(element) | DataType::LargeList(element) | DataType::FixedSizeList(element, _) => {
             let mut e = group(name, optional(nullable), 1);
             e.logical_type = Some(LogicalType::List);
             e.converted_type = Some(ConvertedType::LIST);
@@ -232,25 +211,9 @@ fn add_field(
             });
             let p = place.down(&[name, "key_value"], Nesting::List { nullable }, d + 1, 1)?;
             // Parquet map keys are required: a null key is refused when written.
-            let key = p.down(
-                &[],
-                Nesting::Struct {
-                    nullable: false,
-                    child: 0,
-                },
-                0,
-                0,
-            )?;
+            let key = p.down(&[], Nesting::Struct { nullable: false, child: 0 }, 0, 0)?;
             add_field(&kv[0], "key", false, &key, out)?;
-            let value = p.down(
-                &[],
-                Nesting::Struct {
-                    nullable: false,
-                    child: 1,
-                },
-                0,
-                0,
-            )?;
+            let value = p.down(&[], Nesting::Struct { nullable: false, child: 1 }, 0, 0)?;
             add_field(&kv[1], "value", kv[1].is_nullable(), &value, out)?;
         }
         _ => {
@@ -272,18 +235,10 @@ fn dotted(path: &[String], name: &str) -> String {
 }
 
 fn field_id(field: &Field) -> Option<i32> {
-    field
-        .metadata()
-        .get("PARQUET:field_id")
-        .and_then(|v| v.parse().ok())
+    field.metadata().get("PARQUET:field_id").and_then(|v| v.parse().ok())
 }
 
-fn leaf(
-    field: &Field,
-    name: &str,
-    nullable: bool,
-    place: &Place,
-) -> Result<(SchemaElement, LeafColumn)> {
+fn leaf(field: &Field, name: &str, nullable: bool, place: &Place) -> Result<(SchemaElement, LeafColumn)> {
     let path = dotted(&place.path, name);
     let value_type = match field.data_type() {
         DataType::Dictionary(_, v) => v.as_ref(),
@@ -298,18 +253,11 @@ fn leaf(
     let nullable = nullable || matches!(value_type, DataType::Null);
     let mut e = SchemaElement {
         name: name.to_owned(),
-        repetition: Some(if nullable {
-            Repetition::OPTIONAL
-        } else {
-            Repetition::REQUIRED
-        }),
+        repetition: Some(if nullable { Repetition::OPTIONAL } else { Repetition::REQUIRED }),
         ..Default::default()
     };
     let int = |e: &mut SchemaElement, bits: i8, signed: bool, converted: ConvertedType| {
-        e.logical_type = Some(LogicalType::Integer {
-            bit_width: bits,
-            is_signed: signed,
-        });
+        e.logical_type = Some(LogicalType::Integer { bit_width: bits, is_signed: signed });
         e.converted_type = Some(converted);
     };
     use Conversion as C;
@@ -356,34 +304,21 @@ fn leaf(
         D::Date32 | D::Date64 => {
             e.logical_type = Some(LogicalType::Date);
             e.converted_type = Some(ConvertedType::DATE);
-            let c = if *value_type == D::Date64 {
-                C::Divide(86_400_000)
-            } else {
-                C::Same
-            };
+            let c = if *value_type == D::Date64 { C::Divide(86_400_000) } else { C::Same };
             (P::INT32, c, StatOrder::Signed, 0)
         }
         D::Time32(unit) => {
             // Parquet has no seconds: stored as milliseconds, as pyarrow does. Arrow times
             // are local (pyarrow writes isAdjustedToUTC=false and no legacy annotation, which
             // would imply UTC).
-            e.logical_type = Some(LogicalType::Time {
-                is_adjusted_to_utc: false,
-                unit: TimeUnit::Millis,
-            });
-            let c = if *unit == ArrowTimeUnit::Second {
-                C::Scale(1000)
-            } else {
-                C::Same
-            };
+            e.logical_type =
+                Some(LogicalType::Time { is_adjusted_to_utc: false, unit: TimeUnit::Millis });
+            let c = if *unit == ArrowTimeUnit::Second { C::Scale(1000) } else { C::Same };
             (P::INT32, c, StatOrder::Signed, 0)
         }
         D::Time64(unit) => {
             let unit = parquet_unit(*unit);
-            e.logical_type = Some(LogicalType::Time {
-                is_adjusted_to_utc: false,
-                unit,
-            });
+            e.logical_type = Some(LogicalType::Time { is_adjusted_to_utc: false, unit });
             (P::INT64, C::Same, StatOrder::Signed, 0)
         }
         D::Timestamp(unit, tz) => {
@@ -392,10 +327,7 @@ fn leaf(
                 u => (parquet_unit(*u), C::Same),
             };
             let utc = tz.is_some();
-            e.logical_type = Some(LogicalType::Timestamp {
-                is_adjusted_to_utc: utc,
-                unit: stored,
-            });
+            e.logical_type = Some(LogicalType::Timestamp { is_adjusted_to_utc: utc, unit: stored });
             // The legacy annotations mean UTC-normalised instants; local times get none.
             e.converted_type = match (utc, stored) {
                 (true, TimeUnit::Millis) => Some(ConvertedType::TIMESTAMP_MILLIS),
@@ -407,10 +339,7 @@ fn leaf(
         D::Duration(_) => (P::INT64, C::Same, StatOrder::Signed, 0),
         D::Decimal32(p, s) | D::Decimal64(p, s) | D::Decimal128(p, s) | D::Decimal256(p, s) => {
             let (p, s) = (*p as i32, *s as i32);
-            e.logical_type = Some(LogicalType::Decimal {
-                scale: s,
-                precision: p,
-            });
+            e.logical_type = Some(LogicalType::Decimal { scale: s, precision: p });
             e.converted_type = Some(ConvertedType::DECIMAL);
             (e.scale, e.precision) = (Some(s), Some(p));
             if p <= 9 {
@@ -419,12 +348,7 @@ fn leaf(
                 (P::INT64, C::Decimal, StatOrder::Signed, 0)
             } else {
                 let width = decimal_width(p as u32);
-                (
-                    P::FIXED_LEN_BYTE_ARRAY,
-                    C::Decimal,
-                    StatOrder::SignedBytes,
-                    width,
-                )
+                (P::FIXED_LEN_BYTE_ARRAY, C::Decimal, StatOrder::SignedBytes, width)
             }
         }
         D::Utf8 | D::LargeUtf8 | D::Utf8View => {
@@ -433,12 +357,9 @@ fn leaf(
             (P::BYTE_ARRAY, C::Same, StatOrder::Bytes, 0)
         }
         D::Binary | D::LargeBinary | D::BinaryView => (P::BYTE_ARRAY, C::Same, StatOrder::Bytes, 0),
-        D::FixedSizeBinary(n) if *n > 0 => (
-            P::FIXED_LEN_BYTE_ARRAY,
-            C::Same,
-            StatOrder::Bytes,
-            *n as usize,
-        ),
+        D::FixedSizeBinary(n) if *n > 0 => {
+            (P::FIXED_LEN_BYTE_ARRAY, C::Same, StatOrder::Bytes, *n as usize)
+        }
         _ => return Err(unsupported()),
     };
     e.physical_type = Some(physical);
@@ -447,12 +368,7 @@ fn leaf(
     }
     e.field_id = field_id(field);
     let leaf = LeafColumn {
-        path_in_schema: place
-            .path
-            .iter()
-            .cloned()
-            .chain([name.to_owned()])
-            .collect(),
+        path_in_schema: place.path.iter().cloned().chain([name.to_owned()]).collect(),
         path,
         nesting: place.nesting.clone(),
         field: place.field,
@@ -491,16 +407,7 @@ mod tests {
     fn decimal_widths_match_the_spec_table() {
         // The spec's table of maximum precision per FIXED_LEN_BYTE_ARRAY width: 4 bytes hold 9
         // digits, 8 hold 18, 9 hold 21, 16 hold 38, 32 hold 76.
-        for (p, w) in [
-            (9, 4),
-            (10, 5),
-            (18, 8),
-            (19, 9),
-            (21, 9),
-            (22, 10),
-            (38, 16),
-            (76, 32),
-        ] {
+        for (p, w) in [(9, 4), (10, 5), (18, 8), (19, 9), (21, 9), (22, 10), (38, 16), (76, 32)] {
             assert_eq!(decimal_width(p), w, "precision {p}");
         }
     }

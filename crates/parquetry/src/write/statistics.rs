@@ -69,9 +69,8 @@ impl Bounds {
     /// Folds in INT32 values (signed, or unsigned when `order` says so).
     pub fn fold_i32(&mut self, order: StatOrder, values: &[i32]) {
         let Some((min, max)) = (match order {
-            StatOrder::Unsigned => {
-                min_max(values.iter().map(|&v| v as u32)).map(|(a, b)| (a as i32, b as i32))
-            }
+            StatOrder::Unsigned => min_max(values.iter().map(|&v| v as u32))
+                .map(|(a, b)| (a as i32, b as i32)),
             _ => min_max(values.iter().copied()),
         }) else {
             return;
@@ -82,9 +81,8 @@ impl Bounds {
     /// Folds in INT64 values (signed, or unsigned when `order` says so).
     pub fn fold_i64(&mut self, order: StatOrder, values: &[i64]) {
         let Some((min, max)) = (match order {
-            StatOrder::Unsigned => {
-                min_max(values.iter().map(|&v| v as u64)).map(|(a, b)| (a as i64, b as i64))
-            }
+            StatOrder::Unsigned => min_max(values.iter().map(|&v| v as u64))
+                .map(|(a, b)| (a as i64, b as i64)),
             _ => min_max(values.iter().copied()),
         }) else {
             return;
@@ -115,20 +113,14 @@ impl Bounds {
     /// Folds in BOOLEAN values.
     pub fn fold_bool(&mut self, any_false: bool, any_true: bool) {
         if any_false || any_true {
-            self.fold(
-                StatOrder::Boolean,
-                &[u8::from(!any_false)],
-                &[u8::from(any_true)],
-            );
+            self.fold(StatOrder::Boolean, &[u8::from(!any_false)], &[u8::from(any_true)]);
         }
     }
 
     /// Folds in byte-array values (or fixed-width byte values) under `order`.
     pub fn fold_bytes<'v>(&mut self, order: StatOrder, values: impl IntoIterator<Item = &'v [u8]>) {
         let mut values = values.into_iter();
-        let Some(first) = values
-            .by_ref()
-            .find(|v| order != StatOrder::Float16 || !is_nan16(v))
+        let Some(first) = values.by_ref().find(|v| order != StatOrder::Float16 || !is_nan16(v))
         else {
             return;
         };
@@ -147,9 +139,7 @@ impl Bounds {
                     let k = prefix_key(&v[o..]);
                     if k < min_key || (k == min_key && cmp_bytes(v, min) == Ordering::Less) {
                         min = v;
-                    } else if k > max_key
-                        || (k == max_key && cmp_bytes(v, max) == Ordering::Greater)
-                    {
+                    } else if k > max_key || (k == max_key && cmp_bytes(v, max) == Ordering::Greater) {
                         max = v;
                     } else {
                         continue;
@@ -192,18 +182,12 @@ impl Bounds {
 /// `a == b` for two slices of one length, a whole number of 8-byte words, without a call.
 #[inline]
 fn same_words(a: &[u8], b: &[u8]) -> bool {
-    a.chunks_exact(8)
-        .zip(b.chunks_exact(8))
-        .all(|(x, y)| word(x) == word(y))
+    a.chunks_exact(8).zip(b.chunks_exact(8)).all(|(x, y)| word(x) == word(y))
 }
 
 /// The bytes `a` and `b` share at their start, rounded down to whole 8-byte words.
 fn common_words(a: &[u8], b: &[u8]) -> usize {
-    a.chunks_exact(8)
-        .zip(b.chunks_exact(8))
-        .take_while(|(x, y)| word(x) == word(y))
-        .count()
-        * 8
+    a.chunks_exact(8).zip(b.chunks_exact(8)).take_while(|(x, y)| word(x) == word(y)).count() * 8
 }
 
 /// An 8-byte chunk as one number (one load, no call to compare slices).
@@ -234,11 +218,7 @@ pub(crate) fn nan_bounds(physical: crate::format::PhysicalType) -> Bounds {
         crate::format::PhysicalType::DOUBLE => f64::NAN.to_le_bytes().to_vec(),
         _ => 0x7e00u16.to_le_bytes().to_vec(),
     };
-    Bounds {
-        min: nan.clone(),
-        max: nan,
-        set: true,
-    }
+    Bounds { min: nan.clone(), max: nan, set: true }
 }
 
 /// Lexicographic comparison 8 bytes at a time without a call: values that share a long
@@ -349,44 +329,23 @@ pub(crate) fn truncated(
         Some(l) if order == StatOrder::Bytes => l,
         _ => {
             return Some((
-                Bound {
-                    bytes: min.to_vec(),
-                    exact: true,
-                },
-                Bound {
-                    bytes: max.to_vec(),
-                    exact: true,
-                },
+                Bound { bytes: min.to_vec(), exact: true },
+                Bound { bytes: max.to_vec(), exact: true },
             ))
         }
     };
     let min = if min.len() > limit {
-        Bound {
-            bytes: min[..prefix_len(min, limit, utf8)].to_vec(),
-            exact: false,
-        }
+        Bound { bytes: min[..prefix_len(min, limit, utf8)].to_vec(), exact: false }
     } else {
-        Bound {
-            bytes: min.to_vec(),
-            exact: true,
-        }
+        Bound { bytes: min.to_vec(), exact: true }
     };
     let max = if max.len() > limit {
         match increment_prefix(max, limit, utf8) {
-            Some(bytes) => Bound {
-                bytes,
-                exact: false,
-            },
-            None => Bound {
-                bytes: max.to_vec(),
-                exact: true,
-            },
+            Some(bytes) => Bound { bytes, exact: false },
+            None => Bound { bytes: max.to_vec(), exact: true },
         }
     } else {
-        Bound {
-            bytes: max.to_vec(),
-            exact: true,
-        }
+        Bound { bytes: max.to_vec(), exact: true }
     };
     Some((min, max))
 }
@@ -432,17 +391,11 @@ pub(crate) fn statistics(
     utf8: bool,
     limit: Option<usize>,
 ) -> Statistics {
-    let mut s = Statistics {
-        null_count: Some(null_count as i64),
-        ..Default::default()
-    };
+    let mut s = Statistics { null_count: Some(null_count as i64), ..Default::default() };
     if let Some((min, max)) = truncated(bounds, order, utf8, limit) {
         // The deprecated fields are signed-order only: write them just where that is the
         // column's order, as Arrow C++ does, so old readers never misuse them.
-        if matches!(
-            order,
-            StatOrder::Signed | StatOrder::Boolean | StatOrder::Float
-        ) {
+        if matches!(order, StatOrder::Signed | StatOrder::Boolean | StatOrder::Float) {
             s.min = Some(min.bytes.as_slice().into());
             s.max = Some(max.bytes.as_slice().into());
         }
@@ -469,10 +422,7 @@ impl ColumnIndexBuilder {
     /// An empty index.
     pub fn new() -> Self {
         ColumnIndexBuilder {
-            index: ColumnIndex {
-                null_counts: Some(Vec::new()),
-                ..Default::default()
-            },
+            index: ColumnIndex { null_counts: Some(Vec::new()), ..Default::default() },
             ascending: true,
             descending: true,
             valid: true,
@@ -483,15 +433,7 @@ impl ColumnIndexBuilder {
     /// Adds one page's entry. `ordered` is false for a page whose bounds say nothing about
     /// the order of the pages (NaN bounds of a page of NaN), which then does not take part in
     /// the boundary order, as null pages do not.
-    pub fn push(
-        &mut self,
-        bounds: &Bounds,
-        null_count: u64,
-        order: StatOrder,
-        utf8: bool,
-        limit: Option<usize>,
-        ordered: bool,
-    ) {
+    pub fn push(&mut self, bounds: &Bounds, null_count: u64, order: StatOrder, utf8: bool, limit: Option<usize>, ordered: bool) {
         if let Some(n) = self.index.null_counts.as_mut() {
             n.push(null_count as i64);
         }
@@ -528,18 +470,12 @@ impl ColumnIndexBuilder {
 
     /// Adds a page's definition level histogram (for columns with levels).
     pub fn push_definition_histogram(&mut self, histogram: &[i64]) {
-        self.index
-            .definition_level_histograms
-            .get_or_insert_with(Vec::new)
-            .extend_from_slice(histogram);
+        self.index.definition_level_histograms.get_or_insert_with(Vec::new).extend_from_slice(histogram);
     }
 
     /// Adds a page's repetition level histogram (for columns under lists).
     pub fn push_repetition_histogram(&mut self, histogram: &[i64]) {
-        self.index
-            .repetition_level_histograms
-            .get_or_insert_with(Vec::new)
-            .extend_from_slice(histogram);
+        self.index.repetition_level_histograms.get_or_insert_with(Vec::new).extend_from_slice(histogram);
     }
 
     /// The finished index, or `None` when the column has no order to index by.
@@ -570,11 +506,7 @@ mod tests {
             let n = 1 + rng.below(60) as usize;
             let values: Vec<Vec<u8>> = (0..n)
                 .map(|_| {
-                    let mut v = if rng.below(8) == 0 {
-                        Vec::new()
-                    } else {
-                        stem.clone()
-                    };
+                    let mut v = if rng.below(8) == 0 { Vec::new() } else { stem.clone() };
                     v.extend((0..rng.below(12)).map(|_| b'0' + rng.below(4) as u8));
                     v
                 })
@@ -621,10 +553,7 @@ mod tests {
         let mut b = Bounds::default();
         b.fold_bytes(StatOrder::Bytes, [&b"\xff\xff\xff"[..]]);
         let (_, max) = truncated(&b, StatOrder::Bytes, false, Some(2)).unwrap();
-        assert_eq!(
-            (max.bytes.as_slice(), max.exact),
-            (&b"\xff\xff\xff"[..], true)
-        );
+        assert_eq!((max.bytes.as_slice(), max.exact), (&b"\xff\xff\xff"[..], true));
         // UTF-8: cut at a character start, increment a character.
         let mut b = Bounds::default();
         b.fold_bytes(StatOrder::Bytes, ["aé€x".as_bytes()]);

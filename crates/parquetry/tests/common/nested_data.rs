@@ -31,11 +31,7 @@ pub struct NestedShape {
 
 impl Default for NestedShape {
     fn default() -> Self {
-        NestedShape {
-            null_percent: 20,
-            max_len: 4,
-            distinct: 30,
-        }
+        NestedShape { null_percent: 20, max_len: 4, distinct: 30 }
     }
 }
 
@@ -113,22 +109,13 @@ pub fn random_type(rng: &mut Rng, depth: usize, leaves: &[DataType]) -> DataType
 /// all lists to be of size=N", and gives a required dictionary under a null parent a key that
 /// arrow-rs refuses as out of bounds).
 pub fn random_nullable(rng: &mut Rng, t: &DataType) -> bool {
-    matches!(
-        t,
-        DataType::FixedSizeList(..) | DataType::Dictionary(..) | DataType::Null
-    ) || rng.chance(75)
+    matches!(t, DataType::FixedSizeList(..) | DataType::Dictionary(..) | DataType::Null) || rng.chance(75)
 }
 
 /// A map type with arrow-rs's default names (`entries`, `keys`, `values`).
 pub fn map_type(key: DataType, value: DataType, value_nullable: bool) -> DataType {
-    let entries = Fields::from(vec![
-        Field::new("keys", key, false),
-        Field::new("values", value, value_nullable),
-    ]);
-    DataType::Map(
-        Arc::new(Field::new("entries", DataType::Struct(entries), false)),
-        false,
-    )
+    let entries = Fields::from(vec![Field::new("keys", key, false), Field::new("values", value, value_nullable)]);
+    DataType::Map(Arc::new(Field::new("entries", DataType::Struct(entries), false)), false)
 }
 
 fn nulls(rng: &mut Rng, len: usize, nullable: bool, shape: &NestedShape) -> Option<NullBuffer> {
@@ -141,13 +128,7 @@ fn nulls(rng: &mut Rng, len: usize, nullable: bool, shape: &NestedShape) -> Opti
 
 /// A random array of `t` with `len` slots (nulls only if `nullable`), sometimes a slice of a
 /// longer one.
-pub fn random_array(
-    rng: &mut Rng,
-    t: &DataType,
-    len: usize,
-    nullable: bool,
-    shape: &NestedShape,
-) -> ArrayRef {
+pub fn random_array(rng: &mut Rng, t: &DataType, len: usize, nullable: bool, shape: &NestedShape) -> ArrayRef {
     if rng.chance(20) {
         let (before, after) = (rng.below(5) as usize, rng.below(5) as usize);
         let a = array_of(rng, t, before + len + after, nullable, shape);
@@ -158,88 +139,53 @@ pub fn random_array(
 
 /// Offsets of `len` lists, their validity, and the child length: null lists sometimes span
 /// child values (which no reader shows and no writer may write).
-fn list_offsets(
-    rng: &mut Rng,
-    len: usize,
-    nullable: bool,
-    shape: &NestedShape,
-) -> (Vec<usize>, Option<NullBuffer>) {
+fn list_offsets(rng: &mut Rng, len: usize, nullable: bool, shape: &NestedShape) -> (Vec<usize>, Option<NullBuffer>) {
     let validity = nulls(rng, len, nullable, shape);
     let mut offsets = Vec::with_capacity(len + 1);
     offsets.push(0);
     for i in 0..len {
         let null = validity.as_ref().is_some_and(|n| n.is_null(i));
-        let n = if null && !rng.chance(30) {
-            0
-        } else {
-            rng.below(shape.max_len + 1) as usize
-        };
+        let n = if null && !rng.chance(30) { 0 } else { rng.below(shape.max_len + 1) as usize };
         offsets.push(offsets[i] + n);
     }
     (offsets, validity)
 }
 
-fn array_of(
-    rng: &mut Rng,
-    t: &DataType,
-    len: usize,
-    nullable: bool,
-    shape: &NestedShape,
-) -> ArrayRef {
+fn array_of(rng: &mut Rng, t: &DataType, len: usize, nullable: bool, shape: &NestedShape) -> ArrayRef {
     match t {
         DataType::List(f) | DataType::LargeList(f) => {
             let (offsets, validity) = list_offsets(rng, len, nullable, shape);
             let values = random_array(rng, f.data_type(), offsets[len], f.is_nullable(), shape);
             if matches!(t, DataType::List(_)) {
-                let o = OffsetBuffer::new(ScalarBuffer::from(
-                    offsets.iter().map(|&o| o as i32).collect::<Vec<_>>(),
-                ));
+                let o = OffsetBuffer::new(ScalarBuffer::from(offsets.iter().map(|&o| o as i32).collect::<Vec<_>>()));
                 Arc::new(ListArray::try_new(f.clone(), o, values, validity).unwrap())
             } else {
-                let o = OffsetBuffer::new(ScalarBuffer::from(
-                    offsets.iter().map(|&o| o as i64).collect::<Vec<_>>(),
-                ));
+                let o = OffsetBuffer::new(ScalarBuffer::from(offsets.iter().map(|&o| o as i64).collect::<Vec<_>>()));
                 Arc::new(LargeListArray::try_new(f.clone(), o, values, validity).unwrap())
             }
         }
         DataType::FixedSizeList(f, n) => {
             let validity = nulls(rng, len, nullable, shape);
-            let values = random_array(
-                rng,
-                f.data_type(),
-                len * *n as usize,
-                f.is_nullable(),
-                shape,
-            );
+            let values = random_array(rng, f.data_type(), len * *n as usize, f.is_nullable(), shape);
             Arc::new(FixedSizeListArray::try_new(f.clone(), *n, values, validity).unwrap())
         }
         DataType::Struct(fields) => {
             let validity = nulls(rng, len, nullable, shape);
-            let children = fields
-                .iter()
-                .map(|f| random_array(rng, f.data_type(), len, f.is_nullable(), shape))
-                .collect();
+            let children =
+                fields.iter().map(|f| random_array(rng, f.data_type(), len, f.is_nullable(), shape)).collect();
             Arc::new(StructArray::try_new(fields.clone(), children, validity).unwrap())
         }
         DataType::Map(entries, _) => {
-            let DataType::Struct(kv) = entries.data_type() else {
-                unreachable!()
-            };
+            let DataType::Struct(kv) = entries.data_type() else { unreachable!() };
             let (offsets, validity) = list_offsets(rng, len, nullable, shape);
             let n = offsets[len];
             let keys: ArrayRef = match kv[0].data_type() {
-                DataType::Int32 => Arc::new(Int32Array::from_iter_values(
-                    (0..n).map(|_| rng.below(1000) as i32),
-                )),
-                _ => Arc::new(StringArray::from_iter_values(
-                    (0..n).map(|i| format!("k{i}{}", rng.string(3))),
-                )),
+                DataType::Int32 => Arc::new(Int32Array::from_iter_values((0..n).map(|_| rng.below(1000) as i32))),
+                _ => Arc::new(StringArray::from_iter_values((0..n).map(|i| format!("k{i}{}", rng.string(3))))),
             };
             let values = random_array(rng, kv[1].data_type(), n, kv[1].is_nullable(), shape);
             let entries_array = StructArray::try_new(kv.clone(), vec![keys, values], None).unwrap();
-            let o = OffsetBuffer::new(ScalarBuffer::from(
-                offsets.iter().map(|&o| o as i32).collect::<Vec<_>>(),
-            ));
+            let o = OffsetBuffer::new(ScalarBuffer::from(offsets.iter().map(|&o| o as i32).collect::<Vec<_>>()));
             Arc::new(MapArray::try_new(entries.clone(), o, entries_array, validity, false).unwrap())
         }
         leaf => leaf_array(rng, leaf, len, nullable, shape),
@@ -247,19 +193,11 @@ fn array_of(
 }
 
 /// A random flat array of `t`.
-pub fn leaf_array(
-    rng: &mut Rng,
-    t: &DataType,
-    len: usize,
-    nullable: bool,
-    shape: &NestedShape,
-) -> ArrayRef {
+pub fn leaf_array(rng: &mut Rng, t: &DataType, len: usize, nullable: bool, shape: &NestedShape) -> ArrayRef {
     let s = if nullable { shape.null_percent } else { 0 };
     macro_rules! prim {
         ($ty:ty, $f:expr) => {{
-            let a: PrimitiveArray<$ty> = (0..len)
-                .map(|_| (!rng.chance(s)).then(|| $f(rng.next())))
-                .collect();
+            let a: PrimitiveArray<$ty> = (0..len).map(|_| (!rng.chance(s)).then(|| $f(rng.next()))).collect();
             Arc::new(a.with_data_type(t.clone())) as ArrayRef
         }};
     }
@@ -274,28 +212,19 @@ pub fn leaf_array(
         DataType::Float64 => prim!(Float64Type, |v: u64| (v % 1_000_000) as f64 / 3.0 - 1000.0),
         DataType::Float16 => {
             type F16 = <Float16Type as ArrowPrimitiveType>::Native;
-            prim!(Float16Type, |v: u64| F16::from_f32(
-                (v % 2000) as f32 / 8.0 - 100.0
-            ))
+            prim!(Float16Type, |v: u64| F16::from_f32((v % 2000) as f32 / 8.0 - 100.0))
         }
         DataType::Date32 => prim!(Date32Type, |v: u64| (v % 40_000) as i32 - 10_000),
-        DataType::Time64(_) => prim!(Time64NanosecondType, |v: u64| (v % 86_400_000_000_000)
-            as i64),
-        DataType::Timestamp(..) => prim!(TimestampMicrosecondType, |v: u64| (v >> 12) as i64
-            - (1 << 50)),
+        DataType::Time64(_) => prim!(Time64NanosecondType, |v: u64| (v % 86_400_000_000_000) as i64),
+        DataType::Timestamp(..) => prim!(TimestampMicrosecondType, |v: u64| (v >> 12) as i64 - (1 << 50)),
         DataType::Decimal128(p, _) => {
             let m = 10i128.pow(*p as u32);
             prim!(Decimal128Type, |v: u64| (v as i128 * 7919) % m)
         }
-        DataType::Boolean => Arc::new(
-            (0..len)
-                .map(|_| (!rng.chance(s)).then(|| rng.chance(50)))
-                .collect::<BooleanArray>(),
-        ),
+        DataType::Boolean => Arc::new((0..len).map(|_| (!rng.chance(s)).then(|| rng.chance(50))).collect::<BooleanArray>()),
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
-            let v: Vec<Option<String>> = (0..len)
-                .map(|_| (!rng.chance(s)).then(|| format!("{}{}", rng.below(d), rng.string(6))))
-                .collect();
+            let v: Vec<Option<String>> =
+                (0..len).map(|_| (!rng.chance(s)).then(|| format!("{}{}", rng.below(d), rng.string(6)))).collect();
             match t {
                 DataType::Utf8 => Arc::new(StringArray::from(v)),
                 DataType::LargeUtf8 => Arc::new(LargeStringArray::from(v)),
@@ -303,9 +232,7 @@ pub fn leaf_array(
             }
         }
         DataType::Binary | DataType::LargeBinary | DataType::BinaryView => {
-            let v: Vec<Option<Vec<u8>>> = (0..len)
-                .map(|_| (!rng.chance(s)).then(|| rng.bytes(0, 20)))
-                .collect();
+            let v: Vec<Option<Vec<u8>>> = (0..len).map(|_| (!rng.chance(s)).then(|| rng.bytes(0, 20))).collect();
             let r: Vec<Option<&[u8]>> = v.iter().map(|b| b.as_deref()).collect();
             match t {
                 DataType::Binary => Arc::new(BinaryArray::from(r)),
@@ -314,20 +241,12 @@ pub fn leaf_array(
             }
         }
         DataType::FixedSizeBinary(w) => {
-            let v: Vec<Option<Vec<u8>>> = (0..len)
-                .map(|_| (!rng.chance(s)).then(|| rng.bytes(*w as usize, *w as usize)))
-                .collect();
-            Arc::new(
-                FixedSizeBinaryArray::try_from_sparse_iter_with_size(v.into_iter(), *w).unwrap(),
-            )
+            let v: Vec<Option<Vec<u8>>> = (0..len).map(|_| (!rng.chance(s)).then(|| rng.bytes(*w as usize, *w as usize))).collect();
+            Arc::new(FixedSizeBinaryArray::try_from_sparse_iter_with_size(v.into_iter(), *w).unwrap())
         }
         DataType::Dictionary(..) => {
-            let values = StringArray::from_iter_values(
-                (0..d).map(|i| format!("value {i} {}", "x".repeat(i as usize % 7))),
-            );
-            let keys: Int32Array = (0..len)
-                .map(|_| (!rng.chance(s)).then(|| rng.below(d) as i32))
-                .collect();
+            let values = StringArray::from_iter_values((0..d).map(|i| format!("value {i} {}", "x".repeat(i as usize % 7))));
+            let keys: Int32Array = (0..len).map(|_| (!rng.chance(s)).then(|| rng.below(d) as i32)).collect();
             Arc::new(DictionaryArray::<Int32Type>::try_new(keys, Arc::new(values)).unwrap())
         }
         DataType::Null => Arc::new(NullArray::new(len)),
@@ -340,16 +259,12 @@ pub fn leaf_array(
 pub fn leaf_paths(schema: &Schema) -> Vec<(String, DataType)> {
     fn walk(path: String, t: &DataType, out: &mut Vec<(String, DataType)>) {
         match t {
-            DataType::Struct(fs) => fs
-                .iter()
-                .for_each(|f| walk(format!("{path}.{}", f.name()), f.data_type(), out)),
+            DataType::Struct(fs) => fs.iter().for_each(|f| walk(format!("{path}.{}", f.name()), f.data_type(), out)),
             DataType::List(f) | DataType::LargeList(f) | DataType::FixedSizeList(f, _) => {
                 walk(format!("{path}.list.element"), f.data_type(), out)
             }
             DataType::Map(e, _) => {
-                let DataType::Struct(kv) = e.data_type() else {
-                    unreachable!()
-                };
+                let DataType::Struct(kv) = e.data_type() else { unreachable!() };
                 walk(format!("{path}.key_value.key"), kv[0].data_type(), out);
                 walk(format!("{path}.key_value.value"), kv[1].data_type(), out);
             }
@@ -357,19 +272,14 @@ pub fn leaf_paths(schema: &Schema) -> Vec<(String, DataType)> {
         }
     }
     let mut out = Vec::new();
-    schema
-        .fields()
-        .iter()
-        .for_each(|f| walk(f.name().clone(), f.data_type(), &mut out));
+    schema.fields().iter().for_each(|f| walk(f.name().clone(), f.data_type(), &mut out));
     out
 }
 
 /// Whether two types are the same but for the names of list elements (and map fields).
 pub fn same_but_names(a: &DataType, b: &DataType) -> bool {
     use DataType as D;
-    let fields = |x: &Field, y: &Field| {
-        x.is_nullable() == y.is_nullable() && same_but_names(x.data_type(), y.data_type())
-    };
+    let fields = |x: &Field, y: &Field| x.is_nullable() == y.is_nullable() && same_but_names(x.data_type(), y.data_type());
     match (a, b) {
         (D::List(x), D::List(y)) | (D::LargeList(x), D::LargeList(y)) => fields(x, y),
         (D::FixedSizeList(x, n), D::FixedSizeList(y, m)) => n == m && fields(x, y),
@@ -381,10 +291,7 @@ pub fn same_but_names(a: &DataType, b: &DataType) -> bool {
             _ => false,
         },
         (D::Struct(x), D::Struct(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .zip(y.iter())
-                    .all(|(x, y)| x.name() == y.name() && fields(x, y))
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|(x, y)| x.name() == y.name() && fields(x, y))
         }
         _ => a == b,
     }
@@ -394,23 +301,13 @@ pub fn same_but_names(a: &DataType, b: &DataType) -> bool {
 pub fn retype(data: ArrayData, t: &DataType) -> ArrayData {
     use DataType as D;
     let child_types: Vec<DataType> = match t {
-        D::List(f) | D::LargeList(f) | D::FixedSizeList(f, _) | D::Map(f, _) => {
-            vec![f.data_type().clone()]
-        }
+        D::List(f) | D::LargeList(f) | D::FixedSizeList(f, _) | D::Map(f, _) => vec![f.data_type().clone()],
         D::Struct(fs) => fs.iter().map(|f| f.data_type().clone()).collect(),
         _ => return data,
     };
-    let children: Vec<ArrayData> = data
-        .child_data()
-        .iter()
-        .zip(&child_types)
-        .map(|(c, ct)| retype(c.clone(), ct))
-        .collect();
-    data.into_builder()
-        .data_type(t.clone())
-        .child_data(children)
-        .build()
-        .unwrap()
+    let children: Vec<ArrayData> =
+        data.child_data().iter().zip(&child_types).map(|(c, ct)| retype(c.clone(), ct)).collect();
+    data.into_builder().data_type(t.clone()).child_data(children).build().unwrap()
 }
 
 /// `got` named like `want` when only names differ (pyarrow's `element` for arrow-rs's `item`).
@@ -438,9 +335,7 @@ pub fn per_leaf(
         let e = match t {
             D::Dictionary(..) | D::Boolean | D::Null => continue,
             D::Float32 | D::Float64 => floats,
-            D::Utf8 | D::LargeUtf8 | D::Utf8View | D::Binary | D::LargeBinary | D::BinaryView => {
-                bytes
-            }
+            D::Utf8 | D::LargeUtf8 | D::Utf8View | D::Binary | D::LargeBinary | D::BinaryView => bytes,
             D::FixedSizeBinary(_) | D::Float16 => fixed,
             D::Decimal128(p, _) if p > 18 => fixed,
             _ => ints,
@@ -452,18 +347,10 @@ pub fn per_leaf(
 
 /// Every difference between `want` and `got` (read by another library), list element names
 /// aside.
-pub fn diff_named_like(
-    want: &super::read_compare::Table,
-    got: &super::read_compare::Table,
-) -> Vec<String> {
+pub fn diff_named_like(want: &super::read_compare::Table, got: &super::read_compare::Table) -> Vec<String> {
     let mut got = got.clone();
     if got.names == want.names {
-        got.columns = want
-            .columns
-            .iter()
-            .zip(&got.columns)
-            .map(|(w, g)| named_like(w, g))
-            .collect();
+        got.columns = want.columns.iter().zip(&got.columns).map(|(w, g)| named_like(w, g)).collect();
     }
     super::read_compare::diff_tables(want, &got)
 }

@@ -50,11 +50,7 @@ impl Table {
 
     /// The column named `name`.
     pub fn column(&self, name: &str) -> &ArrayRef {
-        let i = self
-            .names
-            .iter()
-            .position(|n| n == name)
-            .unwrap_or_else(|| panic!("no column {name}"));
+        let i = self.names.iter().position(|n| n == name).unwrap_or_else(|| panic!("no column {name}"));
         &self.columns[i]
     }
 
@@ -62,10 +58,7 @@ impl Table {
     pub fn project(&self, indices: &[usize]) -> Table {
         Table {
             names: indices.iter().map(|&i| self.names[i].clone()).collect(),
-            columns: indices
-                .iter()
-                .map(|&i| Arc::clone(&self.columns[i]))
-                .collect(),
+            columns: indices.iter().map(|&i| Arc::clone(&self.columns[i])).collect(),
         }
     }
 
@@ -85,10 +78,7 @@ impl Table {
             .zip(&other.columns)
             .map(|(a, b)| arrow_select::concat::concat(&[a.as_ref(), b.as_ref()]).unwrap())
             .collect();
-        Table {
-            names: self.names.clone(),
-            columns,
-        }
+        Table { names: self.names.clone(), columns }
     }
 }
 
@@ -112,7 +102,8 @@ pub fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
                 let mut c = c.borrow_mut();
                 match c.as_mut() {
                     Some(slot) => {
-                        let location = info.location().map(|l| l.to_string()).unwrap_or_default();
+                        let location =
+                            info.location().map(|l| l.to_string()).unwrap_or_default();
                         *slot = format!("panicked at {location}: {}", payload(info.payload()));
                         true
                     }
@@ -126,16 +117,8 @@ pub fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     });
     CAPTURING.with(|c| *c.borrow_mut() = Some(String::new()));
     let result = panic::catch_unwind(AssertUnwindSafe(f));
-    let message = CAPTURING
-        .with(|c| c.borrow_mut().take())
-        .unwrap_or_default();
-    result.map_err(|p| {
-        if message.is_empty() {
-            format!("panicked: {}", payload(&*p))
-        } else {
-            message
-        }
-    })
+    let message = CAPTURING.with(|c| c.borrow_mut().take()).unwrap_or_default();
+    result.map_err(|p| if message.is_empty() { format!("panicked: {}", payload(&*p)) } else { message })
 }
 
 fn payload(p: &(dyn std::any::Any + Send)) -> String {
@@ -164,28 +147,20 @@ pub fn read_parquetry(path: &Path, options: &ReadOptions) -> Result<Table, Strin
 pub fn read_parquetry_mapped(path: &Path, options: &ReadOptions) -> Result<Table, String> {
     catch(|| {
         // SAFETY: the test corpus is not modified while the tests run.
-        let mut file =
-            unsafe { ParquetFile::open_mapped(path) }.map_err(|e| format!("open: {e}"))?;
+        let mut file = unsafe { ParquetFile::open_mapped(path) }.map_err(|e| format!("open: {e}"))?;
         read_table(&mut file, options)
     })
     .and_then(|r| r)
 }
 
-fn read_table<S: ChunkSource>(
-    file: &mut ParquetFile<S>,
-    options: &ReadOptions,
-) -> Result<Table, String> {
-    let batches = file
-        .read_all(options)
-        .map_err(|e| format!("read_all: {e}"))?;
+fn read_table<S: ChunkSource>(file: &mut ParquetFile<S>, options: &ReadOptions) -> Result<Table, String> {
+    let batches = file.read_all(options).map_err(|e| format!("read_all: {e}"))?;
     let schema = match batches.first() {
         Some(b) => b.schema(),
         None => {
             // No batches: the schema comes from the iterator (it reflects projection and
             // byte-array type overrides).
-            let iter = file
-                .batches(options.clone())
-                .map_err(|e| format!("batches: {e}"))?;
+            let iter = file.batches(options.clone()).map_err(|e| format!("batches: {e}"))?;
             iter.schema()
         }
     };
@@ -199,13 +174,9 @@ pub fn read_parquetry_batches(
 ) -> Result<(Arc<Schema>, Vec<RecordBatch>), String> {
     catch(|| {
         let file = ParquetFile::open(path).map_err(|e| format!("open: {e}"))?;
-        let iter = file
-            .batches(options.clone())
-            .map_err(|e| format!("batches: {e}"))?;
+        let iter = file.batches(options.clone()).map_err(|e| format!("batches: {e}"))?;
         let schema = iter.schema();
-        let batches = iter
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| format!("batch: {e}"))?;
+        let batches = iter.collect::<Result<Vec<_>, _>>().map_err(|e| format!("batch: {e}"))?;
         Ok((schema, batches))
     })
     .and_then(|r| r)
@@ -219,10 +190,7 @@ pub fn read_parquetry_batches(
 pub fn pyarrow_tables(tag: &str, paths: &[PathBuf]) -> HashMap<PathBuf, Result<Table, String>> {
     let out_dir = std::env::temp_dir().join(format!("parquetry-ipc-{}-{tag}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out_dir);
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/support/pyarrow_to_ipc.py"
-    );
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/pyarrow_to_ipc.py");
     let mut child = Command::new(super::common::python())
         .arg(script)
         .arg(&out_dir)
@@ -231,10 +199,7 @@ pub fn pyarrow_tables(tag: &str, paths: &[PathBuf]) -> HashMap<PathBuf, Result<T
         .stderr(Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| {
-            panic!(
-                "cannot run {} ({e}): python3 with pyarrow is required (./test.sh installs it)",
-                super::common::python()
-            )
+            panic!("cannot run {} ({e}): python3 with pyarrow is required (./test.sh installs it)", super::common::python())
         });
     {
         let mut stdin = child.stdin.take().unwrap();
@@ -251,9 +216,7 @@ pub fn pyarrow_tables(tag: &str, paths: &[PathBuf]) -> HashMap<PathBuf, Result<T
     let index: serde_json::Value = serde_json::from_slice(&out.stdout).expect("pyarrow index JSON");
     let mut tables = HashMap::new();
     for p in paths {
-        let entry = index[p.display().to_string()]
-            .as_str()
-            .unwrap_or("error: missing from index");
+        let entry = index[p.display().to_string()].as_str().unwrap_or("error: missing from index");
         let table = if let Some(err) = entry.strip_prefix("error: ") {
             Err(format!("pyarrow: {err}"))
         } else {
@@ -327,10 +290,7 @@ pub fn first_difference(a: &dyn Array, b: &dyn Array) -> usize {
 /// Every difference between `want` (the reference) and `got`, one line per column.
 pub fn diff_tables(want: &Table, got: &Table) -> Vec<String> {
     if want.names != got.names {
-        return vec![format!(
-            "column names: want {:?}, got {:?}",
-            want.names, got.names
-        )];
+        return vec![format!("column names: want {:?}, got {:?}", want.names, got.names)];
     }
     let mut diffs = Vec::new();
     for ((name, w), g) in want.names.iter().zip(&want.columns).zip(&got.columns) {
@@ -345,13 +305,7 @@ pub fn diff_tables(want: &Table, got: &Table) -> Vec<String> {
 /// which the reference's IPC files strip to the storage type).
 pub fn without_field_metadata(t: &DataType) -> DataType {
     use arrow_schema::Field;
-    let strip = |f: &Field| {
-        Arc::new(Field::new(
-            f.name(),
-            without_field_metadata(f.data_type()),
-            f.is_nullable(),
-        ))
-    };
+    let strip = |f: &Field| Arc::new(Field::new(f.name(), without_field_metadata(f.data_type()), f.is_nullable()));
     match t {
         DataType::List(f) => DataType::List(strip(f)),
         DataType::LargeList(f) => DataType::LargeList(strip(f)),
@@ -367,11 +321,7 @@ pub fn strip_field_metadata(a: &ArrayRef) -> ArrayRef {
     fn strip(data: arrow_data::ArrayData) -> arrow_data::ArrayData {
         let t = without_field_metadata(data.data_type());
         let children: Vec<_> = data.child_data().iter().cloned().map(strip).collect();
-        data.into_builder()
-            .data_type(t)
-            .child_data(children)
-            .build()
-            .expect("same layout")
+        data.into_builder().data_type(t).child_data(children).build().expect("same layout")
     }
     arrow_array::make_array(strip(a.to_data()))
 }
@@ -381,21 +331,11 @@ pub fn diff_arrays(want: &dyn Array, got: &dyn Array) -> Option<String> {
     if want.data_type() != got.data_type()
         && without_field_metadata(want.data_type()) == without_field_metadata(got.data_type())
     {
-        let (want, got) = (
-            arrow_array::make_array(want.to_data()),
-            arrow_array::make_array(got.to_data()),
-        );
-        return diff_arrays(
-            strip_field_metadata(&want).as_ref(),
-            strip_field_metadata(&got).as_ref(),
-        );
+        let (want, got) = (arrow_array::make_array(want.to_data()), arrow_array::make_array(got.to_data()));
+        return diff_arrays(strip_field_metadata(&want).as_ref(), strip_field_metadata(&got).as_ref());
     }
     if want.data_type() != got.data_type() {
-        return Some(format!(
-            "type: want {}, got {}",
-            want.data_type(),
-            got.data_type()
-        ));
+        return Some(format!("type: want {}, got {}", want.data_type(), got.data_type()));
     }
     if want.len() != got.len() {
         return Some(format!("length: want {}, got {}", want.len(), got.len()));
@@ -404,11 +344,7 @@ pub fn diff_arrays(want: &dyn Array, got: &dyn Array) -> Option<String> {
         return None;
     }
     let row = first_difference(want, got);
-    Some(format!(
-        "row {row} differs: want {} got {}",
-        show(want, row),
-        show(got, row)
-    ))
+    Some(format!("row {row} differs: want {} got {}", show(want, row), show(got, row)))
 }
 
 /// Whether `t` is a string or binary type with variable-length values (any offset width,
@@ -437,36 +373,12 @@ pub fn is_utf8_type(t: &DataType) -> bool {
 pub fn byte_values(a: &dyn Array) -> Option<Vec<Option<Vec<u8>>>> {
     use DataType as D;
     let out: Vec<Option<Vec<u8>>> = match a.data_type() {
-        D::Utf8 => a
-            .as_string::<i32>()
-            .iter()
-            .map(|v| v.map(|s| s.as_bytes().to_vec()))
-            .collect(),
-        D::LargeUtf8 => a
-            .as_string::<i64>()
-            .iter()
-            .map(|v| v.map(|s| s.as_bytes().to_vec()))
-            .collect(),
-        D::Utf8View => a
-            .as_string_view()
-            .iter()
-            .map(|v| v.map(|s| s.as_bytes().to_vec()))
-            .collect(),
-        D::Binary => a
-            .as_binary::<i32>()
-            .iter()
-            .map(|v| v.map(<[u8]>::to_vec))
-            .collect(),
-        D::LargeBinary => a
-            .as_binary::<i64>()
-            .iter()
-            .map(|v| v.map(<[u8]>::to_vec))
-            .collect(),
-        D::BinaryView => a
-            .as_binary_view()
-            .iter()
-            .map(|v| v.map(<[u8]>::to_vec))
-            .collect(),
+        D::Utf8 => a.as_string::<i32>().iter().map(|v| v.map(|s| s.as_bytes().to_vec())).collect(),
+        D::LargeUtf8 => a.as_string::<i64>().iter().map(|v| v.map(|s| s.as_bytes().to_vec())).collect(),
+        D::Utf8View => a.as_string_view().iter().map(|v| v.map(|s| s.as_bytes().to_vec())).collect(),
+        D::Binary => a.as_binary::<i32>().iter().map(|v| v.map(<[u8]>::to_vec)).collect(),
+        D::LargeBinary => a.as_binary::<i64>().iter().map(|v| v.map(<[u8]>::to_vec)).collect(),
+        D::BinaryView => a.as_binary_view().iter().map(|v| v.map(<[u8]>::to_vec)).collect(),
         D::Dictionary(_, _) => {
             let dict = a.as_any_dictionary();
             let values = byte_values(dict.values().as_ref())?;
@@ -496,10 +408,7 @@ pub fn dictionary_keys(keys: &dyn Array) -> Vec<Option<i64>> {
     where
         T::Native: TryInto<i64>,
     {
-        a.as_primitive::<T>()
-            .iter()
-            .map(|k| k.map(|k| k.try_into().unwrap_or(i64::MAX)))
-            .collect()
+        a.as_primitive::<T>().iter().map(|k| k.map(|k| k.try_into().unwrap_or(i64::MAX))).collect()
     }
     match keys.data_type() {
         D::Int8 => conv::<Int8Type>(keys),
@@ -522,18 +431,10 @@ pub fn diff_byte_values(want: &[Option<Vec<u8>>], got: &[Option<Vec<u8>>]) -> Op
     let row = want.iter().zip(got).position(|(w, g)| w != g)?;
     let short = |v: &Option<Vec<u8>>| match v {
         None => "null".to_owned(),
-        Some(b) if b.len() > 60 => format!(
-            "{:?}… ({} bytes)",
-            String::from_utf8_lossy(&b[..60]),
-            b.len()
-        ),
+        Some(b) if b.len() > 60 => format!("{:?}… ({} bytes)", String::from_utf8_lossy(&b[..60]), b.len()),
         Some(b) => format!("{:?}", String::from_utf8_lossy(b)),
     };
-    Some(format!(
-        "row {row} differs: want {} got {}",
-        short(&want[row]),
-        short(&got[row])
-    ))
+    Some(format!("row {row} differs: want {} got {}", short(&want[row]), short(&got[row])))
 }
 
 /// Whether parquetry's type is the one `choice` asks for, keeping text as text and bytes as
@@ -558,10 +459,7 @@ pub fn byte_array_type_ok(got: &DataType, choice: ByteArrayType, utf8: bool) -> 
 /// binary columns by their bytes (and their type must be the chosen kind), others exactly.
 pub fn diff_with_byte_array_type(want: &Table, got: &Table, choice: ByteArrayType) -> Vec<String> {
     if got.names != want.names {
-        return vec![format!(
-            "column names: want {:?}, got {:?}",
-            want.names, got.names
-        )];
+        return vec![format!("column names: want {:?}, got {:?}", want.names, got.names)];
     }
     let mut diffs = Vec::new();
     for ((name, w), g) in want.names.iter().zip(&want.columns).zip(&got.columns) {
@@ -592,10 +490,7 @@ pub fn diff_with_byte_array_type(want: &Table, got: &Table, choice: ByteArrayTyp
             ));
             continue;
         }
-        let (wv, gv) = (
-            byte_values(w.as_ref()).unwrap(),
-            byte_values(g.as_ref()).unwrap(),
-        );
+        let (wv, gv) = (byte_values(w.as_ref()).unwrap(), byte_values(g.as_ref()).unwrap());
         if let Some(d) = diff_byte_values(&wv, &gv) {
             diffs.push(format!("column '{name}': {d}"));
         }
@@ -611,12 +506,7 @@ fn dictionary_of(key: &DataType, values: &[Option<Vec<u8>>], utf8: bool) -> Opti
     fn build<K: ArrowDictionaryKeyType>(values: &[Option<Vec<u8>>], utf8: bool) -> ArrayRef {
         if utf8 {
             let mut b = GenericByteDictionaryBuilder::<K, Utf8Type>::new();
-            values.iter().for_each(|v| {
-                b.append_option(
-                    v.as_deref()
-                        .map(|b| String::from_utf8_lossy(b).into_owned()),
-                )
-            });
+            values.iter().for_each(|v| b.append_option(v.as_deref().map(|b| String::from_utf8_lossy(b).into_owned())));
             Arc::new(b.finish())
         } else {
             let mut b = GenericByteDictionaryBuilder::<K, BinaryType>::new();
@@ -639,14 +529,10 @@ fn dictionary_of(key: &DataType, values: &[Option<Vec<u8>>], utf8: bool) -> Opti
 
 /// `got` (a nested array read with `choice`) with every string/binary leaf turned into the
 /// type it has in `want` (pyarrow's reading); fails on a leaf of the wrong kind.
-pub fn with_byte_leaves_as(
-    got: &ArrayRef,
-    want: &DataType,
-    choice: ByteArrayType,
-) -> Result<ArrayRef, String> {
+pub fn with_byte_leaves_as(got: &ArrayRef, want: &DataType, choice: ByteArrayType) -> Result<ArrayRef, String> {
     use arrow_array::{
-        BinaryArray, BinaryViewArray, FixedSizeListArray, LargeBinaryArray, LargeListArray,
-        LargeStringArray, ListArray, MapArray, StringArray, StringViewArray, StructArray,
+        BinaryArray, BinaryViewArray, FixedSizeListArray, LargeBinaryArray, LargeListArray, LargeStringArray, ListArray,
+        MapArray, StringArray, StringViewArray, StructArray,
     };
     use DataType as D;
     let array: ArrayRef = match (got.data_type(), want) {
@@ -658,48 +544,30 @@ pub fn with_byte_leaves_as(
                 .zip(fields.iter())
                 .map(|(c, f)| with_byte_leaves_as(c, f.data_type(), choice))
                 .collect::<Result<Vec<_>, _>>()?;
-            Arc::new(
-                StructArray::try_new(fields.clone(), children, s.nulls().cloned())
-                    .map_err(|e| e.to_string())?,
-            )
+            Arc::new(StructArray::try_new(fields.clone(), children, s.nulls().cloned()).map_err(|e| e.to_string())?)
         }
         (D::List(_), D::List(f)) => {
             let l = got.as_list::<i32>();
             let child = with_byte_leaves_as(l.values(), f.data_type(), choice)?;
-            Arc::new(
-                ListArray::try_new(f.clone(), l.offsets().clone(), child, l.nulls().cloned())
-                    .map_err(|e| e.to_string())?,
-            )
+            Arc::new(ListArray::try_new(f.clone(), l.offsets().clone(), child, l.nulls().cloned()).map_err(|e| e.to_string())?)
         }
         (D::LargeList(_), D::LargeList(f)) => {
             let l = got.as_list::<i64>();
             let child = with_byte_leaves_as(l.values(), f.data_type(), choice)?;
-            Arc::new(
-                LargeListArray::try_new(f.clone(), l.offsets().clone(), child, l.nulls().cloned())
-                    .map_err(|e| e.to_string())?,
-            )
+            Arc::new(LargeListArray::try_new(f.clone(), l.offsets().clone(), child, l.nulls().cloned()).map_err(|e| e.to_string())?)
         }
         (D::FixedSizeList(..), D::FixedSizeList(f, n)) => {
             let l = got.as_fixed_size_list();
             let child = with_byte_leaves_as(l.values(), f.data_type(), choice)?;
-            Arc::new(
-                FixedSizeListArray::try_new(f.clone(), *n, child, l.nulls().cloned())
-                    .map_err(|e| e.to_string())?,
-            )
+            Arc::new(FixedSizeListArray::try_new(f.clone(), *n, child, l.nulls().cloned()).map_err(|e| e.to_string())?)
         }
         (D::Map(..), D::Map(f, sorted)) => {
             let m = got.as_map();
             let entries: ArrayRef = Arc::new(m.entries().clone());
             let entries = with_byte_leaves_as(&entries, f.data_type(), choice)?;
             Arc::new(
-                MapArray::try_new(
-                    f.clone(),
-                    m.offsets().clone(),
-                    entries.as_struct().clone(),
-                    m.nulls().cloned(),
-                    *sorted,
-                )
-                .map_err(|e| e.to_string())?,
+                MapArray::try_new(f.clone(), m.offsets().clone(), entries.as_struct().clone(), m.nulls().cloned(), *sorted)
+                    .map_err(|e| e.to_string())?,
             )
         }
         (g, w) if is_byte_array_type(w) => {
@@ -707,30 +575,18 @@ pub fn with_byte_leaves_as(
                 return Err(format!("leaf type {g} for {choice:?} (pyarrow reads {w})"));
             }
             let values = byte_values(got.as_ref()).ok_or("not a byte array")?;
-            let text =
-                |v: &Option<Vec<u8>>| v.as_ref().map(|b| String::from_utf8_lossy(b).into_owned());
+            let text = |v: &Option<Vec<u8>>| v.as_ref().map(|b| String::from_utf8_lossy(b).into_owned());
             match w {
                 D::Utf8 => Arc::new(values.iter().map(text).collect::<StringArray>()),
                 D::LargeUtf8 => Arc::new(values.iter().map(text).collect::<LargeStringArray>()),
                 D::Utf8View => Arc::new(values.iter().map(text).collect::<StringViewArray>()),
                 D::Binary => Arc::new(values.iter().map(|v| v.as_deref()).collect::<BinaryArray>()),
-                D::LargeBinary => Arc::new(
-                    values
-                        .iter()
-                        .map(|v| v.as_deref())
-                        .collect::<LargeBinaryArray>(),
-                ),
-                D::BinaryView => Arc::new(
-                    values
-                        .iter()
-                        .map(|v| v.as_deref())
-                        .collect::<BinaryViewArray>(),
-                ),
+                D::LargeBinary => Arc::new(values.iter().map(|v| v.as_deref()).collect::<LargeBinaryArray>()),
+                D::BinaryView => Arc::new(values.iter().map(|v| v.as_deref()).collect::<BinaryViewArray>()),
                 // A dictionary leaf (pyarrow keeps the `ARROW:schema` dictionary type of a list
                 // element): rebuilt with a dictionary of its own; equality compares values.
                 D::Dictionary(k, v) if matches!(**v, D::Utf8 | D::Binary) => {
-                    dictionary_of(k, &values, **v == D::Utf8)
-                        .ok_or_else(|| format!("dictionary keys {k}"))?
+                    dictionary_of(k, &values, **v == D::Utf8).ok_or_else(|| format!("dictionary keys {k}"))?
                 }
                 other => return Err(format!("no conversion to {other} in the test helper")),
             }

@@ -58,23 +58,12 @@ pub fn write_ipc(path: &Path, schema: &SchemaRef, batches: &[RecordBatch]) {
 }
 
 /// Writes a Parquet file with parquetry, panicking with the path and error on failure.
-pub fn write_parquet(
-    path: &Path,
-    schema: &SchemaRef,
-    batches: &[RecordBatch],
-    options: WriteOptions,
-) {
-    try_write_parquet(path, schema, batches, options)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+pub fn write_parquet(path: &Path, schema: &SchemaRef, batches: &[RecordBatch], options: WriteOptions) {
+    try_write_parquet(path, schema, batches, options).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
 }
 
 /// Writes a Parquet file with parquetry, returning the writer's error.
-pub fn try_write_parquet(
-    path: &Path,
-    schema: &SchemaRef,
-    batches: &[RecordBatch],
-    options: WriteOptions,
-) -> Result<(), parquetry::Error> {
+pub fn try_write_parquet(path: &Path, schema: &SchemaRef, batches: &[RecordBatch], options: WriteOptions) -> Result<(), parquetry::Error> {
     let file = std::fs::File::create(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut w = ParquetWriter::try_new(file, schema.clone(), options)?;
     for b in batches {
@@ -118,9 +107,7 @@ pub fn per_type(
 /// Runs `tests/support/<script>` with `request` as JSON on stdin; returns its stdout as JSON.
 /// Panics (with stderr) if Python, a module or the script fails.
 pub fn run_python_json(script: &str, request: &serde_json::Value) -> serde_json::Value {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/support")
-        .join(script);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/support").join(script);
     let python = super::common::python();
     let mut child = Command::new(&python)
         .arg(&path)
@@ -128,9 +115,7 @@ pub fn run_python_json(script: &str, request: &serde_json::Value) -> serde_json:
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap_or_else(|e| {
-            panic!("cannot run {python} ({e}): ./test.sh installs what the tests need")
-        });
+        .unwrap_or_else(|e| panic!("cannot run {python} ({e}): ./test.sh installs what the tests need"));
     {
         let mut stdin = child.stdin.take().unwrap();
         stdin.write_all(request.to_string().as_bytes()).unwrap();
@@ -142,10 +127,7 @@ pub fn run_python_json(script: &str, request: &serde_json::Value) -> serde_json:
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{script}: bad JSON ({e}):\n{}",
-            String::from_utf8_lossy(&out.stdout)
-        )
+        panic!("{script}: bad JSON ({e}):\n{}", String::from_utf8_lossy(&out.stdout))
     })
 }
 
@@ -155,37 +137,19 @@ pub fn run_python_json(script: &str, request: &serde_json::Value) -> serde_json:
 /// failure with Go present panics.
 pub fn run_go_writer(dir: &TempDir, args: &[&str]) -> Result<Vec<serde_json::Value>, String> {
     let go = std::env::var("GO").unwrap_or_else(|_| "go".to_owned());
-    if Command::new(&go)
-        .arg("version")
-        .output()
-        .map_or(true, |o| !o.status.success())
-    {
+    if Command::new(&go).arg("version").output().map_or(true, |o| !o.status.success()) {
         return Err(format!("parquet-go part skipped: `{go}` is not on PATH"));
     }
     let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scripts/interop/go-writer");
     let exe = dir.join("go-writer");
-    let out = Command::new(&go)
-        .args(["build", "-o"])
-        .arg(&exe)
-        .arg(".")
-        .current_dir(source)
-        .output()
-        .expect("run go build");
+    let out = Command::new(&go).args(["build", "-o"]).arg(&exe).arg(".").current_dir(source).output().expect("run go build");
     assert!(
         out.status.success(),
         "go build of scripts/interop/go-writer failed:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let out = Command::new(&exe)
-        .args(args)
-        .arg(dir.join("go"))
-        .output()
-        .expect("run go-writer");
-    assert!(
-        out.status.success(),
-        "go-writer failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = Command::new(&exe).args(args).arg(dir.join("go")).output().expect("run go-writer");
+    assert!(out.status.success(), "go-writer failed:\n{}", String::from_utf8_lossy(&out.stderr));
     Ok(String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("go-writer output {l:?}: {e}")))
@@ -196,29 +160,14 @@ pub fn run_go_writer(dir: &TempDir, args: &[&str]) -> Result<Vec<serde_json::Val
 /// name: an encoding among `encodings` the settings mention (lower case) with no data page in
 /// it (PARQUET_VERSION V2 means DELTA_BINARY_PACKED), and page versions and dictionary pages
 /// against "page v1/v2", "dictionary pages" and "no dictionary". One line per problem.
-pub fn settings_layout_problems(
-    settings: &str,
-    layout: &serde_json::Value,
-    encodings: &[&'static str],
-) -> Vec<String> {
-    let has = |key: &str, what: &str| {
-        layout[key]
-            .as_array()
-            .is_some_and(|a| a.iter().any(|v| v == what))
-    };
-    let mut named: Vec<&str> = encodings
-        .iter()
-        .copied()
-        .filter(|e| settings.contains(&e.to_lowercase()))
-        .collect();
+pub fn settings_layout_problems(settings: &str, layout: &serde_json::Value, encodings: &[&'static str]) -> Vec<String> {
+    let has = |key: &str, what: &str| layout[key].as_array().is_some_and(|a| a.iter().any(|v| v == what));
+    let mut named: Vec<&str> = encodings.iter().copied().filter(|e| settings.contains(&e.to_lowercase())).collect();
     if settings.contains("parquet_version v2") {
         named.push("DELTA_BINARY_PACKED");
     }
-    let mut problems: Vec<String> = named
-        .into_iter()
-        .filter(|e| !has("encodings", e))
-        .map(|e| format!("no {e} page: {layout}"))
-        .collect();
+    let mut problems: Vec<String> =
+        named.into_iter().filter(|e| !has("encodings", e)).map(|e| format!("no {e} page: {layout}")).collect();
     for (phrase, page_type, present) in [
         ("page v2", "DATA_PAGE_V2", true),
         ("page v1", "DATA_PAGE_V2", false),
@@ -226,10 +175,7 @@ pub fn settings_layout_problems(
         ("no dictionary", "DICTIONARY_PAGE", false),
     ] {
         if settings.contains(phrase) && has("page_types", page_type) != present {
-            problems.push(format!(
-                "'{phrase}' but the page types are {}",
-                layout["page_types"]
-            ));
+            problems.push(format!("'{phrase}' but the page types are {}", layout["page_types"]));
         }
     }
     problems

@@ -155,9 +155,7 @@ impl<'a, T: DeltaValue> DeltaBinaryPackedDecoder<'a, T> {
             )));
         }
         let total = usize::try_from(total).map_err(|_| {
-            Error::corrupt(format!(
-                "DELTA_BINARY_PACKED: value count {total} is too large"
-            ))
+            Error::corrupt(format!("DELTA_BINARY_PACKED: value count {total} is too large"))
         })?;
         Ok(Self {
             data,
@@ -229,13 +227,7 @@ impl<'a, T: DeltaValue> DeltaBinaryPackedDecoder<'a, T> {
         // Bound the reservation by what the input can hold (a 32-delta group of width 0
         // takes no bytes, so allow for those through normal growth).
         let bytes_left = self.data.len() - self.pos;
-        dst.reserve(
-            n.min(
-                bytes_left
-                    .saturating_mul(8)
-                    .saturating_add(33 + self.buffered()),
-            ),
-        );
+        dst.reserve(n.min(bytes_left.saturating_mul(8).saturating_add(33 + self.buffered())));
         self.run::<true>(n, dst)
     }
 
@@ -286,10 +278,7 @@ impl<'a, T: DeltaValue> DeltaBinaryPackedDecoder<'a, T> {
             let k = (32 - self.buf_pos).min(n - done);
             let min_delta = self.min_delta;
             let mut last = self.last;
-            let deltas = self
-                .buf
-                .get(self.buf_pos..self.buf_pos + k)
-                .unwrap_or_default();
+            let deltas = self.buf.get(self.buf_pos..self.buf_pos + k).unwrap_or_default();
             if KEEP {
                 dst.extend(deltas.iter().map(|&d| {
                     last = last.step(min_delta, d);
@@ -340,11 +329,7 @@ impl<'a, T: DeltaValue> DeltaBinaryPackedDecoder<'a, T> {
             self.pos += self.miniblocks_per_block;
             self.miniblock = 0;
         }
-        let width = self
-            .data
-            .get(self.widths_pos + self.miniblock)
-            .copied()
-            .unwrap_or(0) as usize;
+        let width = self.data.get(self.widths_pos + self.miniblock).copied().unwrap_or(0) as usize;
         // One bit over the type's width is legal (see `unpack32_wide`); more is not.
         if width > T::MAX_WIDTH + 1 {
             return Err(Error::corrupt(format!(
@@ -419,11 +404,11 @@ mod tests {
     #[test]
     fn header_and_block_errors() {
         let bad = [
-            &[0x81, 0x01, 4, 5, 2][..], // block size 129
-            &[0x80, 0x01, 3, 5, 2],     // 128 / 3
-            &[0x80, 0x01, 8, 5, 2],     // 16 values per miniblock
-            &[0x80, 0x01, 0, 5, 2],     // zero miniblocks
-            &[0x80, 0x01, 4, 5],        // truncated header
+            &[0x81, 0x01, 4, 5, 2][..],     // block size 129
+            &[0x80, 0x01, 3, 5, 2],         // 128 / 3
+            &[0x80, 0x01, 8, 5, 2],         // 16 values per miniblock
+            &[0x80, 0x01, 0, 5, 2],         // zero miniblocks
+            &[0x80, 0x01, 4, 5],            // truncated header
         ];
         for b in bad {
             assert!(DeltaBinaryPackedDecoder::<i64>::new(b).is_err(), "{b:?}");
@@ -431,18 +416,12 @@ mod tests {
         // Widths missing, miniblock bytes missing, width 34 for INT32.
         assert!(decode_i64(&[0x80, 0x01, 4, 5, 2, 2, 0]).is_err());
         let e = decode_i64(&[0x80, 0x01, 4, 5, 2, 2, 3, 0, 0, 0, 1, 2]).unwrap_err();
-        assert!(
-            e.to_string().contains("miniblock needs 12 bytes, 2 left"),
-            "{e}"
-        );
+        assert!(e.to_string().contains("miniblock needs 12 bytes, 2 left"), "{e}");
         let mut data = vec![0x80, 0x01, 4, 5, 2, 2, 34, 0, 0, 0];
         data.resize(data.len() + 4 * 34, 0);
         let mut d = DeltaBinaryPackedDecoder::<i32>::new(&data).unwrap();
         let e = d.decode_all(&mut Vec::new()).unwrap_err();
-        assert!(
-            e.to_string().contains("miniblock bit width 34 is over 33"),
-            "{e}"
-        );
+        assert!(e.to_string().contains("miniblock bit width 34 is over 33"), "{e}");
         let mut out = Vec::new();
         // A huge count with a few bytes errors without a huge allocation.
         let mut data = vec![0x80, 0x01, 1];
@@ -461,11 +440,7 @@ mod tests {
         let mut rng = TestRng::new(5);
         let mut values: Vec<i32> = (0..1000).map(|_| rng.next_u64() as i32).collect();
         values[..4].copy_from_slice(&[i32::MIN, i32::MAX, i32::MIN, i32::MAX]);
-        let data = encode(
-            &values.iter().map(|&v| i64::from(v)).collect::<Vec<_>>(),
-            128,
-            4,
-        );
+        let data = encode(&values.iter().map(|&v| i64::from(v)).collect::<Vec<_>>(), 128, 4);
         let mut pos = 0;
         for _ in 0..5 {
             read_uleb128(&data, &mut pos, "header, min delta").unwrap();
@@ -497,9 +472,7 @@ mod tests {
             let scale = [1u64, 100, 1 << 20, u64::MAX][iter % 4];
             let values: Vec<i64> = match iter % 5 {
                 0 => (0..n).map(|_| rng.next_u64() as i64).collect(),
-                1 => (0..n)
-                    .map(|i| if i % 2 == 0 { i64::MIN } else { i64::MAX })
-                    .collect(),
+                1 => (0..n).map(|i| if i % 2 == 0 { i64::MIN } else { i64::MAX }).collect(),
                 _ => {
                     let mut v = rng.next_u64() as i64;
                     (0..n)
@@ -514,11 +487,7 @@ mod tests {
             let mut data = encode(&values, bs, mbs);
             let end = data.len();
             data.extend([1, 2, 3]);
-            assert_eq!(
-                decode_i64(&data).unwrap(),
-                (values.clone(), end),
-                "iter {iter}"
-            );
+            assert_eq!(decode_i64(&data).unwrap(), (values.clone(), end), "iter {iter}");
             // INT32: the same data truncated to 32 bits decodes with wrapping.
             let v32: Vec<i32> = values.iter().map(|&v| v as i32).collect();
             let data32 = encode(&v32, bs, mbs);
@@ -553,9 +522,7 @@ mod tests {
                 d.extend(rng.bytes(len));
                 d
             } else {
-                let values: Vec<i64> = (0..rng.below(400))
-                    .map(|_| rng.below(1000) as i64)
-                    .collect();
+                let values: Vec<i64> = (0..rng.below(400)).map(|_| rng.below(1000) as i64).collect();
                 let mut d = encode(&values, 128, 4);
                 d.truncate(rng.below(d.len() as u64 + 1) as usize);
                 d
@@ -590,10 +557,7 @@ mod tests {
         let mut data = vec![0x80, 0x01, 4];
         crate::encoding::bit_pack::write_uleb128(deltas.len() as u64 + 1, &mut data);
         crate::encoding::bit_pack::write_uleb128(((first << 1) ^ (first >> 63)) as u64, &mut data);
-        crate::encoding::bit_pack::write_uleb128(
-            ((min_delta << 1) ^ (min_delta >> 63)) as u64,
-            &mut data,
-        );
+        crate::encoding::bit_pack::write_uleb128(((min_delta << 1) ^ (min_delta >> 63)) as u64, &mut data);
         data.extend([width, 0, 0, 0]);
         data.extend(pack_wide(deltas, width as usize));
         data
@@ -609,16 +573,10 @@ mod tests {
         let deltas: Vec<i64> = wide.windows(2).map(|w| w[1] - w[0]).collect();
         let min = *deltas.iter().min().unwrap();
         let packed: Vec<u128> = deltas.iter().map(|&d| (d - min) as u128).collect();
-        assert!(
-            packed.iter().any(|&d| d >= 1 << 32),
-            "the case needs 33 bits"
-        );
+        assert!(packed.iter().any(|&d| d >= 1 << 32), "the case needs 33 bits");
         let page = wide_page(wide[0], min, &packed, 33);
         let mut got = Vec::new();
-        DeltaBinaryPackedDecoder::<i32>::new(&page)
-            .unwrap()
-            .decode_all(&mut got)
-            .unwrap();
+        DeltaBinaryPackedDecoder::<i32>::new(&page).unwrap().decode_all(&mut got).unwrap();
         assert_eq!(got, values);
 
         // INT64 [MIN, MAX, MIN, 7] with 65-bit deltas, computed in 128-bit arithmetic.
@@ -627,17 +585,11 @@ mod tests {
         let deltas: Vec<i128> = wide.windows(2).map(|w| w[1] - w[0]).collect();
         let min = *deltas.iter().min().unwrap();
         let packed: Vec<u128> = deltas.iter().map(|&d| (d - min) as u128).collect();
-        assert!(
-            packed.iter().any(|&d| d >= 1 << 64),
-            "the case needs 65 bits"
-        );
+        assert!(packed.iter().any(|&d| d >= 1 << 64), "the case needs 65 bits");
         // The min delta is stored truncated to 64 bits (wrapping, as the spec's arithmetic).
         let page = wide_page(values[0], min as i64, &packed, 65);
         let mut got = Vec::new();
-        DeltaBinaryPackedDecoder::<i64>::new(&page)
-            .unwrap()
-            .decode_all(&mut got)
-            .unwrap();
+        DeltaBinaryPackedDecoder::<i64>::new(&page).unwrap().decode_all(&mut got).unwrap();
         assert_eq!(got, values);
     }
 }

@@ -37,9 +37,7 @@ macro_rules! delta_encode_value {
             }
             #[inline]
             fn or_relative(deltas: &[Self], min: Self) -> u64 {
-                deltas
-                    .iter()
-                    .fold(0, |acc, &d| acc | d.wrapping_sub(min) as $u) as u64
+                deltas.iter().fold(0, |acc, &d| acc | d.wrapping_sub(min) as $u) as u64
             }
             #[inline]
             fn pack_relative(deltas: &[Self], min: Self, width: usize, out: &mut Vec<u8>) {
@@ -142,9 +140,7 @@ impl<T: DeltaEncodeValue> DeltaBinaryPackedEncoder<T> {
 
     /// Appends `values`.
     pub fn put(&mut self, values: &[T]) {
-        let Some((&head, tail)) = values.split_first() else {
-            return;
-        };
+        let Some((&head, tail)) = values.split_first() else { return };
         let mut rest = values;
         if self.count == 0 {
             self.first = head;
@@ -190,20 +186,11 @@ impl<T: DeltaEncodeValue> DeltaBinaryPackedEncoder<T> {
         write_uleb128(self.block_size as u64, out);
         write_uleb128(self.miniblocks as u64, out);
         write_uleb128(self.count as u64, out);
-        let first = if self.count == 0 {
-            T::default()
-        } else {
-            self.first
-        };
+        let first = if self.count == 0 { T::default() } else { self.first };
         write_uleb128(first.zigzag(), out);
         out.extend_from_slice(&self.blocks);
         if !self.deltas.is_empty() {
-            encode_block(
-                &self.deltas,
-                self.block_size / self.miniblocks,
-                self.miniblocks,
-                out,
-            );
+            encode_block(&self.deltas, self.block_size / self.miniblocks, self.miniblocks, out);
         }
         self.count = 0;
         self.deltas.clear();
@@ -236,11 +223,7 @@ fn encode_block<T: DeltaEncodeValue>(
     write_uleb128(min.zigzag(), out);
     let widths_at = out.len();
     let used = deltas.len().div_ceil(per_mb);
-    out.extend(
-        deltas
-            .chunks(per_mb)
-            .map(|mb| bit_length(T::or_relative(mb, min)) as u8),
-    );
+    out.extend(deltas.chunks(per_mb).map(|mb| bit_length(T::or_relative(mb, min)) as u8));
     out.extend(std::iter::repeat_n(0, miniblocks - used));
     for (i, mb) in deltas.chunks(per_mb).enumerate() {
         let width = out.get(widths_at + i).copied().unwrap_or(0) as usize;
@@ -273,10 +256,7 @@ mod tests {
         // Encodings.md example 1 (1, 2, 3, 4, 5) in a 128-value block: 5 values, first
         // zigzag(1) = 2; block: min delta zigzag(1) = 2, all deltas equal so every width is 0
         // and there are no miniblock bytes.
-        assert_eq!(
-            encode(&[1i32, 2, 3, 4, 5]),
-            [0x80, 0x01, 4, 5, 2, 2, 0, 0, 0, 0]
-        );
+        assert_eq!(encode(&[1i32, 2, 3, 4, 5]), [0x80, 0x01, 4, 5, 2, 2, 0, 0, 0, 0]);
         // Example 2 (7, 5, 3, 1, 2, 3, 4, 5): deltas -2 -2 -2 1 1 1 1, min -2 (zigzag 3),
         // relative 0 0 0 3 3 3 3 on 2 bits, padded to a 32-value miniblock (8 bytes); the
         // three unused miniblocks have width 0 and no bytes.
@@ -294,9 +274,7 @@ mod tests {
         let data = encode(&[i32::MIN, i32::MAX, i32::MIN]);
         // First zigzag(MIN) = 2^32 - 1 (5 varint bytes); min delta -1 (zigzag 1); relative
         // 0 2 on 2 bits.
-        let mut want = vec![
-            0x80, 0x01, 4, 3, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F, 1, 2, 0, 0, 0,
-        ];
+        let mut want = vec![0x80, 0x01, 4, 3, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F, 1, 2, 0, 0, 0];
         want.extend([0b1000, 0, 0, 0, 0, 0, 0, 0]);
         assert_eq!(data, want);
         // The full spread of deltas needs all 32 bits, never more. The widths follow the
@@ -343,21 +321,14 @@ mod tests {
     #[test]
     fn round_trips_at_block_boundaries() {
         let mut rng = TestRng::new(61);
-        for (iter, shape) in [(128, 4), (128, 1), (256, 8), (1024, 32)]
-            .into_iter()
-            .enumerate()
-        {
+        for (iter, shape) in [(128, 4), (128, 1), (256, 8), (1024, 32)].into_iter().enumerate() {
             let mut e32 = DeltaBinaryPackedEncoder::<i32>::with_block_size(shape.0, shape.1);
             let mut e64 = DeltaBinaryPackedEncoder::<i64>::with_block_size(shape.0, shape.1);
-            for n in [
-                0usize, 1, 2, 31, 32, 33, 64, 127, 128, 129, 130, 255, 256, 257, 1000, 1025,
-            ] {
+            for n in [0usize, 1, 2, 31, 32, 33, 64, 127, 128, 129, 130, 255, 256, 257, 1000, 1025] {
                 for pattern in 0..6 {
                     let v: Vec<i64> = match pattern {
                         0 => (0..n).map(|_| rng.next_u64() as i64).collect(),
-                        1 => (0..n)
-                            .map(|i| if i % 2 == 0 { i64::MIN } else { i64::MAX })
-                            .collect(),
+                        1 => (0..n).map(|i| if i % 2 == 0 { i64::MIN } else { i64::MAX }).collect(),
                         2 => vec![-7; n],
                         3 => (0..n as i64).map(|i| i * 1000 + iter as i64).collect(),
                         4 => (0..n).map(|i| [i64::MIN, 0, i64::MAX][i % 3]).collect(),

@@ -12,8 +12,8 @@ use arrow_array::types::{
 use arrow_array::{ArrayRef, PrimitiveArray};
 use arrow_buffer::{i256, NullBuffer, ScalarBuffer};
 
-use super::Dict;
 use super::{decode_dense, is_dictionary_encoded, no_dictionary, page_rows};
+use super::Dict;
 use crate::encoding::rle::Run;
 use crate::encoding::{OffsetSize, OffsetsSink};
 use crate::error::{Error, Result};
@@ -96,9 +96,7 @@ fn convert<T: FromBigEndian, O: OffsetSize>(
 ) -> Result<()> {
     out.reserve(offsets.len().saturating_sub(1));
     for (i, w) in offsets.windows(2).enumerate() {
-        let bytes = data
-            .get(w[0].as_usize()..w[1].as_usize())
-            .unwrap_or_default();
+        let bytes = data.get(w[0].as_usize()..w[1].as_usize()).unwrap_or_default();
         let Some(v) = T::from_be(bytes) else {
             return Err(Error::corrupt(format!(
                 "value {i} of the page: a {}-byte decimal does not fit {}",
@@ -141,9 +139,7 @@ impl<T: FromBigEndian> DecimalDecoder<T> {
             if add <= MAX_PAGE_BYTES {
                 return Ok(());
             }
-            Err(Error::corrupt(format!(
-                "a page of decimals expands to {add} bytes"
-            )))
+            Err(Error::corrupt(format!("a page of decimals expands to {add} bytes")))
         })?;
         // On error append_page drops what was converted.
         convert::<T, _>(&self.raw.data, &self.raw.offsets, &mut self.values)
@@ -164,12 +160,7 @@ impl<T: FromBigEndian> ValueDecoder for DecimalDecoder<T> {
         Ok(())
     }
 
-    fn read(
-        &mut self,
-        page: &mut PageValues,
-        values: usize,
-        validity: Option<&Validity<'_>>,
-    ) -> Result<()> {
+    fn read(&mut self, page: &mut PageValues, values: usize, validity: Option<&Validity<'_>>) -> Result<()> {
         page_rows(values, validity)?;
         let base = self.values.len();
         if let Err(e) = self.append_values(page, values) {
@@ -232,40 +223,20 @@ mod tests {
             let a = a.as_primitive::<Decimal128Type>();
             assert_eq!(a.data_type(), &DataType::Decimal128(38, 2));
             let got: Vec<Option<i128>> = a.iter().collect();
-            assert_eq!(
-                got,
-                [
-                    Some(256),
-                    Some(-1),
-                    Some(0),
-                    None,
-                    Some(-128),
-                    Some(127),
-                    Some(-1)
-                ]
-            );
+            assert_eq!(got, [Some(256), Some(-1), Some(0), None, Some(-128), Some(127), Some(-1)]);
         }
         let mut d = decoder(&DataType::Decimal256(76, 0));
-        d.set_dictionary(&encode(Encoding::PLAIN, &values).values())
-            .unwrap();
+        d.set_dictionary(&encode(Encoding::PLAIN, &values).values()).unwrap();
         append(d.as_mut(), &indexes(&[3, 0, 0], 3), None).unwrap();
         let a = finish(d.as_mut(), &[true; 3]);
         let got: Vec<_> = a.as_primitive::<Decimal256Type>().values().to_vec();
-        assert_eq!(
-            got,
-            [
-                i256::from_i128(want[3]),
-                i256::from_i128(256),
-                i256::from_i128(256)
-            ]
-        );
+        assert_eq!(got, [i256::from_i128(want[3]), i256::from_i128(256), i256::from_i128(256)]);
         // 17 bytes that are not sign extension do not fit 128 bits.
         let mut d = decoder(&DataType::Decimal128(38, 0));
         let big: [&[u8]; 2] = [&[1], &[0x01; 17]];
         let e = append(d.as_mut(), &encode(Encoding::PLAIN, &big), None).unwrap_err();
         assert!(
-            e.to_string()
-                .contains("value 1 of the page: a 17-byte decimal does not fit"),
+            e.to_string().contains("value 1 of the page: a 17-byte decimal does not fit"),
             "{e}"
         );
         let small: [&[u8]; 1] = [&[0x00, 0x80]];

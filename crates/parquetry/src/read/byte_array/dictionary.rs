@@ -144,11 +144,7 @@ impl<K: ArrowDictionaryKeyType, O: OffsetSize + OffsetSizeTrait> DictionaryDecod
     /// Appends the keys of the page's next `n` values densely (no null slots yet).
     fn append_keys(&mut self, page: &mut PageValues, n: usize) -> Result<()> {
         if is_dictionary_encoded(page.encoding()) {
-            let dict = self
-                .next_base
-                .as_ref()
-                .or(self.base.as_ref())
-                .ok_or_else(no_dictionary)?;
+            let dict = self.next_base.as_ref().or(self.base.as_ref()).ok_or_else(no_dictionary)?;
             let (len, off) = (dict.len(), self.key_offset);
             if len > 0 {
                 check_key::<K>(off + len - 1)?;
@@ -204,11 +200,7 @@ impl<K: ArrowDictionaryKeyType, O: OffsetSize + OffsetSizeTrait> DictionaryDecod
         let Some(base) = &self.base else {
             // No dictionary: the extra values are the whole array, moved without a copy.
             let OffsetsSink { offsets, data, .. } = std::mem::take(&mut self.extra);
-            return Ok(values_array::<O>(
-                offsets,
-                Buffer::from_vec(data),
-                self.utf8,
-            ));
+            return Ok(values_array::<O>(offsets, Buffer::from_vec(data), self.utf8));
         };
         check_room::<O>(base.data.len(), self.extra.data.len() as u64)?;
         let shift = base.data.len();
@@ -216,21 +208,13 @@ impl<K: ArrowDictionaryKeyType, O: OffsetSize + OffsetSizeTrait> DictionaryDecod
         data.extend_from_slice(base.data.as_slice());
         data.extend_from_slice(&self.extra.data);
         let mut offsets = Vec::with_capacity(base.offsets.len() + self.extra.len());
-        offsets.extend(
-            base.offsets
-                .iter()
-                .map(|&o| <O as OffsetSize>::from_usize(o as usize)),
-        );
+        offsets.extend(base.offsets.iter().map(|&o| <O as OffsetSize>::from_usize(o as usize)));
         offsets.extend(
             self.extra.offsets[1..]
                 .iter()
                 .map(|&o| <O as OffsetSize>::from_usize(shift + OffsetSize::as_usize(o))),
         );
-        Ok(values_array::<O>(
-            offsets,
-            Buffer::from_vec(data),
-            self.utf8,
-        ))
+        Ok(values_array::<O>(offsets, Buffer::from_vec(data), self.utf8))
     }
 }
 
@@ -261,20 +245,14 @@ where
         self.key_offset = self.base_len() + self.extra.len();
         let shift = self.extra.data.len();
         self.extra.data.extend_from_slice(dict.data.as_slice());
-        let offsets = dict.offsets[1..]
-            .iter()
-            .map(|&o| <O as OffsetSize>::from_usize(shift + o as usize));
+        let offsets =
+            dict.offsets[1..].iter().map(|&o| <O as OffsetSize>::from_usize(shift + o as usize));
         self.extra.offsets.extend(offsets);
         self.next_base = Some(dict);
         Ok(())
     }
 
-    fn read(
-        &mut self,
-        page: &mut PageValues,
-        values: usize,
-        validity: Option<&Validity<'_>>,
-    ) -> Result<()> {
+    fn read(&mut self, page: &mut PageValues, values: usize, validity: Option<&Validity<'_>>) -> Result<()> {
         page_rows(values, validity)?;
         let base = self.keys.len();
         let (extra_values, extra_bytes) = (self.extra.offsets.len(), self.extra.data.len());
@@ -313,8 +291,6 @@ where
         // checked against the dictionary's length by read_indexes (and shifted by
         // key_offset to where that dictionary sits in `values`), fallback keys number the
         // extra values appended after the base; check_key made each fit `K`.
-        Ok(Arc::new(unsafe {
-            DictionaryArray::<K>::new_unchecked(keys, values)
-        }))
+        Ok(Arc::new(unsafe { DictionaryArray::<K>::new_unchecked(keys, values) }))
     }
 }

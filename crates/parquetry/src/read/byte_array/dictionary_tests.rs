@@ -82,14 +82,9 @@ fn indexes_in_any_order_read_the_dictionary_values() {
                     at += len;
                     if (at >= ix.len() / 2 && batch_start == 0) || at == ix.len() {
                         let a = finish(d.as_mut(), &vec![true; at - batch_start]);
-                        let want: Vec<_> = ix[batch_start..at]
-                            .iter()
-                            .map(|&i| Some(values[i as usize].to_vec()))
-                            .collect();
-                        assert!(
-                            rows(a.as_ref()) == want,
-                            "{output} forward {forward} reserve {reserve}"
-                        );
+                        let want: Vec<_> =
+                            ix[batch_start..at].iter().map(|&i| Some(values[i as usize].to_vec())).collect();
+                        assert!(rows(a.as_ref()) == want, "{output} forward {forward} reserve {reserve}");
                         batch_start = at;
                     }
                 }
@@ -133,10 +128,7 @@ fn bad_values_are_errors_once_indexes_reach_them() {
                     continue;
                 }
                 let e = got.unwrap_err().to_string();
-                assert!(
-                    e.contains(&format!("dictionary page: value {bad} of the page")),
-                    "{bad}: {e}"
-                );
+                assert!(e.contains(&format!("dictionary page: value {bad} of the page")), "{bad}: {e}");
             }
         }
         // A value past the stretches a page's indexes reach is never read, so never an
@@ -148,8 +140,7 @@ fn bad_values_are_errors_once_indexes_reach_them() {
         assert_eq!(rows(a.as_ref()).len(), 3);
         if utf8 {
             let mut d = decoder(&output);
-            d.set_dictionary(&encode(Encoding::PLAIN, &values).values())
-                .unwrap();
+            d.set_dictionary(&encode(Encoding::PLAIN, &values).values()).unwrap();
             let all: Vec<u32> = (0..40_000).collect();
             for ix in [&all[..], &[39_999], &[39_998, 0], &all[..]] {
                 assert!(append(d.as_mut(), &indexes(ix, 16), None).is_err());
@@ -157,10 +148,7 @@ fn bad_values_are_errors_once_indexes_reach_them() {
             assert_eq!(d.len(), 0);
             append(d.as_mut(), &indexes(&[2, 0], 16), None).unwrap();
             let a = finish(d.as_mut(), &[true; 2]);
-            assert_eq!(
-                rows(a.as_ref()),
-                [Some(values[2].to_vec()), Some(values[0].to_vec())]
-            );
+            assert_eq!(rows(a.as_ref()), [Some(values[2].to_vec()), Some(values[0].to_vec())]);
         }
     }
 }
@@ -171,25 +159,14 @@ fn truncated_dictionaries_fail_where_indexes_reach_past_them() {
     let values: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
     let full = encode(Encoding::PLAIN, &values);
     let all: Vec<u32> = (0..50).collect();
-    for cut in [
-        0,
-        2,
-        7,
-        full.values().data().len() / 2,
-        full.values().data().len() - 1,
-    ] {
+    for cut in [0, 2, 7, full.values().data().len() / 2, full.values().data().len() - 1] {
         let page = Page::new(Encoding::PLAIN, &full.bytes()[..cut], values.len());
         for output in [DataType::Utf8, DataType::Binary, DataType::LargeUtf8] {
             let mut d = decoder(&output);
             d.set_dictionary(&page.values()).unwrap();
             for ix in [&all[..], &[49], &all[20..]] {
-                let e = append(d.as_mut(), &indexes(ix, 6), None)
-                    .unwrap_err()
-                    .to_string();
-                assert!(
-                    e.contains("dictionary page: value"),
-                    "{output} cut {cut}: {e}"
-                );
+                let e = append(d.as_mut(), &indexes(ix, 6), None).unwrap_err().to_string();
+                assert!(e.contains("dictionary page: value"), "{output} cut {cut}: {e}");
             }
         }
     }
@@ -207,8 +184,7 @@ fn runs_longer_than_one_scan_and_past_the_room() {
     for output in [DataType::Utf8, DataType::LargeBinary] {
         for reserve in [false, true] {
             let mut d = decoder(&output);
-            d.set_dictionary(&encode(Encoding::PLAIN, &values).values())
-                .unwrap();
+            d.set_dictionary(&encode(Encoding::PLAIN, &values).values()).unwrap();
             if reserve {
                 d.reserve(all.len(), total);
             }

@@ -85,9 +85,7 @@ fn is_dictionary_encoded(encoding: Encoding) -> bool {
 /// The error for a data page encoding that BYTE_ARRAY values cannot have.
 #[cold]
 fn unsupported_encoding(encoding: Encoding) -> Error {
-    Error::unsupported(format!(
-        "BYTE_ARRAY values in encoding {encoding} are not supported"
-    ))
+    Error::unsupported(format!("BYTE_ARRAY values in encoding {encoding} are not supported"))
 }
 
 /// The error for dictionary indexes without a dictionary to look them up in.
@@ -223,10 +221,7 @@ impl Dict {
             check_utf8_offsets(&sink.data, &sink.offsets)
                 .map_err(|e| e.context("dictionary page"))?;
         }
-        Ok(Dict {
-            offsets: sink.offsets,
-            data: Buffer::from_vec(sink.data),
-        })
+        Ok(Dict { offsets: sink.offsets, data: Buffer::from_vec(sink.data) })
     }
 
     /// The number of values.
@@ -248,11 +243,7 @@ pub(super) fn utf8_error_at(bytes: &[u8]) -> Option<usize> {
     if simdutf8::basic::from_utf8(bytes).is_ok() {
         return None;
     }
-    Some(
-        simdutf8::compat::from_utf8(bytes)
-            .err()
-            .map_or(0, |e| e.valid_up_to()),
-    )
+    Some(simdutf8::compat::from_utf8(bytes).err().map_or(0, |e| e.valid_up_to()))
 }
 
 /// The error for invalid UTF-8 in value `value` (0-based, among the page's values).
@@ -269,9 +260,7 @@ fn invalid_utf8(value: usize) -> Error {
 /// completes, so every interior offset must also fall on a char boundary. Errors name the
 /// value's index in `offsets`.
 fn check_utf8_offsets<O: OffsetSize>(data: &[u8], offsets: &[O]) -> Result<()> {
-    let (Some(first), Some(last)) = (offsets.first(), offsets.last()) else {
-        return Ok(());
-    };
+    let (Some(first), Some(last)) = (offsets.first(), offsets.last()) else { return Ok(()) };
     let (base, end) = (first.as_usize(), last.as_usize());
     let region = data.get(base..end).unwrap_or_default();
     if region.is_ascii() {
@@ -350,9 +339,7 @@ pub(super) fn check_utf8_plain(data: &[u8], n: usize) -> Result<()> {
     let mut begin = 0;
     let mut p = 0;
     for _ in 0..n {
-        let Some(len) = data.get(p..).and_then(|s| s.first_chunk::<4>()) else {
-            break;
-        };
+        let Some(len) = data.get(p..).and_then(|s| s.first_chunk::<4>()) else { break };
         let len = u32::from_le_bytes(*len) as usize;
         if len >= 128 {
             if utf8_error_at(data.get(begin..p).unwrap_or_default()).is_some() {
@@ -373,9 +360,7 @@ pub(super) fn check_utf8_plain(data: &[u8], n: usize) -> Result<()> {
 fn plain_utf8_culprit(data: &[u8], n: usize) -> Error {
     let mut p = 0;
     for i in 0..n {
-        let Some(len) = data.get(p..).and_then(|s| s.first_chunk::<4>()) else {
-            break;
-        };
+        let Some(len) = data.get(p..).and_then(|s| s.first_chunk::<4>()) else { break };
         let len = u32::from_le_bytes(*len) as usize;
         let value = data.get(p + 4..p + 4 + len).unwrap_or_default();
         if std::str::from_utf8(value).is_err() {
@@ -401,17 +386,12 @@ fn spread_offsets<O: OffsetSize>(offsets: &mut Vec<O>, start: usize, validity: &
     // slot being written, so reading it before the write is safe in place. Rows go from the
     // last, 64 at a time: a block of all valid rows is one move, of all null rows one fill;
     // only mixed blocks are walked row by row.
-    let chunks = arrow_buffer::bit_chunk_iterator::BitChunks::new(
-        validity.bits,
-        validity.offset,
-        validity.len,
-    );
+    let chunks = arrow_buffer::bit_chunk_iterator::BitChunks::new(validity.bits, validity.offset, validity.len);
     let words: Vec<u64> = chunks.iter().collect();
     let tail = chunks.remainder_len();
     let mut src = dense;
     let mut hi = validity.len;
-    let blocks = std::iter::once((chunks.remainder_bits(), tail))
-        .chain(words.iter().rev().map(|&w| (w, 64)));
+    let blocks = std::iter::once((chunks.remainder_bits(), tail)).chain(words.iter().rev().map(|&w| (w, 64)));
     for (word, n) in blocks {
         if n == 0 {
             continue;
@@ -440,10 +420,10 @@ fn spread_offsets<O: OffsetSize>(offsets: &mut Vec<O>, start: usize, validity: &
 }
 
 #[cfg(test)]
-mod dictionary_tests;
+mod tests;
 #[cfg(test)]
 mod sizing_tests;
 #[cfg(test)]
-mod spread_tests;
+mod dictionary_tests;
 #[cfg(test)]
-mod tests;
+mod spread_tests;

@@ -25,14 +25,10 @@ fn exact_reserve_is_never_exceeded() {
         valid.extend(append(d.as_mut(), &indexes(&idx, 4), Some(&rows_a)).unwrap());
         let a = finish(d.as_mut(), &valid);
         let (data_capacity, data_len) = match output {
-            DataType::Utf8 => (
-                a.as_string::<i32>().values().capacity(),
-                a.as_string::<i32>().values().len(),
-            ),
-            _ => (
-                a.as_binary::<i64>().values().capacity(),
-                a.as_binary::<i64>().values().len(),
-            ),
+            DataType::Utf8 => {
+                (a.as_string::<i32>().values().capacity(), a.as_string::<i32>().values().len())
+            }
+            _ => (a.as_binary::<i64>().values().capacity(), a.as_binary::<i64>().values().len()),
         };
         assert_eq!(data_len, 4 * total);
         assert_eq!(data_capacity, 4 * total, "{output}: the data buffer grew");
@@ -47,8 +43,7 @@ fn an_underestimated_hint_grows_by_projection_not_doubling() {
     let page: Vec<&[u8]> = vec![&value; 100];
     for enc in DENSE.into_iter().chain([Encoding::RLE_DICTIONARY]) {
         let mut d = decoder(&DataType::Utf8);
-        d.set_dictionary(&encode(Encoding::PLAIN, &[&value]).values())
-            .unwrap();
+        d.set_dictionary(&encode(Encoding::PLAIN, &[&value]).values()).unwrap();
         d.reserve(1000, 10);
         let mut valid = Vec::new();
         for _ in 0..10 {
@@ -61,10 +56,6 @@ fn an_underestimated_hint_grows_by_projection_not_doubling() {
         let a = finish(d.as_mut(), &valid);
         let values = a.as_string::<i32>().values();
         assert_eq!(values.len(), 10_000);
-        assert!(
-            values.capacity() <= 12_000,
-            "{enc}: capacity {}",
-            values.capacity()
-        );
+        assert!(values.capacity() <= 12_000, "{enc}: capacity {}", values.capacity());
     }
 }

@@ -26,29 +26,16 @@ impl Page {
     pub(super) fn new(encoding: Encoding, bytes: &[u8], n: usize) -> Self {
         let mut v = vec![0xEE; 3];
         v.extend_from_slice(bytes);
-        Page {
-            buffer: Buffer::from_vec(v),
-            encoding,
-            n,
-        }
+        Page { buffer: Buffer::from_vec(v), encoding, n }
     }
 
     /// The section opened as a data page (or, if it does not open as one, as a dictionary
     /// page, so that the decoder reports what is wrong).
     pub(super) fn values(&self) -> PageValues {
-        let kind = ValueKind {
-            physical_type: PhysicalType::BYTE_ARRAY,
-            type_length: 0,
-        };
+        let kind = ValueKind { physical_type: PhysicalType::BYTE_ARRAY, type_length: 0 };
         let section = self.buffer.slice(3);
-        PageValues::new(
-            section.clone(),
-            self.encoding,
-            self.n,
-            kind,
-            &mut PageScratch::default(),
-        )
-        .unwrap_or_else(|_| PageValues::dictionary(section, self.encoding, self.n))
+        PageValues::new(section.clone(), self.encoding, self.n, kind, &mut PageScratch::default())
+            .unwrap_or_else(|_| PageValues::dictionary(section, self.encoding, self.n))
     }
 
     pub(super) fn bytes(&self) -> &[u8] {
@@ -124,22 +111,14 @@ pub(super) fn append(
         return Ok(vec![true; page.n]);
     };
     let (bits, null_count) = bitmap(rows);
-    let v = Validity {
-        bits: &bits,
-        offset: 0,
-        len: rows.len(),
-        null_count,
-    };
+    let v = Validity { bits: &bits, offset: 0, len: rows.len(), null_count };
     d.read(&mut page.values(), page.n, Some(&v))?;
     Ok(rows.to_vec())
 }
 
 pub(super) fn finish(d: &mut dyn ValueDecoder, valid: &[bool]) -> ArrayRef {
     assert_eq!(d.len(), valid.len());
-    let nulls = valid
-        .iter()
-        .any(|v| !v)
-        .then(|| NullBuffer::from(valid.to_vec()));
+    let nulls = valid.iter().any(|v| !v).then(|| NullBuffer::from(valid.to_vec()));
     let a = d.finish(nulls).unwrap();
     // The full check of every invariant the unsafe constructors skipped.
     a.to_data().validate_full().unwrap();
@@ -151,21 +130,15 @@ pub(super) fn finish(d: &mut dyn ValueDecoder, valid: &[bool]) -> ArrayRef {
 pub(super) fn rows(a: &dyn Array) -> Vec<Option<Vec<u8>>> {
     let bytes = |v: Option<&[u8]>| v.map(<[u8]>::to_vec);
     match a.data_type() {
-        DataType::Utf8 => a
-            .as_string::<i32>()
-            .iter()
-            .map(|v| bytes(v.map(str::as_bytes)))
-            .collect(),
-        DataType::LargeUtf8 => a
-            .as_string::<i64>()
-            .iter()
-            .map(|v| bytes(v.map(str::as_bytes)))
-            .collect(),
-        DataType::Utf8View => a
-            .as_string_view()
-            .iter()
-            .map(|v| bytes(v.map(str::as_bytes)))
-            .collect(),
+        DataType::Utf8 => {
+            a.as_string::<i32>().iter().map(|v| bytes(v.map(str::as_bytes))).collect()
+        }
+        DataType::LargeUtf8 => {
+            a.as_string::<i64>().iter().map(|v| bytes(v.map(str::as_bytes))).collect()
+        }
+        DataType::Utf8View => {
+            a.as_string_view().iter().map(|v| bytes(v.map(str::as_bytes))).collect()
+        }
         DataType::Binary => a.as_binary::<i32>().iter().map(bytes).collect(),
         DataType::LargeBinary => a.as_binary::<i64>().iter().map(bytes).collect(),
         DataType::BinaryView => a.as_binary_view().iter().map(bytes).collect(),
@@ -173,9 +146,7 @@ pub(super) fn rows(a: &dyn Array) -> Vec<Option<Vec<u8>>> {
             let d = a.as_any_dictionary();
             let values = rows(d.values().as_ref());
             let keys = d.normalized_keys();
-            (0..a.len())
-                .map(|i| a.is_valid(i).then(|| values[keys[i]].clone().unwrap()))
-                .collect()
+            (0..a.len()).map(|i| a.is_valid(i).then(|| values[keys[i]].clone().unwrap())).collect()
         }
         t => panic!("{t}"),
     }
@@ -183,10 +154,7 @@ pub(super) fn rows(a: &dyn Array) -> Vec<Option<Vec<u8>>> {
 
 fn expect(values: &[&[u8]], valid: &[bool]) -> Vec<Option<Vec<u8>>> {
     let mut it = values.iter();
-    valid
-        .iter()
-        .map(|&v| v.then(|| it.next().unwrap().to_vec()))
-        .collect()
+    valid.iter().map(|&v| v.then(|| it.next().unwrap().to_vec())).collect()
 }
 
 pub(super) const OUTPUTS: [fn() -> DataType; 10] = [
@@ -214,17 +182,12 @@ pub(super) const VALUES: [&[u8]; 9] = [
     b"https://www.example7.com/path/to/resource/item/1234567",
 ];
 
-pub(super) const DENSE: [Encoding; 3] = [
-    Encoding::PLAIN,
-    Encoding::DELTA_LENGTH_BYTE_ARRAY,
-    Encoding::DELTA_BYTE_ARRAY,
-];
+pub(super) const DENSE: [Encoding; 3] =
+    [Encoding::PLAIN, Encoding::DELTA_LENGTH_BYTE_ARRAY, Encoding::DELTA_BYTE_ARRAY];
 
 #[test]
 fn every_output_and_encoding_with_nulls() {
-    let rows_a = [
-        true, false, true, true, false, true, true, true, true, true, false, true,
-    ];
+    let rows_a = [true, false, true, true, false, true, true, true, true, true, false, true];
     for output in OUTPUTS.map(|f| f()) {
         for enc in DENSE {
             let mut d = decoder(&output);
@@ -268,14 +231,8 @@ fn dictionary_pages_every_output() {
         }
     }
     dict_plain.encoding = Encoding::DELTA_BYTE_ARRAY;
-    let e = decoder(&DataType::Utf8)
-        .set_dictionary(&dict_plain.values())
-        .unwrap_err();
-    assert!(
-        e.to_string()
-            .contains("dictionary page in encoding DELTA_BYTE_ARRAY"),
-        "{e}"
-    );
+    let e = decoder(&DataType::Utf8).set_dictionary(&dict_plain.values()).unwrap_err();
+    assert!(e.to_string().contains("dictionary page in encoding DELTA_BYTE_ARRAY"), "{e}");
 }
 
 #[test]
@@ -284,27 +241,14 @@ fn views_point_into_pages_and_dictionary() {
     let mut d = decoder(&DataType::Utf8View);
     append(d.as_mut(), &page, None).unwrap();
     // A page of short values only is not kept.
-    append(
-        d.as_mut(),
-        &encode(Encoding::DELTA_LENGTH_BYTE_ARRAY, &[b"a", b"bc"]),
-        None,
-    )
-    .unwrap();
+    append(d.as_mut(), &encode(Encoding::DELTA_LENGTH_BYTE_ARRAY, &[b"a", b"bc"]), None).unwrap();
     let dlba = encode(Encoding::DELTA_LENGTH_BYTE_ARRAY, &VALUES);
     append(d.as_mut(), &dlba, None).unwrap();
     let a = finish(d.as_mut(), &[true; 20]);
     let a = a.as_string_view();
     assert_eq!(a.data_buffers().len(), 2);
-    assert_eq!(
-        a.data_buffers()[0].as_ptr(),
-        page.bytes().as_ptr(),
-        "no copy of PLAIN values"
-    );
-    assert_eq!(
-        a.data_buffers()[1].as_ptr(),
-        dlba.bytes().as_ptr(),
-        "no copy of DELTA_LENGTH"
-    );
+    assert_eq!(a.data_buffers()[0].as_ptr(), page.bytes().as_ptr(), "no copy of PLAIN values");
+    assert_eq!(a.data_buffers()[1].as_ptr(), dlba.bytes().as_ptr(), "no copy of DELTA_LENGTH");
 
     // Dictionary views point into the dictionary page, which each batch holds once, at
     // whatever index it gets in that batch.
@@ -315,18 +259,12 @@ fn views_point_into_pages_and_dictionary() {
     append(d.as_mut(), &indexes(&[5], 4), None).unwrap();
     let a = finish(d.as_mut(), &[true; 4]);
     assert_eq!(a.as_binary_view().data_buffers().len(), 1);
-    assert_eq!(
-        a.as_binary_view().data_buffers()[0].as_ptr(),
-        dict.bytes().as_ptr()
-    );
+    assert_eq!(a.as_binary_view().data_buffers()[0].as_ptr(), dict.bytes().as_ptr());
     append(d.as_mut(), &page, None).unwrap();
     append(d.as_mut(), &indexes(&[8, 1], 4), None).unwrap();
     let a = finish(d.as_mut(), &[true; 11]);
     assert_eq!(a.as_binary_view().data_buffers().len(), 2);
-    assert_eq!(
-        rows(a.as_ref())[9..],
-        [Some(VALUES[8].to_vec()), Some(b"short".to_vec())]
-    );
+    assert_eq!(rows(a.as_ref())[9..], [Some(VALUES[8].to_vec()), Some(b"short".to_vec())]);
 }
 
 #[test]
@@ -339,58 +277,32 @@ fn dictionary_output_shares_values_and_falls_back() {
     let first = finish(d.as_mut(), &[true; 2]);
     append(d.as_mut(), &indexes(&[1], 2), None).unwrap();
     let second = finish(d.as_mut(), &[true; 1]);
-    let (v1, v2) = (
-        first.as_dictionary::<Int32Type>(),
-        second.as_dictionary::<Int32Type>(),
-    );
-    assert!(
-        Arc::ptr_eq(v1.values(), v2.values()),
-        "the dictionary array is shared"
-    );
+    let (v1, v2) = (first.as_dictionary::<Int32Type>(), second.as_dictionary::<Int32Type>());
+    assert!(Arc::ptr_eq(v1.values(), v2.values()), "the dictionary array is shared");
 
     // Fallback mid-chunk: PLAIN values are appended after the dictionary's.
     append(d.as_mut(), &indexes(&[0], 2), None).unwrap();
-    let valid = append(
-        d.as_mut(),
-        &encode(Encoding::PLAIN, &[b"x", b"y"]),
-        Some(&[true, false, true]),
-    );
+    let valid =
+        append(d.as_mut(), &encode(Encoding::PLAIN, &[b"x", b"y"]), Some(&[true, false, true]));
     let mut valid_all = vec![true];
     valid_all.extend(valid.unwrap());
-    append(
-        d.as_mut(),
-        &encode(Encoding::DELTA_BYTE_ARRAY, &[b"zz"]),
-        None,
-    )
-    .unwrap();
+    append(d.as_mut(), &encode(Encoding::DELTA_BYTE_ARRAY, &[b"zz"]), None).unwrap();
     valid_all.push(true);
     let third = finish(d.as_mut(), &valid_all);
     let v3 = third.as_dictionary::<Int32Type>();
     assert_eq!(v3.values().len(), 6);
-    assert_eq!(
-        v3.keys().iter().collect::<Vec<_>>(),
-        [Some(0), Some(3), None, Some(4), Some(5)]
-    );
-    let want: Vec<Option<Vec<u8>>> = vec![
-        Some(b"a".into()),
-        Some(b"x".into()),
-        None,
-        Some(b"y".into()),
-        Some(b"zz".into()),
-    ];
+    assert_eq!(v3.keys().iter().collect::<Vec<_>>(), [Some(0), Some(3), None, Some(4), Some(5)]);
+    let want: Vec<Option<Vec<u8>>> =
+        vec![Some(b"a".into()), Some(b"x".into()), None, Some(b"y".into()), Some(b"zz".into())];
     assert_eq!(rows(third.as_ref()), want);
     // The fallback values belonged to that batch only.
     append(d.as_mut(), &indexes(&[1], 2), None).unwrap();
     let fourth = finish(d.as_mut(), &[true]);
-    assert!(Arc::ptr_eq(
-        fourth.as_dictionary::<Int32Type>().values(),
-        v1.values()
-    ));
+    assert!(Arc::ptr_eq(fourth.as_dictionary::<Int32Type>().values(), v1.values()));
 
     // A new chunk's dictionary while rows of the old one are pending.
     append(d.as_mut(), &indexes(&[2], 2), None).unwrap();
-    d.set_dictionary(&encode(Encoding::PLAIN, &[b"p", b"q"]).values())
-        .unwrap();
+    d.set_dictionary(&encode(Encoding::PLAIN, &[b"p", b"q"]).values()).unwrap();
     append(d.as_mut(), &indexes(&[1, 0], 1), None).unwrap();
     let fifth = finish(d.as_mut(), &[true; 3]);
     let want: Vec<Option<Vec<u8>>> = vec![Some(b"c".into()), Some(b"q".into()), Some(b"p".into())];
@@ -405,20 +317,11 @@ fn dictionary_output_shares_values_and_falls_back() {
 fn fallback_for_plain_outputs_and_batches_keep_the_dictionary() {
     for output in OUTPUTS.map(|f| f()) {
         let mut d = decoder(&output);
-        d.set_dictionary(&encode(Encoding::PLAIN, &VALUES).values())
-            .unwrap();
+        d.set_dictionary(&encode(Encoding::PLAIN, &VALUES).values()).unwrap();
         append(d.as_mut(), &indexes(&[8, 8, 3], 4), None).unwrap();
-        append(
-            d.as_mut(),
-            &encode(Encoding::DELTA_LENGTH_BYTE_ARRAY, &VALUES[..2]),
-            None,
-        )
-        .unwrap();
+        append(d.as_mut(), &encode(Encoding::DELTA_LENGTH_BYTE_ARRAY, &VALUES[..2]), None).unwrap();
         let a = finish(d.as_mut(), &[true; 5]);
-        let want = expect(
-            &[VALUES[8], VALUES[8], VALUES[3], VALUES[0], VALUES[1]],
-            &[true; 5],
-        );
+        let want = expect(&[VALUES[8], VALUES[8], VALUES[3], VALUES[0], VALUES[1]], &[true; 5]);
         assert_eq!(rows(a.as_ref()), want, "{output}");
         append(d.as_mut(), &indexes(&[2], 4), None).unwrap();
         let a = finish(d.as_mut(), &[true]);
@@ -447,17 +350,13 @@ fn invalid_utf8_is_an_error_naming_the_value() {
                 append(d.as_mut(), &encode(Encoding::PLAIN, &[b"before"]), None).unwrap();
                 let e = append(d.as_mut(), &encode(enc, values), None).unwrap_err();
                 assert!(
-                    e.to_string()
-                        .contains(&format!("value {bad} of the page is not valid UTF-8")),
+                    e.to_string().contains(&format!("value {bad} of the page is not valid UTF-8")),
                     "{output} {enc}: {e}"
                 );
                 // The decoder is left as it was and goes on.
                 append(d.as_mut(), &encode(enc, &[b"after"]), None).unwrap();
                 let a = finish(d.as_mut(), &[true; 2]);
-                assert_eq!(
-                    rows(a.as_ref()),
-                    [Some(b"before".to_vec()), Some(b"after".to_vec())]
-                );
+                assert_eq!(rows(a.as_ref()), [Some(b"before".to_vec()), Some(b"after".to_vec())]);
                 // Binary takes the same bytes.
                 let mut d = decoder(&DataType::BinaryView);
                 append(d.as_mut(), &encode(enc, values), None).unwrap();
@@ -466,50 +365,27 @@ fn invalid_utf8_is_an_error_naming_the_value() {
         // Invalid dictionary values fail once: at the dictionary page for views and
         // dictionaries, when a page's indexes reach them for offsets.
         let e = dictionary_error(output, &[b"a", b"b\xC3", b"\xA9"]);
-        assert!(
-            e.to_string()
-                .contains("dictionary page: value 1 of the page"),
-            "{e}"
-        );
+        assert!(e.to_string().contains("dictionary page: value 1 of the page"), "{e}");
         // The same past a long value, whose length prefix is not ASCII.
         let long = [b'y'; 200];
         let e = dictionary_error(output, &[b"a", &long, b"\xC3"]);
-        assert!(
-            e.to_string()
-                .contains("dictionary page: value 2 of the page"),
-            "{e}"
-        );
+        assert!(e.to_string().contains("dictionary page: value 2 of the page"), "{e}");
         let ok: [&[u8]; 3] = [b"a", &long, "é".as_bytes()];
         let mut d = decoder(output);
-        d.set_dictionary(&encode(Encoding::PLAIN, &ok).values())
-            .unwrap();
+        d.set_dictionary(&encode(Encoding::PLAIN, &ok).values()).unwrap();
         append(d.as_mut(), &indexes(&[0, 1, 2], 2), None).unwrap();
         // Dictionaries of several 64 KiB stretches (checked one after another): a bad value
         // in a later stretch (of short values only) or an earlier one (with long values), is
         // named by its index in the page.
         let short = "ab€".as_bytes();
-        let many: Vec<&[u8]> = (0..40_000)
-            .map(|i| {
-                if i < 1000 && i % 7 == 0 {
-                    &long[..]
-                } else {
-                    short
-                }
-            })
-            .collect();
-        decoder(output)
-            .set_dictionary(&encode(Encoding::PLAIN, &many).values())
-            .unwrap();
+        let many: Vec<&[u8]> = (0..40_000).map(|i| if i < 1000 && i % 7 == 0 { &long[..] } else { short }).collect();
+        decoder(output).set_dictionary(&encode(Encoding::PLAIN, &many).values()).unwrap();
         for bad in [0, 1, 700, 20_000, 39_999] {
             let mut values = many.clone();
             let bad_value = [values[bad], b"\xC3"].concat();
             values[bad] = &bad_value;
             let e = dictionary_error(output, &values);
-            assert!(
-                e.to_string()
-                    .contains(&format!("dictionary page: value {bad} of the page")),
-                "{e}"
-            );
+            assert!(e.to_string().contains(&format!("dictionary page: value {bad} of the page")), "{e}");
         }
     }
 }
@@ -527,16 +403,11 @@ fn dictionary_error(output: &DataType, values: &[&[u8]]) -> crate::error::Error 
 
 #[test]
 fn index_past_dictionary_and_missing_dictionary() {
-    for output in OUTPUTS
-        .map(|f| f())
-        .into_iter()
-        .chain([DataType::Decimal128(10, 2)])
-    {
+    for output in OUTPUTS.map(|f| f()).into_iter().chain([DataType::Decimal128(10, 2)]) {
         let mut d = decoder(&output);
         let e = append(d.as_mut(), &indexes(&[0], 1), None).unwrap_err();
         assert!(e.to_string().contains("no dictionary page"), "{e}");
-        d.set_dictionary(&encode(Encoding::PLAIN, &[b"\x01", b"\x02", b"\x03"]).values())
-            .unwrap();
+        d.set_dictionary(&encode(Encoding::PLAIN, &[b"\x01", b"\x02", b"\x03"]).values()).unwrap();
         let e = append(d.as_mut(), &indexes(&[0, 1, 2, 1, 3, 0], 2), None).unwrap_err();
         let msg = e.to_string();
         assert!(
@@ -550,22 +421,11 @@ fn index_past_dictionary_and_missing_dictionary() {
         // Fewer indexes than values, no bit width, and a bit width over 32.
         let mut short = indexes(&[0; 8], 1);
         short.n = 20;
-        assert!(append(d.as_mut(), &short, None)
-            .unwrap_err()
-            .to_string()
-            .contains("end after 8"));
-        assert!(append(
-            d.as_mut(),
-            &Page::new(Encoding::RLE_DICTIONARY, &[], 1),
-            None
-        )
-        .is_err());
-        assert!(append(
-            d.as_mut(),
-            &Page::new(Encoding::RLE_DICTIONARY, &[33, 2, 0], 1),
-            None
-        )
-        .is_err());
+        assert!(append(d.as_mut(), &short, None).unwrap_err().to_string().contains("end after 8"));
+        assert!(append(d.as_mut(), &Page::new(Encoding::RLE_DICTIONARY, &[], 1), None).is_err());
+        assert!(
+            append(d.as_mut(), &Page::new(Encoding::RLE_DICTIONARY, &[33, 2, 0], 1), None).is_err()
+        );
         assert_eq!(d.len(), 0);
     }
 }
@@ -600,17 +460,10 @@ fn truncated_and_malformed_pages_are_errors() {
             // More values claimed than the page holds.
             let mut page = encode(enc, &VALUES[..2]);
             page.n = 3;
-            assert!(
-                append(decoder(output).as_mut(), &page, None).is_err(),
-                "{output} {enc}"
-            );
+            assert!(append(decoder(output).as_mut(), &page, None).is_err(), "{output} {enc}");
         }
         // Validity that does not match the value count.
-        let e = append(
-            decoder(output).as_mut(),
-            &encode(Encoding::PLAIN, &[b"a"]),
-            Some(&[false]),
-        );
+        let e = append(decoder(output).as_mut(), &encode(Encoding::PLAIN, &[b"a"]), Some(&[false]));
         assert!(e.unwrap_err().to_string().contains("1 encoded values"));
         // Unknown encodings are named.
         let page = Page::new(Encoding(42), &[], 1);
@@ -640,14 +493,11 @@ fn factory_rejects_what_it_cannot_read() {
         let e = byte_array_decoder(&col, &t).err().unwrap();
         assert_eq!(e.kind(), crate::error::ErrorKind::Unsupported);
         assert!(
-            e.to_string()
-                .contains("column 'a.b': cannot read BYTE_ARRAY values as Arrow"),
+            e.to_string().contains("column 'a.b': cannot read BYTE_ARRAY values as Arrow"),
             "{e}"
         );
     }
-    let e = byte_array_decoder(&column(PhysicalType::INT32), &DataType::Utf8)
-        .err()
-        .unwrap();
+    let e = byte_array_decoder(&column(PhysicalType::INT32), &DataType::Utf8).err().unwrap();
     assert!(e.to_string().contains("cannot read INT32 values"), "{e}");
 }
 
@@ -657,13 +507,9 @@ fn narrow_keys_refuse_big_dictionaries() {
     let values: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
     let ty = DataType::Dictionary(Box::new(DataType::Int8), Box::new(DataType::Binary));
     let mut d = decoder(&ty);
-    d.set_dictionary(&encode(Encoding::PLAIN, &values).values())
-        .unwrap();
+    d.set_dictionary(&encode(Encoding::PLAIN, &values).values()).unwrap();
     let e = append(d.as_mut(), &indexes(&[1], 8), None).unwrap_err();
-    assert!(
-        e.to_string().contains("200 values does not fit Int8 keys"),
-        "{e}"
-    );
+    assert!(e.to_string().contains("200 values does not fit Int8 keys"), "{e}");
     // Without a dictionary, PLAIN values become the dictionary: 200 of them overflow too.
     let mut d = decoder(&ty);
     assert!(append(d.as_mut(), &encode(Encoding::PLAIN, &values), None).is_err());
@@ -680,15 +526,11 @@ fn random_pages_match_across_outputs() {
         let owned: Vec<Vec<u8>> = (0..n)
             .map(|_| {
                 let len = [0, 3, 12, 13, 40][rng.below(5) as usize];
-                (0..len)
-                    .map(|_| b"ab\xC3\xA9"[rng.below(2) as usize])
-                    .collect()
+                (0..len).map(|_| b"ab\xC3\xA9"[rng.below(2) as usize]).collect()
             })
             .collect();
         let values: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
-        let rows_a: Vec<bool> = (0..n + rng.below(50) as usize)
-            .map(|_| rng.below(3) > 0)
-            .collect();
+        let rows_a: Vec<bool> = (0..n + rng.below(50) as usize).map(|_| rng.below(3) > 0).collect();
         let k = rows_a.iter().filter(|v| **v).count().min(n);
         let mut valid_rows: Vec<bool> = Vec::new();
         let mut taken = 0;
@@ -708,19 +550,14 @@ fn random_pages_match_across_outputs() {
             for enc in DENSE.into_iter().chain([Encoding::RLE_DICTIONARY]) {
                 let mut d = decoder(&output);
                 let page = if enc == Encoding::RLE_DICTIONARY {
-                    d.set_dictionary(&encode(Encoding::PLAIN, &values[..k]).values())
-                        .unwrap();
+                    d.set_dictionary(&encode(Encoding::PLAIN, &values[..k]).values()).unwrap();
                     indexes(&dict_idx, 9)
                 } else {
                     encode(enc, &values[..k])
                 };
                 let valid = append(d.as_mut(), &page, Some(&valid_rows)).unwrap();
                 let a = finish(d.as_mut(), &valid);
-                assert_eq!(
-                    rows(a.as_ref()),
-                    expect(&values[..k], &valid_rows),
-                    "{output} {enc}"
-                );
+                assert_eq!(rows(a.as_ref()), expect(&values[..k], &valid_rows), "{output} {enc}");
             }
         }
     }

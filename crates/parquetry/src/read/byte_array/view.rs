@@ -146,8 +146,7 @@ impl ViewDecoder {
             check_utf8_offsets(&arena.data, &arena.offsets)?;
         }
         let index = next_index(&self.buffers)?;
-        let long =
-            extend_views_over_offsets(&mut self.sink.views, &arena.data, &arena.offsets, index);
+        let long = extend_views_over_offsets(&mut self.sink.views, &arena.data, &arena.offsets, index);
         self.arena_offsets = arena.offsets;
         if long {
             self.buffers.push(Buffer::from_vec(arena.data));
@@ -211,9 +210,7 @@ impl ValueDecoder for ViewDecoder {
                 // Again over the whole page, so that the error names the value's index in it
                 // (the stretch that failed is part of it, so it fails too).
                 let again = decode_byte_array(data, 0, n, &mut ViewSink::new(u32::MAX));
-                return Err(again
-                    .err()
-                    .unwrap_or_else(|| Error::corrupt("dictionary page: bad value")));
+                return Err(again.err().unwrap_or_else(|| Error::corrupt("dictionary page: bad value")));
             };
             if self.utf8 {
                 check_dict_utf8(data, (i, p), (i + k, end), sink.plain_length_bits)?;
@@ -221,22 +218,12 @@ impl ValueDecoder for ViewDecoder {
             (i, p) = (i + k, end);
         }
         let has_long = any_long(&sink.views);
-        self.dict = Some(ViewDict {
-            views: sink.views,
-            buffer,
-            has_long,
-            baked: 0,
-            registered: None,
-        });
+        self.dict =
+            Some(ViewDict { views: sink.views, buffer, has_long, baked: 0, registered: None });
         Ok(())
     }
 
-    fn read(
-        &mut self,
-        page: &mut PageValues,
-        values: usize,
-        validity: Option<&Validity<'_>>,
-    ) -> Result<()> {
+    fn read(&mut self, page: &mut PageValues, values: usize, validity: Option<&Validity<'_>>) -> Result<()> {
         page_rows(values, validity)?;
         let base = self.sink.views.len();
         let buffers = self.buffers.len();
@@ -277,13 +264,9 @@ impl ValueDecoder for ViewDecoder {
             // when all length prefixes are ASCII (no sequence can cross them), else with
             // check_utf8_plain, DELTA_LENGTH data with check_utf8_lengths, arenas with
             // check_utf8_offsets, and the dictionary page once when it was read.
-            Ok(Arc::new(unsafe {
-                StringViewArray::new_unchecked(views, buffers, nulls)
-            }))
+            Ok(Arc::new(unsafe { StringViewArray::new_unchecked(views, buffers, nulls) }))
         } else {
-            Ok(Arc::new(unsafe {
-                BinaryViewArray::new_unchecked(views, buffers, nulls)
-            }))
+            Ok(Arc::new(unsafe { BinaryViewArray::new_unchecked(views, buffers, nulls) }))
         }
     }
 }

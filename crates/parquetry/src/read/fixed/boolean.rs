@@ -11,7 +11,7 @@ use arrow_array::{ArrayRef, BooleanArray};
 use arrow_buffer::bit_iterator::BitSliceIterator;
 use arrow_buffer::{BooleanBufferBuilder, NullBuffer};
 
-use super::{dense_count, no_dictionary, read_dictionary, unsupported_encoding};
+use super::{read_dictionary, dense_count, no_dictionary, unsupported_encoding};
 use crate::encoding::plain;
 use crate::encoding::rle::Run;
 use crate::error::{Error, Result};
@@ -38,12 +38,7 @@ impl BoolDecoder {
         }
     }
 
-    fn append(
-        &mut self,
-        page: &mut PageValues,
-        n: usize,
-        validity: Option<&Validity<'_>>,
-    ) -> Result<()> {
+    fn append(&mut self, page: &mut PageValues, n: usize, validity: Option<&Validity<'_>>) -> Result<()> {
         dense_count(n, validity)?;
         let Some(v) = validity.filter(|v| v.null_count > 0) else {
             return decode_dense(page, n, self.dictionary.as_deref(), &mut self.bits);
@@ -113,12 +108,7 @@ impl ValueDecoder for BoolDecoder {
         })
     }
 
-    fn read(
-        &mut self,
-        page: &mut PageValues,
-        values: usize,
-        validity: Option<&Validity<'_>>,
-    ) -> Result<()> {
+    fn read(&mut self, page: &mut PageValues, values: usize, validity: Option<&Validity<'_>>) -> Result<()> {
         let start = self.bits.len();
         let result = self.append(page, values, validity);
         if result.is_err() {

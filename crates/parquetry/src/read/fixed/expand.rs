@@ -87,13 +87,7 @@ impl<T: Lane> Slots for Avx512Lanes<'_, T> {
 /// values.len()` and `n <= 64`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn move_mixed_avx512<T: Lane>(
-    values: &mut [T],
-    src: usize,
-    dst: usize,
-    word: u64,
-    n: usize,
-) {
+unsafe fn move_mixed_avx512<T: Lane>(values: &mut [T], src: usize, dst: usize, word: u64, n: usize) {
     use std::arch::x86_64::{
         _mm512_mask_storeu_epi32, _mm512_mask_storeu_epi64, _mm512_maskz_expandloadu_epi32,
         _mm512_maskz_expandloadu_epi64,
@@ -162,23 +156,14 @@ mod tests {
             let offset = rng.below(70) as usize;
             let bits = bitmap(&valid, offset);
             let nulls = valid.iter().filter(|&&v| !v).count();
-            let v = Validity {
-                bits: &bits,
-                offset,
-                len: rows,
-                null_count: nulls,
-            };
+            let v = Validity { bits: &bits, offset, len: rows, null_count: nulls };
             let dense = rows - nulls;
             let mut k = 0;
             let expect: Vec<i64> = valid
                 .iter()
                 .map(|&ok| {
                     k += ok as i64;
-                    if ok {
-                        -k
-                    } else {
-                        0
-                    }
+                    if ok { -k } else { 0 }
                 })
                 .collect();
 
@@ -201,12 +186,7 @@ mod tests {
     fn a_bitmap_that_disagrees_is_an_error() {
         let valid: Vec<bool> = (0..200).map(|i| i % 3 != 0).collect();
         let bits = bitmap(&valid, 0);
-        let v = Validity {
-            bits: &bits,
-            offset: 0,
-            len: 200,
-            null_count: 67,
-        };
+        let v = Validity { bits: &bits, offset: 0, len: 200, null_count: 67 };
         for dense in [0, 1, 132, 134] {
             let mut values = vec![1i64; 200];
             assert!(spread_lanes(&mut values, dense, &v).is_err(), "{dense}");

@@ -7,7 +7,7 @@ use arrow_buffer::NullBuffer;
 
 use super::convert::{self, Target};
 use super::{
-    dense_count, no_dictionary, read_dictionary, spread, try_reserve, unsupported_encoding,
+    read_dictionary, dense_count, no_dictionary, spread, try_reserve, unsupported_encoding,
     ByteSlots,
 };
 use crate::encoding::rle::Run;
@@ -72,7 +72,9 @@ impl FixedLenDecoder {
                     }
                 })
             }
-            Encoding::BYTE_STREAM_SPLIT => page.read_split(n, &mut self.values),
+            Encoding::BYTE_STREAM_SPLIT => {
+                page.read_split(n, &mut self.values)
+            }
             Encoding::DELTA_BYTE_ARRAY => {
                 // Every value must be `w` bytes: checking the total first bounds the output by
                 // what the page declares, before anything is rebuilt.
@@ -96,12 +98,7 @@ impl FixedLenDecoder {
         }
     }
 
-    fn append(
-        &mut self,
-        page: &mut PageValues,
-        dense: usize,
-        validity: Option<&Validity<'_>>,
-    ) -> Result<()> {
+    fn append(&mut self, page: &mut PageValues, dense: usize, validity: Option<&Validity<'_>>) -> Result<()> {
         let w = self.width;
         let start = self.rows();
         dense_count(dense, validity)?;
@@ -148,12 +145,7 @@ impl ValueDecoder for FixedLenDecoder {
         })
     }
 
-    fn read(
-        &mut self,
-        page: &mut PageValues,
-        values: usize,
-        validity: Option<&Validity<'_>>,
-    ) -> Result<()> {
+    fn read(&mut self, page: &mut PageValues, values: usize, validity: Option<&Validity<'_>>) -> Result<()> {
         let start = self.values.len();
         let result = self.append(page, values, validity);
         if result.is_err() {

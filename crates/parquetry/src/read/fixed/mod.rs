@@ -142,6 +142,7 @@ fn read_dictionary<T>(
     Ok(())
 }
 
+
 /// Storage that [`spread`] can move values in, addressed in values (slots).
 trait Slots {
     /// Moves `n` values from `src` to `dst` (`src <= dst`; the ranges may overlap).

@@ -8,7 +8,8 @@ use arrow_buffer::NullBuffer;
 use super::convert::{self, Target};
 use super::expand::spread_lanes;
 use super::{
-    dense_count, no_dictionary, read_dictionary, spread, try_reserve, unsupported_encoding,
+    read_dictionary, dense_count, no_dictionary, spread, try_reserve,
+    unsupported_encoding,
 };
 use crate::encoding::plain;
 use crate::encoding::rle::Run;
@@ -26,19 +27,11 @@ pub(super) trait Native: Copy + Default + Send + 'static {
 
     /// Appends the page's next `n` DELTA_BINARY_PACKED values.
     fn decode_delta(_page: &mut PageValues, _n: usize, _dst: &mut Vec<Self>) -> Result<()> {
-        Err(unsupported_encoding(
-            Encoding::DELTA_BINARY_PACKED,
-            Self::NAME,
-        ))
+        Err(unsupported_encoding(Encoding::DELTA_BINARY_PACKED, Self::NAME))
     }
 
     /// Appends the page's next `n` BYTE_STREAM_SPLIT values, transposed through `scratch`.
-    fn decode_split(
-        page: &mut PageValues,
-        n: usize,
-        dst: &mut Vec<Self>,
-        scratch: &mut Vec<u8>,
-    ) -> Result<()> {
+    fn decode_split(page: &mut PageValues, n: usize, dst: &mut Vec<Self>, scratch: &mut Vec<u8>) -> Result<()> {
         scratch.clear();
         page.read_split(n, scratch)?;
         Self::decode_plain(scratch, n, dst).map(drop)
@@ -173,12 +166,7 @@ impl<T: Native> NativeDecoder<T> {
         }
     }
 
-    fn append(
-        &mut self,
-        page: &mut PageValues,
-        dense: usize,
-        validity: Option<&Validity<'_>>,
-    ) -> Result<()> {
+    fn append(&mut self, page: &mut PageValues, dense: usize, validity: Option<&Validity<'_>>) -> Result<()> {
         let start = self.values.len();
         dense_count(dense, validity)?;
         let validity = validity.filter(|v| v.null_count > 0);
@@ -216,12 +204,7 @@ impl<T: Native> ValueDecoder for NativeDecoder<T> {
         })
     }
 
-    fn read(
-        &mut self,
-        page: &mut PageValues,
-        values: usize,
-        validity: Option<&Validity<'_>>,
-    ) -> Result<()> {
+    fn read(&mut self, page: &mut PageValues, values: usize, validity: Option<&Validity<'_>>) -> Result<()> {
         let start = self.values.len();
         let result = self.append(page, values, validity);
         if result.is_err() {
@@ -258,18 +241,8 @@ mod tests {
     fn same_layout_outputs_are_not_copied() {
         let data: Vec<u8> = [1i64, -2, 3].iter().flat_map(|v| v.to_le_bytes()).collect();
         let buffer = Buffer::from_vec(data);
-        let kind = ValueKind {
-            physical_type: PhysicalType::INT64,
-            type_length: 0,
-        };
-        let mut page = PageValues::new(
-            buffer.clone(),
-            Encoding::PLAIN,
-            3,
-            kind,
-            &mut PageScratch::default(),
-        )
-        .unwrap();
+        let kind = ValueKind { physical_type: PhysicalType::INT64, type_length: 0 };
+        let mut page = PageValues::new(buffer.clone(), Encoding::PLAIN, 3, kind, &mut PageScratch::default()).unwrap();
         let ts = DataType::Timestamp(TimeUnit::Millisecond, None);
         let mut d = NativeDecoder::<i64>::new(Target::Relabel(ts));
         d.reserve(3, 0);
@@ -284,18 +257,8 @@ mod tests {
         );
 
         let mut d = NativeDecoder::<i32>::new(Target::Relabel(DataType::UInt32));
-        let kind = ValueKind {
-            physical_type: PhysicalType::INT32,
-            type_length: 0,
-        };
-        let mut page = PageValues::new(
-            buffer,
-            Encoding::PLAIN,
-            6,
-            kind,
-            &mut PageScratch::default(),
-        )
-        .unwrap();
+        let kind = ValueKind { physical_type: PhysicalType::INT32, type_length: 0 };
+        let mut page = PageValues::new(buffer, Encoding::PLAIN, 6, kind, &mut PageScratch::default()).unwrap();
         d.read(&mut page, 6, None).unwrap();
         let ptr = d.values.as_ptr();
         let a = d.finish(None).unwrap();

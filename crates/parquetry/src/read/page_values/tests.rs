@@ -3,22 +3,12 @@
 use arrow_buffer::{BooleanBufferBuilder, Buffer};
 
 use super::*;
-use crate::encoding::rle::encode_rle_hybrid;
 use crate::encoding::{delta_byte_array, delta_length_byte_array, OffsetsSink};
+use crate::encoding::rle::encode_rle_hybrid;
 
 fn open(bytes: Vec<u8>, encoding: Encoding, len: usize, t: PhysicalType) -> PageValues {
-    let kind = ValueKind {
-        physical_type: t,
-        type_length: 0,
-    };
-    PageValues::new(
-        Buffer::from_vec(bytes),
-        encoding,
-        len,
-        kind,
-        &mut PageScratch::default(),
-    )
-    .unwrap()
+    let kind = ValueKind { physical_type: t, type_length: 0 };
+    PageValues::new(Buffer::from_vec(bytes), encoding, len, kind, &mut PageScratch::default()).unwrap()
 }
 
 /// Reads `values` in pieces of `step` (skipping every third piece) and returns what was read,
@@ -45,9 +35,7 @@ fn byte_arrays_in_steps(page: &mut PageValues, n: usize, step: usize) -> Vec<Opt
 }
 
 fn sample_strings() -> Vec<Vec<u8>> {
-    (0..300)
-        .map(|i: u32| format!("prefix/{}/{}", i / 7, "x".repeat((i % 13) as usize)).into_bytes())
-        .collect()
+    (0..300).map(|i: u32| format!("prefix/{}/{}", i / 7, "x".repeat((i % 13) as usize)).into_bytes()).collect()
 }
 
 #[test]
@@ -77,9 +65,7 @@ fn byte_array_pages_resume_where_they_stopped() {
                 }
             }
             // Reading past the end is an error, not a panic.
-            assert!(page
-                .read_byte_arrays(1, &mut OffsetsSink::<i32>::new())
-                .is_err());
+            assert!(page.read_byte_arrays(1, &mut OffsetsSink::<i32>::new()).is_err());
         }
     }
 }
@@ -87,18 +73,11 @@ fn byte_array_pages_resume_where_they_stopped() {
 #[test]
 fn dictionary_indexes_resume_mid_run() {
     // Runs of repeats and bit-packed stretches, so that pieces end inside both.
-    let indexes: Vec<u32> = (0..1000u32)
-        .map(|i| if i % 200 < 90 { 3 } else { (i * 7) % 11 })
-        .collect();
+    let indexes: Vec<u32> = (0..1000u32).map(|i| if i % 200 < 90 { 3 } else { (i * 7) % 11 }).collect();
     let mut bytes = vec![4u8];
     encode_rle_hybrid(&indexes, 4, &mut bytes);
     for step in [1, 5, 8, 33, 1000] {
-        let mut page = open(
-            bytes.clone(),
-            Encoding::RLE_DICTIONARY,
-            indexes.len(),
-            PhysicalType::INT32,
-        );
+        let mut page = open(bytes.clone(), Encoding::RLE_DICTIONARY, indexes.len(), PhysicalType::INT32);
         let mut got = Vec::new();
         let mut piece = 0;
         while page.remaining() > 0 {
@@ -120,12 +99,7 @@ fn dictionary_indexes_resume_mid_run() {
         }
     }
     // An index past the dictionary is an error.
-    let mut page = open(
-        bytes,
-        Encoding::RLE_DICTIONARY,
-        indexes.len(),
-        PhysicalType::INT32,
-    );
+    let mut page = open(bytes, Encoding::RLE_DICTIONARY, indexes.len(), PhysicalType::INT32);
     assert!(page.read_indexes(1000, 4, |_| {}).is_err());
 }
 
@@ -141,12 +115,7 @@ fn numeric_pages_resume_where_they_stopped() {
     byte_stream_split::encode(&plain, 8, &mut split);
     for step in [1, 31, 128, 777] {
         let mut got: Vec<i64> = Vec::new();
-        let mut page = open(
-            dbp.clone(),
-            Encoding::DELTA_BINARY_PACKED,
-            values.len(),
-            PhysicalType::INT64,
-        );
+        let mut page = open(dbp.clone(), Encoding::DELTA_BINARY_PACKED, values.len(), PhysicalType::INT64);
         let mut piece = 0;
         while page.remaining() > 0 {
             let k = step.min(page.remaining());
@@ -160,10 +129,7 @@ fn numeric_pages_resume_where_they_stopped() {
         }
         assert_eq!(got, values, "DELTA_BINARY_PACKED step {step}");
 
-        for (bytes, enc) in [
-            (plain.clone(), Encoding::PLAIN),
-            (split.clone(), Encoding::BYTE_STREAM_SPLIT),
-        ] {
+        for (bytes, enc) in [(plain.clone(), Encoding::PLAIN), (split.clone(), Encoding::BYTE_STREAM_SPLIT)] {
             let mut page = open(bytes, enc, values.len(), PhysicalType::INT64);
             let mut got: Vec<u8> = Vec::new();
             let mut piece = 0;
@@ -186,9 +152,7 @@ fn numeric_pages_resume_where_they_stopped() {
 
 #[test]
 fn boolean_pages_resume_where_they_stopped() {
-    let values: Vec<bool> = (0..500)
-        .map(|i| i % 3 == 0 || (100..180).contains(&i))
-        .collect();
+    let values: Vec<bool> = (0..500).map(|i| i % 3 == 0 || (100..180).contains(&i)).collect();
     let mut plain = vec![0u8; values.len().div_ceil(8)];
     for (i, &b) in values.iter().enumerate() {
         plain[i / 8] |= u8::from(b) << (i % 8);
@@ -214,25 +178,10 @@ fn boolean_pages_resume_where_they_stopped() {
 
 #[test]
 fn encodings_a_type_cannot_have_are_refused_when_the_page_opens() {
-    let kind = ValueKind {
-        physical_type: PhysicalType::FLOAT,
-        type_length: 0,
-    };
-    let page = PageValues::new(
-        Buffer::from_vec(vec![0u8; 8]),
-        Encoding::DELTA_BINARY_PACKED,
-        2,
-        kind,
-        &mut PageScratch::default(),
-    );
+    let kind = ValueKind { physical_type: PhysicalType::FLOAT, type_length: 0 };
+    let page = PageValues::new(Buffer::from_vec(vec![0u8; 8]), Encoding::DELTA_BINARY_PACKED, 2, kind, &mut PageScratch::default());
     assert!(page.is_err());
     // An all-null page opens whatever its encoding says.
-    let page = PageValues::new(
-        Buffer::from_vec(Vec::<u8>::new()),
-        Encoding::DELTA_BINARY_PACKED,
-        0,
-        kind,
-        &mut PageScratch::default(),
-    );
+    let page = PageValues::new(Buffer::from_vec(Vec::<u8>::new()), Encoding::DELTA_BINARY_PACKED, 0, kind, &mut PageScratch::default());
     assert!(page.is_ok());
 }

@@ -72,10 +72,7 @@ pub(super) fn decoder(c: &ColumnDescriptor, dt: &DataType) -> TestDecoder {
         physical_type: c.physical_type,
         type_length: usize::try_from(c.type_length).unwrap_or(0),
     };
-    TestDecoder {
-        inner: fixed_decoder(c, dt).unwrap(),
-        kind,
-    }
+    TestDecoder { inner: fixed_decoder(c, dt).unwrap(), kind }
 }
 
 /// A validity bitmap (LSB first) for `rows`, starting at bit `offset`.
@@ -98,13 +95,7 @@ pub(super) fn append(
     rows: Option<&[bool]>,
 ) -> Result<()> {
     let buffer = Buffer::from_vec(data.to_vec());
-    let mut page = PageValues::new(
-        buffer,
-        encoding,
-        num_values,
-        d.kind,
-        &mut PageScratch::default(),
-    )?;
+    let mut page = PageValues::new(buffer, encoding, num_values, d.kind, &mut PageScratch::default())?;
     match rows {
         None => d.inner.read(&mut page, num_values, None),
         Some(rows) => {
@@ -121,7 +112,11 @@ pub(super) fn append(
     }
 }
 
-pub(super) fn set_dictionary(d: &mut TestDecoder, data: &[u8], num_values: usize) -> Result<()> {
+pub(super) fn set_dictionary(
+    d: &mut TestDecoder,
+    data: &[u8],
+    num_values: usize,
+) -> Result<()> {
     let page = PageValues::dictionary(Buffer::from_vec(data.to_vec()), Encoding::PLAIN, num_values);
     d.inner.set_dictionary(&page)
 }
