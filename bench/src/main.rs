@@ -88,11 +88,7 @@ impl Flags {
     }
 
     fn all(&self, name: &str) -> Option<&[String]> {
-        self.pairs
-            .iter()
-            .rev()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_slice())
+        self.pairs.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v.as_slice())
     }
 
     fn one(&self, name: &str) -> Option<&str> {
@@ -106,9 +102,7 @@ impl Flags {
     fn number<T: std::str::FromStr>(&self, name: &str, default: T) -> T {
         match self.one(name) {
             None => default,
-            Some(v) => v
-                .parse()
-                .unwrap_or_else(|_| usage_error(&format!("--{name}: not a number: {v:?}"))),
+            Some(v) => v.parse().unwrap_or_else(|_| usage_error(&format!("--{name}: not a number: {v:?}"))),
         }
     }
 
@@ -142,16 +136,9 @@ fn main() {
             };
             let impls: Vec<String> = match flags.one("impls") {
                 None => all.iter().map(|s| s.to_string()).collect(),
-                Some(list) => list
-                    .split(',')
-                    .filter(|s| !s.is_empty())
-                    .map(str::to_owned)
-                    .collect(),
+                Some(list) => list.split(',').filter(|s| !s.is_empty()).map(str::to_owned).collect(),
             };
-            if let Some(bad) = impls
-                .iter()
-                .find(|i| !all.contains(&i.as_str()) && !extra.contains(&i.as_str()))
-            {
+            if let Some(bad) = impls.iter().find(|i| !all.contains(&i.as_str()) && !extra.contains(&i.as_str())) {
                 usage_error(&format!("unknown implementation {bad:?}"));
             }
             let runs = flags.number("runs", 5usize);
@@ -242,15 +229,11 @@ fn main() {
         // Hidden: one implementation × one file, run by `read` in a child process.
         Some("cell") => {
             let need = |n: &str| {
-                flags
-                    .one(n)
-                    .unwrap_or_else(|| usage_error(&format!("cell: --{n} is required")))
-                    .to_owned()
+                flags.one(n).unwrap_or_else(|| usage_error(&format!("cell: --{n} is required"))).to_owned()
             };
             let mode = flags.one("mode").unwrap_or("read");
             cells::cell_main(&cells::CellArgs {
-                mode: Mode::parse(mode)
-                    .unwrap_or_else(|| usage_error(&format!("cell: unknown --mode {mode:?}"))),
+                mode: Mode::parse(mode).unwrap_or_else(|| usage_error(&format!("cell: unknown --mode {mode:?}"))),
                 imp: need("impl"),
                 file: need("file"),
                 runs: flags.number("runs", 5),

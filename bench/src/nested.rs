@@ -25,12 +25,7 @@ use crate::write_spec::WriteSpec;
 pub const BATCH_SIZES: [usize; 4] = [1024, 8192, 65536, 0];
 
 /// The cells of each batch size.
-const IMPLS: [&str; 4] = [
-    "parquetry_stream",
-    "arrow_rs_stream",
-    "parquetry_collect",
-    "arrow_rs_collect",
-];
+const IMPLS: [&str; 4] = ["parquetry_stream", "arrow_rs_stream", "parquetry_collect", "arrow_rs_collect"];
 
 /// What `nested` runs.
 pub struct NestedArgs {
@@ -51,13 +46,7 @@ pub struct NestedArgs {
 
 fn row_group_rows(path: &str) -> usize {
     let file = parquetry::read::ParquetFile::open(path).expect("open");
-    file.metadata()
-        .row_groups
-        .iter()
-        .map(|rg| rg.num_rows.max(0) as usize)
-        .max()
-        .unwrap_or(1)
-        .max(1)
+    file.metadata().row_groups.iter().map(|rg| rg.num_rows.max(0) as usize).max().unwrap_or(1).max(1)
 }
 
 fn run(imp: &str, path: &str, batch: usize) -> Result<Outcome, String> {
@@ -65,11 +54,7 @@ fn run(imp: &str, path: &str, batch: usize) -> Result<Outcome, String> {
     if imp.starts_with("parquetry") {
         run_parquetry(path, &parquetry_options(batch, 1), collect)
     } else {
-        let spec = ArrowRsSpec {
-            rows_per_batch: Some(batch),
-            selection: None,
-            page_index: false,
-        };
+        let spec = ArrowRsSpec { rows_per_batch: Some(batch), selection: None, page_index: false };
         run_arrow_rs(path, &spec, collect)
     }
 }
@@ -88,11 +73,7 @@ fn compare(a: &[RecordBatch], b: &[RecordBatch]) -> Option<String> {
         }
         let (sx, sy) = (unnamed(&x).join("\n"), unnamed(&y).join("\n"));
         if sx != sy {
-            let at = sx
-                .bytes()
-                .zip(sy.bytes())
-                .position(|(p, q)| p != q)
-                .unwrap_or(0);
+            let at = sx.bytes().zip(sy.bytes()).position(|(p, q)| p != q).unwrap_or(0);
             let lo = at.saturating_sub(80);
             return Some(format!(
                 "column {i} differs near …{}… vs …{}…",
@@ -119,9 +100,7 @@ fn value_text(a: &ArrayRef, i: usize) -> String {
         D::List(_) => {
             let l = a.as_list::<i32>();
             let o = l.value_offsets();
-            let items: Vec<String> = (o[i] as usize..o[i + 1] as usize)
-                .map(|j| value_text(l.values(), j))
-                .collect();
+            let items: Vec<String> = (o[i] as usize..o[i + 1] as usize).map(|j| value_text(l.values(), j)).collect();
             format!("[{}]", items.join(","))
         }
         D::Struct(_) => {
@@ -153,17 +132,15 @@ fn write(imp: &str, input: &WriteInput, buf: &mut Vec<u8>) -> Result<(), String>
     buf.clear();
     let schema = input.batches.first().ok_or("no rows")?.schema();
     if imp == "parquetry_write" {
-        let mut w =
-            parquetry::write::ParquetWriter::try_new(&mut *buf, schema, input.spec.parquetry())
-                .map_err(|e| e.to_string())?;
+        let mut w = parquetry::write::ParquetWriter::try_new(&mut *buf, schema, input.spec.parquetry())
+            .map_err(|e| e.to_string())?;
         for b in &input.batches {
             w.write(b).map_err(|e| e.to_string())?;
         }
         w.close().map_err(|e| e.to_string())?;
     } else {
         let props = input.spec.arrow_rs()?;
-        let mut w = parquet::arrow::ArrowWriter::try_new(&mut *buf, schema, Some(props))
-            .map_err(|e| e.to_string())?;
+        let mut w = parquet::arrow::ArrowWriter::try_new(&mut *buf, schema, Some(props)).map_err(|e| e.to_string())?;
         for b in &input.batches {
             w.write(b).map_err(|e| e.to_string())?;
         }
@@ -176,15 +153,11 @@ fn write(imp: &str, input: &WriteInput, buf: &mut Vec<u8>) -> Result<(), String>
 fn time_writes(path: &str, args: &NestedArgs) -> Result<(f64, f64, usize, usize), String> {
     let input = write_input(path)?;
     let mut bufs = [Vec::new(), Vec::new()];
-    for (imp, buf) in ["parquetry_write", "arrow_rs_write"]
-        .iter()
-        .zip(bufs.iter_mut())
-    {
+    for (imp, buf) in ["parquetry_write", "arrow_rs_write"].iter().zip(bufs.iter_mut()) {
         write(imp, &input, buf)?;
-        let back =
-            parquetry::read::ParquetFile::from_bytes(arrow_buffer::Buffer::from(buf.as_slice()))
-                .and_then(|mut f| f.read_all(&parquetry::read::ReadOptions::default()))
-                .map_err(|e| format!("{imp}: reading the written file back: {e}"))?;
+        let back = parquetry::read::ParquetFile::from_bytes(arrow_buffer::Buffer::from(buf.as_slice()))
+            .and_then(|mut f| f.read_all(&parquetry::read::ReadOptions::default()))
+            .map_err(|e| format!("{imp}: reading the written file back: {e}"))?;
         if let Some(d) = compare(&back, &input.batches) {
             return Err(format!("{imp}: the written file reads back different: {d}"));
         }
@@ -260,10 +233,7 @@ pub fn main(args: &NestedArgs) {
     let mut compared: Vec<(String, Vec<usize>)> = Vec::new();
     for path in &args.files {
         let rg = row_group_rows(path);
-        let sizes: Vec<usize> = BATCH_SIZES
-            .iter()
-            .map(|&b| if b == 0 { rg } else { b })
-            .collect();
+        let sizes: Vec<usize> = BATCH_SIZES.iter().map(|&b| if b == 0 { rg } else { b }).collect();
         if args.parquetry_only {
             let imp = if args.collect {
                 "parquetry_collect"
@@ -320,11 +290,7 @@ pub fn main(args: &NestedArgs) {
                 }
             }
             (a, b) => {
-                eprintln!(
-                    "{path}: a reader failed: {:?} / {:?}",
-                    a.as_ref().err(),
-                    b.as_ref().err()
-                );
+                eprintln!("{path}: a reader failed: {:?} / {:?}", a.as_ref().err(), b.as_ref().err());
                 std::process::exit(1);
             }
         }
@@ -365,15 +331,8 @@ pub fn main(args: &NestedArgs) {
                 let p = median(&mut file_times[si][ours]);
                 let a = median(&mut file_times[si][theirs]);
                 cells.push(format!("{p:.1} / {a:.1} ({:.2}x)", a / p));
-                let key = if *size == 0 {
-                    "row_group".to_owned()
-                } else {
-                    size.to_string()
-                };
-                file_json.insert(
-                    format!("{mode}_{key}"),
-                    json!({"parquetry_ms": p, "arrow_rs_ms": a, "ratio": a / p}),
-                );
+                let key = if *size == 0 { "row_group".to_owned() } else { size.to_string() };
+                file_json.insert(format!("{mode}_{key}"), json!({"parquetry_ms": p, "arrow_rs_ms": a, "ratio": a / p}));
             }
             println!("| {name} | {mode} | {} |", cells.join(" | "));
         }
@@ -407,10 +366,6 @@ pub fn main(args: &NestedArgs) {
         println!("{line}");
     }
     if let Some(out) = &args.json {
-        std::fs::write(
-            out,
-            serde_json::to_string_pretty(&Value::Object(report)).expect("json"),
-        )
-        .expect("write json");
+        std::fs::write(out, serde_json::to_string_pretty(&Value::Object(report)).expect("json")).expect("write json");
     }
 }

@@ -35,14 +35,7 @@ fn temp_dir(tag: &str) -> TempDir {
 
 /// Sets each column's non-dictionary encoding by its type: `ints` for integer-like columns,
 /// `bytes` for BYTE_ARRAY, `floats` for FLOAT/DOUBLE, `fixed` for FIXED_LEN_BYTE_ARRAY.
-fn per_type(
-    mut o: WriteOptions,
-    schema: &Schema,
-    ints: Encoding,
-    bytes: Encoding,
-    floats: Encoding,
-    fixed: Encoding,
-) -> WriteOptions {
+fn per_type(mut o: WriteOptions, schema: &Schema, ints: Encoding, bytes: Encoding, floats: Encoding, fixed: Encoding) -> WriteOptions {
     for f in schema.fields() {
         // pyarrow reads a dictionary-typed column only from dictionary or PLAIN pages
         // ("DecodeArrow of DictAccumulator for DeltaLengthByteArrayDecoder" otherwise), so
@@ -53,12 +46,8 @@ fn per_type(
         };
         let e = match t {
             DataType::Float32 | DataType::Float64 => floats,
-            DataType::Utf8
-            | DataType::LargeUtf8
-            | DataType::Utf8View
-            | DataType::Binary
-            | DataType::LargeBinary
-            | DataType::BinaryView => bytes,
+            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View | DataType::Binary
+            | DataType::LargeBinary | DataType::BinaryView => bytes,
             DataType::FixedSizeBinary(_) | DataType::Float16 => fixed,
             DataType::Decimal128(p, _) | DataType::Decimal256(p, _) if *p > 18 => fixed,
             DataType::Boolean | DataType::Null => continue,
@@ -93,9 +82,7 @@ fn option_sets(schema: &Schema) -> Vec<(&'static str, WriteOptions)> {
         (
             "delta_gzip",
             per_type(
-                WriteOptions::default()
-                    .with_compression(Codec::Gzip)
-                    .with_row_group_rows(77),
+                WriteOptions::default().with_compression(Codec::Gzip).with_row_group_rows(77),
                 schema,
                 Encoding::DELTA_BINARY_PACKED,
                 Encoding::DELTA_LENGTH_BYTE_ARRAY,
@@ -152,21 +139,13 @@ fn option_sets(schema: &Schema) -> Vec<(&'static str, WriteOptions)> {
     ]
 }
 
-fn write_file(
-    path: &PathBuf,
-    schema: &arrow_schema::SchemaRef,
-    batches: &[arrow_array::RecordBatch],
-    options: WriteOptions,
-) {
+fn write_file(path: &PathBuf, schema: &arrow_schema::SchemaRef, batches: &[arrow_array::RecordBatch], options: WriteOptions) {
     let file = std::fs::File::create(path).unwrap();
-    let mut w = ParquetWriter::try_new(file, schema.clone(), options)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut w = ParquetWriter::try_new(file, schema.clone(), options).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     for b in batches {
-        w.write(b)
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        w.write(b).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     }
-    w.close()
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    w.close().unwrap_or_else(|e| panic!("{}: {e}", path.display()));
 }
 
 fn check_all(tag: &str, shape: Shape, rows: usize, batches: usize) {
@@ -184,28 +163,15 @@ fn check_all(tag: &str, shape: Shape, rows: usize, batches: usize) {
     let pyarrow = pyarrow_tables(tag, &paths);
     for path in &paths {
         match &pyarrow[path] {
-            Ok(got) => failures.extend(
-                diff_tables(&want, got)
-                    .into_iter()
-                    .map(|d| format!("{} (pyarrow): {d}", path.display())),
-            ),
+            Ok(got) => failures.extend(diff_tables(&want, got).into_iter().map(|d| format!("{} (pyarrow): {d}", path.display()))),
             Err(e) => failures.push(format!("{}: {e}", path.display())),
         }
         match read_parquetry(path, &ReadOptions::default()) {
-            Ok(got) => failures.extend(
-                diff_tables(&want, &got)
-                    .into_iter()
-                    .map(|d| format!("{} (parquetry): {d}", path.display())),
-            ),
+            Ok(got) => failures.extend(diff_tables(&want, &got).into_iter().map(|d| format!("{} (parquetry): {d}", path.display()))),
             Err(e) => failures.push(format!("{} (parquetry): {e}", path.display())),
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} differences:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} differences:\n{}", failures.len(), failures.join("\n"));
 }
 
 #[test]
@@ -215,26 +181,8 @@ fn every_type_and_option_set_reads_back_as_written() {
 
 #[test]
 fn all_null_columns_and_long_binaries() {
-    check_all(
-        "nulls",
-        Shape {
-            null_percent: 100,
-            distinct: 1,
-            max_binary: 10,
-        },
-        300,
-        2,
-    );
-    check_all(
-        "blobs",
-        Shape {
-            null_percent: 5,
-            distinct: 300,
-            max_binary: 50_000,
-        },
-        120,
-        2,
-    );
+    check_all("nulls", Shape { null_percent: 100, distinct: 1, max_binary: 10 }, 300, 2);
+    check_all("blobs", Shape { null_percent: 5, distinct: 300, max_binary: 50_000 }, 120, 2);
 }
 
 #[test]

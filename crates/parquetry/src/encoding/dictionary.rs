@@ -113,21 +113,13 @@ impl ByteArrayDictionary {
     /// An empty BYTE_ARRAY dictionary: its page holds each value as a 4-byte little-endian
     /// length followed by the bytes.
     pub fn new() -> Self {
-        Self {
-            table: HashTable::new(),
-            entries: Vec::new(),
-            page: Vec::new(),
-            width: None,
-        }
+        Self { table: HashTable::new(), entries: Vec::new(), page: Vec::new(), width: None }
     }
 
     /// An empty dictionary of `width`-byte values (FIXED_LEN_BYTE_ARRAY, INT96): its page
     /// holds the values' bytes back to back, without length prefixes.
     pub fn new_fixed(width: usize) -> Self {
-        Self {
-            width: Some(width),
-            ..Self::new()
-        }
+        Self { width: Some(width), ..Self::new() }
     }
 
     /// The index of `value`, inserting it at the next index if it is new.
@@ -150,12 +142,7 @@ impl ByteArrayDictionary {
     ///
     /// Panics if the offsets are not valid for `data`, or on a value [`intern`](Self::intern)
     /// panics on.
-    pub fn intern_offsets<O: OffsetSize>(
-        &mut self,
-        offsets: &[O],
-        data: &[u8],
-        out: &mut Vec<u32>,
-    ) {
+    pub fn intern_offsets<O: OffsetSize>(&mut self, offsets: &[O], data: &[u8], out: &mut Vec<u32>) {
         // One branch on the page layout per call, so the per-value loop is specialised.
         match self.width {
             None => out.extend(offsets.windows(2).map(|w| {
@@ -175,19 +162,14 @@ impl ByteArrayDictionary {
     ///
     /// Panics if this is a BYTE_ARRAY dictionary or `data` is not a whole number of values.
     pub fn intern_fixed(&mut self, data: &[u8], out: &mut Vec<u32>) {
-        let width = self
-            .width
-            .expect("intern_fixed needs a dictionary made by new_fixed");
+        let width = self.width.expect("intern_fixed needs a dictionary made by new_fixed");
         if width == 0 {
             // There are no values to count in zero bytes; the caller interns them one by one.
             assert!(data.is_empty(), "values of width 0 have no bytes");
             return;
         }
         let n = data.len();
-        assert!(
-            n.is_multiple_of(width),
-            "{n} bytes are not whole values of {width} bytes"
-        );
+        assert!(n.is_multiple_of(width), "{n} bytes are not whole values of {width} bytes");
         let values = data.chunks_exact(width);
         out.extend(values.map(|value| self.intern_value::<false>(value)));
     }
@@ -240,8 +222,7 @@ impl ByteArrayDictionary {
     /// interning a known batch (a whole dictionary page) grows each buffer once instead of by
     /// doubling (each doubling faults in fresh memory).
     pub fn reserve(&mut self, values: usize, page_bytes: usize) {
-        self.table
-            .reserve(values, |s| self.entries[s.index as usize].hash);
+        self.table.reserve(values, |s| self.entries[s.index as usize].hash);
         self.entries.reserve(values);
         self.page.reserve(page_bytes);
     }
@@ -283,9 +264,7 @@ impl ByteArrayDictionary {
     #[inline(always)]
     fn holds(&self, index: u32, value: &[u8]) -> bool {
         let start = self.entries[index as usize].start;
-        self.page
-            .get(start..start + value.len())
-            .is_some_and(|stored| same_bytes(stored, value))
+        self.page.get(start..start + value.len()).is_some_and(|stored| same_bytes(stored, value))
     }
 
     /// [`intern_hashed`](Self::intern_hashed) for a long value whose length and hash equal
@@ -307,22 +286,13 @@ impl ByteArrayDictionary {
     /// Adds `value`, which is not in the dictionary, at the next index.
     #[inline(always)]
     fn insert<const PREFIXED: bool>(&mut self, value: &[u8], hash: u64, key: u64) -> u32 {
-        let Self {
-            table,
-            entries,
-            page,
-            ..
-        } = self;
+        let Self { table, entries, page, .. } = self;
         let index = u32::try_from(entries.len()).expect("more than u32::MAX dictionary values");
-        let len =
-            u32::try_from(value.len()).expect("a BYTE_ARRAY value longer than u32::MAX bytes");
+        let len = u32::try_from(value.len()).expect("a BYTE_ARRAY value longer than u32::MAX bytes");
         if PREFIXED {
             page.extend_from_slice(&len.to_le_bytes());
         }
-        entries.push(Entry {
-            hash,
-            start: page.len(),
-        });
+        entries.push(Entry { hash, start: page.len() });
         page.extend_from_slice(value);
         table.insert_unique(hash, Slot { index, len, key }, |s| {
             entries[s.index as usize].hash
@@ -340,11 +310,7 @@ fn prefix_at(page: &[u8], start: usize) -> usize {
 
 #[inline(always)]
 fn check_width(value: &[u8], width: usize) {
-    assert!(
-        value.len() == width,
-        "a {}-byte value in a dictionary of {width}-byte values",
-        value.len()
-    );
+    assert!(value.len() == width, "a {}-byte value in a dictionary of {width}-byte values", value.len());
 }
 
 /// `a == b` for slices of equal length. Dictionary values are mostly short, and comparing them
@@ -357,8 +323,7 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
         return a == b;
     }
     if n >= 16 {
-        return word::<16>(a, 0) == word::<16>(b, 0)
-            && word::<16>(a, n - 16) == word::<16>(b, n - 16);
+        return word::<16>(a, 0) == word::<16>(b, 0) && word::<16>(a, n - 16) == word::<16>(b, n - 16);
     }
     if n >= 8 {
         return word::<8>(a, 0) == word::<8>(b, 0) && word::<8>(a, n - 8) == word::<8>(b, n - 8);
@@ -411,15 +376,8 @@ impl FixedDictionary {
     ///
     /// Panics on any other width.
     pub fn new(width: usize) -> Self {
-        assert!(
-            width == 4 || width == 8,
-            "a FixedDictionary holds 4 or 8-byte values, not {width}"
-        );
-        Self {
-            table: HashTable::new(),
-            page: Vec::new(),
-            width,
-        }
+        assert!(width == 4 || width == 8, "a FixedDictionary holds 4 or 8-byte values, not {width}");
+        Self { table: HashTable::new(), page: Vec::new(), width }
     }
 
     /// The index of the value with bit pattern `bits` (for 4-byte values, its low 32 bits),
@@ -437,11 +395,7 @@ impl FixedDictionary {
     ///
     /// Panics if this is an 8-byte dictionary.
     pub fn intern_u32s(&mut self, values: &[u32], out: &mut Vec<u32>) {
-        assert!(
-            self.width == 4,
-            "intern_u32s on a dictionary of {}-byte values",
-            self.width
-        );
+        assert!(self.width == 4, "intern_u32s on a dictionary of {}-byte values", self.width);
         out.extend(values.iter().map(|&v| self.intern_width::<4>(u64::from(v))));
     }
 
@@ -449,11 +403,7 @@ impl FixedDictionary {
     ///
     /// Panics if this is a 4-byte dictionary.
     pub fn intern_u64s(&mut self, values: &[u64], out: &mut Vec<u32>) {
-        assert!(
-            self.width == 8,
-            "intern_u64s on a dictionary of {}-byte values",
-            self.width
-        );
+        assert!(self.width == 8, "intern_u64s on a dictionary of {}-byte values", self.width);
         out.extend(values.iter().map(|&v| self.intern_width::<8>(v)));
     }
 

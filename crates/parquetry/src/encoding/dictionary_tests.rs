@@ -72,10 +72,7 @@ fn check(dict: &mut ByteArrayDictionary, values: &[Vec<u8>], rng: &mut TestRng) 
                 let (offsets, data) = to_offsets(batch);
                 // A non-zero first offset, as in a sliced Arrow array.
                 let lead = rng.below(5) as usize;
-                let offsets: Vec<i64> = offsets
-                    .iter()
-                    .map(|&o| (o as usize + lead) as i64)
-                    .collect();
+                let offsets: Vec<i64> = offsets.iter().map(|&o| (o as usize + lead) as i64).collect();
                 let mut padded = rng.bytes(lead);
                 padded.extend_from_slice(&data);
                 dict.intern_offsets(&offsets, &padded, &mut got);
@@ -88,10 +85,7 @@ fn check(dict: &mut ByteArrayDictionary, values: &[Vec<u8>], rng: &mut TestRng) 
     assert_eq!(dict.is_empty(), reference.values.is_empty());
     assert_eq!(dict.page(), &reference.plain_page()[..]);
     assert_eq!(dict.page_len(), dict.page().len());
-    assert_eq!(
-        dict.value_bytes(),
-        reference.values.iter().map(Vec::len).sum::<usize>()
-    );
+    assert_eq!(dict.value_bytes(), reference.values.iter().map(Vec::len).sum::<usize>());
     for (i, v) in reference.values.iter().enumerate() {
         assert_eq!(dict.value(i as u32), &v[..], "value {i}");
     }
@@ -114,12 +108,8 @@ fn byte_arrays_match_the_reference() {
     check(&mut dict, &vec![Vec::new(); 10], &mut rng);
     assert_eq!(dict.page(), &[0, 0, 0, 0]);
     // Duplicate-heavy: 20,000 values drawn from 37.
-    let pool: Vec<Vec<u8>> = (0..37)
-        .map(|i| format!("category_{i:03}").into_bytes())
-        .collect();
-    let values: Vec<Vec<u8>> = (0..20_000)
-        .map(|_| pool[rng.below(37) as usize].clone())
-        .collect();
+    let pool: Vec<Vec<u8>> = (0..37).map(|i| format!("category_{i:03}").into_bytes()).collect();
+    let values: Vec<Vec<u8>> = (0..20_000).map(|_| pool[rng.below(37) as usize].clone()).collect();
     let mut dict = ByteArrayDictionary::new();
     check(&mut dict, &values, &mut rng);
     // All distinct, of every length up to 100.
@@ -157,9 +147,8 @@ fn long_values_with_equal_prefixes() {
 fn growth_across_many_resizes() {
     // 100,000 distinct values through every table size from empty, then all again.
     let mut rng = TestRng::new(3);
-    let mut values: Vec<Vec<u8>> = (0..100_000u64)
-        .map(|i| format!("{:016x}-{i}", rng.next_u64()).into_bytes())
-        .collect();
+    let mut values: Vec<Vec<u8>> =
+        (0..100_000u64).map(|i| format!("{:016x}-{i}", rng.next_u64()).into_bytes()).collect();
     let again = values.clone();
     values.extend(again);
     let mut dict = ByteArrayDictionary::new();
@@ -295,9 +284,7 @@ fn fixed_width_byte_values() {
     let mut rng = TestRng::new(7);
     for width in [1usize, 12, 16, 33] {
         let pool: Vec<Vec<u8>> = (0..50).map(|_| rng.bytes(width)).collect();
-        let values: Vec<Vec<u8>> = (0..2_000)
-            .map(|_| pool[rng.below(50) as usize].clone())
-            .collect();
+        let values: Vec<Vec<u8>> = (0..2_000).map(|_| pool[rng.below(50) as usize].clone()).collect();
         let mut reference = Reference::default();
         let want: Vec<u32> = values.iter().map(|v| reference.intern(v)).collect();
         let mut dict = ByteArrayDictionary::new_fixed(width);
@@ -383,10 +370,7 @@ fn doubles_by_bit_pattern() {
     }
     let mut decoded = Vec::new();
     decode_f64(dict.page(), dict.len(), &mut decoded).unwrap();
-    assert!(decoded
-        .iter()
-        .map(|d| d.to_bits())
-        .eq(order.iter().copied()));
+    assert!(decoded.iter().map(|d| d.to_bits()).eq(order.iter().copied()));
     // -0.0 and +0.0 were interned as two values, like the NaN payloads.
     let zeros = order.iter().filter(|&&v| f64::from_bits(v) == 0.0).count();
     assert_eq!(zeros, 2);
@@ -395,14 +379,8 @@ fn doubles_by_bit_pattern() {
 #[test]
 fn ints_and_floats_of_four_bytes() {
     let mut rng = TestRng::new(9);
-    let specials = [
-        0u32,
-        (-0.0f32).to_bits(),
-        f32::NAN.to_bits(),
-        f32::NAN.to_bits() | 2,
-        i32::MIN as u32,
-        i32::MAX as u32,
-    ];
+    let specials =
+        [0u32, (-0.0f32).to_bits(), f32::NAN.to_bits(), f32::NAN.to_bits() | 2, i32::MIN as u32, i32::MAX as u32];
     let values: Vec<u32> = (0..10_000)
         .map(|_| match rng.below(3) {
             0 => specials[rng.below(specials.len() as u64) as usize],
@@ -417,23 +395,13 @@ fn ints_and_floats_of_four_bytes() {
     dict.intern_u32s(&values[..5000], &mut got);
     // One at a time, with the upper half set as a sign extension would: only the low 32 bits
     // count.
-    got.extend(
-        values[5000..]
-            .iter()
-            .map(|&v| dict.intern(v as i32 as i64 as u64)),
-    );
+    got.extend(values[5000..].iter().map(|&v| dict.intern(v as i32 as i64 as u64)));
     assert_eq!(got, want);
-    let page: Vec<u8> = order
-        .iter()
-        .flat_map(|&v| (v as u32).to_le_bytes())
-        .collect();
+    let page: Vec<u8> = order.iter().flat_map(|&v| (v as u32).to_le_bytes()).collect();
     assert_eq!(dict.page(), &page[..]);
     let mut decoded = Vec::new();
     decode_i32(dict.page(), dict.len(), &mut decoded).unwrap();
-    assert!(decoded
-        .iter()
-        .map(|&d| u64::from(d as u32))
-        .eq(order.iter().copied()));
+    assert!(decoded.iter().map(|&d| u64::from(d as u32)).eq(order.iter().copied()));
     let min = dict.intern(u64::from(i32::MIN as u32));
     assert_eq!(dict.value_bits(min), u64::from(i32::MIN as u32));
     dict.clear();

@@ -69,9 +69,7 @@ pub trait ByteArraySink {
         let start = len_pos + 4;
         match page.get(start..start + len) {
             Some(v) => self.push_slice_from_page(start, v),
-            None => Err(Error::corrupt(format!(
-                "PLAIN value of {len} bytes at {start} is past the page"
-            ))),
+            None => Err(Error::corrupt(format!("PLAIN value of {len} bytes at {start} is past the page"))),
         }
     }
 
@@ -114,20 +112,11 @@ pub trait ByteArraySink {
     ///
     /// The default pushes one value at a time; an offsets sink overrides it with a loop that
     /// checks the run's size once and keeps the previous value's head in registers.
-    fn extend_prefixed(
-        &mut self,
-        prefixes: &[u32],
-        suffix_lens: &[u32],
-        page: &[u8],
-        first: usize,
-    ) -> Result<()> {
+    fn extend_prefixed(&mut self, prefixes: &[u32], suffix_lens: &[u32], page: &[u8], first: usize)
+        -> Result<()> {
         let mut pos = first;
         for (&p, &len) in prefixes.iter().zip(suffix_lens) {
-            self.push_prefixed_in(
-                p as usize,
-                page.get(pos..).unwrap_or_default(),
-                len as usize,
-            )?;
+            self.push_prefixed_in(p as usize, page.get(pos..).unwrap_or_default(), len as usize)?;
             pos += len as usize;
         }
         Ok(())
@@ -138,8 +127,10 @@ pub trait ByteArraySink {
 
     /// Appends values with the given `lengths` that lie back to back in `data`, which starts at
     /// `data_pos` in the page. The caller guarantees the lengths sum to `data.len()`.
-    fn extend_from_lengths(&mut self, lengths: &[u32], data: &[u8], data_pos: usize) -> Result<()>;
+    fn extend_from_lengths(&mut self, lengths: &[u32], data: &[u8], data_pos: usize)
+        -> Result<()>;
 }
+
 
 /// Checks that `lengths` sum to `data.len()` (a cheap, vectorised pass).
 #[inline]
@@ -156,16 +147,12 @@ pub(crate) fn check_lengths(lengths: &[u32], data: &[u8]) -> Result<()> {
 
 #[cold]
 pub(crate) fn suffix_past_page(len: usize, left: usize) -> Error {
-    Error::corrupt(format!(
-        "DELTA_BYTE_ARRAY: a suffix of {len} bytes runs past the page ({left} bytes left)"
-    ))
+    Error::corrupt(format!("DELTA_BYTE_ARRAY: a suffix of {len} bytes runs past the page ({left} bytes left)"))
 }
 
 #[cold]
 pub(crate) fn no_previous(prefix_len: usize) -> Error {
-    Error::corrupt(format!(
-        "DELTA_BYTE_ARRAY: prefix length {prefix_len} with no previous value"
-    ))
+    Error::corrupt(format!("DELTA_BYTE_ARRAY: prefix length {prefix_len} with no previous value"))
 }
 
 #[cold]
@@ -215,10 +202,7 @@ mod tests {
         assert_eq!(&v[4..], b"0123456789ab");
         // 13 bytes: prefix, buffer index, offset.
         let v = make_view(b"0123456789abc", 7, 9).to_le_bytes();
-        assert_eq!(
-            v,
-            [13, 0, 0, 0, b'0', b'1', b'2', b'3', 7, 0, 0, 0, 9, 0, 0, 0]
-        );
+        assert_eq!(v, [13, 0, 0, 0, b'0', b'1', b'2', b'3', 7, 0, 0, 0, 9, 0, 0, 0]);
     }
 
     #[test]
@@ -242,15 +226,8 @@ mod tests {
         }
         assert_eq!(
             got,
-            [
-                "short",
-                "short and now long",
-                "short and",
-                "sho",
-                "a value longer than twelve",
-                "a value longer than !",
-                "a value l"
-            ]
+            ["short", "short and now long", "short and", "sho", "a value longer than twelve",
+             "a value longer than !", "a value l"]
         );
         assert!(s.push_prefixed(10, b"").is_err());
     }

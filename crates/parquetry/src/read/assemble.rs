@@ -13,8 +13,7 @@ use std::sync::Arc;
 use arrow_array::cast::AsArray;
 use arrow_array::OffsetSizeTrait;
 use arrow_array::{
-    new_null_array, Array, ArrayRef, FixedSizeListArray, LargeListArray, ListArray, MapArray,
-    StructArray, UInt64Array,
+    new_null_array, Array, ArrayRef, FixedSizeListArray, LargeListArray, ListArray, MapArray, StructArray, UInt64Array,
 };
 use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
 
@@ -46,15 +45,8 @@ struct Slots {
 fn build(node: &Node, leaves: &[LeafBatch], slots: Slots) -> Result<ArrayRef> {
     match node {
         Node::Leaf { reader } => Ok(Arc::clone(&leaves[*reader].array)),
-        Node::Struct {
-            fields,
-            children,
-            def,
-        } => {
-            let arrays = children
-                .iter()
-                .map(|c| build(c, leaves, slots))
-                .collect::<Result<Vec<_>>>()?;
+        Node::Struct { fields, children, def } => {
+            let arrays = children.iter().map(|c| build(c, leaves, slots)).collect::<Result<Vec<_>>>()?;
             let nulls = match *def > slots.def {
                 true => struct_validity(first_levels(node, leaves), slots, *def),
                 false => None,
@@ -69,58 +61,28 @@ fn build(node: &Node, leaves: &[LeafBatch], slots: Slots) -> Result<ArrayRef> {
                 .map(|a| Arc::new(a) as ArrayRef)
                 .map_err(|e| Error::corrupt(format!("assembling a struct: {e}")))
         }
-        Node::List {
-            field,
-            kind,
-            element,
-            def,
-            nullable,
-            rep,
-            elem_def,
-        } => {
+        Node::List { field, kind, element, def, nullable, rep, elem_def } => {
             let levels = first_levels(element, leaves);
-            let child = build(
-                element,
-                leaves,
-                Slots {
-                    rep: *rep,
-                    def: *elem_def,
-                },
-            )?;
+            let child = build(element, leaves, Slots { rep: *rep, def: *elem_def })?;
             let field = Arc::clone(field);
-            let corrupt =
-                |e: arrow_schema::ArrowError| Error::corrupt(format!("assembling a list: {e}"));
+            let corrupt = |e: arrow_schema::ArrowError| Error::corrupt(format!("assembling a list: {e}"));
             let keep = |n: Option<NullBuffer>| n.filter(|_| *nullable);
             Ok(match kind {
                 ListKind::List => {
-                    let (offsets, nulls) =
-                        list_offsets::<i32>(levels, slots, *def, *rep, *elem_def)?;
-                    Arc::new(
-                        ListArray::try_new(field, offsets, child, keep(nulls)).map_err(corrupt)?,
-                    )
+                    let (offsets, nulls) = list_offsets::<i32>(levels, slots, *def, *rep, *elem_def)?;
+                    Arc::new(ListArray::try_new(field, offsets, child, keep(nulls)).map_err(corrupt)?)
                 }
                 ListKind::Large => {
-                    let (offsets, nulls) =
-                        list_offsets::<i64>(levels, slots, *def, *rep, *elem_def)?;
-                    Arc::new(
-                        LargeListArray::try_new(field, offsets, child, keep(nulls))
-                            .map_err(corrupt)?,
-                    )
+                    let (offsets, nulls) = list_offsets::<i64>(levels, slots, *def, *rep, *elem_def)?;
+                    Arc::new(LargeListArray::try_new(field, offsets, child, keep(nulls)).map_err(corrupt)?)
                 }
                 ListKind::Map { sorted } => {
-                    let (offsets, nulls) =
-                        list_offsets::<i32>(levels, slots, *def, *rep, *elem_def)?;
-                    let entries = child
-                        .as_struct_opt()
-                        .ok_or_else(|| Error::corrupt("a map's entries are not a struct"))?;
-                    Arc::new(
-                        MapArray::try_new(field, offsets, entries.clone(), keep(nulls), *sorted)
-                            .map_err(corrupt)?,
-                    )
+                    let (offsets, nulls) = list_offsets::<i32>(levels, slots, *def, *rep, *elem_def)?;
+                    let entries = child.as_struct_opt().ok_or_else(|| Error::corrupt("a map's entries are not a struct"))?;
+                    Arc::new(MapArray::try_new(field, offsets, entries.clone(), keep(nulls), *sorted).map_err(corrupt)?)
                 }
                 ListKind::Fixed(n) => {
-                    let (offsets, nulls) =
-                        list_offsets::<i64>(levels, slots, *def, *rep, *elem_def)?;
+                    let (offsets, nulls) = list_offsets::<i64>(levels, slots, *def, *rep, *elem_def)?;
                     fixed_size_list(field, *n, &offsets, child, keep(nulls))?
                 }
             })
@@ -147,11 +109,7 @@ fn level_pairs(levels: &BatchLevels) -> (std::borrow::Cow<'_, [i16]>, std::borro
     let (def, rep) = (&levels.definition, &levels.repetition);
     let n = def.len().max(rep.len());
     fn filled(v: &[i16], n: usize) -> Cow<'_, [i16]> {
-        if v.len() == n {
-            Cow::Borrowed(v)
-        } else {
-            Cow::Owned(vec![0; n])
-        }
+        if v.len() == n { Cow::Borrowed(v) } else { Cow::Owned(vec![0; n]) }
     }
     (filled(def, n), filled(rep, n))
 }
@@ -288,8 +246,7 @@ fn fixed_size_list(
     child: ArrayRef,
     nulls: Option<NullBuffer>,
 ) -> Result<ArrayRef> {
-    let n = usize::try_from(size)
-        .map_err(|_| Error::corrupt(format!("fixed-size list of negative size {size}")))?;
+    let n = usize::try_from(size).map_err(|_| Error::corrupt(format!("fixed-size list of negative size {size}")))?;
     let mut exact = true;
     for (i, w) in offsets.windows(2).enumerate() {
         let len = (w[1] - w[0]) as usize;

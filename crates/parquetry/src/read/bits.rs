@@ -17,11 +17,7 @@ pub(crate) struct PackedBits {
 impl PackedBits {
     /// An empty bitmap with room for `bits` bits.
     pub fn with_capacity(bits: usize) -> Self {
-        PackedBits {
-            words: Vec::with_capacity(bits / 64 + 1),
-            word: 0,
-            len: 0,
-        }
+        PackedBits { words: Vec::with_capacity(bits / 64 + 1), word: 0, len: 0 }
     }
 
     /// Appends the low `n` bits of `bits` (`n` ≤ 64; higher bits of `bits` are 0).
@@ -48,11 +44,7 @@ impl PackedBits {
         while keep != 0 {
             let start = keep.trailing_zeros();
             let run = (!(keep >> start)).trailing_zeros();
-            let ones = if run == 64 {
-                u64::MAX
-            } else {
-                (1u64 << run) - 1
-            };
+            let ones = if run == 64 { u64::MAX } else { (1u64 << run) - 1 };
             self.push_bits((valid >> start) & ones, run);
             keep &= !(ones << start);
         }
@@ -149,9 +141,7 @@ mod tests {
     fn keeps_exactly_the_selected_bits() {
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             seed
         };
         for words in [0usize, 1, 2, 5, 40] {
@@ -167,26 +157,16 @@ mod tests {
                 };
                 let valid = next();
                 bits.push_selected(keep, valid);
-                want.extend(
-                    (0..64)
-                        .filter(|j| keep >> j & 1 == 1)
-                        .map(|j| valid >> j & 1 == 1),
-                );
+                want.extend((0..64).filter(|j| keep >> j & 1 == 1).map(|j| valid >> j & 1 == 1));
                 let n = (next() % 65) as u32;
-                let tail = if n == 64 {
-                    next()
-                } else {
-                    next() & ((1u64 << n) - 1)
-                };
+                let tail = if n == 64 { next() } else { next() & ((1u64 << n) - 1) };
                 bits.push_bits(tail, n);
                 want.extend((0..n).map(|j| tail >> j & 1 == 1));
             }
             assert_eq!(bits.len(), want.len());
             let bytes = bits.into_bytes();
             assert_eq!(bytes.len(), want.len().div_ceil(8));
-            let got: Vec<bool> = (0..want.len())
-                .map(|i| bytes[i / 8] >> (i % 8) & 1 == 1)
-                .collect();
+            let got: Vec<bool> = (0..want.len()).map(|i| bytes[i / 8] >> (i % 8) & 1 == 1).collect();
             assert_eq!(got, want, "{words} words");
         }
     }

@@ -39,11 +39,7 @@ pub struct ColumnPlan {
 }
 
 /// The type a BYTE_ARRAY leaf reads as under the options' override.
-pub(crate) fn leaf_type(
-    column: &ColumnDescriptor,
-    data_type: &DataType,
-    options: &ReadOptions,
-) -> DataType {
+pub(crate) fn leaf_type(column: &ColumnDescriptor, data_type: &DataType, options: &ReadOptions) -> DataType {
     match (options.byte_array_type, column.physical_type) {
         (Some(t), PhysicalType::BYTE_ARRAY) => override_byte_array(data_type, t),
         _ => data_type.clone(),
@@ -154,19 +150,13 @@ impl ColumnReader {
             ));
         };
         if chunk.file_path.is_some() {
-            return Err(Error::unsupported(
-                "column data in another file (file_path) is not supported",
-            ));
+            return Err(Error::unsupported("column data in another file (file_path) is not supported"));
         }
         let codec = Codec::from_thrift(meta.codec.0)?;
         // A Null column (INT32 annotated UNKNOWN, every value null) is read as INT32 levels
         // and handed out as a NullArray.
         let null_output = *plan.field.data_type() == DataType::Null;
-        let data_type = if null_output {
-            DataType::Int32
-        } else {
-            plan.field.data_type().clone()
-        };
+        let data_type = if null_output { DataType::Int32 } else { plan.field.data_type().clone() };
         let decoder = match column.physical_type {
             PhysicalType::BYTE_ARRAY => byte_array_decoder(column, &data_type)?,
             _ => fixed_decoder(column, &data_type)?,
@@ -186,18 +176,9 @@ impl ColumnReader {
             type_length: usize::try_from(column.type_length).unwrap_or(0),
         };
         let max_reserve_bytes = bounded_bytes(usize::MAX, meta);
-        let mut pages = PageDecoder::new(
-            codec,
-            kind,
-            column.max_def_level,
-            options.verify_crc,
-            max_reserve_rows,
-        );
+        let mut pages = PageDecoder::new(codec, kind, column.max_def_level, options.verify_crc, max_reserve_rows);
         if plan.levels.is_some() {
-            pages = pages.keep_levels(
-                column.max_rep_level,
-                usize::try_from(meta.num_values).unwrap_or(0),
-            );
+            pages = pages.keep_levels(column.max_rep_level, usize::try_from(meta.num_values).unwrap_or(0));
         }
         Ok(ColumnReader {
             stream,
@@ -215,9 +196,7 @@ impl ColumnReader {
             max_reserve_bytes,
             place: place.to_owned(),
             null_output,
-            records: plan
-                .levels
-                .map(|slot| RecordLevels::new(column.max_def_level, slot)),
+            records: plan.levels.map(|slot| RecordLevels::new(column.max_def_level, slot)),
             chunk_levels: usize::try_from(meta.num_values).unwrap_or(0),
             repeated: column.max_rep_level > 0,
         })
@@ -225,25 +204,20 @@ impl ColumnReader {
 
     /// Appends the next `rows` rows to the array being built (see [`finish`](Self::finish)).
     pub fn append<S: ChunkSource>(&mut self, source: &S, rows: usize) -> Result<()> {
-        self.append_inner(source, rows)
-            .map_err(|e| e.context(&self.place))
+        self.append_inner(source, rows).map_err(|e| e.context(&self.place))
     }
 
     /// Passes over the next `rows` rows without producing them: values inside a page are
     /// passed over by the encoding's own walk, and data pages that lie wholly inside the
     /// skip are not decompressed.
     pub fn skip<S: ChunkSource>(&mut self, source: &S, rows: usize) -> Result<()> {
-        self.skip_inner(source, rows)
-            .map_err(|e| e.context(&self.place))
+        self.skip_inner(source, rows).map_err(|e| e.context(&self.place))
     }
 
     /// Hands over the levels of the rows appended since the last call (a column read with
     /// its levels; empty otherwise). Call before [`finish`](Self::finish).
     pub fn take_levels(&mut self) -> BatchLevels {
-        self.records
-            .as_mut()
-            .map(RecordLevels::take)
-            .unwrap_or_default()
+        self.records.as_mut().map(RecordLevels::take).unwrap_or_default()
     }
 
     /// Hands over the rows appended since the last call as one array.
@@ -286,10 +260,7 @@ impl ColumnReader {
             None => rows,
         };
         let decoder = self.decoder.as_mut().ok_or_else(finished)?;
-        decoder.reserve(
-            slots.min(self.max_reserve_rows),
-            bytes.min(self.max_reserve_bytes),
-        );
+        decoder.reserve(slots.min(self.max_reserve_rows), bytes.min(self.max_reserve_bytes));
         if let Some(v) = self.validity.as_mut() {
             v.reserve(slots.min(self.max_reserve_rows));
         }
@@ -305,8 +276,7 @@ impl ColumnReader {
             };
             let k = (rows - have).min(page.rows - page.row);
             let index = page.index;
-            self.read_rows(k)
-                .map_err(|e| e.context(format_args!("page {index}")))?;
+            self.read_rows(k).map_err(|e| e.context(format_args!("page {index}")))?;
             have += k;
             self.close_page_if_done();
         }
@@ -337,8 +307,7 @@ impl ColumnReader {
                 // header: its body is not read, let alone decompressed. (Flat columns only: a
                 // page's value count is its row count there.)
                 let left = rows - done;
-                let wholly_skipped =
-                    |h: &crate::format::PageHeader| data_page_rows(h).is_some_and(|n| n <= left);
+                let wholly_skipped = |h: &crate::format::PageHeader| data_page_rows(h).is_some_and(|n| n <= left);
                 let page = match self.stream.next_page_unless(source, wholly_skipped)? {
                     None => return Err(self.ended(done)),
                     Some(Next::Skipped(header)) => {
@@ -355,8 +324,7 @@ impl ColumnReader {
             };
             let k = (rows - done).min(page.rows - page.row);
             let index = page.index;
-            self.skip_rows(k)
-                .map_err(|e| e.context(format_args!("page {index}")))?;
+            self.skip_rows(k).map_err(|e| e.context(format_args!("page {index}")))?;
             done += k;
             self.close_page_if_done();
         }
@@ -392,11 +360,8 @@ impl ColumnReader {
                 }
                 return Err(self.ended(rows - left));
             }
-            let (Some(page), Some(records), Some(decoder)) = (
-                self.page.as_mut(),
-                self.records.as_mut(),
-                self.decoder.as_mut(),
-            ) else {
+            let (Some(page), Some(records), Some(decoder)) = (self.page.as_mut(), self.records.as_mut(), self.decoder.as_mut())
+            else {
                 return Err(finished());
             };
             let index = page.index;
@@ -432,9 +397,7 @@ impl ColumnReader {
                 return Err(finished());
             };
             let index = page.index;
-            left = records
-                .skip(page, left)
-                .map_err(|e| e.context(format_args!("page {index}")))?;
+            left = records.skip(page, left).map_err(|e| e.context(format_args!("page {index}")))?;
             if page.row < page.rows {
                 return Ok(());
             }
@@ -465,11 +428,7 @@ impl ColumnReader {
             return Ok(false);
         }
         let first = locations[to].first_row_index as usize;
-        self.stream.seek(
-            locations[to].offset as u64,
-            to - from,
-            (first - here) as i64,
-        )?;
+        self.stream.seek(locations[to].offset as u64, to - from, (first - here) as i64)?;
         *done += first - here;
         Ok(true)
     }
@@ -479,8 +438,7 @@ impl ColumnReader {
         let bytes = if rows >= self.hint_rows_left {
             self.hint_bytes_left
         } else {
-            (self.hint_bytes_left as u128 * rows as u128 / self.hint_rows_left.max(1) as u128)
-                as usize
+            (self.hint_bytes_left as u128 * rows as u128 / self.hint_rows_left.max(1) as u128) as usize
         };
         self.hint_bytes_left -= bytes.min(self.hint_bytes_left);
         self.hint_rows_left = self.hint_rows_left.saturating_sub(rows);
@@ -510,12 +468,7 @@ impl ColumnReader {
             }
         };
         page.row += k;
-        let bits = Validity {
-            bits: validity.as_slice(),
-            offset: start,
-            len: k,
-            null_count: k - valid,
-        };
+        let bits = Validity { bits: validity.as_slice(), offset: start, len: k, null_count: k - valid };
         let result = decoder.read(&mut page.values, valid, Some(&bits));
         if result.is_err() {
             validity.truncate(start);
@@ -548,10 +501,7 @@ impl ColumnReader {
     /// Loads a page: a dictionary goes to the decoder, a data page becomes the open page.
     fn load(&mut self, page: Page) -> Result<()> {
         let index = page.index;
-        let loaded = self
-            .pages
-            .load(page)
-            .map_err(|e| e.context(format_args!("page {index}")))?;
+        let loaded = self.pages.load(page).map_err(|e| e.context(format_args!("page {index}")))?;
         match loaded {
             Loaded::Dictionary(values) => self
                 .decoder
@@ -579,6 +529,7 @@ impl ColumnReader {
         }
         Ok(self.page.as_mut())
     }
+
 }
 
 impl ColumnReader {
@@ -591,16 +542,14 @@ impl ColumnReader {
             0 => String::new(),
             n => format!(", after its last page, page {}", n - 1),
         };
-        Error::corrupt(format!(
-            "the column chunk ended after {read} of its {} rows{last}",
-            self.chunk_rows
-        ))
+        Error::corrupt(format!("the column chunk ended after {read} of its {} rows{last}", self.chunk_rows))
     }
 }
 
 fn finished() -> Error {
     Error::invalid_argument("the column chunk was already read to its end")
 }
+
 
 /// The chunk's page locations from its OffsetIndex, if it has one that is consistent: pages
 /// in order inside the chunk's bytes, first rows rising from 0 below the chunk's rows.
@@ -625,21 +574,14 @@ fn page_locations<S: ChunkSource>(
     let ordered = locations
         .windows(2)
         .all(|w| w[0].offset < w[1].offset && w[0].first_row_index < w[1].first_row_index);
-    let rows_ok = first.first_row_index == 0
-        && locations
-            .iter()
-            .all(|l| (l.first_row_index as u64) < rows as u64);
+    let rows_ok = first.first_row_index == 0 && locations.iter().all(|l| (l.first_row_index as u64) < rows as u64);
     (ordered && rows_ok && locations.iter().all(in_chunk)).then_some(locations)
 }
 
 /// The bytes of values the chunk holds, for sizing buffers once: exact from SizeStatistics
 /// when present, else estimated from the uncompressed size.
 fn value_bytes_hint(meta: &ColumnMetaData) -> usize {
-    if let Some(b) = meta
-        .size_statistics
-        .as_ref()
-        .and_then(|s| s.unencoded_byte_array_data_bytes)
-    {
+    if let Some(b) = meta.size_statistics.as_ref().and_then(|s| s.unencoded_byte_array_data_bytes) {
         return usize::try_from(b).unwrap_or(0);
     }
     usize::try_from(meta.total_uncompressed_size).unwrap_or(0)
@@ -657,3 +599,4 @@ fn bounded_bytes(bytes: usize, meta: &ColumnMetaData) -> usize {
     let stored = usize::try_from(meta.total_compressed_size).unwrap_or(0);
     bytes.min(stored.saturating_mul(256).saturating_add(1 << 20))
 }
+

@@ -83,13 +83,7 @@ pub(crate) struct PageDecoder {
 impl PageDecoder {
     /// A page decoder for a chunk in `codec` of values of `kind`, with definition levels up
     /// to `max_def`.
-    pub fn new(
-        codec: Codec,
-        kind: ValueKind,
-        max_def: i16,
-        verify_crc: bool,
-        max_reserve_rows: usize,
-    ) -> Self {
+    pub fn new(codec: Codec, kind: ValueKind, max_def: i16, verify_crc: bool, max_reserve_rows: usize) -> Self {
         PageDecoder {
             decompressor: Decompressor::new(),
             codec,
@@ -121,8 +115,7 @@ impl PageDecoder {
         crate::compress::check_expansion(self.codec, input.len(), expected)?;
         let mut out = std::mem::take(&mut self.scratch);
         out.clear();
-        self.decompressor
-            .decompress(self.codec, input, expected, &mut out)?;
+        self.decompressor.decompress(self.codec, input, expected, &mut out)?;
         Ok(Buffer::from_vec(out))
     }
 
@@ -166,14 +159,10 @@ impl PageDecoder {
         match h.page_type {
             PageType::DICTIONARY_PAGE => {
                 let Some(d) = &h.dictionary_page_header else {
-                    return Err(Error::corrupt(
-                        "dictionary page without a dictionary page header",
-                    ));
+                    return Err(Error::corrupt("dictionary page without a dictionary page header"));
                 };
                 if self.seen_dictionary {
-                    return Err(Error::corrupt(
-                        "a second dictionary page in one column chunk",
-                    ));
+                    return Err(Error::corrupt("a second dictionary page in one column chunk"));
                 }
                 self.seen_dictionary = true;
                 let num_values = non_negative(d.num_values, "dictionary value count")?;
@@ -182,9 +171,7 @@ impl PageDecoder {
                     Codec::Uncompressed => page.body.clone(),
                     _ => self.decompress(page.body.as_slice(), expected)?,
                 };
-                Ok(Loaded::Dictionary(PageValues::dictionary(
-                    buffer, encoding, num_values,
-                )))
+                Ok(Loaded::Dictionary(PageValues::dictionary(buffer, encoding, num_values)))
             }
             PageType::DATA_PAGE => {
                 let Some(d) = &h.data_page_header else {
@@ -203,49 +190,27 @@ impl PageDecoder {
                     let mut levels = self.new_levels(rows)?;
                     let mut rest = data;
                     if self.max_rep > 0 {
-                        let (l, r) =
-                            split_v1_levels(rest, rep_encoding, self.max_rep, rows, "repetition")?;
+                        let (l, r) = split_v1_levels(rest, rep_encoding, self.max_rep, rows, "repetition")?;
                         decode_levels(l, self.max_rep, rows, &mut levels.repetition, "repetition")?;
                         rest = r;
                     }
                     if self.max_def > 0 {
-                        let (l, r) =
-                            split_v1_levels(rest, def_encoding, self.max_def, rows, "definition")?;
+                        let (l, r) = split_v1_levels(rest, def_encoding, self.max_def, rows, "definition")?;
                         decode_levels(l, self.max_def, rows, &mut levels.definition, "definition")?;
                         rest = r;
                     }
                     let section = buffer.slice(data.len() - rest.len());
-                    let parts = PageParts {
-                        section,
-                        encoding,
-                        rows,
-                        validity: None,
-                        decompressed,
-                        body: page.body,
-                    };
-                    return self
-                        .open_levels_page(page.index, parts, levels)
-                        .map(Loaded::Data);
+                    let parts = PageParts { section, encoding, rows, validity: None, decompressed, body: page.body };
+                    return self.open_levels_page(page.index, parts, levels).map(Loaded::Data);
                 }
                 let (validity, values_at) = if self.max_def > 0 {
-                    let (l, rest) =
-                        split_v1_levels(data, def_encoding, self.max_def, rows, "definition")?;
-                    (
-                        Some(self.decode_validity(l, rows)?),
-                        data.len() - rest.len(),
-                    )
+                    let (l, rest) = split_v1_levels(data, def_encoding, self.max_def, rows, "definition")?;
+                    (Some(self.decode_validity(l, rows)?), data.len() - rest.len())
                 } else {
                     (None, 0)
                 };
                 let section = buffer.slice(values_at);
-                let parts = PageParts {
-                    section,
-                    encoding,
-                    rows,
-                    validity,
-                    decompressed,
-                    body: page.body,
-                };
+                let parts = PageParts { section, encoding, rows, validity, decompressed, body: page.body };
                 self.open_data_page(page.index, parts).map(Loaded::Data)
             }
             PageType::DATA_PAGE_V2 => {
@@ -253,34 +218,22 @@ impl PageDecoder {
                     return Err(Error::corrupt("data page v2 without a data page v2 header"));
                 };
                 let rows = non_negative(d.num_values, "value count")?;
-                let rep_len =
-                    non_negative(d.repetition_levels_byte_length, "repetition levels length")?;
-                let def_len =
-                    non_negative(d.definition_levels_byte_length, "definition levels length")?;
+                let rep_len = non_negative(d.repetition_levels_byte_length, "repetition levels length")?;
+                let def_len = non_negative(d.definition_levels_byte_length, "definition levels length")?;
                 let body = page.body.as_slice();
-                let levels_len = rep_len
-                    .checked_add(def_len)
-                    .filter(|&l| l <= body.len())
-                    .ok_or_else(|| {
-                        Error::corrupt(format!(
-                            "levels of {rep_len} + {def_len} bytes do not fit in the {}-byte page",
-                            body.len()
-                        ))
-                    })?;
-                let compressed =
-                    d.is_compressed.unwrap_or(true) && self.codec != Codec::Uncompressed;
+                let levels_len = rep_len.checked_add(def_len).filter(|&l| l <= body.len()).ok_or_else(|| {
+                    Error::corrupt(format!(
+                        "levels of {rep_len} + {def_len} bytes do not fit in the {}-byte page",
+                        body.len()
+                    ))
+                })?;
+                let compressed = d.is_compressed.unwrap_or(true) && self.codec != Codec::Uncompressed;
                 let encoding = d.encoding;
                 let mut levels = None;
                 let validity = if self.keep_levels {
                     let mut l = self.new_levels(rows)?;
                     if self.max_rep > 0 {
-                        decode_levels(
-                            LevelData::Rle(&body[..rep_len]),
-                            self.max_rep,
-                            rows,
-                            &mut l.repetition,
-                            "repetition",
-                        )?;
+                        decode_levels(LevelData::Rle(&body[..rep_len]), self.max_rep, rows, &mut l.repetition, "repetition")?;
                     }
                     if self.max_def > 0 {
                         let def = LevelData::Rle(&body[rep_len..levels_len]);
@@ -291,9 +244,7 @@ impl PageDecoder {
                 } else {
                     match self.max_def {
                         0 => None,
-                        _ => Some(
-                            self.decode_validity(LevelData::Rle(&body[rep_len..levels_len]), rows)?,
-                        ),
+                        _ => Some(self.decode_validity(LevelData::Rle(&body[rep_len..levels_len]), rows)?),
                     }
                 };
                 let (section, decompressed) = if compressed {
@@ -307,18 +258,9 @@ impl PageDecoder {
                 } else {
                     (page.body.slice(levels_len), None)
                 };
-                let parts = PageParts {
-                    section,
-                    encoding,
-                    rows,
-                    validity,
-                    decompressed,
-                    body: page.body,
-                };
+                let parts = PageParts { section, encoding, rows, validity, decompressed, body: page.body };
                 match levels {
-                    Some(l) => self
-                        .open_levels_page(page.index, parts, l)
-                        .map(Loaded::Data),
+                    Some(l) => self.open_levels_page(page.index, parts, l).map(Loaded::Data),
                     None => self.open_data_page(page.index, parts).map(Loaded::Data),
                 }
             }
@@ -336,28 +278,10 @@ impl PageDecoder {
     }
 
     fn open_data_page(&mut self, index: usize, parts: PageParts) -> Result<OpenPage> {
-        let PageParts {
-            section,
-            encoding,
-            rows,
-            validity,
-            decompressed,
-            body,
-        } = parts;
-        let values = validity
-            .as_ref()
-            .map_or(rows, BooleanBuffer::count_set_bits);
+        let PageParts { section, encoding, rows, validity, decompressed, body } = parts;
+        let values = validity.as_ref().map_or(rows, BooleanBuffer::count_set_bits);
         let values = PageValues::new(section, encoding, values, self.kind, &mut self.page_scratch)?;
-        Ok(OpenPage {
-            index,
-            values,
-            validity,
-            levels: None,
-            rows,
-            row: 0,
-            decompressed,
-            body,
-        })
+        Ok(OpenPage { index, values, validity, levels: None, rows, row: 0, decompressed, body })
     }
 
     /// Empty level vectors with room for a page's levels, bounded against inflated headers.
@@ -369,37 +293,18 @@ impl PageDecoder {
             )));
         }
         let n = rows.min(self.max_reserve_rows);
-        let mut levels = self.spare_levels.take().unwrap_or(PageLevels {
-            definition: Vec::new(),
-            repetition: Vec::new(),
-        });
+        let mut levels = self.spare_levels.take().unwrap_or(PageLevels { definition: Vec::new(), repetition: Vec::new() });
         levels.definition.clear();
         levels.repetition.clear();
-        levels
-            .definition
-            .reserve(if self.max_def > 0 { n } else { 0 });
-        levels
-            .repetition
-            .reserve(if self.max_rep > 0 { n } else { 0 });
+        levels.definition.reserve(if self.max_def > 0 { n } else { 0 });
+        levels.repetition.reserve(if self.max_rep > 0 { n } else { 0 });
         Ok(levels)
     }
 
     /// Opens a page read with its levels: its values are the levels at the maximum
     /// definition level. A level-less column (required all the way) has a value per level.
-    fn open_levels_page(
-        &mut self,
-        index: usize,
-        parts: PageParts,
-        levels: PageLevels,
-    ) -> Result<OpenPage> {
-        let PageParts {
-            section,
-            encoding,
-            rows,
-            decompressed,
-            body,
-            ..
-        } = parts;
+    fn open_levels_page(&mut self, index: usize, parts: PageParts, levels: PageLevels) -> Result<OpenPage> {
+        let PageParts { section, encoding, rows, decompressed, body, .. } = parts;
         let values = if self.max_def > 0 {
             // Levels were checked against the maximum when decoded: at it = at least it,
             // 64 levels a compare (a count of equal `i16`s did not vectorize).
@@ -412,16 +317,7 @@ impl PageDecoder {
             rows
         };
         let values = PageValues::new(section, encoding, values, self.kind, &mut self.page_scratch)?;
-        Ok(OpenPage {
-            index,
-            values,
-            validity: None,
-            levels: Some(levels),
-            rows,
-            row: 0,
-            decompressed,
-            body,
-        })
+        Ok(OpenPage { index, values, validity: None, levels: Some(levels), rows, row: 0, decompressed, body })
     }
 }
 
@@ -429,14 +325,8 @@ impl PageDecoder {
 /// count, which opening the page reports).
 pub(crate) fn data_page_rows(header: &crate::format::PageHeader) -> Option<usize> {
     match header.page_type {
-        PageType::DATA_PAGE => header
-            .data_page_header
-            .as_ref()
-            .and_then(|d| usize::try_from(d.num_values).ok()),
-        PageType::DATA_PAGE_V2 => header
-            .data_page_header_v2
-            .as_ref()
-            .and_then(|d| usize::try_from(d.num_rows).ok()),
+        PageType::DATA_PAGE => header.data_page_header.as_ref().and_then(|d| usize::try_from(d.num_values).ok()),
+        PageType::DATA_PAGE_V2 => header.data_page_header_v2.as_ref().and_then(|d| usize::try_from(d.num_rows).ok()),
         _ => None,
     }
 }

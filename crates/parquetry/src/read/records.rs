@@ -40,13 +40,7 @@ impl RecordLevels {
     /// Levels of a column with definition levels up to `max_def`, whose array has a slot at
     /// each level at or above `slot_def`.
     pub fn new(max_def: i16, slot_def: i16) -> Self {
-        RecordLevels {
-            max_def,
-            slot_def,
-            started: false,
-            definition: Vec::new(),
-            repetition: Vec::new(),
-        }
+        RecordLevels { max_def, slot_def, started: false, definition: Vec::new(), repetition: Vec::new() }
     }
 
     /// Makes room for `levels` more levels in the batch (each kind the column has).
@@ -85,12 +79,10 @@ impl RecordLevels {
         let from = page.row;
         let (def_len, rep_len) = (self.definition.len(), self.repetition.len());
         if !levels.definition.is_empty() {
-            self.definition
-                .extend_from_slice(&levels.definition[from..end]);
+            self.definition.extend_from_slice(&levels.definition[from..end]);
         }
         if !levels.repetition.is_empty() {
-            self.repetition
-                .extend_from_slice(&levels.repetition[from..end]);
+            self.repetition.extend_from_slice(&levels.repetition[from..end]);
         }
         let result = match validity {
             None => decoder.read(&mut page.values, end - from, None),
@@ -98,12 +90,7 @@ impl RecordLevels {
                 let start = validity.len();
                 let values = self.append_slots(&levels.definition[from..end], end - from, validity);
                 let slots = validity.len() - start;
-                let bits = Validity {
-                    bits: validity.as_slice(),
-                    offset: start,
-                    len: slots,
-                    null_count: slots - values,
-                };
+                let bits = Validity { bits: validity.as_slice(), offset: start, len: slots, null_count: slots - values };
                 let result = decoder.read(&mut page.values, values, Some(&bits));
                 if result.is_err() {
                     validity.truncate(start);

@@ -110,12 +110,7 @@ impl ColumnChunkWriter {
         let encoder = ValueEncoder::new(leaf.physical_type, leaf.type_length, dictionary, fallback)
             .map_err(|e| e.context(format!("column '{}'", leaf.path)))?;
         Ok(ColumnChunkWriter {
-            pages: PageWriter::new(
-                column.codec,
-                column.level,
-                options.data_page_version,
-                options.crc,
-            ),
+            pages: PageWriter::new(column.codec, column.level, options.data_page_version, options.crc),
             page_size: options.data_page_size,
             page_row_limit: options.data_page_row_limit,
             truncate: options.statistics_truncate_length,
@@ -175,9 +170,7 @@ impl ColumnChunkWriter {
 
     /// Bytes of the chunk's pages so far, plus the open page and dictionary (estimated).
     pub fn buffered_bytes(&self) -> usize {
-        self.pages.buffered_bytes()
-            + self.encoder.estimated_len()
-            + self.encoder.dictionary_page_len()
+        self.pages.buffered_bytes() + self.encoder.estimated_len() + self.encoder.dictionary_page_len()
     }
 
     fn statistics_on(&self) -> bool {
@@ -205,9 +198,7 @@ impl ColumnChunkWriter {
         while row < array.len() {
             let rows_left = (self.page_row_limit - self.page_rows.min(self.page_row_limit)).max(1);
             let bytes_left = self.page_size.saturating_sub(self.encoder.estimated_len());
-            let n = self
-                .rows_fit(array, row, rows_left.min(array.len() - row), bytes_left)
-                .max(1);
+            let n = self.rows_fit(array, row, rows_left.min(array.len() - row), bytes_left).max(1);
             self.write_rows(array, nulls.as_ref(), dictionary_input, row, row + n)?;
             row += n;
             self.end_step(compressor, 0)?;
@@ -223,26 +214,10 @@ impl ColumnChunkWriter {
             return max_rows.min(1024);
         }
         match array.data_type() {
-            DataType::Utf8 => plain_rows_fit(
-                &array.as_string::<i32>().value_offsets()[row..],
-                max_rows,
-                bytes,
-            ),
-            DataType::Binary => plain_rows_fit(
-                &array.as_binary::<i32>().value_offsets()[row..],
-                max_rows,
-                bytes,
-            ),
-            DataType::LargeUtf8 => plain_rows_fit(
-                &array.as_string::<i64>().value_offsets()[row..],
-                max_rows,
-                bytes,
-            ),
-            DataType::LargeBinary => plain_rows_fit(
-                &array.as_binary::<i64>().value_offsets()[row..],
-                max_rows,
-                bytes,
-            ),
+            DataType::Utf8 => plain_rows_fit(&array.as_string::<i32>().value_offsets()[row..], max_rows, bytes),
+            DataType::Binary => plain_rows_fit(&array.as_binary::<i32>().value_offsets()[row..], max_rows, bytes),
+            DataType::LargeUtf8 => plain_rows_fit(&array.as_string::<i64>().value_offsets()[row..], max_rows, bytes),
+            DataType::LargeBinary => plain_rows_fit(&array.as_binary::<i64>().value_offsets()[row..], max_rows, bytes),
             DataType::Utf8View | DataType::BinaryView => {
                 let views = match array.data_type() {
                     DataType::Utf8View => array.as_string_view().views(),
@@ -260,12 +235,7 @@ impl ColumnChunkWriter {
             DataType::Boolean => max_rows.min(bytes.saturating_mul(8)),
             DataType::Dictionary(..) => max_rows.min(1024),
             _ => {
-                let width = self
-                    .leaf
-                    .physical_type
-                    .fixed_width()
-                    .unwrap_or(self.leaf.type_length)
-                    .max(1);
+                let width = self.leaf.physical_type.fixed_width().unwrap_or(self.leaf.type_length).max(1);
                 max_rows.min(bytes / width)
             }
         }
@@ -282,21 +252,13 @@ impl ColumnChunkWriter {
     /// After a step of rows: past the dictionary page limit, ends the page, writes the
     /// dictionary and falls back for the rest of the chunk (as Arrow C++ does); otherwise ends
     /// the page if it is full (by rows, or by its values plus `levels_len` bytes of levels).
-    pub(super) fn end_step(
-        &mut self,
-        compressor: &mut Compressor,
-        levels_len: usize,
-    ) -> Result<()> {
-        if self.encoder.is_dictionary()
-            && self.encoder.dictionary_page_len() > self.options.dictionary_page_size_limit
-        {
+    pub(super) fn end_step(&mut self, compressor: &mut Compressor, levels_len: usize) -> Result<()> {
+        if self.encoder.is_dictionary() && self.encoder.dictionary_page_len() > self.options.dictionary_page_size_limit {
             self.close_page(compressor)?;
             self.write_dictionary_page(compressor)?;
             self.encoder.fall_back();
             self.dictionary_map = None;
-        } else if self.page_rows >= self.page_row_limit
-            || self.encoder.estimated_len() + levels_len >= self.page_size
-        {
+        } else if self.page_rows >= self.page_row_limit || self.encoder.estimated_len() + levels_len >= self.page_size {
             self.close_page(compressor)?;
         }
         Ok(())
@@ -316,8 +278,7 @@ impl ColumnChunkWriter {
         if self.leaf.max_def_level > 0 {
             match nulls {
                 Some(nb) if null_count > 0 => {
-                    self.definition_levels
-                        .put_bits(nb.validity(), nb.offset() + start, n)
+                    self.definition_levels.put_bits(nb.validity(), nb.offset() + start, n)
                 }
                 _ => self.definition_levels.put_run(1, n),
             }
@@ -339,43 +300,25 @@ impl ColumnChunkWriter {
         Ok(())
     }
 
-    fn put_range(
-        &mut self,
-        array: &dyn Array,
-        dictionary_input: bool,
-        start: usize,
-        end: usize,
-    ) -> Result<()> {
+    fn put_range(&mut self, array: &dyn Array, dictionary_input: bool, start: usize, end: usize) -> Result<()> {
         let from_dictionary = self.bounds_from_dictionary();
         let track = self.statistics_on() && !from_dictionary;
         if !dictionary_input {
             let bounds = track.then_some(&mut self.page_bounds);
-            self.page_byte_array_bytes += put_valid_range(
-                &self.leaf,
-                array,
-                start,
-                end,
-                &mut self.encoder,
-                bounds,
-                &mut self.scratch,
-            )?;
+            self.page_byte_array_bytes +=
+                put_valid_range(&self.leaf, array, start, end, &mut self.encoder, bounds, &mut self.scratch)?;
             return Ok(());
         }
         let dictionary = array.as_any_dictionary();
         let values = dictionary.values();
         if from_dictionary {
             // Intern the input dictionary once (per chunk), then remap its keys row by row.
-            let mapped =
-                matches!(&self.dictionary_map, Some((a, _)) if std::sync::Arc::ptr_eq(a, values));
+            let mapped = matches!(&self.dictionary_map, Some((a, _)) if std::sync::Arc::ptr_eq(a, values));
             if !mapped {
                 if let Ok(bytes) = byte_values(values.as_ref()) {
                     let lengths = bytes.iter().map(|v| v.len() as u32).collect();
-                    let indexes = self
-                        .encoder
-                        .intern_all(bytes.into_iter())
-                        .unwrap_or_default();
-                    self.dictionary_map =
-                        Some((values.clone(), DictionaryMap { indexes, lengths }));
+                    let indexes = self.encoder.intern_all(bytes.into_iter()).unwrap_or_default();
+                    self.dictionary_map = Some((values.clone(), DictionaryMap { indexes, lengths }));
                 }
             }
             if let Some((dict, map)) = &self.dictionary_map {
@@ -399,24 +342,15 @@ impl ColumnChunkWriter {
         let taken = arrow_select::take::take(values.as_ref(), keys.as_ref(), None)
             .map_err(|e| Error::invalid_argument(format!("column '{}': {e}", self.leaf.path)))?;
         let bounds = track.then_some(&mut self.page_bounds);
-        self.page_byte_array_bytes += put_valid_range(
-            &self.leaf,
-            taken.as_ref(),
-            0,
-            taken.len(),
-            &mut self.encoder,
-            bounds,
-            &mut self.scratch,
-        )?;
+        self.page_byte_array_bytes +=
+            put_valid_range(&self.leaf, taken.as_ref(), 0, taken.len(), &mut self.encoder, bounds, &mut self.scratch)?;
         Ok(())
     }
 
     /// Folds the bounds of the dictionary values the page's indexes name, each
     /// distinct value once.
     fn fold_dictionary_page(&mut self) {
-        if self.options.statistics == StatisticsLevel::None
-            || self.leaf.order == StatOrder::Undefined
-        {
+        if self.options.statistics == StatisticsLevel::None || self.leaf.order == StatOrder::Undefined {
             return;
         }
         let Some(Dictionary::Bytes(d)) = self.encoder.dictionary() else {
@@ -468,13 +402,7 @@ impl ColumnChunkWriter {
             self.definition_levels.finish_into(&mut self.levels);
         }
         let header_statistics = (page_level && self.header_statistics).then(|| {
-            statistics(
-                &self.page_bounds,
-                self.page_nulls as u64,
-                order,
-                self.leaf.is_string,
-                self.truncate,
-            )
+            statistics(&self.page_bounds, self.page_nulls as u64, order, self.leaf.is_string, self.truncate)
         });
         let page = DataPage {
             num_values: self.page_values,
@@ -489,54 +417,32 @@ impl ColumnChunkWriter {
             statistics: header_statistics,
         };
         self.pages.write_data_page(&page, compressor).map_err(|e| {
-            e.context(format!(
-                "column '{}', page {}",
-                self.leaf.path,
-                self.pages.data_pages()
-            ))
+            e.context(format!("column '{}', page {}", self.leaf.path, self.pages.data_pages()))
         })?;
         if page_level && self.page_index {
             let nulls = self.page_nulls as u64;
             let all_nan = !self.page_bounds.is_set() && self.page_values > self.page_nulls;
-            let bounds = if all_nan {
-                nan_bounds(self.leaf.physical_type)
-            } else {
-                self.page_bounds.clone()
-            };
-            self.column_index.push(
-                &bounds,
-                nulls,
-                order,
-                self.leaf.is_string,
-                self.truncate,
-                !all_nan,
-            );
+            let bounds = if all_nan { nan_bounds(self.leaf.physical_type) } else { self.page_bounds.clone() };
+            self.column_index.push(&bounds, nulls, order, self.leaf.is_string, self.truncate, !all_nan);
             if has_def && self.size_statistics {
                 if self.leaf.nesting.is_empty() {
                     let valid = (self.page_rows - self.page_nulls) as i64;
-                    self.column_index
-                        .push_definition_histogram(&[self.page_nulls as i64, valid]);
+                    self.column_index.push_definition_histogram(&[self.page_nulls as i64, valid]);
                 } else {
-                    self.column_index
-                        .push_definition_histogram(&self.page_def_histogram);
+                    self.column_index.push_definition_histogram(&self.page_def_histogram);
                 }
             }
             if has_rep && self.size_statistics {
-                self.column_index
-                    .push_repetition_histogram(&self.page_rep_histogram);
+                self.column_index.push_repetition_histogram(&self.page_rep_histogram);
             }
         }
         for (chunk, page) in [
             (&mut self.chunk_def_histogram, &mut self.page_def_histogram),
             (&mut self.chunk_rep_histogram, &mut self.page_rep_histogram),
         ] {
-            chunk
-                .iter_mut()
-                .zip(page.iter_mut())
-                .for_each(|(c, p)| *c += std::mem::take(p));
+            chunk.iter_mut().zip(page.iter_mut()).for_each(|(c, p)| *c += std::mem::take(p));
         }
-        self.chunk_page_bytes
-            .push(self.page_byte_array_bytes as i64);
+        self.chunk_page_bytes.push(self.page_byte_array_bytes as i64);
         self.chunk_bounds.merge(order, &self.page_bounds);
         self.chunk_nulls += self.page_nulls as u64;
         self.chunk_byte_array_bytes += self.page_byte_array_bytes;
@@ -567,20 +473,12 @@ impl ColumnChunkWriter {
         let stats_on = self.statistics_on();
         let order = self.leaf.order;
         let statistics = stats_on.then(|| {
-            statistics(
-                &self.chunk_bounds,
-                self.chunk_nulls,
-                order,
-                self.leaf.is_string,
-                self.truncate,
-            )
+            statistics(&self.chunk_bounds, self.chunk_nulls, order, self.leaf.is_string, self.truncate)
         });
         let byte_array = self.leaf.physical_type == PhysicalType::BYTE_ARRAY;
         let size_statistics = self.size_statistics.then(|| SizeStatistics {
-            unencoded_byte_array_data_bytes: byte_array
-                .then_some(self.chunk_byte_array_bytes as i64),
-            repetition_level_histogram: (self.leaf.max_rep_level > 0)
-                .then(|| self.chunk_rep_histogram.clone()),
+            unencoded_byte_array_data_bytes: byte_array.then_some(self.chunk_byte_array_bytes as i64),
+            repetition_level_histogram: (self.leaf.max_rep_level > 0).then(|| self.chunk_rep_histogram.clone()),
             definition_level_histogram: (self.leaf.max_def_level > 0).then(|| {
                 if self.leaf.nesting.is_empty() {
                     vec![self.chunk_nulls as i64, (rows - self.chunk_nulls) as i64]
@@ -593,11 +491,7 @@ impl ColumnChunkWriter {
         self.chunk_rep_histogram.iter_mut().for_each(|c| *c = 0);
         let index = std::mem::replace(&mut self.column_index, ColumnIndexBuilder::new());
         let page_level = stats_on && self.options.statistics == StatisticsLevel::Page;
-        let column_index = if page_level && self.page_index {
-            index.finish()
-        } else {
-            None
-        };
+        let column_index = if page_level && self.page_index { index.finish() } else { None };
         let page_bytes = std::mem::take(&mut self.chunk_page_bytes);
         let result = ChunkResult {
             pages: self.pages.finish(),
@@ -628,25 +522,15 @@ struct DictionaryMap {
 fn byte_values(values: &dyn Array) -> Result<Vec<&[u8]>> {
     let n = values.len();
     Ok(match values.data_type() {
-        DataType::Utf8 => (0..n)
-            .map(|i| values.as_string::<i32>().value(i).as_bytes())
-            .collect(),
-        DataType::LargeUtf8 => (0..n)
-            .map(|i| values.as_string::<i64>().value(i).as_bytes())
-            .collect(),
-        DataType::Utf8View => (0..n)
-            .map(|i| values.as_string_view().value(i).as_bytes())
-            .collect(),
+        DataType::Utf8 => (0..n).map(|i| values.as_string::<i32>().value(i).as_bytes()).collect(),
+        DataType::LargeUtf8 => (0..n).map(|i| values.as_string::<i64>().value(i).as_bytes()).collect(),
+        DataType::Utf8View => (0..n).map(|i| values.as_string_view().value(i).as_bytes()).collect(),
         DataType::Binary => (0..n).map(|i| values.as_binary::<i32>().value(i)).collect(),
         DataType::LargeBinary => (0..n).map(|i| values.as_binary::<i64>().value(i)).collect(),
         DataType::BinaryView => (0..n).map(|i| values.as_binary_view().value(i)).collect(),
-        DataType::FixedSizeBinary(_) => (0..n)
-            .map(|i| values.as_fixed_size_binary().value(i))
-            .collect(),
+        DataType::FixedSizeBinary(_) => (0..n).map(|i| values.as_fixed_size_binary().value(i)).collect(),
         other => {
-            return Err(Error::unsupported(format!(
-                "a dictionary of {other} values cannot be written"
-            )))
+            return Err(Error::unsupported(format!("a dictionary of {other} values cannot be written")))
         }
     })
 }

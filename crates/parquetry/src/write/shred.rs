@@ -54,18 +54,9 @@ impl Shredded {
 
 /// Computes the levels and values of `leaf` for rows (records) `rows` of `column`, its
 /// top-level Arrow array, into `out`.
-pub(crate) fn shred(
-    leaf: &LeafColumn,
-    column: &ArrayRef,
-    rows: std::ops::Range<usize>,
-    out: &mut Shredded,
-) -> Result<()> {
+pub(crate) fn shred(leaf: &LeafColumn, column: &ArrayRef, rows: std::ops::Range<usize>, out: &mut Shredded) -> Result<()> {
     out.clear();
-    let mut s = Shredder {
-        leaf,
-        out,
-        with_rep: leaf.max_rep_level > 0,
-    };
+    let mut s = Shredder { leaf, out, with_rep: leaf.max_rep_level > 0 };
     s.visit(0, column, rows.start, rows.end, 0, 0)
 }
 
@@ -75,9 +66,7 @@ pub(crate) fn shred(
 /// of the array's nodes, nothing per value.
 pub(crate) fn check_structure(name: &str, column: &ArrayRef) -> Result<()> {
     column.to_data().validate().map_err(|e| {
-        Error::invalid_argument(format!(
-            "column '{name}': the nested Arrow array is malformed: {e}"
-        ))
+        Error::invalid_argument(format!("column '{name}': the nested Arrow array is malformed: {e}"))
     })
 }
 
@@ -143,69 +132,36 @@ impl Shredder<'_> {
     /// Rows `start..end` of `array`, the node at `depth` of the leaf's nesting; `def` is the
     /// definition level of an entry where this node is null and `rep` the repetition level of
     /// each row's first entry.
-    fn visit(
-        &mut self,
-        depth: usize,
-        array: &ArrayRef,
-        start: usize,
-        end: usize,
-        def: i16,
-        rep: i16,
-    ) -> Result<()> {
+    fn visit(&mut self, depth: usize, array: &ArrayRef, start: usize, end: usize, def: i16, rep: i16) -> Result<()> {
         self.check_len(array.as_ref(), end)?;
         match self.leaf.nesting.get(depth).copied() {
             None => self.visit_leaf(depth, array, start, end, def, rep),
             Some(Nesting::Struct { nullable, child }) => {
-                let s = array
-                    .as_struct_opt()
-                    .ok_or_else(|| self.mismatch(array.data_type()))?;
+                let s = array.as_struct_opt().ok_or_else(|| self.mismatch(array.data_type()))?;
                 self.visit_struct(depth, s, nullable, child, start, end, def, rep)
             }
             Some(Nesting::List { nullable }) => {
                 let (offsets, child, child_len) = match array.data_type() {
                     DataType::List(_) => {
                         let l = array.as_list::<i32>();
-                        (
-                            Offsets::Small(l.value_offsets()),
-                            Child::Array(l.values()),
-                            l.values().len(),
-                        )
+                        (Offsets::Small(l.value_offsets()), Child::Array(l.values()), l.values().len())
                     }
                     DataType::LargeList(_) => {
                         let l = array.as_list::<i64>();
-                        (
-                            Offsets::Large(l.value_offsets()),
-                            Child::Array(l.values()),
-                            l.values().len(),
-                        )
+                        (Offsets::Large(l.value_offsets()), Child::Array(l.values()), l.values().len())
                     }
                     DataType::FixedSizeList(_, n) => {
                         let l = array.as_fixed_size_list();
-                        let n = usize::try_from(*n)
-                            .map_err(|_| self.error(format!("a list size of {n}")))?;
-                        (
-                            Offsets::Fixed(n),
-                            Child::Array(l.values()),
-                            l.values().len(),
-                        )
+                        let n = usize::try_from(*n).map_err(|_| self.error(format!("a list size of {n}")))?;
+                        (Offsets::Fixed(n), Child::Array(l.values()), l.values().len())
                     }
                     DataType::Map(..) => {
                         let m = array.as_map();
-                        (
-                            Offsets::Small(m.value_offsets()),
-                            Child::Entries(m.entries()),
-                            m.entries().len(),
-                        )
+                        (Offsets::Small(m.value_offsets()), Child::Entries(m.entries()), m.entries().len())
                     }
                     other => return Err(self.mismatch(other)),
                 };
-                let list = List {
-                    offsets,
-                    child,
-                    child_len,
-                    nulls: array.logical_nulls(),
-                    nullable,
-                };
+                let list = List { offsets, child, child_len, nulls: array.logical_nulls(), nullable };
                 self.visit_list(depth, &list, start, end, def, rep)
             }
         }
@@ -219,11 +175,7 @@ impl Shredder<'_> {
             return Err(self.error(format!(
                 "an array of {} slots{} is read up to slot {end} (a child shorter than its parent)",
                 array.len(),
-                if short_nulls {
-                    " with a shorter validity bitmap"
-                } else {
-                    ""
-                }
+                if short_nulls { " with a shorter validity bitmap" } else { "" }
             )));
         }
         Ok(())
@@ -246,18 +198,13 @@ impl Shredder<'_> {
         rep: i16,
     ) -> Result<()> {
         self.check_len(s, end)?;
-        let column = s
-            .columns()
-            .get(child)
-            .ok_or_else(|| self.mismatch(s.data_type()))?;
+        let column = s.columns().get(child).ok_or_else(|| self.mismatch(s.data_type()))?;
         let inner = def + i16::from(nullable);
         match s.nulls().filter(|n| n.null_count() > 0) {
             None => self.visit(depth + 1, column, start, end, inner, rep),
             Some(nulls) => {
                 let mut pos = start;
-                for (a, b) in
-                    BitSliceIterator::new(nulls.validity(), nulls.offset() + start, end - start)
-                {
+                for (a, b) in BitSliceIterator::new(nulls.validity(), nulls.offset() + start, end - start) {
                     let (a, b) = (start + a, start + b);
                     self.null_entries(depth, nullable, def, rep, a - pos)?;
                     self.visit(depth + 1, column, a, b, inner, rep)?;
@@ -269,14 +216,7 @@ impl Shredder<'_> {
     }
 
     /// `n` null entries of the node at `depth` (an error if it is not nullable).
-    fn null_entries(
-        &mut self,
-        depth: usize,
-        nullable: bool,
-        def: i16,
-        rep: i16,
-        n: usize,
-    ) -> Result<()> {
+    fn null_entries(&mut self, depth: usize, nullable: bool, def: i16, rep: i16, n: usize) -> Result<()> {
         if n > 0 {
             if !nullable {
                 return Err(self.not_nullable(depth));
@@ -388,18 +328,14 @@ impl Shredder<'_> {
         match list.child {
             Child::Array(c) => self.visit(depth + 1, c, a, b, present + 1, inner)?,
             Child::Entries(s) => {
-                let Some(Nesting::Struct { nullable, child }) =
-                    self.leaf.nesting.get(depth + 1).copied()
-                else {
+                let Some(Nesting::Struct { nullable, child }) = self.leaf.nesting.get(depth + 1).copied() else {
                     return Err(self.mismatch(s.data_type()));
                 };
                 self.visit_struct(depth + 1, s, nullable, child, a, b, present + 1, inner)?;
             }
         }
         // Without a list below, each element is one entry (structs and the leaf).
-        let flat_below = !self.leaf.nesting[depth + 1..]
-            .iter()
-            .any(|n| matches!(n, Nesting::List { .. }));
+        let flat_below = !self.leaf.nesting[depth + 1..].iter().any(|n| matches!(n, Nesting::List { .. }));
         let reps = &mut self.out.rep[at..];
         if flat_below {
             for k in first..end {
@@ -428,15 +364,7 @@ impl Shredder<'_> {
         Ok(())
     }
 
-    fn visit_leaf(
-        &mut self,
-        depth: usize,
-        array: &ArrayRef,
-        start: usize,
-        end: usize,
-        def: i16,
-        rep: i16,
-    ) -> Result<()> {
+    fn visit_leaf(&mut self, depth: usize, array: &ArrayRef, start: usize, end: usize, def: i16, rep: i16) -> Result<()> {
         if self.out.leaf_nulls.is_none() {
             let nulls = match array.data_type() {
                 DataType::Dictionary(..) | DataType::Null => array.logical_nulls(),
@@ -578,15 +506,7 @@ mod tests {
         b.append_value([Some(3)]);
         let got = levels(Arc::new(b.finish()), true);
         // Null list 0, empty list 1, null element 2, value 3 (pyarrow's histograms agree).
-        assert_eq!(
-            got,
-            vec![(
-                "c.list.element".into(),
-                vec![3, 2, 3, 1, 0, 3],
-                vec![0, 1, 1, 0, 0, 0],
-                vec![(0, 1), (2, 4)]
-            )]
-        );
+        assert_eq!(got, vec![("c.list.element".into(), vec![3, 2, 3, 1, 0, 3], vec![0, 1, 1, 0, 0, 0], vec![(0, 1), (2, 4)])]);
     }
 
     #[test]
@@ -608,27 +528,16 @@ mod tests {
         let got = levels(Arc::new(b.finish()), true);
         let def = vec![5, 5, 3, 0, 3, 5, 2];
         let rep = vec![0, 2, 1, 0, 0, 1, 0];
-        assert_eq!(
-            got,
-            vec![("c.list.element.list.element".into(), def, rep, vec![(0, 3)])]
-        );
+        assert_eq!(got, vec![("c.list.element.list.element".into(), def, rep, vec![(0, 3)])]);
     }
 
     #[test]
     fn a_struct_gives_its_nulls_to_every_child() {
         let a: ArrayRef = Arc::new(Int32Array::from(vec![Some(1), Some(7), None]));
         let fields = Fields::from(vec![Field::new("a", DataType::Int32, true)]);
-        let s = StructArray::try_new(
-            fields,
-            vec![a],
-            Some(NullBuffer::from(vec![true, false, true])),
-        )
-        .unwrap();
+        let s = StructArray::try_new(fields, vec![a], Some(NullBuffer::from(vec![true, false, true]))).unwrap();
         let got = levels(Arc::new(s), true);
-        assert_eq!(
-            got,
-            vec![("c.a".into(), vec![2, 0, 1], vec![], vec![(0, 1)])]
-        );
+        assert_eq!(got, vec![("c.a".into(), vec![2, 0, 1], vec![], vec![(0, 1)])]);
     }
 
     #[test]
@@ -636,23 +545,9 @@ mod tests {
         let values = Arc::new(Int32Array::from(vec![1, 2, 3, 4, 5]));
         let offsets = OffsetBuffer::new(ScalarBuffer::from(vec![0, 2, 4, 5]));
         let f = Arc::new(Field::new("item", DataType::Int32, true));
-        let l = ListArray::try_new(
-            f,
-            offsets,
-            values,
-            Some(NullBuffer::from(vec![true, false, true])),
-        )
-        .unwrap();
+        let l = ListArray::try_new(f, offsets, values, Some(NullBuffer::from(vec![true, false, true]))).unwrap();
         let got = levels(Arc::new(l.slice(1, 2)), true);
-        assert_eq!(
-            got,
-            vec![(
-                "c.list.element".into(),
-                vec![0, 3],
-                vec![0, 0],
-                vec![(4, 5)]
-            )]
-        );
+        assert_eq!(got, vec![("c.list.element".into(), vec![0, 3], vec![0, 0], vec![(4, 5)])]);
     }
 
     #[test]
@@ -669,18 +564,8 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                (
-                    "c.key_value.key".into(),
-                    vec![2, 2, 0, 1],
-                    vec![0, 1, 0, 0],
-                    vec![(0, 2)]
-                ),
-                (
-                    "c.key_value.value".into(),
-                    vec![3, 2, 0, 1],
-                    vec![0, 1, 0, 0],
-                    vec![(0, 1)]
-                ),
+                ("c.key_value.key".into(), vec![2, 2, 0, 1], vec![0, 1, 0, 0], vec![(0, 2)]),
+                ("c.key_value.value".into(), vec![3, 2, 0, 1], vec![0, 1, 0, 0], vec![(0, 1)]),
             ]
         );
     }

@@ -79,10 +79,7 @@ impl PageDict {
         let data = page.data();
         let n = page.len();
         if data.len() > u32::MAX as usize {
-            return Err(Error::corrupt(format!(
-                "dictionary page of {} bytes",
-                data.len()
-            )));
+            return Err(Error::corrupt(format!("dictionary page of {} bytes", data.len())));
         }
         // Every value takes at least its 4-byte length: the page bounds the count, whatever
         // its header says.
@@ -141,8 +138,7 @@ impl PageDict {
         while self.walked() <= i && self.walked() < self.n {
             let from = (self.walked(), self.prefixes[self.walked()] as usize);
             let spare = self.prefixes.spare_capacity_mut();
-            let (to, p, lengths_or) =
-                walk_lengths(data, from, self.n, from.1 + DICT_CHECK_BYTES, spare)?;
+            let (to, p, lengths_or) = walk_lengths(data, from, self.n, from.1 + DICT_CHECK_BYTES, spare)?;
             if self.utf8 {
                 check_dict_utf8(data, from, (to, p), lengths_or)?;
             }
@@ -152,10 +148,7 @@ impl PageDict {
             unsafe { self.prefixes.set_len(self.prefixes.len() + (to - from.0)) };
         }
         if self.walked() <= i {
-            return Err(Error::corrupt(format!(
-                "dictionary index {i} of {} values",
-                self.n
-            )));
+            return Err(Error::corrupt(format!("dictionary index {i} of {} values", self.n)));
         }
         Ok(())
     }
@@ -164,11 +157,7 @@ impl PageDict {
     /// from the page, and records where each ends; returns how many it appended. That is
     /// fewer when the sink's room or the offset type runs out or a value does not lie in the
     /// page: the caller walks those values the checked way.
-    fn extend_frontier<O: OffsetSize>(
-        &mut self,
-        sink: &mut OffsetsSink<O>,
-        run: usize,
-    ) -> Result<usize> {
+    fn extend_frontier<O: OffsetSize>(&mut self, sink: &mut OffsetsSink<O>, run: usize) -> Result<usize> {
         let data = self.page.as_slice();
         let w = self.walked();
         let p = self.prefixes[w] as usize;
@@ -178,17 +167,12 @@ impl PageDict {
         if self.utf8 && check_utf8_offsets(&sink.data, offsets).is_err() {
             // Again over the page, so that the error names the value's index in it.
             check_dict_utf8(data, (w, p), (w + done, end), u32::MAX)?;
-            return Err(Error::corrupt(
-                "dictionary page: values are not valid UTF-8",
-            ));
+            return Err(Error::corrupt("dictionary page: values are not valid UTF-8"));
         }
         // Value `w + t` ends `t + 1` length prefixes and the bytes of values `w..=w + t` past
         // `p`: below `data.len()`, so in u32 (checked in `read`).
         let base = offsets[0].as_usize();
-        let ends = offsets[1..]
-            .iter()
-            .enumerate()
-            .map(|(t, o)| (p + 4 * (t + 1) + o.as_usize() - base) as u32);
+        let ends = offsets[1..].iter().enumerate().map(|(t, o)| (p + 4 * (t + 1) + o.as_usize() - base) as u32);
         self.prefixes.extend(ends);
         Ok(done)
     }
@@ -212,10 +196,8 @@ fn walk_lengths(
     let mut lengths_or = 0u32;
     let mut slots = out.iter_mut();
     while i < n && p < stop {
-        let (Some(len), Some(slot)) = (
-            data.get(p..).and_then(|s| s.first_chunk::<4>()),
-            slots.next(),
-        ) else {
+        let (Some(len), Some(slot)) = (data.get(p..).and_then(|s| s.first_chunk::<4>()), slots.next())
+        else {
             return Err(Error::corrupt(format!(
                 "dictionary page: value {i} of {n} needs a length at byte {p} of {}",
                 data.len()
@@ -246,12 +228,7 @@ const DICT_CHECK_BYTES: usize = 64 << 10;
 impl<O: OffsetSize + OffsetSizeTrait> OffsetsDecoder<O> {
     /// A decoder for a string (`utf8`) or binary output.
     pub(super) fn new(utf8: bool) -> Self {
-        Self {
-            utf8,
-            sink: OffsetsSink::new(),
-            dict: None,
-            scratch: Scratch::default(),
-        }
+        Self { utf8, sink: OffsetsSink::new(), dict: None, scratch: Scratch::default() }
     }
 
     /// Appends the page's next `n` values densely (no null slots yet).
@@ -288,10 +265,7 @@ impl<O: OffsetSize + OffsetSizeTrait> OffsetsDecoder<O> {
             let walked = dict.walked();
             // A bounded scan: when the room runs out part way, the rest of a long run is
             // scanned again, and must not be a whole page each time.
-            let run = frontier_run(
-                &indexes[k..indexes.len().min(k + MAX_FRONTIER_SCAN)],
-                walked,
-            );
+            let run = frontier_run(&indexes[k..indexes.len().min(k + MAX_FRONTIER_SCAN)], walked);
             if run >= MIN_FRONTIER_RUN {
                 let done = dict.extend_frontier(&mut self.sink, run)?;
                 k += done;
@@ -325,21 +299,13 @@ fn frontier_run(indexes: &[u32], walked: usize) -> usize {
     if let Ok(w) = u32::try_from(walked) {
         for block in indexes.chunks_exact(SCAN_BLOCK) {
             let next = w.wrapping_add(n as u32);
-            if !block
-                .iter()
-                .zip(0..)
-                .fold(true, |all, (&i, t)| all & (i == next.wrapping_add(t)))
-            {
+            if !block.iter().zip(0..).fold(true, |all, (&i, t)| all & (i == next.wrapping_add(t))) {
                 break;
             }
             n += SCAN_BLOCK;
         }
     }
-    n + indexes[n..]
-        .iter()
-        .zip(walked + n..)
-        .take_while(|&(&i, w)| i as usize == w)
-        .count()
+    n + indexes[n..].iter().zip(walked + n..).take_while(|&(&i, w)| i as usize == w).count()
 }
 
 /// The position of the first of `indexes` that is `walked` or more (the length if none is),
@@ -353,10 +319,7 @@ fn first_unwalked(indexes: &[u32], walked: usize) -> usize {
         }
         n += SCAN_BLOCK;
     }
-    n + indexes[n..]
-        .iter()
-        .position(|&i| i as usize >= walked)
-        .unwrap_or(indexes.len() - n)
+    n + indexes[n..].iter().position(|&i| i as usize >= walked).unwrap_or(indexes.len() - n)
 }
 
 /// Indexes compared at once by [`frontier_run`] and [`first_unwalked`].
@@ -366,11 +329,7 @@ const SCAN_BLOCK: usize = 16;
 /// the batch already has (sized from the chunk's metadata, so usually all of it). Only the
 /// values that did not fit have their total size summed, for one reservation, which saves a
 /// pass over the dictionary's lengths in the common case.
-fn gather_walked<O: OffsetSize>(
-    sink: &mut OffsetsSink<O>,
-    dict: &PageDict,
-    indexes: &[u32],
-) -> Result<()> {
+fn gather_walked<O: OffsetSize>(sink: &mut OffsetsSink<O>, dict: &PageDict, indexes: &[u32]) -> Result<()> {
     let src = dict.page.as_slice();
     let done = sink.extend_gathered(src, &dict.prefixes, indexes);
     let rest = &indexes[done..];
@@ -378,10 +337,7 @@ fn gather_walked<O: OffsetSize>(
         return Ok(());
     }
     // In bounds: every index is below dict.walked().
-    let bytes = rest
-        .iter()
-        .map(|&i| dict.value_len(i as usize) as u64)
-        .sum::<u64>();
+    let bytes = rest.iter().map(|&i| dict.value_len(i as usize) as u64).sum::<u64>();
     check_room::<O>(sink.data.len(), bytes)?;
     // Exactly the bytes left while the hint holds: no slack, so an exact hint is never
     // outgrown (the last few values then take the plain copy instead of the block copy);
@@ -407,12 +363,7 @@ impl<O: OffsetSize + OffsetSizeTrait> ValueDecoder for OffsetsDecoder<O> {
         Ok(())
     }
 
-    fn read(
-        &mut self,
-        page: &mut PageValues,
-        values: usize,
-        validity: Option<&Validity<'_>>,
-    ) -> Result<()> {
+    fn read(&mut self, page: &mut PageValues, values: usize, validity: Option<&Validity<'_>>) -> Result<()> {
         page_rows(values, validity)?;
         let start = self.sink.offsets.len() - 1;
         let data_len = self.sink.data.len();

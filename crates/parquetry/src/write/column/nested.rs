@@ -32,11 +32,7 @@ const WINDOW_RECORDS: usize = 16_384;
 
 impl ColumnChunkWriter {
     /// Writes every record of `column`, the leaf's top-level column.
-    pub(super) fn write_nested(
-        &mut self,
-        column: &ArrayRef,
-        compressor: &mut Compressor,
-    ) -> Result<()> {
+    pub(super) fn write_nested(&mut self, column: &ArrayRef, compressor: &mut Compressor) -> Result<()> {
         let mut shredded = std::mem::take(&mut self.shredded);
         shredded.new_column();
         let mut result = Ok(());
@@ -52,23 +48,17 @@ impl ColumnChunkWriter {
     }
 
     fn levels_len(&self) -> usize {
-        self.definition_levels.encoded_len_estimate()
-            + self.repetition_levels.encoded_len_estimate()
+        self.definition_levels.encoded_len_estimate() + self.repetition_levels.encoded_len_estimate()
     }
 
     fn write_shredded(&mut self, sh: &Shredded, compressor: &mut Compressor) -> Result<()> {
         let leaf = sh.leaf.clone();
-        let dictionary_input = leaf
-            .as_ref()
-            .is_some_and(|a| matches!(a.data_type(), DataType::Dictionary(..)));
+        let dictionary_input = leaf.as_ref().is_some_and(|a| matches!(a.data_type(), DataType::Dictionary(..)));
         let mut cursor = Cursor::default();
         let (n, mut pos) = (sh.def.len(), 0);
         while pos < n {
-            let records_left =
-                (self.page_row_limit - self.page_rows.min(self.page_row_limit)).max(1);
-            let bytes_left = self
-                .page_size
-                .saturating_sub(self.encoder.estimated_len() + self.levels_len());
+            let records_left = (self.page_row_limit - self.page_rows.min(self.page_row_limit)).max(1);
+            let bytes_left = self.page_size.saturating_sub(self.encoder.estimated_len() + self.levels_len());
             let values_fit = match (&leaf, sh.values.get(cursor.range)) {
                 (Some(a), Some(&(first, _))) => {
                     let next = first + cursor.taken;
@@ -86,10 +76,7 @@ impl ColumnChunkWriter {
             }
             if self.size_statistics {
                 histogram(&sh.def[pos..end], &mut self.page_def_histogram);
-                histogram(
-                    sh.rep.get(pos..end).unwrap_or_default(),
-                    &mut self.page_rep_histogram,
-                );
+                histogram(sh.rep.get(pos..end).unwrap_or_default(), &mut self.page_rep_histogram);
             }
             if let Some(a) = &leaf {
                 self.put_values(a, dictionary_input, &sh.values, &mut cursor, values)?;
@@ -107,13 +94,7 @@ impl ColumnChunkWriter {
     /// The next step from entry `pos`: whole records, at most `max_records` of them and (unless
     /// that leaves none) about `max_values` values (a record that crosses the budget inside a
     /// counted block is kept whole). Returns its end, records and values.
-    fn step(
-        &self,
-        sh: &Shredded,
-        pos: usize,
-        max_records: usize,
-        max_values: usize,
-    ) -> (usize, usize, usize) {
+    fn step(&self, sh: &Shredded, pos: usize, max_records: usize, max_values: usize) -> (usize, usize, usize) {
         const BLOCK: usize = 256;
         let max_def = self.leaf.max_def_level as u16;
         let (def, rep) = (&sh.def, &sh.rep);
@@ -280,10 +261,7 @@ fn put_levels(encoder: &mut RleEncoder, levels: &[u16]) {
     }
     let mut block = [0u32; 256];
     for chunk in levels.chunks(256) {
-        block
-            .iter_mut()
-            .zip(chunk)
-            .for_each(|(w, &l)| *w = u32::from(l));
+        block.iter_mut().zip(chunk).for_each(|(w, &l)| *w = u32::from(l));
         encoder.put_slice(&block[..chunk.len()]);
     }
 }
