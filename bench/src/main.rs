@@ -166,11 +166,7 @@ fn main() {
                 Some(list) => list
                     .split(',')
                     .filter(|s| !s.is_empty())
-                    .map(|s| {
-                        s.parse().unwrap_or_else(|_| {
-                            usage_error(&format!("--batch-sizes: not a number: {s:?}"))
-                        })
-                    })
+                    .map(|s| s.parse().unwrap_or_else(|_| usage_error(&format!("--batch-sizes: not a number: {s:?}"))))
                     .collect(),
             };
             // A repeated size would only run the same cells twice under one key.

@@ -273,9 +273,7 @@ impl ByteArrayDictionary {
     #[inline(never)]
     fn intern_colliding(&mut self, value: &[u8], hash: u64, key: u64) -> u32 {
         let len = value.len() as u32;
-        let found = self.table.find(hash, |s| {
-            s.key == key && s.len == len && self.holds(s.index, value)
-        });
+        let found = self.table.find(hash, |s| s.key == key && s.len == len && self.holds(s.index, value));
         match found {
             Some(s) => s.index,
             None if self.width.is_none() => self.insert::<true>(value, hash, key),
@@ -294,9 +292,7 @@ impl ByteArrayDictionary {
         }
         entries.push(Entry { hash, start: page.len() });
         page.extend_from_slice(value);
-        table.insert_unique(hash, Slot { index, len, key }, |s| {
-            entries[s.index as usize].hash
-        });
+        table.insert_unique(hash, Slot { index, len, key }, |s| entries[s.index as usize].hash);
         index
     }
 }

@@ -393,9 +393,7 @@ impl ColumnReader {
                 }
                 return Err(self.ended(rows - left));
             }
-            let (Some(page), Some(records)) = (self.page.as_mut(), self.records.as_mut()) else {
-                return Err(finished());
-            };
+            let (Some(page), Some(records)) = (self.page.as_mut(), self.records.as_mut()) else { return Err(finished()) };
             let index = page.index;
             left = records.skip(page, left).map_err(|e| e.context(format_args!("page {index}")))?;
             if page.row < page.rows {
@@ -409,17 +407,13 @@ impl ColumnReader {
     /// holding the row `left` rows ahead, adding the rows passed over to `done`; false if it
     /// cannot (no locations, the stream before the first data page, nothing to pass over).
     fn jump(&mut self, left: usize, done: &mut usize) -> Result<bool> {
-        let Some(locations) = &self.page_locations else {
-            return Ok(false);
-        };
+        let Some(locations) = &self.page_locations else { return Ok(false) };
         let here = self.chunk_rows - self.rows_left + *done;
         let target = here + left;
         let pos = self.stream.position();
         // Only from a page the index knows, at the row it says: past the dictionary page,
         // and a check that the index and the pages read so far agree.
-        let Some(from) = locations.iter().position(|l| l.offset as u64 == pos) else {
-            return Ok(false);
-        };
+        let Some(from) = locations.iter().position(|l| l.offset as u64 == pos) else { return Ok(false) };
         if locations[from].first_row_index as usize != here {
             return Ok(false);
         }
@@ -478,9 +472,7 @@ impl ColumnReader {
 
     /// Passes over the open page's next `k` rows.
     fn skip_rows(&mut self, k: usize) -> Result<()> {
-        let Some(page) = self.page.as_mut() else {
-            return Err(finished());
-        };
+        let Some(page) = self.page.as_mut() else { return Err(finished()) };
         let valid = match &page.validity {
             Some(bits) => bits.slice(page.row, k).count_set_bits(),
             None => k,
@@ -522,9 +514,7 @@ impl ColumnReader {
     fn open_page<S: ChunkSource>(&mut self, source: &S) -> Result<Option<&mut OpenPage>> {
         while self.page.as_ref().is_none_or(|p| p.row == p.rows) {
             self.close_page_if_done();
-            let Some(page) = self.stream.next_page(source)? else {
-                return Ok(None);
-            };
+            let Some(page) = self.stream.next_page(source)? else { return Ok(None) };
             self.load(page)?;
         }
         Ok(self.page.as_mut())

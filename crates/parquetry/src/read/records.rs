@@ -73,9 +73,7 @@ impl RecordLevels {
         validity: Option<&mut BooleanBufferBuilder>,
     ) -> Result<usize> {
         let (end, left) = self.scan(page, records)?;
-        let Some(levels) = page.levels.as_ref() else {
-            return Err(no_levels());
-        };
+        let Some(levels) = page.levels.as_ref() else { return Err(no_levels()) };
         let from = page.row;
         let (def_len, rep_len) = (self.definition.len(), self.repetition.len());
         if !levels.definition.is_empty() {
@@ -109,9 +107,7 @@ impl RecordLevels {
     /// [`read`](Self::read) without producing anything.
     pub fn skip(&mut self, page: &mut OpenPage, records: usize) -> Result<usize> {
         let (end, left) = self.scan(page, records)?;
-        let Some(levels) = page.levels.as_ref() else {
-            return Err(no_levels());
-        };
+        let Some(levels) = page.levels.as_ref() else { return Err(no_levels()) };
         let values = match levels.definition.get(page.row..end) {
             Some(def) if self.max_def > 0 => def.iter().filter(|&&d| d == self.max_def).count(),
             _ => end - page.row,
@@ -124,9 +120,7 @@ impl RecordLevels {
     /// Where the levels of the next `records` records end in the open page, and how many
     /// records are still to start after it.
     fn scan(&mut self, page: &OpenPage, mut records: usize) -> Result<(usize, usize)> {
-        let Some(levels) = page.levels.as_ref() else {
-            return Err(no_levels());
-        };
+        let Some(levels) = page.levels.as_ref() else { return Err(no_levels()) };
         let (from, to) = (page.row, page.rows);
         if levels.repetition.is_empty() {
             let k = records.min(to - from);

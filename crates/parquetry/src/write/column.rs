@@ -353,9 +353,7 @@ impl ColumnChunkWriter {
         if self.options.statistics == StatisticsLevel::None || self.leaf.order == StatOrder::Undefined {
             return;
         }
-        let Some(Dictionary::Bytes(d)) = self.encoder.dictionary() else {
-            return;
-        };
+        let Some(Dictionary::Bytes(d)) = self.encoder.dictionary() else { return };
         let indexes = self.encoder.page_indexes();
         if self.page_serial == u32::MAX {
             self.dictionary_stamps.clear();
@@ -456,9 +454,9 @@ impl ColumnChunkWriter {
 
     fn write_dictionary_page(&mut self, compressor: &mut Compressor) -> Result<()> {
         if let Some(d) = self.encoder.dictionary() {
-            self.pages
-                .write_dictionary_page(d.page(), d.len(), compressor)
-                .map_err(|e| e.context(format!("column '{}', dictionary page", self.leaf.path)))?;
+            self.pages.write_dictionary_page(d.page(), d.len(), compressor).map_err(|e| {
+                e.context(format!("column '{}', dictionary page", self.leaf.path))
+            })?;
         }
         Ok(())
     }
