@@ -238,12 +238,8 @@ impl Shredder<'_> {
         // One loop per offset kind: the rows' loop then reads its offsets without a match per
         // row.
         match list.offsets {
-            Offsets::Small(o) => self.list_rows(depth, list, start, end, def, rep, |k| {
-                o.get(k).and_then(|&v| usize::try_from(v).ok())
-            }),
-            Offsets::Large(o) => self.list_rows(depth, list, start, end, def, rep, |k| {
-                o.get(k).and_then(|&v| usize::try_from(v).ok())
-            }),
+            Offsets::Small(o) => self.list_rows(depth, list, start, end, def, rep, starts(o)),
+            Offsets::Large(o) => self.list_rows(depth, list, start, end, def, rep, starts(o)),
             Offsets::Fixed(n) => {
                 self.list_rows(depth, list, start, end, def, rep, |k| k.checked_mul(n))
             }
@@ -439,6 +435,14 @@ impl Shredder<'_> {
             _ => {}
         }
     }
+}
+
+/// Where list `k` starts in its child, from Arrow offsets (`None` if negative or past them).
+fn starts<T: Copy>(offsets: &[T]) -> impl Fn(usize) -> Option<usize> + Copy + '_
+where
+    usize: TryFrom<T>,
+{
+    move |k| offsets.get(k).and_then(|&v| usize::try_from(v).ok())
 }
 
 /// Bits `start..start + n` (`n` from 1 to 64) of the LSB-first `bitmap`, as the low bits of a
