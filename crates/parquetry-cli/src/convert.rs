@@ -54,6 +54,9 @@ PARQUET OUTPUT OPTIONS:
 
 OTHER OPTIONS:
     --batch-size N                 Rows per batch read from INPUT (default 65536)
+    --threads N                    Threads decoding a Parquet INPUT's columns and encoding
+                                   and compressing the output's (default: every core; the
+                                   output is the same for any number)
     --infer-rows N                 CSV and JSON rows read to infer column types (default 1000)
     -q, --quiet                    No summary line (and no progress bar) on stderr
     -h, --help                     Show this help

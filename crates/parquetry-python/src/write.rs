@@ -102,7 +102,7 @@ fn write_options(
 #[pyfunction]
 #[pyo3(signature = (data, path, compression, column_compression, compression_level, row_group_size,
     use_dictionary, column_dictionary, data_page_version, write_statistics, write_page_index,
-    encoding_all, column_encoding))]
+    encoding_all, column_encoding, threads=1))]
 #[allow(clippy::too_many_arguments)]
 pub fn write_table(
     py: Python<'_>,
@@ -119,12 +119,14 @@ pub fn write_table(
     write_page_index: bool,
     encoding_all: Option<&str>,
     column_encoding: HashMap<String, String>,
+    threads: usize,
 ) -> PyResult<u64> {
     let options = write_options(
         compression, column_compression, compression_level, row_group_size, use_dictionary,
         column_dictionary, data_page_version, write_statistics, write_page_index, encoding_all,
         column_encoding,
-    )?;
+    )?
+    .with_threads(threads);
     let mut reader = import_reader(data)?;
     // Producers that need Python (a reader over a Python generator) take the GIL back
     // themselves inside their C callbacks, so the whole write can run without it.

@@ -77,12 +77,13 @@ fn option_sets(schema: &Schema) -> Vec<(&'static str, WriteOptions)> {
                 .with_data_page_size(64)
                 .with_data_page_row_limit(7)
                 .with_dictionary_page_size_limit(100)
-                .with_row_group_rows(50),
+                .with_row_group_rows(50)
+                .with_threads(2),
         ),
         (
             "delta_gzip",
             per_type(
-                WriteOptions::default().with_compression(Codec::Gzip).with_row_group_rows(77),
+                WriteOptions::default().with_compression(Codec::Gzip).with_row_group_rows(77).with_threads(2),
                 schema,
                 Encoding::DELTA_BINARY_PACKED,
                 Encoding::DELTA_LENGTH_BYTE_ARRAY,
@@ -111,7 +112,8 @@ fn option_sets(schema: &Schema) -> Vec<(&'static str, WriteOptions)> {
                 .with_compression(Codec::Snappy)
                 .with_data_page_size(512)
                 .with_max_buffered_bytes(4096)
-                .with_row_group_rows(600),
+                .with_row_group_rows(600)
+                .with_threads(3),
         ),
         (
             "brotli_no_stats_no_index",
@@ -183,6 +185,23 @@ fn every_type_and_option_set_reads_back_as_written() {
 fn all_null_columns_and_long_binaries() {
     check_all("nulls", Shape { null_percent: 100, distinct: 1, max_binary: 10 }, 300, 2);
     check_all("blobs", Shape { null_percent: 5, distinct: 300, max_binary: 50_000 }, 120, 2);
+}
+
+/// Threads change who encodes a column, not what is written: the same file, byte for byte,
+/// from 1, 2 and 5 threads (more threads than some schemas have columns).
+#[test]
+fn threads_write_the_same_bytes() {
+    let dir = temp_dir("threads");
+    let (schema, input) = all_types(11, 700, 3, Shape::default());
+    for (name, options) in option_sets(&schema) {
+        let mut files = Vec::new();
+        for threads in [1, 2, 5] {
+            let path = dir.0.join(format!("{name}_{threads}.parquet"));
+            write_file(&path, &schema, &input, options.clone().with_threads(threads));
+            files.push(std::fs::read(&path).unwrap());
+        }
+        assert!(files[0] == files[1] && files[0] == files[2], "{name}: the file differs with threads");
+    }
 }
 
 #[test]

@@ -93,7 +93,7 @@ pub(crate) fn read_all(path: &str, format: InputFormat, opts: &Options, sink: &m
             // The reader reads page headers ahead and seeks back, so the bytes it reads add up
             // to more than the file: progress is the file's size times the share of rows read.
             let total_rows = file.metadata().num_rows.max(1) as u128;
-            let read = ReadOptions::default().with_batch_size(opts.batch_size);
+            let read = ReadOptions::default().with_batch_size(opts.batch_size).with_threads(opts.threads);
             let batches = file.batches(read).map_err(|e| at(&e))?;
             sink.start(batches.schema())?;
             let mut rows = 0u128;

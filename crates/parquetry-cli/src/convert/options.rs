@@ -16,19 +16,23 @@ pub(crate) struct Options {
     /// The first option given that only Parquet output takes, to refuse it for other outputs.
     pub parquet_only: Option<String>,
     pub batch_size: usize,
+    /// Threads decoding a Parquet input's columns (encoding threads are in `write`).
+    pub threads: usize,
     pub infer_rows: usize,
     pub quiet: bool,
 }
 
 /// Parses the arguments after `convert`; `None` when help was shown.
 pub(crate) fn parse(args: &[String], help: &str) -> Result<Option<Options>, String> {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let mut opts = Options {
         input: String::new(),
         output: String::new(),
-        write: WriteOptions::default(),
+        write: WriteOptions::default().with_threads(cores),
         encodings: Vec::new(),
         parquet_only: None,
         batch_size: 65536,
+        threads: cores,
         infer_rows: 1000,
         quiet: false,
     };
@@ -70,6 +74,10 @@ pub(crate) fn parse(args: &[String], help: &str) -> Result<Option<Options>, Stri
             "--batch-size" => {
                 opts.batch_size = count("--batch-size", &value("--batch-size")?)?;
                 w
+            }
+            "--threads" => {
+                opts.threads = count("--threads", &value("--threads")?)?;
+                w.with_threads(opts.threads)
             }
             "--infer-rows" => {
                 opts.infer_rows = count("--infer-rows", &value("--infer-rows")?)?;

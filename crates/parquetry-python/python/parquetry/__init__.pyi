@@ -78,6 +78,7 @@ def write_table(
     write_statistics: bool = True,
     write_page_index: bool = True,
     column_encoding: Union[str, None, Mapping[str, str]] = None,
+    threads: Union[bool, int] = True,
 ) -> None: ...
 def merge(
     inputs: Sequence[Union[str, os.PathLike]],

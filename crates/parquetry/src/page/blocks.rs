@@ -63,6 +63,11 @@ impl PageBlocks {
         self.spare.append(&mut other.spare);
     }
 
+    /// Moves the spare blocks out, leaving the pages here.
+    pub fn take_spare(&mut self) -> PageBlocks {
+        PageBlocks { blocks: Vec::new(), len: 0, spare: std::mem::take(&mut self.spare) }
+    }
+
     /// Moves the pages out, leaving the spare blocks here.
     pub fn take(&mut self) -> PageBlocks {
         let taken = PageBlocks { blocks: std::mem::take(&mut self.blocks), len: self.len, spare: Vec::new() };

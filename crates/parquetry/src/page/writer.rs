@@ -407,6 +407,12 @@ impl PageWriter {
         self.pages.recycle(blocks);
     }
 
+    /// Moves out the blocks that hold no page, for another writer to
+    /// [`recycle`](Self::recycle).
+    pub fn take_spare_blocks(&mut self) -> PageBlocks {
+        self.pages.take_spare()
+    }
+
     /// Number of data pages so far.
     pub fn data_pages(&self) -> usize {
         self.locations.len()

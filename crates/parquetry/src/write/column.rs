@@ -163,6 +163,11 @@ impl ColumnChunkWriter {
         self.pages.recycle(blocks);
     }
 
+    /// Moves out the page blocks this writer holds but does not use.
+    pub fn take_spare_blocks(&mut self) -> crate::page::PageBlocks {
+        self.pages.take_spare_blocks()
+    }
+
     /// The codec of the column's pages.
     pub fn codec(&self) -> crate::compress::Codec {
         self.pages.codec()

@@ -63,6 +63,7 @@ pub struct WriteOptions {
     pub(crate) sorting_columns: Option<Vec<SortingColumn>>,
     pub(crate) store_arrow_schema: bool,
     pub(crate) max_buffered_bytes: Option<usize>,
+    pub(crate) threads: usize,
     pub(crate) created_by: String,
 }
 
@@ -123,6 +124,7 @@ impl Default for WriteOptions {
             sorting_columns: None,
             store_arrow_schema: true,
             max_buffered_bytes: None,
+            threads: 1,
             created_by: format!("parquetry version {}", env!("CARGO_PKG_VERSION")),
         }
     }
@@ -300,6 +302,14 @@ impl WriteOptions {
     /// `bytes`, so that a large row group needs about `bytes` of memory.
     pub fn with_max_buffered_bytes(mut self, bytes: usize) -> Self {
         self.max_buffered_bytes = Some(bytes);
+        self
+    }
+
+    /// Encodes and compresses up to `threads` column chunks at once (at least 1). The file is
+    /// byte for byte the same for any number: each column is still encoded by one thread, in
+    /// order, and the chunks are written in column order when the row group closes.
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads.max(1);
         self
     }
 
