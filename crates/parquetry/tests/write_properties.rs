@@ -95,6 +95,10 @@ fn random_options(rng: &mut Rng, schema: &arrow_schema::Schema, rows: usize) -> 
         // Spill encoded pages to a scratch file past a small bound.
         o = o.with_max_buffered_bytes(log_uniform(rng, 1, 1 << 16));
     }
+    if rng.chance(40) {
+        // Columns encoded on threads, finished pages written by the caller in column order.
+        o = o.with_threads(pick(rng, &[2usize, 3]));
+    }
     o
 }
 

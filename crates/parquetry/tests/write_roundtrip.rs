@@ -204,6 +204,58 @@ fn threads_write_the_same_bytes() {
     }
 }
 
+/// Row groups closed by whole batches of 20,000 rows: one thread writes such a batch column
+/// by column, and a column without a dictionary in the making goes to the file 16,384 rows
+/// at a time as its pages come. pyarrow and parquetry read the input back, and two threads
+/// (which hold every page until the row group ends) write the same bytes.
+#[test]
+fn pages_written_as_they_come() {
+    let dir = temp_dir("drain");
+    let (schema, input) = all_types(13, 20_000, 3, Shape::default());
+    let mut want = Table::from_batches(&schema, &input).unwrap();
+    want.columns = write_data::as_read_back(&want.columns);
+    let sets = [
+        ("plain", WriteOptions::default().with_dictionary(false).with_row_group_rows(20_000)),
+        ("dictionary_fallback_snappy", WriteOptions::default()
+            .with_compression(Codec::Snappy)
+            .with_dictionary_page_size_limit(2_000)
+            .with_row_group_rows(20_000)),
+        ("delta_v2_spill", per_type(
+            WriteOptions::default()
+                .with_data_page_version(DataPageVersion::V2)
+                .with_max_buffered_bytes(100_000)
+                .with_row_group_rows(30_000),
+            &schema,
+            Encoding::DELTA_BINARY_PACKED,
+            Encoding::DELTA_LENGTH_BYTE_ARRAY,
+            Encoding::BYTE_STREAM_SPLIT,
+            Encoding::DELTA_BYTE_ARRAY,
+        )),
+    ];
+    let mut paths = Vec::new();
+    for (name, options) in &sets {
+        let one = dir.0.join(format!("{name}.parquet"));
+        let two = dir.0.join(format!("{name}_threads.parquet"));
+        write_file(&one, &schema, &input, options.clone());
+        write_file(&two, &schema, &input, options.clone().with_threads(2));
+        assert!(std::fs::read(&one).unwrap() == std::fs::read(&two).unwrap(), "{name}: the file differs with threads");
+        paths.push(one);
+    }
+    let pyarrow = pyarrow_tables("drain", &paths);
+    let mut failures = Vec::new();
+    for path in &paths {
+        match &pyarrow[path] {
+            Ok(got) => failures.extend(diff_tables(&want, got).into_iter().map(|d| format!("{} (pyarrow): {d}", path.display()))),
+            Err(e) => failures.push(format!("{}: {e}", path.display())),
+        }
+        match read_parquetry(path, &ReadOptions::default()) {
+            Ok(got) => failures.extend(diff_tables(&want, &got).into_iter().map(|d| format!("{} (parquetry): {d}", path.display()))),
+            Err(e) => failures.push(format!("{} (parquetry): {e}", path.display())),
+        }
+    }
+    assert!(failures.is_empty(), "{} differences:\n{}", failures.len(), failures.join("\n"));
+}
+
 #[test]
 fn zero_rows_write_a_valid_file() {
     check_all("empty", Shape::default(), 0, 1);

@@ -378,22 +378,32 @@ impl PageWriter {
         Ok(())
     }
 
+    /// Whether pages were spilled in this chunk (after which [`drain`](Self::drain) would put
+    /// pages before the spilled ones).
+    pub fn has_spilled(&self) -> bool {
+        !self.spilled.is_empty()
+    }
+
     /// Hands the pages held so far to `put` in file order (the dictionary page first, the
     /// first time) and forgets them, keeping their blocks for the next pages: a chunk written
     /// this way holds only the pages since the last call, in memory that is already mapped
     /// and likely in cache. The dictionary page, if any, must be set before the first call.
     pub fn drain(&mut self, mut put: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
-        if !self.dictionary.is_empty() {
-            put(&self.dictionary)?;
-            self.dictionary_drained += self.dictionary.len();
-            self.dictionary.clear();
-        }
-        for block in self.pages.blocks() {
-            put(block)?;
-        }
-        self.spilled_len += self.pages.len() as u64;
-        self.pages.clear();
+        let (dictionary, pages) = self.drain_blocks();
+        put(&dictionary)?;
+        pages.blocks().iter().try_for_each(|block| put(block))?;
+        self.pages.recycle(pages);
         Ok(())
+    }
+
+    /// Moves out the pages held so far as [`drain`](Self::drain) hands them out: the
+    /// dictionary page (empty after the first time) and the data pages, to be written in
+    /// that order before the rest of the chunk.
+    pub fn drain_blocks(&mut self) -> (Vec<u8>, PageBlocks) {
+        let dictionary = std::mem::take(&mut self.dictionary);
+        self.dictionary_drained += dictionary.len();
+        self.spilled_len += self.pages.len() as u64;
+        (dictionary, self.pages.take())
     }
 
     /// The writer's blocks, held and spare, for the next writer to [`recycle`](Self::recycle).

@@ -163,6 +163,18 @@ impl ColumnChunkWriter {
         self.pages.recycle(blocks);
     }
 
+    /// Whether the chunk's pages so far may be written to the file now, before the chunk ends:
+    /// not while a dictionary is being built (its page comes first), nor after a spill.
+    pub fn can_drain(&self) -> bool {
+        !self.encoder.is_dictionary() && !self.pages.has_spilled()
+    }
+
+    /// Moves out the chunk's pages so far, to be written before the rest of the chunk (see
+    /// [`PageWriter::drain_blocks`]).
+    pub fn drain_blocks(&mut self) -> (Vec<u8>, crate::page::PageBlocks) {
+        self.pages.drain_blocks()
+    }
+
     /// Moves out the page blocks this writer holds but does not use.
     pub fn take_spare_blocks(&mut self) -> crate::page::PageBlocks {
         self.pages.take_spare_blocks()

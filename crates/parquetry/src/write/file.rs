@@ -2,27 +2,31 @@
 //!
 //! Each batch is cut at row-group boundaries and each column of it goes to that column's
 //! [`ColumnChunkWriter`], which encodes it into pages at once (column by column, never row by
-//! row). When a row group closes, every chunk's pages are written in column order, offsets
-//! are rebased to the file, and the metadata is kept for the footer; the page index of every
-//! row group is written after the last one, before the footer, as Arrow C++ and arrow-rs do.
+//! row), on the writer's threads when it has several. When a row group closes, every chunk's
+//! pages are written in column order, offsets are rebased to the file, and the metadata is
+//! kept for the footer (`row_group`); the page index of every row group is written after the
+//! last one, before the footer, as Arrow C++ and arrow-rs do.
 
 use std::io::Write;
-use std::sync::Mutex;
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 
-use super::column::{ChunkResult, ColumnChunkWriter};
+use super::column::ColumnChunkWriter;
 use super::options::WriteOptions;
 use super::schema::parquet_schema;
 use crate::compress::Compressor;
 use crate::error::{Error, Result};
 use crate::format::{
-    encode_footer, encode_page_indexes, ColumnChunk, ColumnIndex, ColumnMetaData, ColumnOrder,
-    CompressionCodec, FileMetaData, KeyValue, OffsetIndex, RowGroup, SchemaElement,
+    encode_footer, encode_page_indexes, ColumnIndex, ColumnOrder, FileMetaData, KeyValue, OffsetIndex, RowGroup,
+    SchemaElement,
 };
 use crate::page::{PageBlocks, SpillFile};
 use crate::schema::{encode_arrow_schema, ARROW_SCHEMA_KEY};
+
+mod row_group;
+
+use row_group::Out;
 
 const MAGIC: &[u8; 4] = b"PAR1";
 
@@ -42,8 +46,7 @@ const MAGIC: &[u8; 4] = b"PAR1";
 /// # Ok::<(), parquetry::Error>(())
 /// ```
 pub struct ParquetWriter<W: Write> {
-    sink: W,
-    offset: u64,
+    out: Out<W>,
     schema: SchemaRef,
     elements: Vec<SchemaElement>,
     columns: Vec<ColumnChunkWriter>,
@@ -54,8 +57,6 @@ pub struct ParquetWriter<W: Write> {
     open_rows: u64,
     rows: u64,
     failed: Option<String>,
-    spill: Option<SpillFile>,
-    copy_buffer: Vec<u8>,
     /// The threads of `WriteOptions::with_threads`, when more than one.
     pool: Option<rayon::ThreadPool>,
     /// The compressors the pool's tasks take and give back: one per thread at most, so a
@@ -63,16 +64,6 @@ pub struct ParquetWriter<W: Write> {
     spare_compressors: Vec<Compressor>,
     /// Blocks of chunks already written, for the next column that writes pages.
     spare_blocks: PageBlocks,
-}
-
-/// A row group being written: where it starts and its chunks' metadata so far.
-struct RowGroupParts {
-    ordinal: usize,
-    start: u64,
-    chunks: Vec<ColumnChunk>,
-    indexes: Vec<(Option<ColumnIndex>, Option<OffsetIndex>)>,
-    uncompressed: u64,
-    compressed: u64,
 }
 
 impl<W: Write> ParquetWriter<W> {
@@ -103,8 +94,7 @@ impl<W: Write> ParquetWriter<W> {
             ),
         };
         let mut writer = ParquetWriter {
-            sink,
-            offset: 0,
+            out: Out::new(sink),
             schema,
             elements,
             columns,
@@ -115,8 +105,6 @@ impl<W: Write> ParquetWriter<W> {
             open_rows: 0,
             rows: 0,
             failed: None,
-            spill: None,
-            copy_buffer: Vec::new(),
             pool,
             spare_compressors: Vec::new(),
             spare_blocks: PageBlocks::default(),
@@ -131,9 +119,7 @@ impl<W: Write> ParquetWriter<W> {
     }
 
     fn put(&mut self, bytes: &[u8]) -> Result<()> {
-        self.sink.write_all(bytes).map_err(|e| Error::io(format!("writing at offset {}", self.offset), e))?;
-        self.offset += bytes.len() as u64;
-        Ok(())
+        self.out.put(bytes)
     }
 
     fn check(&self) -> Result<()> {
@@ -201,65 +187,20 @@ impl<W: Write> ParquetWriter<W> {
                 // Check the bound every 65,536 rows, not once per (possibly huge) batch.
                 n = n.min(65_536);
             }
-            if self.pool.is_none() && self.open_rows + n as u64 >= limit {
+            if self.open_rows + n as u64 >= limit {
                 self.write_closing_slice(batch, row, n)?;
                 row += n;
                 continue;
             }
-            if self.pool.is_some() {
-                let arrays: Vec<_> =
-                    self.columns.iter().map(|c| batch.column(c.leaf().field).slice(row, n)).collect();
-                self.on_threads(|i, column, compressor| column.write(&arrays[i], compressor))?;
-                self.spill_if_over()?;
-            } else {
-                for i in 0..self.columns.len() {
-                    self.columns[i].recycle(std::mem::take(&mut self.spare_blocks));
-                    let array = batch.column(self.columns[i].leaf().field).slice(row, n);
-                    self.columns[i].write(&array, &mut self.compressor)?;
-                    self.spare_blocks.recycle(self.columns[i].take_spare_blocks());
-                    self.spill_if_over()?;
-                }
-            }
+            self.write_open_slice(batch, row, n)?;
             self.open_rows += n as u64;
             row += n;
-            if self.open_rows >= limit {
-                self.flush_row_group()?;
-            }
         }
         let buffered: usize = self.columns.iter().map(ColumnChunkWriter::buffered_bytes).sum();
         if self.open_rows > 0 && buffered >= self.options.row_group_bytes {
             self.flush_row_group()?;
         }
         Ok(())
-    }
-
-    /// Runs `f` on every column on the pool's threads, each task with a compressor of its
-    /// own, and returns the results in column order (the first error if any fails).
-    fn on_threads<T: Send>(
-        &mut self,
-        f: impl Fn(usize, &mut ColumnChunkWriter, &mut Compressor) -> Result<T> + Sync,
-    ) -> Result<Vec<T>> {
-        use rayon::prelude::*;
-        let Some(pool) = &self.pool else { unreachable!("on_threads is called only with a pool") };
-        let spare = Mutex::new(std::mem::take(&mut self.spare_compressors));
-        let take = || spare.lock().unwrap_or_else(|e| e.into_inner()).pop().unwrap_or_default();
-        let give = |c| spare.lock().unwrap_or_else(|e| e.into_inner()).push(c);
-        let columns = &mut self.columns;
-        let results = pool.install(|| {
-            columns
-                .par_iter_mut()
-                .enumerate()
-                .with_max_len(1)
-                .map(|(i, column)| {
-                    let mut compressor = take();
-                    let result = f(i, column, &mut compressor);
-                    give(compressor);
-                    result
-                })
-                .collect::<Result<Vec<T>>>()
-        });
-        self.spare_compressors = spare.into_inner().unwrap_or_else(|e| e.into_inner());
-        results
     }
 
     /// Past `max_buffered_bytes`, moves every column's finished pages to the spill file.
@@ -269,10 +210,10 @@ impl<W: Write> ParquetWriter<W> {
         if buffered <= limit {
             return Ok(());
         }
-        if self.spill.is_none() {
-            self.spill = Some(SpillFile::new()?);
+        if self.out.spill.is_none() {
+            self.out.spill = Some(SpillFile::new()?);
         }
-        if let Some(file) = self.spill.as_mut() {
+        if let Some(file) = self.out.spill.as_mut() {
             for column in &mut self.columns {
                 column.spill(file)?;
             }
@@ -290,134 +231,6 @@ impl<W: Write> ParquetWriter<W> {
         self.open_rows
     }
 
-    fn flush_row_group(&mut self) -> Result<()> {
-        if self.open_rows == 0 {
-            return Ok(());
-        }
-        let mut group = self.begin_row_group();
-        let rows = self.open_rows;
-        let results: Vec<ChunkResult> = if self.pool.is_some() {
-            self.on_threads(|_, column, compressor| column.finish_chunk(rows, compressor))
-        } else {
-            let compressor = &mut self.compressor;
-            self.columns.iter_mut().map(|column| column.finish_chunk(rows, compressor)).collect()
-        }
-        .map_err(|e| e.context(format!("row group {}", group.ordinal)))?;
-        for (i, result) in results.into_iter().enumerate() {
-            self.put_chunk(i, result, &mut group)?;
-        }
-        self.end_row_group(group)
-    }
-
-    /// Writes the slice of `n` rows at `row` that closes the open row group, one thread:
-    /// each column is encoded, finished and written before the next is encoded, so only one
-    /// column's pages of the slice are held at a time and the next column writes into the
-    /// same (already faulted-in) blocks.
-    fn write_closing_slice(&mut self, batch: &RecordBatch, row: usize, n: usize) -> Result<()> {
-        let mut group = self.begin_row_group();
-        let rows = self.open_rows + n as u64;
-        for i in 0..self.columns.len() {
-            self.columns[i].recycle(std::mem::take(&mut self.spare_blocks));
-            let array = batch.column(self.columns[i].leaf().field).slice(row, n);
-            self.columns[i].write(&array, &mut self.compressor)?;
-            self.spill_if_over()?;
-            let result = self.columns[i]
-                .finish_chunk(rows, &mut self.compressor)
-                .map_err(|e| e.context(format!("row group {}", group.ordinal)))?;
-            self.put_chunk(i, result, &mut group)?;
-        }
-        self.open_rows = rows;
-        self.end_row_group(group)
-    }
-
-    fn begin_row_group(&self) -> RowGroupParts {
-        RowGroupParts {
-            ordinal: self.row_groups.len(),
-            start: self.offset,
-            chunks: Vec::with_capacity(self.columns.len()),
-            indexes: Vec::with_capacity(self.columns.len()),
-            uncompressed: 0,
-            compressed: 0,
-        }
-    }
-
-    /// Writes column `i`'s finished chunk at the current offset and keeps its metadata.
-    fn put_chunk(&mut self, i: usize, result: ChunkResult, group: &mut RowGroupParts) -> Result<()> {
-        let ordinal = group.ordinal;
-        let chunk_start = self.offset;
-        let pages = result.pages;
-        self.put(&pages.dictionary)?;
-        if let Some(file) = self.spill.as_mut() {
-            for &segment in &pages.spilled {
-                file.copy_to(segment, &mut self.sink, &mut self.copy_buffer).map_err(|e| {
-                    e.context(format!("writing row group {ordinal} at offset {}", self.offset))
-                })?;
-                self.offset += segment.1;
-            }
-        }
-        for block in pages.pages.blocks() {
-            self.put(block)?;
-        }
-        // One thread hands the blocks on to whichever column writes next; threads write
-        // columns at once, so each keeps its own.
-        match self.pool {
-            Some(_) => self.columns[i].recycle(pages.pages),
-            None => {
-                self.spare_blocks.recycle(pages.pages);
-                self.spare_blocks.recycle(self.columns[i].take_spare_blocks());
-            }
-        }
-        let leaf = self.columns[i].leaf();
-        let data_page_offset = chunk_start as i64 + pages.dictionary.len() as i64;
-        group.uncompressed += pages.uncompressed_size;
-        group.compressed += pages.compressed_size;
-        let meta = ColumnMetaData {
-            physical_type: leaf.physical_type,
-            encodings: pages.encodings.into(),
-            path_in_schema: leaf.path_in_schema.clone().into(),
-            codec: CompressionCodec(self.columns[i].codec().to_thrift()),
-            num_values: pages.num_values as i64,
-            total_uncompressed_size: pages.uncompressed_size as i64,
-            total_compressed_size: pages.compressed_size as i64,
-            data_page_offset,
-            dictionary_page_offset: (!pages.dictionary.is_empty()).then_some(chunk_start as i64),
-            statistics: result.statistics,
-            encoding_stats: Some(pages.encoding_stats.into()),
-            size_statistics: result.size_statistics,
-            ..Default::default()
-        };
-        let mut locations = pages.locations;
-        for l in &mut locations {
-            l.offset += chunk_start as i64;
-        }
-        group.indexes.push((
-            result.column_index,
-            Some(OffsetIndex { page_locations: locations, unencoded_byte_array_data_bytes: result.page_byte_array_bytes }),
-        ));
-        group.chunks.push(ColumnChunk { file_offset: chunk_start as i64, meta_data: Some(meta), ..Default::default() });
-        Ok(())
-    }
-
-    fn end_row_group(&mut self, group: RowGroupParts) -> Result<()> {
-        let rows = self.open_rows;
-        self.row_groups.push(RowGroup {
-            columns: group.chunks,
-            total_byte_size: group.uncompressed as i64,
-            num_rows: rows as i64,
-            sorting_columns: self.options.sorting_columns.clone(),
-            file_offset: Some(group.start as i64),
-            total_compressed_size: Some(group.compressed as i64),
-            ordinal: i16::try_from(group.ordinal).ok(),
-        });
-        self.page_indexes.push(group.indexes);
-        self.rows += rows;
-        self.open_rows = 0;
-        if let Some(file) = self.spill.as_mut() {
-            file.reset()?;
-        }
-        Ok(())
-    }
-
     /// Ends the file: the open row group, the page index and the footer. Returns the footer's
     /// metadata.
     pub fn close(self) -> Result<FileMetaData> {
@@ -431,16 +244,16 @@ impl<W: Write> ParquetWriter<W> {
             w.write_page_indexes()?;
             let meta = w.file_metadata();
             w.put(&encode_footer(&meta))?;
-            w.sink.flush().map_err(|e| Error::io("flushing the file", e))?;
+            w.out.sink.flush().map_err(|e| Error::io("flushing the file", e))?;
             Ok(meta)
         })?;
-        Ok((self.sink, meta))
+        Ok((self.out.sink, meta))
     }
 
     fn write_page_indexes(&mut self) -> Result<()> {
         let indexes = std::mem::take(&mut self.page_indexes);
         if self.options.page_index {
-            let bytes = encode_page_indexes(self.offset, &mut self.row_groups, &indexes);
+            let bytes = encode_page_indexes(self.out.offset, &mut self.row_groups, &indexes);
             self.put(&bytes)?;
         }
         Ok(())

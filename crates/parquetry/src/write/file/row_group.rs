@@ -1,0 +1,354 @@
+//! Closing a row group: each column chunk's pages placed in the file in column order, with
+//! the chunk's metadata and page index kept for the footer.
+//!
+//! A slice of rows that closes the row group is written column by column on one thread, or
+//! on the writer's threads with the caller's thread writing finished pages in column order
+//! as they come; either way, a column without a dictionary in the making sends its pages to
+//! the file as it encodes them instead of holding the whole chunk. Other slices are encoded
+//! into memory (on threads when there are several) and placed when the row group ends.
+
+use std::collections::VecDeque;
+use std::io::Write;
+use std::sync::mpsc;
+use std::sync::Mutex;
+
+use arrow_array::{ArrayRef, RecordBatch};
+
+use super::ParquetWriter;
+use crate::compress::{Codec, Compressor};
+use crate::error::{Error, Result};
+use crate::format::{ColumnChunk, ColumnIndex, ColumnMetaData, CompressionCodec, OffsetIndex, RowGroup};
+use crate::page::{PageBlocks, SpillFile};
+use crate::write::column::{ChunkResult, ColumnChunkWriter};
+use crate::write::schema::LeafColumn;
+
+/// Rows a column without a dictionary in the making encodes before its pages go to the file.
+const DRAIN_ROWS: usize = 16_384;
+
+/// The file being written: the sink, where the next byte goes, and the spilled pages.
+pub(super) struct Out<W> {
+    pub(super) sink: W,
+    pub(super) offset: u64,
+    pub(super) spill: Option<SpillFile>,
+    copy_buffer: Vec<u8>,
+}
+
+/// A row group being written: where it starts and its chunks' metadata so far.
+struct RowGroupParts {
+    ordinal: usize,
+    start: u64,
+    chunks: Vec<ColumnChunk>,
+    indexes: Vec<(Option<ColumnIndex>, Option<OffsetIndex>)>,
+    uncompressed: u64,
+    compressed: u64,
+}
+
+impl<W: Write> Out<W> {
+    pub(super) fn new(sink: W) -> Self {
+        Out { sink, offset: 0, spill: None, copy_buffer: Vec::new() }
+    }
+
+    /// Writes `bytes` at the current offset.
+    pub(super) fn put(&mut self, bytes: &[u8]) -> Result<()> {
+        self.sink.write_all(bytes).map_err(|e| Error::io(format!("writing at offset {}", self.offset), e))?;
+        self.offset += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Writes pages handed out by a chunk before it ended: its dictionary page (if not yet
+    /// written) and the data pages so far.
+    fn put_pages(&mut self, dictionary: &[u8], pages: &PageBlocks) -> Result<()> {
+        self.put(dictionary)?;
+        pages.blocks().iter().try_for_each(|block| self.put(block))
+    }
+
+    /// Writes the rest of a finished chunk of `leaf` (which starts at `chunk_start`: its first
+    /// pages may be in the file already), adds its metadata to `group`, and returns its page
+    /// blocks for reuse.
+    fn put_chunk(
+        &mut self,
+        leaf: &LeafColumn,
+        codec: Codec,
+        chunk_start: u64,
+        result: ChunkResult,
+        group: &mut RowGroupParts,
+    ) -> Result<PageBlocks> {
+        let pages = result.pages;
+        self.put(&pages.dictionary)?;
+        if let Some(file) = self.spill.as_mut() {
+            for &segment in &pages.spilled {
+                file.copy_to(segment, &mut self.sink, &mut self.copy_buffer).map_err(|e| {
+                    e.context(format!("writing row group {} at offset {}", group.ordinal, self.offset))
+                })?;
+                self.offset += segment.1;
+            }
+        }
+        for block in pages.pages.blocks() {
+            self.put(block)?;
+        }
+        group.uncompressed += pages.uncompressed_size;
+        group.compressed += pages.compressed_size;
+        let meta = ColumnMetaData {
+            physical_type: leaf.physical_type,
+            encodings: pages.encodings.into(),
+            path_in_schema: leaf.path_in_schema.clone().into(),
+            codec: CompressionCodec(codec.to_thrift()),
+            num_values: pages.num_values as i64,
+            total_uncompressed_size: pages.uncompressed_size as i64,
+            total_compressed_size: pages.compressed_size as i64,
+            data_page_offset: chunk_start as i64 + pages.dictionary_len as i64,
+            dictionary_page_offset: (pages.dictionary_len > 0).then_some(chunk_start as i64),
+            statistics: result.statistics,
+            encoding_stats: Some(pages.encoding_stats.into()),
+            size_statistics: result.size_statistics,
+            ..Default::default()
+        };
+        let mut locations = pages.locations;
+        for l in &mut locations {
+            l.offset += chunk_start as i64;
+        }
+        group.indexes.push((
+            result.column_index,
+            Some(OffsetIndex { page_locations: locations, unencoded_byte_array_data_bytes: result.page_byte_array_bytes }),
+        ));
+        group.chunks.push(ColumnChunk { file_offset: chunk_start as i64, meta_data: Some(meta), ..Default::default() });
+        Ok(pages.pages)
+    }
+}
+
+/// Encodes `array` (a column's slice that closes its chunk) and ends the chunk. While the
+/// column has no dictionary in the making, it goes `DRAIN_ROWS` at a time and each step's
+/// pages go to `drained`; the page blocks come from, and go back to, `blocks`.
+fn encode_closing(
+    column: &mut ColumnChunkWriter,
+    array: &ArrayRef,
+    rows: u64,
+    compressor: &mut Compressor,
+    blocks: &Mutex<PageBlocks>,
+    mut drained: impl FnMut(Vec<u8>, PageBlocks) -> Result<()>,
+) -> Result<ChunkResult> {
+    let lock = || blocks.lock().unwrap_or_else(|e| e.into_inner());
+    let mut at = 0;
+    while at < array.len() {
+        let step = if column.can_drain() { DRAIN_ROWS.min(array.len() - at) } else { array.len() - at };
+        column.recycle(std::mem::take(&mut *lock()));
+        column.write(&array.slice(at, step), compressor)?;
+        lock().recycle(column.take_spare_blocks());
+        at += step;
+        if column.can_drain() {
+            let (dictionary, pages) = column.drain_blocks();
+            drained(dictionary, pages)?;
+        }
+    }
+    column.finish_chunk(rows, compressor)
+}
+
+/// What a column's task tells the thread that writes the file.
+enum Message {
+    /// Pages (and the dictionary page, first time) to write before the rest of the chunk.
+    Pages(usize, Vec<u8>, PageBlocks),
+    /// The chunk's end.
+    Done(usize, Result<ChunkResult>),
+}
+
+impl<W: Write> ParquetWriter<W> {
+    /// Runs `f` on every column on the pool's threads, each task with a compressor of its
+    /// own, and returns the results in column order (the first error if any fails).
+    fn on_threads<T: Send>(
+        &mut self,
+        f: impl Fn(usize, &mut ColumnChunkWriter, &mut Compressor) -> Result<T> + Sync,
+    ) -> Result<Vec<T>> {
+        use rayon::prelude::*;
+        let Some(pool) = &self.pool else { unreachable!("on_threads is called only with a pool") };
+        let spare = Mutex::new(std::mem::take(&mut self.spare_compressors));
+        let take = || spare.lock().unwrap_or_else(|e| e.into_inner()).pop().unwrap_or_default();
+        let give = |c| spare.lock().unwrap_or_else(|e| e.into_inner()).push(c);
+        let columns = &mut self.columns;
+        let results = pool.install(|| {
+            columns
+                .par_iter_mut()
+                .enumerate()
+                .with_max_len(1)
+                .map(|(i, column)| {
+                    let mut compressor = take();
+                    let result = f(i, column, &mut compressor);
+                    give(compressor);
+                    result
+                })
+                .collect::<Result<Vec<T>>>()
+        });
+        self.spare_compressors = spare.into_inner().unwrap_or_else(|e| e.into_inner());
+        results
+    }
+
+    /// Encodes every column's slice of `n` rows at `row` into memory (on the threads when
+    /// there are several), spilling past the memory bound.
+    pub(super) fn write_open_slice(&mut self, batch: &RecordBatch, row: usize, n: usize) -> Result<()> {
+        if self.pool.is_some() {
+            let arrays: Vec<_> = self.columns.iter().map(|c| batch.column(c.leaf().field).slice(row, n)).collect();
+            self.on_threads(|i, column, compressor| column.write(&arrays[i], compressor))?;
+            return self.spill_if_over();
+        }
+        for i in 0..self.columns.len() {
+            self.columns[i].recycle(std::mem::take(&mut self.spare_blocks));
+            let array = batch.column(self.columns[i].leaf().field).slice(row, n);
+            self.columns[i].write(&array, &mut self.compressor)?;
+            self.spare_blocks.recycle(self.columns[i].take_spare_blocks());
+            self.spill_if_over()?;
+        }
+        Ok(())
+    }
+
+    /// Ends the open row group (if it has rows), writing its column chunks.
+    pub(super) fn flush_row_group(&mut self) -> Result<()> {
+        if self.open_rows == 0 {
+            return Ok(());
+        }
+        let mut group = self.begin_row_group();
+        let rows = self.open_rows;
+        let results: Vec<ChunkResult> = if self.pool.is_some() {
+            self.on_threads(|_, column, compressor| column.finish_chunk(rows, compressor))
+        } else {
+            let compressor = &mut self.compressor;
+            self.columns.iter_mut().map(|column| column.finish_chunk(rows, compressor)).collect()
+        }
+        .map_err(|e| e.context(format!("row group {}", group.ordinal)))?;
+        for (i, result) in results.into_iter().enumerate() {
+            let column = &mut self.columns[i];
+            let start = self.out.offset;
+            let blocks = self.out.put_chunk(column.leaf(), column.codec(), start, result, &mut group)?;
+            // One thread hands the blocks on to whichever column writes next; threads write
+            // columns at once, so each keeps its own.
+            if self.pool.is_some() {
+                column.recycle(blocks);
+            } else {
+                self.spare_blocks.recycle(blocks);
+                self.spare_blocks.recycle(column.take_spare_blocks());
+            }
+        }
+        self.end_row_group(group)
+    }
+
+    /// Writes the slice of `n` rows at `row` that closes the open row group: one column after
+    /// another on one thread, so only one column's pages are held at a time and the next
+    /// column writes into the same (already faulted-in) blocks; or on the threads.
+    pub(super) fn write_closing_slice(&mut self, batch: &RecordBatch, row: usize, n: usize) -> Result<()> {
+        if self.pool.is_some() && self.options.max_buffered_bytes.is_none() {
+            return self.write_closing_slice_on_threads(batch, row, n);
+        }
+        let mut group = self.begin_row_group();
+        let rows = self.open_rows + n as u64;
+        let blocks = Mutex::new(std::mem::take(&mut self.spare_blocks));
+        for i in 0..self.columns.len() {
+            let chunk_start = self.out.offset;
+            let array = batch.column(self.columns[i].leaf().field).slice(row, n);
+            let (column, out) = (&mut self.columns[i], &mut self.out);
+            let result = encode_closing(column, &array, rows, &mut self.compressor, &blocks, |dictionary, pages| {
+                out.put_pages(&dictionary, &pages)?;
+                blocks.lock().unwrap_or_else(|e| e.into_inner()).recycle(pages);
+                Ok(())
+            });
+            let result = result.map_err(|e| e.context(format!("row group {}", group.ordinal)))?;
+            let used = self.out.put_chunk(column.leaf(), column.codec(), chunk_start, result, &mut group)?;
+            blocks.lock().unwrap_or_else(|e| e.into_inner()).recycle(used);
+            self.spill_if_over()?;
+        }
+        self.spare_blocks = blocks.into_inner().unwrap_or_else(|e| e.into_inner());
+        self.open_rows = rows;
+        self.end_row_group(group)
+    }
+
+    /// The closing slice on the threads: each column is a task, and this thread writes what
+    /// the tasks hand over in column order, the front column's pages as they come and a later
+    /// column's once every column before it has ended.
+    fn write_closing_slice_on_threads(&mut self, batch: &RecordBatch, row: usize, n: usize) -> Result<()> {
+        let mut group = self.begin_row_group();
+        let rows = self.open_rows + n as u64;
+        let arrays: Vec<ArrayRef> = self.columns.iter().map(|c| batch.column(c.leaf().field).slice(row, n)).collect();
+        let chunks: Vec<(LeafColumn, Codec)> = self.columns.iter().map(|c| (c.leaf().clone(), c.codec())).collect();
+        let spare = Mutex::new(std::mem::take(&mut self.spare_compressors));
+        let blocks = Mutex::new(std::mem::take(&mut self.spare_blocks));
+        let Some(pool) = &self.pool else { unreachable!("called only with a pool") };
+        let (columns, out) = (&mut self.columns, &mut self.out);
+        let (to_writer, messages) = mpsc::channel::<Message>();
+        let result = pool.in_place_scope(|scope| {
+            for (i, column) in columns.iter_mut().enumerate() {
+                let (to_writer, array, spare, blocks) = (to_writer.clone(), &arrays[i], &spare, &blocks);
+                scope.spawn(move |_| {
+                    let mut compressor = spare.lock().unwrap_or_else(|e| e.into_inner()).pop().unwrap_or_default();
+                    let result = encode_closing(column, array, rows, &mut compressor, blocks, |dictionary, pages| {
+                        // The writing side stops listening only after an error of its own.
+                        let _ = to_writer.send(Message::Pages(i, dictionary, pages));
+                        Ok(())
+                    });
+                    spare.lock().unwrap_or_else(|e| e.into_inner()).push(compressor);
+                    let _ = to_writer.send(Message::Done(i, result));
+                });
+            }
+            drop(to_writer);
+            let mut queued: Vec<VecDeque<Message>> = (0..chunks.len()).map(|_| VecDeque::new()).collect();
+            let mut starts: Vec<Option<u64>> = vec![None; chunks.len()];
+            let mut front = 0;
+            let mut failure: Option<Error> = None;
+            for message in messages {
+                match &message {
+                    Message::Pages(i, ..) | Message::Done(i, _) => queued[*i].push_back(message),
+                }
+                while front < chunks.len() && failure.is_none() {
+                    let Some(message) = queued[front].pop_front() else { break };
+                    let start = *starts[front].get_or_insert(out.offset);
+                    let step = match message {
+                        Message::Pages(_, dictionary, pages) => out.put_pages(&dictionary, &pages).map(|()| {
+                            blocks.lock().unwrap_or_else(|e| e.into_inner()).recycle(pages);
+                        }),
+                        Message::Done(_, result) => result
+                            .and_then(|r| out.put_chunk(&chunks[front].0, chunks[front].1, start, r, &mut group))
+                            .map(|used| {
+                                blocks.lock().unwrap_or_else(|e| e.into_inner()).recycle(used);
+                                front += 1;
+                            }),
+                    };
+                    // Keep receiving after a failure so that every task can end.
+                    failure = step.err();
+                }
+            }
+            failure.map_or(Ok(()), |e| Err(e.context(format!("row group {}", group.ordinal))))
+        });
+        self.spare_compressors = spare.into_inner().unwrap_or_else(|e| e.into_inner());
+        self.spare_blocks = blocks.into_inner().unwrap_or_else(|e| e.into_inner());
+        result?;
+        self.open_rows = rows;
+        self.end_row_group(group)
+    }
+
+    fn begin_row_group(&self) -> RowGroupParts {
+        RowGroupParts {
+            ordinal: self.row_groups.len(),
+            start: self.out.offset,
+            chunks: Vec::with_capacity(self.columns.len()),
+            indexes: Vec::with_capacity(self.columns.len()),
+            uncompressed: 0,
+            compressed: 0,
+        }
+    }
+
+    fn end_row_group(&mut self, group: RowGroupParts) -> Result<()> {
+        let rows = self.open_rows;
+        self.row_groups.push(RowGroup {
+            columns: group.chunks,
+            total_byte_size: group.uncompressed as i64,
+            num_rows: rows as i64,
+            sorting_columns: self.options.sorting_columns.clone(),
+            file_offset: Some(group.start as i64),
+            total_compressed_size: Some(group.compressed as i64),
+            ordinal: i16::try_from(group.ordinal).ok(),
+        });
+        self.page_indexes.push(group.indexes);
+        self.rows += rows;
+        self.open_rows = 0;
+        if let Some(file) = self.out.spill.as_mut() {
+            file.reset()?;
+        }
+        Ok(())
+    }
+}
