@@ -438,10 +438,10 @@ impl<'a> ChunkMerger<'a> {
     }
 
     /// Ends the chunk; its `pages` also carry the writer's spare blocks, for the next chunk.
-    pub fn finish(mut self) -> (crate::page::FinishedChunk, PageCounts) {
-        let mut chunk = self.pages.finish();
+    pub fn finish(mut self) -> Result<(crate::page::FinishedChunk, PageCounts)> {
+        let mut chunk = self.pages.finish()?;
         chunk.pages.recycle(self.pages.into_blocks());
-        (chunk, self.counts)
+        Ok((chunk, self.counts))
     }
 }
 

@@ -293,7 +293,7 @@ fn coalesce<W: Write>(
             add_input_statistics(&mut stats, &source, chunk, meta);
             merger.drain(|bytes| out.put(bytes))?;
         }
-        let (pages, counts) = merger.finish();
+        let (pages, counts) = merger.finish()?;
         summary.pages.copied += counts.copied;
         summary.pages.remapped += counts.remapped;
         summary.pages.reencoded += counts.reencoded;

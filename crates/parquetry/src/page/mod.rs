@@ -4,6 +4,7 @@
 mod chunk;
 mod source;
 mod blocks;
+mod deferred;
 mod spill;
 mod stream;
 mod writer;
@@ -11,6 +12,7 @@ mod writer;
 pub use chunk::{chunk_byte_range, has_parquet_816_bug};
 pub use source::{BytesSource, ChunkSource, FileSource, ReaderSource};
 pub use blocks::PageBlocks;
+pub use deferred::CompressorPool;
 pub use spill::{Segment, SpillFile};
 pub use stream::{Next, Page, PageStream, MAX_RECYCLED};
 pub use writer::{DataPage, DataPageVersion, FinishedChunk, PageWriter};

@@ -6,6 +6,7 @@
 //! the merge hands over pages it copied or remapped.
 
 use super::blocks::PageBlocks;
+use super::deferred::{CompressorPool, Deferred};
 use super::spill::{Segment, SpillFile};
 use crate::compress::{Codec, Compressor};
 use crate::error::Result;
@@ -72,6 +73,8 @@ pub struct PageWriter {
     uncompressed_size: u64,
     num_values: u64,
     rows: u64,
+    /// Data pages kept back to be compressed a batch at a time on threads.
+    deferred: Option<Deferred>,
 }
 
 impl PageWriter {
@@ -98,6 +101,16 @@ impl PageWriter {
             uncompressed_size: 0,
             num_values: 0,
             rows: 0,
+            deferred: None,
+        }
+    }
+
+    /// Keeps data pages back and compresses them a batch at a time, on the threads of the
+    /// pool that calls this writer (`compressors` shared with the other columns' writers).
+    /// Nothing changes in the output; without a codec there is nothing to defer.
+    pub fn defer_compression(&mut self, compressors: CompressorPool) {
+        if self.codec != Codec::Uncompressed {
+            self.deferred = Some(Deferred::new(compressors));
         }
     }
 
@@ -116,16 +129,10 @@ impl PageWriter {
         }
     }
 
-    /// Compresses and appends one data page.
+    /// Compresses and appends one data page (or keeps it back, see
+    /// [`defer_compression`](Self::defer_compression)).
     pub fn write_data_page(&mut self, page: &DataPage<'_>, compressor: &mut Compressor) -> Result<()> {
-        let too_big = |what: &str, n: usize| {
-            crate::error::Error::invalid_argument(format!(
-                "a data page's {what} ({n}) does not fit the 32-bit fields of its header"
-            ))
-        };
         let num_values = i32::try_from(page.num_values).map_err(|_| too_big("value count", page.num_values))?;
-        self.body.clear();
-        self.stored.clear();
         let v1 = self.version == DataPageVersion::V1;
         let rep_prefix = (page.repetition_levels.len() as u32).to_le_bytes();
         let def_prefix = (page.definition_levels.len() as u32).to_le_bytes();
@@ -140,40 +147,64 @@ impl PageWriter {
         ];
         let levels_len: usize = levels.iter().map(|l| l.len()).sum();
         let uncompressed_len = levels_len + page.values.len();
-        let header_type = if v1 { PageType::DATA_PAGE } else { PageType::DATA_PAGE_V2 };
-        let pieces: [&[u8]; 5] = if self.codec == Codec::Uncompressed {
-            // Nothing to compress: the pieces go straight into the chunk.
-            [levels[0], levels[1], levels[2], levels[3], page.values]
+        let header = self.data_page_header(page, num_values);
+        let has_levels = page.has_definition_levels || page.has_repetition_levels;
+        if let Some(deferred) = self.deferred.as_mut() {
+            let mut kept = deferred.page();
+            let before_values = if v1 { &mut kept.input } else { &mut kept.prefix };
+            levels.iter().for_each(|l| before_values.extend_from_slice(l));
+            kept.input.extend_from_slice(page.values);
+            kept.header = Some(header);
+            kept.uncompressed_len = uncompressed_len;
+            kept.rows = page.num_rows;
+            kept.has_levels = has_levels;
+            kept.v2 = !v1;
+            if deferred.push(kept) {
+                self.flush_deferred()?;
+            }
+            return Ok(());
+        }
+        let (mut body, mut stored) = (std::mem::take(&mut self.body), std::mem::take(&mut self.stored));
+        body.clear();
+        stored.clear();
+        let compressed = if self.codec == Codec::Uncompressed {
+            Ok(())
         } else if !v1 {
             // v2 compresses the values only; no values are stored as no bytes (duckdb fails
             // on an empty LZ4 block there, and parquet-java writes nothing).
-            levels.iter().for_each(|l| self.stored.extend_from_slice(l));
-            if !page.values.is_empty() {
-                compressor.compress(self.codec, self.level, page.values, &mut self.stored)?;
+            levels.iter().for_each(|l| stored.extend_from_slice(l));
+            if page.values.is_empty() {
+                Ok(())
+            } else {
+                compressor.compress(self.codec, self.level, page.values, &mut stored)
             }
-            [&self.stored, empty, empty, empty, empty]
         } else if levels_len == 0 {
-            compressor.compress(self.codec, self.level, page.values, &mut self.stored)?;
-            [&self.stored, empty, empty, empty, empty]
+            compressor.compress(self.codec, self.level, page.values, &mut stored)
         } else {
-            levels.iter().for_each(|l| self.body.extend_from_slice(l));
-            self.body.extend_from_slice(page.values);
-            compressor.compress(self.codec, self.level, &self.body, &mut self.stored)?;
-            [&self.stored, empty, empty, empty, empty]
+            levels.iter().for_each(|l| body.extend_from_slice(l));
+            body.extend_from_slice(page.values);
+            compressor.compress(self.codec, self.level, &body, &mut stored)
         };
-        let stored_len: usize = pieces.iter().map(|p| p.len()).sum();
-        let crc = self.crc.then(|| {
-            let mut h = crc32fast::Hasher::new();
-            pieces.iter().for_each(|p| h.update(p));
-            h.finalize() as i32
+        let result = compressed.and_then(|()| {
+            let pieces: [&[u8]; 5] = if self.codec == Codec::Uncompressed {
+                // Nothing to compress: the pieces go straight into the chunk.
+                [levels[0], levels[1], levels[2], levels[3], page.values]
+            } else {
+                [&stored, empty, empty, empty, empty]
+            };
+            self.append_data_page(header, uncompressed_len, &pieces, page.num_rows, has_levels)
         });
+        (self.body, self.stored) = (body, stored);
+        result
+    }
+
+    /// A data page's header, its sizes and CRC not yet set.
+    fn data_page_header(&self, page: &DataPage<'_>, num_values: i32) -> PageHeader {
         let mut header = PageHeader {
-            page_type: header_type,
-            uncompressed_page_size: i32::try_from(uncompressed_len)
-                .map_err(|_| too_big("uncompressed size", uncompressed_len))?,
-            compressed_page_size: i32::try_from(stored_len)
-                .map_err(|_| too_big("compressed size", stored_len))?,
-            crc,
+            page_type: PageType::DATA_PAGE,
+            uncompressed_page_size: 0,
+            compressed_page_size: 0,
+            crc: None,
             data_page_header: None,
             index_page_header: None,
             dictionary_page_header: None,
@@ -190,6 +221,7 @@ impl PageWriter {
                 })
             }
             DataPageVersion::V2 => {
+                header.page_type = PageType::DATA_PAGE_V2;
                 header.data_page_header_v2 = Some(DataPageHeaderV2 {
                     num_values,
                     num_nulls: page.num_nulls as i32,
@@ -202,25 +234,74 @@ impl PageWriter {
                 })
             }
         }
+        header
+    }
+
+    /// Appends a data page whose stored bytes are `pieces` one after another: sets the
+    /// header's sizes (and CRC), and records the page.
+    fn append_data_page(
+        &mut self,
+        mut header: PageHeader,
+        uncompressed_len: usize,
+        pieces: &[&[u8]],
+        rows: usize,
+        has_levels: bool,
+    ) -> Result<()> {
+        let stored_len: usize = pieces.iter().map(|p| p.len()).sum();
+        header.uncompressed_page_size =
+            i32::try_from(uncompressed_len).map_err(|_| too_big("uncompressed size", uncompressed_len))?;
+        header.compressed_page_size = i32::try_from(stored_len).map_err(|_| too_big("compressed size", stored_len))?;
+        header.crc = self.crc.then(|| {
+            let mut h = crc32fast::Hasher::new();
+            pieces.iter().for_each(|p| h.update(p));
+            h.finalize() as i32
+        });
         let start = self.pages.len();
         self.header.clear();
         thrift::encode(&header, &mut self.header);
         let header_len = self.header.len();
-        let [a, b, c, d, e] = pieces;
-        self.pages.push_page(&[&self.header, a, b, c, d, e]);
-        self.push_location(start, header_len, uncompressed_len, page.num_rows);
-        self.num_values += page.num_values as u64;
-        self.note(header_type, page.encoding);
+        let mut all: [&[u8]; 6] = [&[]; 6];
+        all[0] = &self.header;
+        for (slot, piece) in all[1..].iter_mut().zip(pieces) {
+            *slot = piece;
+        }
+        self.pages.push_page(&all[..1 + pieces.len().min(5)]);
+        self.push_location(start, header_len, uncompressed_len, rows);
+        let (num_values, encoding) = data_page_facts(&header);
+        self.num_values += num_values;
+        self.note(header.page_type, encoding);
         // Levels are RLE: the chunk lists the encoding, but page counts are by value encoding.
-        if (page.has_definition_levels || page.has_repetition_levels) && !self.encodings.contains(&Encoding::RLE) {
+        if has_levels && !self.encodings.contains(&Encoding::RLE) {
             self.encodings.push(Encoding::RLE);
         }
         Ok(())
     }
 
+    /// Compresses and appends the data pages kept back, in order.
+    pub fn flush_deferred(&mut self) -> Result<()> {
+        let Some(deferred) = self.deferred.as_mut() else { return Ok(()) };
+        if deferred.pending.is_empty() {
+            return Ok(());
+        }
+        let mut pages = deferred.compress(self.codec, self.level)?;
+        let mut result = Ok(());
+        for page in &mut pages {
+            let Some(header) = page.header.take() else { continue };
+            if result.is_ok() {
+                let pieces: [&[u8]; 2] = [&page.prefix, &page.output];
+                result = self.append_data_page(header, page.uncompressed_len, &pieces, page.rows, page.has_levels);
+            }
+        }
+        if let Some(deferred) = self.deferred.as_mut() {
+            deferred.recycle(pages);
+        }
+        result
+    }
+
     /// Appends a data page as it is (header and stored body, e.g. copied from another file
     /// with the same codec); `rows` is the number of rows it holds.
     pub fn append_raw(&mut self, header: &PageHeader, body: &[u8], rows: usize) -> Result<()> {
+        self.flush_deferred()?;
         let start = self.pages.len();
         self.header.clear();
         thrift::encode(header, &mut self.header);
@@ -276,6 +357,7 @@ impl PageWriter {
         rows: usize,
         pieces: &[&[u8]],
     ) -> Result<()> {
+        self.flush_deferred()?;
         let mut header = template.clone();
         if let Some(h) = header.data_page_header_v2.as_mut() {
             h.encoding = encoding;
@@ -333,6 +415,9 @@ impl PageWriter {
     /// codec (`pieces` one after another), which decompress to `uncompressed_len` bytes of
     /// `num_values` PLAIN values.
     pub fn write_dictionary_page_stored(&mut self, pieces: &[&[u8]], uncompressed_len: usize, num_values: usize) -> Result<()> {
+        // The chunk lists its encodings in the order pages are written: the data pages kept
+        // back came first.
+        self.flush_deferred()?;
         let too_big = || crate::error::Error::invalid_argument("a dictionary page does not fit the 32-bit sizes of its header");
         let stored_len: usize = pieces.iter().map(|p| p.len()).sum();
         let crc = self.crc.then(|| {
@@ -364,12 +449,13 @@ impl PageWriter {
 
     /// Bytes of the pages held in memory (headers included).
     pub fn buffered_bytes(&self) -> usize {
-        self.dictionary.len() + self.pages.len()
+        self.dictionary.len() + self.pages.len() + self.deferred.as_ref().map_or(0, Deferred::pending_bytes)
     }
 
     /// Moves the data pages held in memory to `file` (they are copied back in order when the
     /// chunk is written); the dictionary page stays, as it must come first.
     pub fn spill(&mut self, file: &mut SpillFile) -> Result<()> {
+        self.flush_deferred()?;
         for block in self.pages.blocks() {
             self.spilled.push(file.append(block)?);
         }
@@ -389,7 +475,7 @@ impl PageWriter {
     /// this way holds only the pages since the last call, in memory that is already mapped
     /// and likely in cache. The dictionary page, if any, must be set before the first call.
     pub fn drain(&mut self, mut put: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
-        let (dictionary, pages) = self.drain_blocks();
+        let (dictionary, pages) = self.drain_blocks()?;
         put(&dictionary)?;
         pages.blocks().iter().try_for_each(|block| put(block))?;
         self.pages.recycle(pages);
@@ -399,11 +485,12 @@ impl PageWriter {
     /// Moves out the pages held so far as [`drain`](Self::drain) hands them out: the
     /// dictionary page (empty after the first time) and the data pages, to be written in
     /// that order before the rest of the chunk.
-    pub fn drain_blocks(&mut self) -> (Vec<u8>, PageBlocks) {
+    pub fn drain_blocks(&mut self) -> Result<(Vec<u8>, PageBlocks)> {
+        self.flush_deferred()?;
         let dictionary = std::mem::take(&mut self.dictionary);
         self.dictionary_drained += dictionary.len();
         self.spilled_len += self.pages.len() as u64;
-        (dictionary, self.pages.take())
+        Ok((dictionary, self.pages.take()))
     }
 
     /// The writer's blocks, held and spare, for the next writer to [`recycle`](Self::recycle).
@@ -425,12 +512,13 @@ impl PageWriter {
 
     /// Number of data pages so far.
     pub fn data_pages(&self) -> usize {
-        self.locations.len()
+        self.locations.len() + self.deferred.as_ref().map_or(0, |d| d.pending.len())
     }
 
     /// Ends the chunk: the pages in file order and what its metadata needs. The writer is
     /// ready for the next chunk.
-    pub fn finish(&mut self) -> FinishedChunk {
+    pub fn finish(&mut self) -> Result<FinishedChunk> {
+        self.flush_deferred()?;
         let dictionary = std::mem::take(&mut self.dictionary);
         let dictionary_len = dictionary.len() + std::mem::take(&mut self.dictionary_drained);
         let pages = self.pages.take();
@@ -455,8 +543,13 @@ impl PageWriter {
         self.dictionary_uncompressed = 0;
         self.num_values = 0;
         self.rows = 0;
-        chunk
+        Ok(chunk)
     }
+}
+
+/// The error of a page size or count past its header's 32-bit field.
+fn too_big(what: &str, n: usize) -> crate::error::Error {
+    crate::error::Error::invalid_argument(format!("a data page's {what} ({n}) does not fit the 32-bit fields of its header"))
 }
 
 /// A data page header's value count and value encoding.

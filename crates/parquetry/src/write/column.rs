@@ -171,8 +171,14 @@ impl ColumnChunkWriter {
 
     /// Moves out the chunk's pages so far, to be written before the rest of the chunk (see
     /// [`PageWriter::drain_blocks`]).
-    pub fn drain_blocks(&mut self) -> (Vec<u8>, crate::page::PageBlocks) {
+    pub fn drain_blocks(&mut self) -> Result<(Vec<u8>, crate::page::PageBlocks)> {
         self.pages.drain_blocks()
+    }
+
+    /// Compresses this column's pages a batch at a time on the threads of the pool that calls
+    /// it, with compressors from `compressors` (see [`PageWriter::defer_compression`]).
+    pub fn defer_compression(&mut self, compressors: crate::page::CompressorPool) {
+        self.pages.defer_compression(compressors);
     }
 
     /// Moves out the page blocks this writer holds but does not use.
@@ -509,7 +515,7 @@ impl ColumnChunkWriter {
         let column_index = if page_level && self.page_index { index.finish() } else { None };
         let page_bytes = std::mem::take(&mut self.chunk_page_bytes);
         let result = ChunkResult {
-            pages: self.pages.finish(),
+            pages: self.pages.finish()?,
             statistics,
             size_statistics,
             column_index,

@@ -21,7 +21,7 @@ use crate::format::{
     encode_footer, encode_page_indexes, ColumnIndex, ColumnOrder, FileMetaData, KeyValue, OffsetIndex, RowGroup,
     SchemaElement,
 };
-use crate::page::{PageBlocks, SpillFile};
+use crate::page::{CompressorPool, PageBlocks, SpillFile};
 use crate::schema::{encode_arrow_schema, ARROW_SCHEMA_KEY};
 
 mod row_group;
@@ -59,9 +59,9 @@ pub struct ParquetWriter<W: Write> {
     failed: Option<String>,
     /// The threads of `WriteOptions::with_threads`, when more than one.
     pool: Option<rayon::ThreadPool>,
-    /// The compressors the pool's tasks take and give back: one per thread at most, so a
+    /// The compressors the pool's tasks take and give back: about one per thread, so a
     /// wide schema does not hold a codec context per column.
-    spare_compressors: Vec<Compressor>,
+    compressors: CompressorPool,
     /// Blocks of chunks already written, for the next column that writes pages.
     spare_blocks: PageBlocks,
 }
@@ -79,10 +79,14 @@ impl<W: Write> ParquetWriter<W> {
                 )));
             }
         }
-        let columns = leaves
+        let mut columns = leaves
             .into_iter()
             .map(|leaf| ColumnChunkWriter::new(leaf, &options))
             .collect::<Result<Vec<_>>>()?;
+        let compressors = CompressorPool::default();
+        if options.threads > 1 {
+            columns.iter_mut().for_each(|c| c.defer_compression(compressors.clone()));
+        }
         let pool = match options.threads.min(columns.len()) {
             0 | 1 => None,
             n => Some(
@@ -106,7 +110,7 @@ impl<W: Write> ParquetWriter<W> {
             rows: 0,
             failed: None,
             pool,
-            spare_compressors: Vec::new(),
+            compressors,
             spare_blocks: PageBlocks::default(),
         };
         writer.put(MAGIC)?;

@@ -136,7 +136,7 @@ fn encode_closing(
         lock().recycle(column.take_spare_blocks());
         at += step;
         if column.can_drain() {
-            let (dictionary, pages) = column.drain_blocks();
+            let (dictionary, pages) = column.drain_blocks()?;
             drained(dictionary, pages)?;
         }
     }
@@ -160,25 +160,21 @@ impl<W: Write> ParquetWriter<W> {
     ) -> Result<Vec<T>> {
         use rayon::prelude::*;
         let Some(pool) = &self.pool else { unreachable!("on_threads is called only with a pool") };
-        let spare = Mutex::new(std::mem::take(&mut self.spare_compressors));
-        let take = || spare.lock().unwrap_or_else(|e| e.into_inner()).pop().unwrap_or_default();
-        let give = |c| spare.lock().unwrap_or_else(|e| e.into_inner()).push(c);
+        let compressors = &self.compressors;
         let columns = &mut self.columns;
-        let results = pool.install(|| {
+        pool.install(|| {
             columns
                 .par_iter_mut()
                 .enumerate()
                 .with_max_len(1)
                 .map(|(i, column)| {
-                    let mut compressor = take();
+                    let mut compressor = compressors.take();
                     let result = f(i, column, &mut compressor);
-                    give(compressor);
+                    compressors.give(compressor);
                     result
                 })
                 .collect::<Result<Vec<T>>>()
-        });
-        self.spare_compressors = spare.into_inner().unwrap_or_else(|e| e.into_inner());
-        results
+        })
     }
 
     /// Encodes every column's slice of `n` rows at `row` into memory (on the threads when
@@ -266,22 +262,22 @@ impl<W: Write> ParquetWriter<W> {
         let rows = self.open_rows + n as u64;
         let arrays: Vec<ArrayRef> = self.columns.iter().map(|c| batch.column(c.leaf().field).slice(row, n)).collect();
         let chunks: Vec<(LeafColumn, Codec)> = self.columns.iter().map(|c| (c.leaf().clone(), c.codec())).collect();
-        let spare = Mutex::new(std::mem::take(&mut self.spare_compressors));
+        let compressors = &self.compressors;
         let blocks = Mutex::new(std::mem::take(&mut self.spare_blocks));
         let Some(pool) = &self.pool else { unreachable!("called only with a pool") };
         let (columns, out) = (&mut self.columns, &mut self.out);
         let (to_writer, messages) = mpsc::channel::<Message>();
         let result = pool.in_place_scope(|scope| {
             for (i, column) in columns.iter_mut().enumerate() {
-                let (to_writer, array, spare, blocks) = (to_writer.clone(), &arrays[i], &spare, &blocks);
+                let (to_writer, array, blocks) = (to_writer.clone(), &arrays[i], &blocks);
                 scope.spawn(move |_| {
-                    let mut compressor = spare.lock().unwrap_or_else(|e| e.into_inner()).pop().unwrap_or_default();
+                    let mut compressor = compressors.take();
                     let result = encode_closing(column, array, rows, &mut compressor, blocks, |dictionary, pages| {
                         // The writing side stops listening only after an error of its own.
                         let _ = to_writer.send(Message::Pages(i, dictionary, pages));
                         Ok(())
                     });
-                    spare.lock().unwrap_or_else(|e| e.into_inner()).push(compressor);
+                    compressors.give(compressor);
                     let _ = to_writer.send(Message::Done(i, result));
                 });
             }
@@ -314,7 +310,6 @@ impl<W: Write> ParquetWriter<W> {
             }
             failure.map_or(Ok(()), |e| Err(e.context(format!("row group {}", group.ordinal))))
         });
-        self.spare_compressors = spare.into_inner().unwrap_or_else(|e| e.into_inner());
         self.spare_blocks = blocks.into_inner().unwrap_or_else(|e| e.into_inner());
         result?;
         self.open_rows = rows;
