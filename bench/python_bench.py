@@ -24,7 +24,10 @@ except where a row says one thread; this machine's core count is in the report):
   write  the file's rows, read once by pyarrow (pq.read_table) before timing and held in
          memory (polars: pl.from_arrow of that table, converted before timing), written to a
          file on tmpfs (/dev/shm; the previous output deleted before each run, untimed):
-         parquetry     parquetry.write_table(table, out, ...)
+         parquetry     parquetry.write_table(table, out, ...)     (threads=True: every core
+                       encodes and compresses columns and pages; pq.write_table has no
+                       threads option and encodes on one)
+         parquetry 1t  parquetry.write_table(table, out, ..., threads=False)
          pyarrow       pq.write_table(table, out, ...)
          polars        df.write_parquet(out, ..., use_pyarrow=False)
   merge  parquetry     parquetry.merge(files, out)                 (default options)
@@ -112,7 +115,7 @@ PARTS = ["read", "write", "merge"]
 DEFAULT_FILES = ([f"strings_{layout}_{codec}" for layout in ("plain", "dict", "delta_length", "delta")
                   for codec in ("none", "snappy", "zstd")] + ["blobs_zstd", "numeric_snappy"])
 READ_IMPLS = ["parquetry", "parquetry_1t", "pyarrow", "pyarrow_1t", "polars"]
-WRITE_IMPLS = ["parquetry", "pyarrow", "polars"]
+WRITE_IMPLS = ["parquetry", "parquetry_1t", "pyarrow", "polars"]
 MERGE_IMPLS = ["parquetry", "pyarrow", "polars"]
 LABEL = {"parquetry_1t": "parquetry 1t", "pyarrow_1t": "pyarrow 1t"}
 
@@ -367,6 +370,8 @@ def write_cells(files: list[Path], outdir: Path) -> tuple[list[Cell], dict]:
                        "options": kws}
         runs = {
             "parquetry": lambda t=table, o=None, k=kws["parquetry"]: parquetry.write_table(t, o, **k),
+            "parquetry_1t": lambda t=table, o=None, k=kws["parquetry"]: parquetry.write_table(
+                t, o, threads=False, **k),
             "pyarrow": lambda t=table, o=None, k=kws["pyarrow"]: pq.write_table(t, o, **k),
             "polars": lambda d=df, o=None, k=kws["polars"]: d.write_parquet(o, **k),
         }
@@ -534,7 +539,8 @@ def _pages_note(r: dict, ref: dict | None) -> str:
 
 def _report_write(p: dict) -> list[str]:
     lines = ["## Write: a pyarrow Table in memory to a file", "",
-             "`parquetry.write_table`, `pq.write_table`, polars `df.write_parquet` to tmpfs, "
+             "`parquetry.write_table` (threads=True, and threads=False: 1t), `pq.write_table` "
+             "(one thread: it has no threads option), polars `df.write_parquet` to tmpfs, "
              "settings as the source file's (codec, zstd level 1; dictionary for `strings_dict_*`, "
              "the DELTA encodings for `strings_delta*_`, else PLAIN), 1,048,576-row row groups, "
              "1 MiB / 20,000-row v1 pages, 1 MiB dictionary page limit, statistics and page index. "
@@ -542,9 +548,9 @@ def _report_write(p: dict) -> list[str]:
              "cannot be told the dictionary setting or the encoding; pyarrow writes no column "
              f"index for `blob`, see the docstring). Target: ≥ {WRITE_TARGET_PYARROW:g}x pyarrow.",
              "",
-             "| file | MB | parquetry ms | pyarrow ms | polars ms | parquetry GB/s | pyarrow GB/s "
-             "| vs pyarrow | vs polars | size ÷ pyarrow's |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| file | MB | parquetry ms | parquetry 1t ms | pyarrow ms | polars ms | parquetry GB/s "
+             "| pyarrow GB/s | vs pyarrow | 1t vs pyarrow | vs polars | size ÷ pyarrow's |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     met = total = 0
     for name, f in p["files"].items():
         r = f["results"]
@@ -558,7 +564,8 @@ def _report_write(p: dict) -> list[str]:
             [name, f"{f['value_bytes'] / 1e6:,.1f}"]
             + [_ms(r.get(i)) + _pages_note(r.get(i), ref) for i in WRITE_IMPLS]
             + [_gbs(f["value_bytes"], r.get("parquetry")), _gbs(f["value_bytes"], ref),
-               _fx(x_pa, WRITE_TARGET_PYARROW), _fx(_x(r.get("polars"), r.get("parquetry"))), size])
+               _fx(x_pa, WRITE_TARGET_PYARROW), _fx(_x(ref, r.get("parquetry_1t"))),
+               _fx(_x(r.get("polars"), r.get("parquetry"))), size])
             + " |")
     lines += ["", f"Targets met: {met} of {total} files.", ""]
     return lines

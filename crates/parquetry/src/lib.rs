@@ -18,6 +18,7 @@ pub mod page;
 pub mod read;
 pub mod schema;
 pub mod temp;
+mod threads;
 pub mod write;
 pub mod merge;
 

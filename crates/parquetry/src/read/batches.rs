@@ -54,7 +54,7 @@ pub struct RecordBatchIter<'f, S: ChunkSource> {
     /// What is left to do in the open row group: reads, and skips between them.
     steps: VecDeque<Step>,
     /// The threads that decode the columns of a batch at once (`threads` > 1 only).
-    pool: Option<rayon::ThreadPool>,
+    pool: Option<std::sync::Arc<rayon::ThreadPool>>,
     /// Whether every batch is a whole row group (the batch size is at least the largest
     /// row group's row count): then threads decode several row groups at once.
     whole_row_groups: bool,
@@ -158,7 +158,7 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
     /// into [`ready`](Self::ready): with few columns, one row group's columns alone leave
     /// threads idle while the slowest column finishes.
     fn read_row_groups_at_once(&mut self) -> Result<()> {
-        let threads = self.pool.as_ref().map_or(1, rayon::ThreadPool::current_num_threads);
+        let threads = self.pool.as_ref().map_or(1, |p| p.current_num_threads());
         let mut groups: Vec<(Vec<ColumnReader>, Vec<Step>)> = Vec::new();
         let mut indexes = Vec::new();
         while groups.len() < threads.max(2) && self.open_row_group()? {
@@ -270,13 +270,7 @@ impl<'f, S: ChunkSource> RecordBatchIter<'f, S> {
         }
         let pool = match options.threads {
             0 | 1 => None,
-            n => Some(
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(n)
-                    .thread_name(|i| format!("parquetry-read-{i}"))
-                    .build()
-                    .map_err(|e| Error::io("starting the decoding threads", std::io::Error::other(e)))?,
-            ),
+            n => Some(crate::threads::pool(n)?),
         };
         let largest = row_groups.iter().map(|&i| file.metadata.row_groups[i].num_rows.max(0) as usize).max();
         let whole_row_groups = options.batch_size >= largest.unwrap_or(0);

@@ -58,7 +58,7 @@ pub struct ParquetWriter<W: Write> {
     rows: u64,
     failed: Option<String>,
     /// The threads of `WriteOptions::with_threads`, when more than one.
-    pool: Option<rayon::ThreadPool>,
+    pool: Option<std::sync::Arc<rayon::ThreadPool>>,
     /// The compressors the pool's tasks take and give back: about one per thread, so a
     /// wide schema does not hold a codec context per column.
     compressors: CompressorPool,
@@ -87,15 +87,9 @@ impl<W: Write> ParquetWriter<W> {
         if options.threads > 1 {
             columns.iter_mut().for_each(|c| c.defer_compression(compressors.clone()));
         }
-        let pool = match options.threads.min(columns.len()) {
+        let pool = match options.threads {
             0 | 1 => None,
-            n => Some(
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(n)
-                    .thread_name(|i| format!("parquetry-write-{i}"))
-                    .build()
-                    .map_err(|e| Error::io("starting the encoding threads", std::io::Error::other(e)))?,
-            ),
+            n => Some(crate::threads::pool(n)?),
         };
         let mut writer = ParquetWriter {
             out: Out::new(sink),
