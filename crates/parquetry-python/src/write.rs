@@ -3,12 +3,13 @@
 //! a temporary file beside the destination, renamed into place only when complete.
 
 use std::collections::HashMap;
+use std::io::BufWriter;
 use std::path::PathBuf;
 
 use parquetry::compress::Codec;
 use parquetry::format::Encoding;
 use parquetry::merge::{merge_files, MergeOptions};
-use parquetry::write::{DataPageVersion, ParquetWriter, StatisticsLevel, TableSink, TempFile, WriteOptions};
+use parquetry::write::{DataPageVersion, ParquetWriter, StatisticsLevel, TempFile, WriteOptions};
 use parquetry::Error;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -131,7 +132,7 @@ pub fn write_table(
     // themselves inside their C callbacks, so the whole write can run without it.
     let result = py.detach(move || -> Result<u64, PyErrLater> {
         let temp = TempFile::beside(&path)?;
-        let sink = TableSink::new(temp.file()?, threads > 1)?;
+        let sink = BufWriter::with_capacity(1 << 20, temp.file()?);
         let mut writer = ParquetWriter::try_new(sink, reader.schema(), options)?;
         let mut rows = 0u64;
         for batch in reader.by_ref() {
@@ -140,7 +141,7 @@ pub fn write_table(
             writer.write(&batch)?;
         }
         let (sink, _) = writer.into_inner()?;
-        let file = sink.into_file()?;
+        let file = sink.into_inner().map_err(|e| Error::io("flushing the file", e.into_error()))?;
         file.sync_all().map_err(|e| Error::io(format!("syncing {}", temp.path().display()), e))?;
         drop(file);
         temp.persist(&path)?;

@@ -2,14 +2,14 @@
 //! IPC through the arrow-rs writers) and the progress bar.
 
 use std::fs::File;
-use std::io;
+use std::io::{self, BufWriter};
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::{Schema, SchemaRef};
 use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use parquetry::format::Encoding;
-use parquetry::write::{ParquetWriter, TableSink, WriteOptions};
+use parquetry::write::{ParquetWriter, WriteOptions};
 
 use super::input::extension;
 use super::options::Options;
@@ -52,8 +52,7 @@ impl OutputFormat {
     }
 }
 
-/// Written behind on a thread of its own when `--threads` allows more than one.
-type Out = TableSink;
+type Out = BufWriter<File>;
 
 /// An open output writer.
 pub(crate) enum Sink {
@@ -67,8 +66,8 @@ pub(crate) enum Sink {
 impl Sink {
     /// A writer of `format` for batches of `schema` into `file`.
     pub fn new(format: OutputFormat, file: File, schema: SchemaRef, opts: &Options) -> Result<Sink, String> {
+        let out = BufWriter::with_capacity(1 << 20, file);
         let at = |e: &dyn std::fmt::Display| format!("{}: {e}", opts.output);
-        let out = TableSink::new(file, opts.threads > 1).map_err(|e| at(&e))?;
         Ok(match format {
             OutputFormat::Parquet => {
                 let write = write_options(&schema, opts)?;
@@ -121,7 +120,7 @@ impl Sink {
                 (w.into_inner().map_err(|e| e.to_string())?, None)
             }
         };
-        let file = out.into_file().map_err(|e| e.to_string())?;
+        let file = out.into_inner().map_err(|e| format!("flushing the file: {}", e.error()))?;
         file.sync_all().map_err(|e| format!("syncing the file: {e}"))?;
         Ok(row_groups)
     }
