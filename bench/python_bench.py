@@ -157,12 +157,27 @@ class Cell:
         return r
 
 
+def rotated(cells: list[Cell], rnd: int) -> list[Cell]:
+    """The cells with each file's (row's) implementations rotated by the round number, so
+    that no implementation always runs first after another library's cell: the one that
+    did (parquetry, after polars) ran up to 1.3x slower than on its own while the other
+    library's idle threads still spun."""
+    groups: dict[str, list[Cell]] = {}
+    for c in cells:
+        groups.setdefault(c.row, []).append(c)
+    out = []
+    for group in groups.values():
+        k = rnd % len(group)
+        out.extend(group[k:] + group[:k])
+    return out
+
+
 def run_rounds(cells: list[Cell], runs: int, warmup: int, part: str) -> None:
     for rnd in range(warmup + runs):
         timed = rnd >= warmup
         print(f"{part}: {'round' if timed else 'warm-up'} {rnd - warmup + 1 if timed else rnd + 1}"
               f"/{runs if timed else warmup}", file=sys.stderr, flush=True)
-        for c in cells:
+        for c in rotated(cells, rnd):
             if c.error:
                 continue
             result = None
@@ -170,6 +185,9 @@ def run_rounds(cells: list[Cell], runs: int, warmup: int, part: str) -> None:
                 if c.reset is not None:
                     c.reset()
                 gc.collect()
+                # Let the previous cell's thread pools go idle (rayon's workers spin a
+                # while before they sleep) before the clock starts.
+                time.sleep(0.02)
                 t0 = time.perf_counter()
                 result = c.run()
                 dt = time.perf_counter() - t0
@@ -485,7 +503,8 @@ def report(res: dict) -> str:
         f"{res['threads']['pyarrow']}), polars {v['polars']} (thread pool "
         f"{res['threads']['polars']}), Python {v['python']}. Every library in one process, "
         f"median of {res['runs']} timed runs after {res['warmup']} warm-up, the cells of a part "
-        f"interleaved round by round. Produced by `python3 bench/python_bench.py"
+        f"interleaved round by round (each file's implementations in an order rotated every "
+        f"round, 20 ms of idle time before each timed call). Produced by `python3 bench/python_bench.py"
         f"{' --quick' if res['quick'] else ''}` (its docstring gives every call and setting).",
         "",
         "Speed-up = the peer's median time ÷ parquetry's (above 1: parquetry is faster); ✓/✗ "

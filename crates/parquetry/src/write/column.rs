@@ -175,12 +175,6 @@ impl ColumnChunkWriter {
         self.pages.drain_blocks()
     }
 
-    /// Whether the column's pages are dictionary indexes now (from the start, while its
-    /// options ask for a dictionary).
-    pub fn builds_dictionary(&self) -> bool {
-        self.encoder.is_dictionary()
-    }
-
     /// Compresses this column's pages a batch at a time on the threads of the pool that calls
     /// it, with compressors from `compressors` (see [`PageWriter::defer_compression`]).
     pub fn defer_compression(&mut self, compressors: crate::page::CompressorPool) {

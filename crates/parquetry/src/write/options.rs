@@ -308,8 +308,8 @@ impl WriteOptions {
     /// Encodes up to `threads` column chunks at once and compresses their data pages on as
     /// many threads (at least 1). The file is byte for byte the same for any number: each
     /// column is still encoded by one thread, in order, and pages are placed in column order.
-    /// A file whose columns are all uncompressed and without dictionaries is written on the
-    /// caller's thread: its writing is memory copies, which more threads only hand over.
+    /// A file whose columns are all uncompressed is written on the caller's thread: its
+    /// writing is memory copies, which more threads only hand over.
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads.max(1);
         self
