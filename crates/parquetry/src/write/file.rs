@@ -192,11 +192,10 @@ impl<W: Write> ParquetWriter<W> {
             }
             if self.open_rows + n as u64 >= limit {
                 self.write_closing_slice(batch, row, n)?;
-                row += n;
-                continue;
+            } else {
+                self.write_open_slice(batch, row, n)?;
+                self.open_rows += n as u64;
             }
-            self.write_open_slice(batch, row, n)?;
-            self.open_rows += n as u64;
             row += n;
         }
         let buffered: usize = self.columns.iter().map(ColumnChunkWriter::buffered_bytes).sum();
