@@ -11,6 +11,9 @@ use super::{OffsetSize, OffsetsSink};
 /// Values up to this long are copied as one block of this size (and up to twice it, as two).
 const BLOCK: usize = 32;
 
+/// [`BLOCK`], for a caller that leaves room for block copies past its last value.
+pub(super) const VALUE_BLOCK: usize = BLOCK;
+
 /// Appends the values described at [`ByteArraySink::extend_plain`](super::ByteArraySink::extend_plain).
 pub(super) fn extend_plain<O: OffsetSize>(
     sink: &mut OffsetsSink<O>,
@@ -83,7 +86,7 @@ fn run<O: OffsetSize>(sink: &mut OffsetsSink<O>, page: &[u8], pos: usize, n: usi
         let end = start.saturating_add(len);
         // SAFETY: `base + out .. base + cap` is the data vector's spare capacity, which
         // `page` (borrowed immutably) cannot overlap.
-        if !unsafe { put(page, start, len, base.add(out), cap - out) } {
+        if !unsafe { put_value(page, start, len, base.add(out), cap - out) } {
             break;
         }
         out += len;
@@ -165,7 +168,7 @@ fn gather<O: OffsetSize>(sink: &mut OffsetsSink<O>, page: &[u8], starts: &[u32],
         let Some(len) = (end as usize).checked_sub(start) else { break };
         // SAFETY: `base + out .. base + cap` is the data vector's spare capacity, which
         // `page` (borrowed immutably) cannot overlap.
-        if !unsafe { put(page, start, len, base.add(out), cap - out) } {
+        if !unsafe { put_value(page, start, len, base.add(out), cap - out) } {
             break;
         }
         out += len;
@@ -190,7 +193,7 @@ fn gather<O: OffsetSize>(sink: &mut OffsetsSink<O>, page: &[u8], starts: &[u32],
 ///
 /// `dst..dst + room` is writable and does not overlap `page`.
 #[inline(always)]
-unsafe fn put(page: &[u8], start: usize, len: usize, dst: *mut u8, room: usize) -> bool {
+pub(super) unsafe fn put_value(page: &[u8], start: usize, len: usize, dst: *mut u8, room: usize) -> bool {
     if start.checked_add(len).is_none_or(|end| end > page.len()) || len > room {
         return false;
     }

@@ -10,6 +10,7 @@
 //! [`BooleanEncoder`]. Fixed-width values need no encoder: their PLAIN form is their
 //! little-endian bytes.
 
+use super::offsets_plain::{put_value, VALUE_BLOCK};
 use super::{ByteArraySink, OffsetSize};
 use crate::error::{Error, Result};
 
@@ -232,17 +233,39 @@ pub fn skip_byte_array(page: &[u8], pos: usize, n: usize) -> Result<usize> {
 /// `offsets.len() - 1` values `data[offsets[i]..offsets[i + 1]]` of an Arrow offsets + data
 /// array, reserving `out` once for all of them.
 ///
+/// Each value of up to 64 bytes is copied as one or two fixed-size blocks into the spare
+/// capacity, not by a `memcpy` call per value: strings_plain_none (values of 12 to 60 bytes)
+/// wrote in 103 ms against 111 ms. (Built for AVX2 as the read side's loop is, it gained
+/// nothing.)
+///
 /// The offsets must be valid Arrow offsets (non-decreasing, within `data`); otherwise this
-/// panics or encodes garbage.
+/// panics.
 pub fn encode_byte_array_offsets<O: OffsetSize>(offsets: &[O], data: &[u8], out: &mut Vec<u8>) {
     let (Some(first), Some(last)) = (offsets.first(), offsets.last()) else { return };
     let n = offsets.len() - 1;
-    out.reserve(4 * n + last.as_usize().saturating_sub(first.as_usize()));
+    // Room for the values and a block past them, so that the last values too are copied as
+    // fixed-size blocks (`put_value`).
+    out.reserve(4 * n + last.as_usize().saturating_sub(first.as_usize()) + 2 * VALUE_BLOCK);
+    let cap = out.capacity();
+    let base = out.as_mut_ptr();
+    let mut at = out.len();
     for w in offsets.windows(2) {
-        let value = &data[w[0].as_usize()..w[1].as_usize()];
-        out.extend_from_slice(&(value.len() as u32).to_le_bytes());
-        out.extend_from_slice(value);
+        let (start, end) = (w[0].as_usize(), w[1].as_usize());
+        let len = end.checked_sub(start).expect("Arrow offsets do not decrease");
+        let prefix = u32::try_from(len).expect("a BYTE_ARRAY value longer than u32::MAX bytes").to_le_bytes();
+        assert!(cap - at >= 4, "the offsets span more bytes than their first and last say");
+        // SAFETY: `base + at .. base + at + 4` is in `out`'s spare capacity (just checked).
+        unsafe { base.add(at).cast::<[u8; 4]>().write_unaligned(prefix) };
+        at += 4;
+        // SAFETY: `base + at .. base + cap` is `out`'s spare capacity, which `data` (borrowed
+        // immutably while `out` is borrowed mutably) cannot overlap.
+        let written = unsafe { put_value(data, start, len, base.add(at), cap - at) };
+        assert!(written, "offsets past the data, or spanning more than their first and last say");
+        at += len;
     }
+    // SAFETY: every byte up to `at` (within the capacity) was written: a length prefix, then
+    // the whole value, for each value in order.
+    unsafe { out.set_len(at) };
 }
 
 /// An incremental PLAIN BOOLEAN encoder: one bit per value, LSB first, the last byte padded
@@ -451,6 +474,33 @@ mod tests {
         encode_byte_array_offsets::<i32>(&[], &data, &mut out);
         encode_byte_array_offsets(&[3i32], &data, &mut out);
         assert_eq!(out32, out);
+    }
+
+    #[test]
+    fn byte_array_offsets_at_every_block_edge() {
+        // Lengths around the one- and two-block copies (31-33, 63-65) and past them, values
+        // that end the data (no whole block to read past them), appended after earlier bytes.
+        let mut rng = crate::encoding::TestRng::new(9);
+        for tail in [0usize, 1, 40, 100] {
+            let lens: Vec<usize> =
+                (0..300).map(|i| [0, 1, 7, 31, 32, 33, 63, 64, 65, 200][(i + rng.below(10) as usize) % 10]).collect();
+            let values: Vec<Vec<u8>> = lens.iter().map(|&n| rng.bytes(n)).collect();
+            let mut data = Vec::new();
+            let mut offsets = vec![0i32];
+            for v in &values {
+                data.extend_from_slice(v);
+                offsets.push(data.len() as i32);
+            }
+            data.extend(std::iter::repeat_n(0xAB, tail));
+            for split in [1usize, 150, 299] {
+                let mut out = vec![1, 2, 3];
+                encode_byte_array_offsets(&offsets[..=split], &data, &mut out);
+                encode_byte_array_offsets(&offsets[split..], &data, &mut out);
+                let refs: Vec<&[u8]> = values.iter().map(|v| &v[..]).collect();
+                assert_eq!(out[..3], [1, 2, 3]);
+                assert_eq!(out[3..], plain_page(&refs), "tail {tail}, split {split}");
+            }
+        }
     }
 
     #[test]

@@ -340,7 +340,7 @@ impl ColumnChunkWriter {
             if !mapped {
                 if let Ok(bytes) = byte_values(values.as_ref()) {
                     let lengths = bytes.iter().map(|v| v.len() as u32).collect();
-                    let indexes = self.encoder.intern_all(bytes.into_iter()).unwrap_or_default();
+                    let indexes = self.encoder.intern_all(&bytes).unwrap_or_default();
                     self.dictionary_map = Some((values.clone(), DictionaryMap { indexes, lengths }));
                 }
             }

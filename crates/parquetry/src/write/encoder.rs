@@ -388,9 +388,18 @@ impl ValueEncoder {
 
     /// Interns the values of an input dictionary into the chunk's dictionary, returning the
     /// index of each (`None` when not dictionary-encoding BYTE_ARRAY values).
-    pub fn intern_all<'v>(&mut self, values: impl Iterator<Item = &'v [u8]>) -> Option<Vec<u32>> {
+    pub fn intern_all(&mut self, values: &[&[u8]]) -> Option<Vec<u32>> {
         match (self.use_dictionary, self.dictionary.as_mut()) {
-            (true, Some(Dictionary::Bytes(d))) => Some(values.map(|v| d.intern(v)).collect()),
+            (true, Some(Dictionary::Bytes(d))) => {
+                if d.is_empty() {
+                    // The chunk's first input dictionary (often its only one: a reader's
+                    // per row group) sizes the table and page once, instead of by doubling.
+                    // A later one may repeat values already in, so it is not counted ahead.
+                    let bytes = values.iter().map(|v| v.len()).sum::<usize>();
+                    d.reserve(values.len(), bytes + 4 * values.len());
+                }
+                Some(values.iter().map(|v| d.intern(v)).collect())
+            }
             _ => None,
         }
     }
