@@ -44,11 +44,16 @@ pub struct DataPage<'a> {
     pub has_definition_levels: bool,
     /// Whether the column has repetition levels.
     pub has_repetition_levels: bool,
-    /// The encoded values.
-    pub values: &'a [u8],
+    /// The encoded values. An uncompressed page's values of [`OWN_VALUES_FROM`] bytes or more
+    /// are taken as they are, leaving another buffer here, rather than copied.
+    pub values: &'a mut Vec<u8>,
     /// Statistics for the page header, if wanted.
     pub statistics: Option<Statistics>,
 }
+
+/// The size from which an uncompressed page's values are taken into the chunk's blocks rather
+/// than copied there (below it, a copy into the current block costs less than a block).
+pub const OWN_VALUES_FROM: usize = 64 << 10;
 
 /// Builds one column chunk's pages in memory.
 #[derive(Debug)]
@@ -131,7 +136,7 @@ impl PageWriter {
 
     /// Compresses and appends one data page (or keeps it back, see
     /// [`defer_compression`](Self::defer_compression)).
-    pub fn write_data_page(&mut self, page: &DataPage<'_>, compressor: &mut Compressor) -> Result<()> {
+    pub fn write_data_page(&mut self, page: DataPage<'_>, compressor: &mut Compressor) -> Result<()> {
         let num_values = i32::try_from(page.num_values).map_err(|_| too_big("value count", page.num_values))?;
         let v1 = self.version == DataPageVersion::V1;
         let rep_prefix = (page.repetition_levels.len() as u32).to_le_bytes();
@@ -147,7 +152,7 @@ impl PageWriter {
         ];
         let levels_len: usize = levels.iter().map(|l| l.len()).sum();
         let uncompressed_len = levels_len + page.values.len();
-        let header = self.data_page_header(page, num_values);
+        let header = self.data_page_header(&page, num_values);
         let has_levels = page.has_definition_levels || page.has_repetition_levels;
         if let Some(deferred) = self.deferred.as_mut() {
             let mut kept = deferred.page();
@@ -163,6 +168,9 @@ impl PageWriter {
                 self.flush_deferred()?;
             }
             return Ok(());
+        }
+        if self.codec == Codec::Uncompressed && page.values.len() >= OWN_VALUES_FROM {
+            return self.append_data_page(header, uncompressed_len, &levels, Some(page.values), page.num_rows, has_levels);
         }
         let (mut body, mut stored) = (std::mem::take(&mut self.body), std::mem::take(&mut self.stored));
         body.clear();
@@ -192,7 +200,7 @@ impl PageWriter {
             } else {
                 [&stored, empty, empty, empty, empty]
             };
-            self.append_data_page(header, uncompressed_len, &pieces, page.num_rows, has_levels)
+            self.append_data_page(header, uncompressed_len, &pieces, None, page.num_rows, has_levels)
         });
         (self.body, self.stored) = (body, stored);
         result
@@ -237,23 +245,29 @@ impl PageWriter {
         header
     }
 
-    /// Appends a data page whose stored bytes are `pieces` one after another: sets the
-    /// header's sizes (and CRC), and records the page.
+    /// Appends a data page whose stored bytes are `pieces` one after another, then the bytes
+    /// of `owned` if given (taken, see [`PageBlocks::push_page_owning`]): sets the header's
+    /// sizes (and CRC), and records the page.
     fn append_data_page(
         &mut self,
         mut header: PageHeader,
         uncompressed_len: usize,
         pieces: &[&[u8]],
+        owned: Option<&mut Vec<u8>>,
         rows: usize,
         has_levels: bool,
     ) -> Result<()> {
-        let stored_len: usize = pieces.iter().map(|p| p.len()).sum();
+        let owned_len = owned.as_ref().map_or(0, |v| v.len());
+        let stored_len: usize = pieces.iter().map(|p| p.len()).sum::<usize>() + owned_len;
         header.uncompressed_page_size =
             i32::try_from(uncompressed_len).map_err(|_| too_big("uncompressed size", uncompressed_len))?;
         header.compressed_page_size = i32::try_from(stored_len).map_err(|_| too_big("compressed size", stored_len))?;
         header.crc = self.crc.then(|| {
             let mut h = crc32fast::Hasher::new();
             pieces.iter().for_each(|p| h.update(p));
+            if let Some(v) = owned.as_deref() {
+                h.update(v);
+            }
             h.finalize() as i32
         });
         let start = self.pages.len();
@@ -265,7 +279,11 @@ impl PageWriter {
         for (slot, piece) in all[1..].iter_mut().zip(pieces) {
             *slot = piece;
         }
-        self.pages.push_page(&all[..1 + pieces.len().min(5)]);
+        let head = &all[..1 + pieces.len().min(5)];
+        match owned {
+            Some(values) => self.pages.push_page_owning(head, values),
+            None => self.pages.push_page(head),
+        }
         self.push_location(start, header_len, uncompressed_len, rows);
         let (num_values, encoding) = data_page_facts(&header);
         self.num_values += num_values;
@@ -289,7 +307,7 @@ impl PageWriter {
             let Some(header) = page.header.take() else { continue };
             if result.is_ok() {
                 let pieces: [&[u8]; 2] = [&page.prefix, &page.output];
-                result = self.append_data_page(header, page.uncompressed_len, &pieces, page.rows, page.has_levels);
+                result = self.append_data_page(header, page.uncompressed_len, &pieces, None, page.rows, page.has_levels);
             }
         }
         if let Some(deferred) = self.deferred.as_mut() {

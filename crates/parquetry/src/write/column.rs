@@ -434,10 +434,10 @@ impl ColumnChunkWriter {
             definition_levels: &self.levels,
             has_definition_levels: has_def,
             has_repetition_levels: has_rep,
-            values: &self.values,
+            values: &mut self.values,
             statistics: header_statistics,
         };
-        self.pages.write_data_page(&page, compressor).map_err(|e| {
+        self.pages.write_data_page(page, compressor).map_err(|e| {
             e.context(format!("column '{}', page {}", self.leaf.path, self.pages.data_pages()))
         })?;
         if page_level && self.page_index {
