@@ -154,8 +154,8 @@ fn growth_across_many_resizes() {
     let mut dict = ByteArrayDictionary::new();
     check(&mut dict, &values, &mut rng);
     assert_eq!(dict.len(), 100_000);
-    // Short values (keyed by their bytes) past the size from which slots are prefetched:
-    // 50,000 of 1 to 8 bytes, drawn twice as often, so later ones mostly repeat.
+    // Short values (keyed by their bytes, their hashes recomputed from their keys as the table
+    // grows): 50,000 of 1 to 8 bytes, drawn twice as often, so later ones mostly repeat.
     let values: Vec<Vec<u8>> = (0..100_000)
         .map(|_| {
             let v = rng.below(50_000).to_le_bytes();
@@ -439,4 +439,3 @@ fn fixed_dictionary_growth() {
 fn fixed_dictionary_of_another_width_panics() {
     FixedDictionary::new(2);
 }
-
