@@ -3,9 +3,10 @@
 //!
 //! The indexes this hands out are what the data pages hold (written by the RLE/bit-packing
 //! hybrid in [`super::rle`]); the page is the column chunk's dictionary page body. Each value is
-//! hashed once (design guide, lesson 5): the hash is stored beside the value, a lookup compares
-//! stored hashes before any bytes, and growing the table re-reads the stored hashes, never the
-//! values. Values live only in the page being built, so nothing is allocated per value.
+//! hashed once (design guide, lesson 5): the table's slot keeps the hash of a long value (the
+//! bytes of a short one), a lookup compares it before any bytes, and growing the table takes
+//! each hash from its slot, never from the values. Values live only in the page being built,
+//! so nothing is allocated per value.
 
 use core::hash::{BuildHasher, Hasher};
 
