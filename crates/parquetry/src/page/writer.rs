@@ -421,6 +421,11 @@ impl PageWriter {
     /// Compresses and stores the chunk's dictionary page (PLAIN values); it is written before
     /// the data pages whenever it is set.
     pub fn write_dictionary_page(&mut self, values: &[u8], num_values: usize, compressor: &mut Compressor) -> Result<()> {
+        if self.codec == Codec::Uncompressed {
+            // Stored as they are: no copy into the compressor's buffer first (30 MB a row
+            // group for the `strings` dataset's `id`).
+            return self.write_dictionary_page_stored(&[values], values.len(), num_values);
+        }
         self.stored.clear();
         compressor.compress(self.codec, self.level, values, &mut self.stored)?;
         let stored = std::mem::take(&mut self.stored);
