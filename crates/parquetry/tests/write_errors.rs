@@ -435,3 +435,29 @@ fn fixed_size_binary_of_width_zero_is_refused_or_readable() {
     let array = FixedSizeBinaryArray::try_from_sparse_iter_with_size(vec![Some(vec![]), None, Some(vec![])].into_iter(), 0).unwrap();
     writes_or_fails_cleanly(&dir, "fixed0", Field::new("f", DataType::FixedSizeBinary(0), true), Arc::new(array), None);
 }
+
+/// A value longer than a BYTE_ARRAY value can be (2^31 - 1 bytes, as its 32-bit length is read
+/// signed), in large offsets, a view or a dictionary, is refused with the column's name. The
+/// 2 GiB buffer is zeroed lazily by the kernel and never read, so the test costs no memory.
+#[test]
+fn a_value_longer_than_a_byte_array_can_hold_names_the_column() {
+    let len = 1usize << 31;
+    let big = || arrow_buffer::Buffer::from_vec(vec![0u8; len + 1]);
+    let offsets = arrow_buffer::OffsetBuffer::new(vec![0i64, 1, 1 + len as i64].into());
+    let large: ArrayRef = Arc::new(LargeBinaryArray::new(offsets, big(), None));
+    let mut view = arrow_array::builder::BinaryViewBuilder::new();
+    let block = view.append_block(big());
+    view.try_append_view(block, 0, len as u32).unwrap();
+    let view: ArrayRef = Arc::new(view.finish());
+    let dict: ArrayRef = Arc::new(DictionaryArray::new(Int32Array::from(vec![1, 0]), Arc::clone(&large)));
+    for (name, array) in [("large", large), ("view", view), ("dict", dict)] {
+        let schema = Arc::new(Schema::new(vec![Field::new(name, array.data_type().clone(), false)]));
+        let batch = RecordBatch::try_new(Arc::clone(&schema), vec![array]).unwrap();
+        for dictionary in [false, true] {
+            let options = WriteOptions::default().with_dictionary(dictionary);
+            let mut writer = ParquetWriter::try_new(Vec::new(), Arc::clone(&schema), options).unwrap();
+            let result = no_panic(name, || writer.write(&batch));
+            assert_error(result, ErrorKind::InvalidArgument, &[name, "2147483648 bytes", "BYTE_ARRAY"]);
+        }
+    }
+}

@@ -16,6 +16,39 @@ use super::statistics::Bounds;
 use crate::error::{Error, Result};
 use crate::format::PhysicalType;
 
+/// The longest BYTE_ARRAY value a page can hold: PLAIN and DELTA_LENGTH store lengths as
+/// 32-bit numbers, which readers take as signed.
+const MAX_VALUE_LEN: u64 = i32::MAX as u64;
+
+/// Fails if a value among rows `start..end` of a byte array (large offsets or views; values
+/// with 32-bit offsets are shorter by construction) is longer than a BYTE_ARRAY value can be.
+/// Costs one subtraction unless the rows hold more than 2 GiB in all.
+pub(crate) fn check_value_lengths(leaf: &LeafColumn, array: &dyn Array, start: usize, end: usize) -> Result<()> {
+    fn large(offsets: &[i64]) -> u64 {
+        if (offsets[offsets.len() - 1] - offsets[0]) as u64 <= MAX_VALUE_LEN {
+            return 0;
+        }
+        offsets.windows(2).map(|w| (w[1] - w[0]) as u64).max().unwrap_or(0)
+    }
+    fn views(views: &[u128]) -> u64 {
+        views.iter().map(|&v| u64::from(v as u32)).max().unwrap_or(0)
+    }
+    let longest = match array.data_type() {
+        DataType::LargeUtf8 => large(&array.as_string::<i64>().value_offsets()[start..=end]),
+        DataType::LargeBinary => large(&array.as_binary::<i64>().value_offsets()[start..=end]),
+        DataType::Utf8View => views(&array.as_string_view().views()[start..end]),
+        DataType::BinaryView => views(&array.as_binary_view().views()[start..end]),
+        _ => 0,
+    };
+    if longest > MAX_VALUE_LEN {
+        return Err(Error::invalid_argument(format!(
+            "column '{}': a value of {longest} bytes, more than the {MAX_VALUE_LEN} a Parquet BYTE_ARRAY value can hold",
+            leaf.path
+        )));
+    }
+    Ok(())
+}
+
 /// Reused conversion buffers of one column.
 #[derive(Debug, Default)]
 pub(crate) struct Scratch {
@@ -37,6 +70,7 @@ pub(crate) fn put_valid_range(
 ) -> Result<u64> {
     let order = leaf.order;
     let n = end - start;
+    check_value_lengths(leaf, array, start, end)?;
     macro_rules! ints32 {
         ($t:ty) => {{
             let v = &array.as_primitive::<$t>().values()[start..end];

@@ -20,7 +20,7 @@ use arrow_buffer::ArrowNativeType;
 use arrow_buffer::NullBuffer;
 use arrow_schema::DataType;
 
-use super::arrow_input::{put_valid_range, Scratch};
+use super::arrow_input::{check_value_lengths, put_valid_range, Scratch};
 use super::encoder::{Dictionary, ValueEncoder};
 use super::options::{ColumnOptions, StatisticsLevel, WriteOptions};
 use super::schema::{LeafColumn, StatOrder};
@@ -338,6 +338,7 @@ impl ColumnChunkWriter {
             // Intern the input dictionary once (per chunk), then remap its keys row by row.
             let mapped = matches!(&self.dictionary_map, Some((a, _)) if std::sync::Arc::ptr_eq(a, values));
             if !mapped {
+                check_value_lengths(&self.leaf, values.as_ref(), 0, values.len())?;
                 if let Ok(bytes) = byte_values(values.as_ref()) {
                     let lengths = bytes.iter().map(|v| v.len() as u32).collect();
                     let indexes = self.encoder.intern_all(&bytes).unwrap_or_default();
