@@ -4,6 +4,7 @@
 mod chunk;
 mod source;
 mod blocks;
+mod data_page;
 mod deferred;
 mod spill;
 mod stream;
@@ -15,4 +16,5 @@ pub use blocks::PageBlocks;
 pub use deferred::CompressorPool;
 pub use spill::{Segment, SpillFile};
 pub use stream::{Next, Page, PageStream, MAX_RECYCLED};
-pub use writer::{DataPage, DataPageVersion, FinishedChunk, PageWriter};
+pub use data_page::{DataPage, DataPageVersion};
+pub use writer::{FinishedChunk, PageWriter};

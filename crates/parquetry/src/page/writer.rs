@@ -6,54 +6,14 @@
 //! the merge hands over pages it copied or remapped.
 
 use super::blocks::PageBlocks;
+use super::data_page::{data_page_header, DataPage, DataPageVersion, OWN_VALUES_FROM};
 use super::deferred::{CompressorPool, Deferred};
 use super::spill::{Segment, SpillFile};
 use crate::compress::{Codec, Compressor};
 use crate::error::Result;
 use crate::format::{
-    thrift, DataPageHeader, DataPageHeaderV2, DictionaryPageHeader, Encoding, PageEncodingStats,
-    PageHeader, PageLocation, PageType, Statistics,
+    thrift, DictionaryPageHeader, Encoding, PageEncodingStats, PageHeader, PageLocation, PageType,
 };
-
-/// The data page format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DataPageVersion {
-    /// `DATA_PAGE`: levels and values compressed together (every reader knows it).
-    V1,
-    /// `DATA_PAGE_V2`: levels stored uncompressed before the compressed values.
-    V2,
-}
-
-/// One data page to write: levels already RLE/bit-packed (without a length prefix), values
-/// already encoded.
-#[derive(Debug)]
-pub struct DataPage<'a> {
-    /// Number of level entries (rows for flat columns), nulls included.
-    pub num_values: usize,
-    /// Number of null entries.
-    pub num_nulls: usize,
-    /// Number of rows the page holds.
-    pub num_rows: usize,
-    /// Encoding of `values`.
-    pub encoding: Encoding,
-    /// Repetition levels; empty when the column has none.
-    pub repetition_levels: &'a [u8],
-    /// Definition levels; empty when the column has none.
-    pub definition_levels: &'a [u8],
-    /// Whether the column has definition levels (a level section is written even when empty).
-    pub has_definition_levels: bool,
-    /// Whether the column has repetition levels.
-    pub has_repetition_levels: bool,
-    /// The encoded values. An uncompressed page's values of [`OWN_VALUES_FROM`] bytes or more
-    /// are taken as they are, leaving another buffer here, rather than copied.
-    pub values: &'a mut Vec<u8>,
-    /// Statistics for the page header, if wanted.
-    pub statistics: Option<Statistics>,
-}
-
-/// The size from which an uncompressed page's values are taken into the chunk's blocks rather
-/// than copied there (below it, a copy into the current block costs less than a block).
-pub const OWN_VALUES_FROM: usize = 64 << 10;
 
 /// Builds one column chunk's pages in memory.
 #[derive(Debug)]
@@ -152,7 +112,7 @@ impl PageWriter {
         ];
         let levels_len: usize = levels.iter().map(|l| l.len()).sum();
         let uncompressed_len = levels_len + page.values.len();
-        let header = self.data_page_header(&page, num_values);
+        let header = data_page_header(&page, self.version, self.codec, num_values);
         let has_levels = page.has_definition_levels || page.has_repetition_levels;
         if let Some(deferred) = self.deferred.as_mut() {
             let mut kept = deferred.page();
@@ -204,45 +164,6 @@ impl PageWriter {
         });
         (self.body, self.stored) = (body, stored);
         result
-    }
-
-    /// A data page's header, its sizes and CRC not yet set.
-    fn data_page_header(&self, page: &DataPage<'_>, num_values: i32) -> PageHeader {
-        let mut header = PageHeader {
-            page_type: PageType::DATA_PAGE,
-            uncompressed_page_size: 0,
-            compressed_page_size: 0,
-            crc: None,
-            data_page_header: None,
-            index_page_header: None,
-            dictionary_page_header: None,
-            data_page_header_v2: None,
-        };
-        match self.version {
-            DataPageVersion::V1 => {
-                header.data_page_header = Some(DataPageHeader {
-                    num_values,
-                    encoding: page.encoding,
-                    definition_level_encoding: Encoding::RLE,
-                    repetition_level_encoding: Encoding::RLE,
-                    statistics: page.statistics.clone(),
-                })
-            }
-            DataPageVersion::V2 => {
-                header.page_type = PageType::DATA_PAGE_V2;
-                header.data_page_header_v2 = Some(DataPageHeaderV2 {
-                    num_values,
-                    num_nulls: page.num_nulls as i32,
-                    num_rows: page.num_rows as i32,
-                    encoding: page.encoding,
-                    definition_levels_byte_length: page.definition_levels.len() as i32,
-                    repetition_levels_byte_length: page.repetition_levels.len() as i32,
-                    is_compressed: Some(self.codec != Codec::Uncompressed),
-                    statistics: page.statistics.clone(),
-                })
-            }
-        }
-        header
     }
 
     /// Appends a data page whose stored bytes are `pieces` one after another, then the bytes
