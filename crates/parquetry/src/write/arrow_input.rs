@@ -22,7 +22,7 @@ const MAX_VALUE_LEN: u64 = i32::MAX as u64;
 
 /// Fails if a value among rows `start..end` of a byte array (large offsets or views; values
 /// with 32-bit offsets are shorter by construction) is longer than a BYTE_ARRAY value can be.
-/// Costs one subtraction unless the rows hold more than 2 GiB in all.
+/// Over large offsets it costs one subtraction unless the rows hold more than 2 GiB in all.
 pub(crate) fn check_value_lengths(leaf: &LeafColumn, array: &dyn Array, start: usize, end: usize) -> Result<()> {
     fn large(offsets: &[i64]) -> u64 {
         if (offsets[offsets.len() - 1] - offsets[0]) as u64 <= MAX_VALUE_LEN {
@@ -30,23 +30,33 @@ pub(crate) fn check_value_lengths(leaf: &LeafColumn, array: &dyn Array, start: u
         }
         offsets.windows(2).map(|w| (w[1] - w[0]) as u64).max().unwrap_or(0)
     }
-    fn views(views: &[u128]) -> u64 {
-        views.iter().map(|&v| u64::from(v as u32)).max().unwrap_or(0)
-    }
     let longest = match array.data_type() {
         DataType::LargeUtf8 => large(&array.as_string::<i64>().value_offsets()[start..=end]),
         DataType::LargeBinary => large(&array.as_binary::<i64>().value_offsets()[start..=end]),
-        DataType::Utf8View => views(&array.as_string_view().views()[start..end]),
-        DataType::BinaryView => views(&array.as_binary_view().views()[start..end]),
+        DataType::Utf8View => view_lengths(&array.as_string_view().views()[start..end]).1,
+        DataType::BinaryView => view_lengths(&array.as_binary_view().views()[start..end]).1,
         _ => 0,
     };
-    if longest > MAX_VALUE_LEN {
-        return Err(Error::invalid_argument(format!(
-            "column '{}': a value of {longest} bytes, more than the {MAX_VALUE_LEN} a Parquet BYTE_ARRAY value can hold",
-            leaf.path
-        )));
+    match longest > MAX_VALUE_LEN {
+        true => Err(too_long(leaf, longest)),
+        false => Ok(()),
     }
-    Ok(())
+}
+
+/// The total and the longest length of the values of `views`, in one pass.
+fn view_lengths(views: &[u128]) -> (u64, u64) {
+    views.iter().fold((0, 0), |(total, longest), &v| {
+        let len = u64::from(v as u32);
+        (total + len, longest.max(len))
+    })
+}
+
+/// The error of a value of `len` bytes, past [`MAX_VALUE_LEN`], in `leaf`.
+fn too_long(leaf: &LeafColumn, len: u64) -> Error {
+    Error::invalid_argument(format!(
+        "column '{}': a value of {len} bytes, more than the {MAX_VALUE_LEN} a Parquet BYTE_ARRAY value can hold",
+        leaf.path
+    ))
 }
 
 /// Reused conversion buffers of one column.
@@ -70,7 +80,6 @@ pub(crate) fn put_valid_range(
 ) -> Result<u64> {
     let order = leaf.order;
     let n = end - start;
-    check_value_lengths(leaf, array, start, end)?;
     macro_rules! ints32 {
         ($t:ty) => {{
             let v = &array.as_primitive::<$t>().values()[start..end];
@@ -189,6 +198,7 @@ pub(crate) fn put_valid_range(
             return Ok((offsets[n] - offsets[0]) as u64);
         }
         D::LargeUtf8 | D::LargeBinary => {
+            check_value_lengths(leaf, array, start, end)?;
             let (offsets, data) = match array.data_type() {
                 D::LargeUtf8 => (array.as_string::<i64>().value_offsets(), array.as_string::<i64>().value_data()),
                 _ => (array.as_binary::<i64>().value_offsets(), array.as_binary::<i64>().value_data()),
@@ -205,13 +215,16 @@ pub(crate) fn put_valid_range(
                 D::Utf8View => array.as_string_view().clone().to_binary_view(),
                 _ => array.as_binary_view().clone(),
             };
+            let (total, longest) = view_lengths(&views.views()[start..end]);
+            if longest > MAX_VALUE_LEN {
+                return Err(too_long(leaf, longest));
+            }
             let values = (start..end).map(|i| views.value(i));
             enc.put_byte_values(values.clone());
             if let Some(b) = bounds.as_deref_mut() {
                 b.fold_bytes(order, values);
             }
-            let lens = &views.views()[start..end];
-            return Ok(lens.iter().map(|&v| u64::from(v as u32)).sum());
+            return Ok(total);
         }
         D::FixedSizeBinary(w) => {
             let w = *w as usize;
