@@ -57,6 +57,32 @@ fn read_with(bytes: &[u8], ranges: Option<Vec<Range<u64>>>, options: ReadOptions
     (table, file_source_read(&file))
 }
 
+/// The rows of each batch read with `options` and `ranges`.
+fn batch_rows(bytes: &[u8], ranges: Vec<Range<u64>>, options: ReadOptions) -> Vec<usize> {
+    let file = ParquetFile::from_bytes(bytes.to_vec()).unwrap();
+    let iter = file.batches(options.with_row_selection(ranges)).unwrap();
+    iter.map(|b| b.unwrap().num_rows()).collect()
+}
+
+/// The rows of each batch as the options promise them: `batch_size` rows at a time from each
+/// row group's selected rows (given by `row_groups`, the row groups' lengths), the last batch
+/// of a row group shorter.
+fn promised_batch_rows(ranges: &[Range<u64>], row_groups: &[u64], batch_size: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for &len in row_groups {
+        let end = start + len;
+        let mut selected: usize =
+            ranges.iter().map(|r| r.end.min(end).saturating_sub(r.start.max(start)) as usize).sum();
+        while selected > 0 {
+            out.push(selected.min(batch_size));
+            selected -= selected.min(batch_size);
+        }
+        start = end;
+    }
+    out
+}
+
 fn file_source_read(file: &ParquetFile<Counting>) -> u64 {
     file.source().read.load(Ordering::Relaxed)
 }
@@ -105,6 +131,21 @@ fn check_selections(bytes: &[u8], want: &Table, at_most: u64, name: &str) {
     let mut selected = want.slice(3, 149_997);
     selected = selected.append(&want.slice(150_001, 49_999));
     assert!(diff_tables(&selected, &threaded).is_empty(), "{name}: two threads");
+    // Small batches on two threads are decoded many at once and handed out one by one: the
+    // same rows, and batches of the size asked for, ending where each row group ends.
+    let scattered: Vec<Range<u64>> = (0..100).map(|k| k * 2000 + 777..k * 2000 + 1_797).collect();
+    let mut selected = want.slice(0, 0);
+    for r in &scattered {
+        selected = selected.append(&want.slice(r.start as usize, (r.end - r.start) as usize));
+    }
+    for batch_size in [1000, 777] {
+        let options = ReadOptions::default().with_batch_size(batch_size).with_threads(2);
+        let (threaded, _) = read_with(bytes, Some(scattered.clone()), options.clone());
+        let diffs = diff_tables(&selected, &threaded);
+        assert!(diffs.is_empty(), "{name}: two threads, batch {batch_size}: {diffs:?}");
+        let promised = promised_batch_rows(&scattered, &[120_000, 80_000], batch_size);
+        assert_eq!(batch_rows(bytes, scattered.clone(), options), promised, "{name}: batch {batch_size}");
+    }
     let cases: Vec<Vec<Range<u64>>> = vec![
         vec![199_990..200_000],                                    // the last rows only
         vec![5..6, 119_999..120_001],                              // across the row groups

@@ -119,13 +119,16 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
             return Ok(None);
         }
         // Up to a batch of rows, from as many selected ranges as it takes (within the row
-        // group), passing over the rows between them.
+        // group), passing over the rows between them. With threads, small batches are decoded
+        // several at once and handed out as slices (see `ahead`).
+        let batch_size = self.options.batch_size;
+        let ahead = self.ahead();
         let mut plan = Vec::new();
         let mut rows = 0;
-        while rows < self.options.batch_size {
+        while rows < ahead {
             let Some(step) = self.steps.pop_front() else { break };
             if let Step::Read(n) = step {
-                let k = n.min(self.options.batch_size - rows);
+                let k = n.min(ahead - rows);
                 rows += k;
                 if k < n {
                     self.steps.push_front(Step::Read(n - k));
@@ -151,7 +154,25 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
             _ => self.readers.iter_mut().map(|r| run_plan(r, source, &plan)).collect::<Result<_>>()?,
         };
         let row_group = self.row_groups[self.next_row_group - 1];
-        self.assemble(columns, rows, row_group).map(Some)
+        let batch = self.assemble(columns, rows, row_group)?;
+        if rows <= batch_size {
+            return Ok(Some(batch));
+        }
+        // Cut where one thread's batches end: every batch_size rows of the row group's reads.
+        self.ready.extend((0..rows).step_by(batch_size).map(|at| batch.slice(at, batch_size.min(rows - at))));
+        Ok(self.ready.pop_front())
+    }
+
+    /// How many rows the next decode covers: a batch, or with threads and batches too small
+    /// to share out, as many whole batches as make [`DECODE_AHEAD_ROWS`]. Their columns are
+    /// then decoded at once, and the batches handed out as slices of the result: the same
+    /// rows in the same batches as one thread gives, two threads at work instead of one.
+    fn ahead(&self) -> usize {
+        let batch_size = self.options.batch_size;
+        if self.pool.is_none() || self.readers.len() < 2 || batch_size >= MIN_PARALLEL_ROWS {
+            return batch_size;
+        }
+        DECODE_AHEAD_ROWS.div_ceil(batch_size) * batch_size
     }
 
     /// Decodes as many whole row groups as there are threads, every column of each at once,
@@ -206,6 +227,10 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
 /// The fewest rows in a batch whose columns are decoded on the pool rather than in turn on
 /// the caller's thread.
 const MIN_PARALLEL_ROWS: usize = 32 * 1024;
+
+/// The rows decoded at once when batches are smaller than [`MIN_PARALLEL_ROWS`] and there are
+/// threads (rounded up to whole batches).
+const DECODE_AHEAD_ROWS: usize = 64 * 1024;
 
 /// Walks a batch's plan through one column: skips, reads, then the array of the rows read
 /// (and their levels).
