@@ -31,6 +31,19 @@ impl PageBlocks {
         self.len == 0
     }
 
+    /// Memory the pages hold: the capacity of their blocks, the unfilled tail of the last one
+    /// included (a bound on memory must count it: three columns' 4 MiB blocks hold up to
+    /// 12 MiB more than their pages).
+    pub fn held_capacity(&self) -> usize {
+        self.blocks.iter().map(Vec::capacity).sum()
+    }
+
+    /// Drops the spare blocks but one (after a spill, under a memory bound: the blocks the
+    /// spilled pages were in are not needed again until the next spill).
+    pub fn release_spares(&mut self) {
+        self.spare.truncate(1);
+    }
+
     /// The blocks, in order; written one after the other they are the pages.
     pub fn blocks(&self) -> &[Vec<u8>] {
         &self.blocks

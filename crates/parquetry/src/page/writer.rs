@@ -396,6 +396,14 @@ impl PageWriter {
         self.dictionary.len() + self.pages.len() + self.deferred.as_ref().map_or(0, Deferred::pending_bytes)
     }
 
+    /// Memory the pages held take, for a bound on it: [`buffered_bytes`](Self::buffered_bytes)
+    /// with their blocks counted whole.
+    pub fn held_bytes(&self) -> usize {
+        self.dictionary.capacity()
+            + self.pages.held_capacity()
+            + self.deferred.as_ref().map_or(0, Deferred::pending_bytes)
+    }
+
     /// Moves the data pages held in memory to `file` (they are copied back in order when the
     /// chunk is written); the dictionary page stays, as it must come first.
     pub fn spill(&mut self, file: &mut SpillFile) -> Result<()> {
@@ -405,6 +413,7 @@ impl PageWriter {
         }
         self.spilled_len += self.pages.len() as u64;
         self.pages.clear();
+        self.pages.release_spares();
         Ok(())
     }
 

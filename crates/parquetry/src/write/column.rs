@@ -196,6 +196,12 @@ impl ColumnChunkWriter {
         self.pages.buffered_bytes() + self.encoder.estimated_len() + self.encoder.dictionary_page_len()
     }
 
+    /// Memory the column's pages take, for the memory bound: like
+    /// [`buffered_bytes`](Self::buffered_bytes), with the pages' buffers counted whole.
+    pub fn held_bytes(&self) -> usize {
+        self.pages.held_bytes() + self.encoder.estimated_len() + self.encoder.dictionary_page_len()
+    }
+
     fn statistics_on(&self) -> bool {
         self.options.statistics != StatisticsLevel::None && self.leaf.order != StatOrder::Undefined
     }

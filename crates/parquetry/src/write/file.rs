@@ -208,8 +208,8 @@ impl<W: Write> ParquetWriter<W> {
     /// Past `max_buffered_bytes`, moves every column's finished pages to the spill file.
     fn spill_if_over(&mut self) -> Result<()> {
         let Some(limit) = self.options.max_buffered_bytes else { return Ok(()) };
-        let buffered: usize = self.columns.iter().map(ColumnChunkWriter::buffered_bytes).sum();
-        if buffered <= limit {
+        let held: usize = self.columns.iter().map(ColumnChunkWriter::held_bytes).sum();
+        if held <= limit {
             return Ok(());
         }
         if self.out.spill.is_none() {
