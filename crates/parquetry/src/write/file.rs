@@ -24,6 +24,7 @@ use crate::format::{
 use crate::page::{CompressorPool, PageBlocks, SpillFile};
 use crate::schema::{encode_arrow_schema, ARROW_SCHEMA_KEY};
 
+mod held;
 mod row_group;
 
 use row_group::Out;
@@ -64,6 +65,8 @@ pub struct ParquetWriter<W: Write> {
     compressors: CompressorPool,
     /// Blocks of chunks already written, for the next column that writes pages.
     spare_blocks: PageBlocks,
+    /// The open row group's input, for the columns that encode it only when it closes.
+    held: held::Held,
 }
 
 impl<W: Write> ParquetWriter<W> {
@@ -93,6 +96,7 @@ impl<W: Write> ParquetWriter<W> {
             _ => None,
         };
         let compressors = CompressorPool::default();
+        let columns_len = columns.len();
         if pool.is_some() {
             columns.iter_mut().for_each(|c| c.defer_compression(compressors.clone()));
         }
@@ -111,6 +115,7 @@ impl<W: Write> ParquetWriter<W> {
             pool,
             compressors,
             spare_blocks: PageBlocks::default(),
+            held: held::Held::new(columns_len),
         };
         writer.put(MAGIC)?;
         Ok(writer)
@@ -198,7 +203,8 @@ impl<W: Write> ParquetWriter<W> {
             }
             row += n;
         }
-        let buffered: usize = self.columns.iter().map(ColumnChunkWriter::buffered_bytes).sum();
+        let buffered: usize =
+            self.columns.iter().map(ColumnChunkWriter::buffered_bytes).sum::<usize>() + self.held.bytes();
         if self.open_rows > 0 && buffered >= self.options.row_group_bytes {
             self.flush_row_group()?;
         }

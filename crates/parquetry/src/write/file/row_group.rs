@@ -4,15 +4,17 @@
 //! A slice of rows that closes the row group is written column by column on one thread, or
 //! on the writer's threads with the caller's thread writing finished pages in column order
 //! as they come; either way, a column without a dictionary in the making sends its pages to
-//! the file as it encodes them instead of holding the whole chunk. Other slices are encoded
-//! into memory (on threads when there are several) and placed when the row group ends.
+//! the file as it encodes them instead of holding the whole chunk. Other slices are held as
+//! input by the columns whose pages would be as big (see `held`), and encoded with the
+//! closing slice; the other columns encode them into memory (on threads when there are
+//! several), and their pages are placed when the row group ends.
 
 use std::collections::VecDeque;
 use std::io::Write;
 use std::sync::mpsc;
 use std::sync::Mutex;
 
-use arrow_array::{ArrayRef, RecordBatch};
+use arrow_array::{new_empty_array, ArrayRef, RecordBatch};
 
 use super::ParquetWriter;
 use crate::compress::{Codec, Compressor};
@@ -116,28 +118,31 @@ impl<W: Write> Out<W> {
     }
 }
 
-/// Encodes `array` (a column's slice that closes its chunk) and ends the chunk. While the
-/// column has no dictionary in the making, it goes `DRAIN_ROWS` at a time and each step's
-/// pages go to `drained`; the page blocks come from, and go back to, `blocks`.
+/// Encodes `arrays` (a column's held slices, then the slice that closes its chunk) and ends
+/// the chunk. While the column has no dictionary in the making, it goes `DRAIN_ROWS` at a
+/// time and each step's pages go to `drained`; the page blocks come from, and go back to,
+/// `blocks`.
 fn encode_closing(
     column: &mut ColumnChunkWriter,
-    array: &ArrayRef,
+    arrays: &[ArrayRef],
     rows: u64,
     compressor: &mut Compressor,
     blocks: &Mutex<PageBlocks>,
     mut drained: impl FnMut(Vec<u8>, PageBlocks) -> Result<()>,
 ) -> Result<ChunkResult> {
     let lock = || blocks.lock().unwrap_or_else(|e| e.into_inner());
-    let mut at = 0;
-    while at < array.len() {
-        let step = if column.can_drain() { DRAIN_ROWS.min(array.len() - at) } else { array.len() - at };
-        column.recycle(std::mem::take(&mut *lock()));
-        column.write(&array.slice(at, step), compressor)?;
-        lock().recycle(column.take_spare_blocks());
-        at += step;
-        if column.can_drain() {
-            let (dictionary, pages) = column.drain_blocks()?;
-            drained(dictionary, pages)?;
+    for array in arrays {
+        let mut at = 0;
+        while at < array.len() {
+            let step = if column.can_drain() { DRAIN_ROWS.min(array.len() - at) } else { array.len() - at };
+            column.recycle(std::mem::take(&mut *lock()));
+            column.write(&array.slice(at, step), compressor)?;
+            lock().recycle(column.take_spare_blocks());
+            at += step;
+            if column.can_drain() {
+                let (dictionary, pages) = column.drain_blocks()?;
+                drained(dictionary, pages)?;
+            }
         }
     }
     column.finish_chunk(rows, compressor)
@@ -180,15 +185,28 @@ impl<W: Write> ParquetWriter<W> {
     /// Encodes every column's slice of `n` rows at `row` into memory (on the threads when
     /// there are several), spilling past the memory bound.
     pub(super) fn write_open_slice(&mut self, batch: &RecordBatch, row: usize, n: usize) -> Result<()> {
+        let arrays: Vec<_> = self.columns.iter().map(|c| batch.column(c.leaf().field).slice(row, n)).collect();
+        // Without a memory bound (which spills pages, not input), columns whose pages would be
+        // as big as their input hold it until the row group closes (see `held`).
+        let mut held = vec![false; arrays.len()];
+        if self.options.max_buffered_bytes.is_none() {
+            for (i, array) in arrays.iter().enumerate() {
+                held[i] = self.held.hold(i, &self.columns[i], array)?;
+            }
+        }
         if self.pool.is_some() {
-            let arrays: Vec<_> = self.columns.iter().map(|c| batch.column(c.leaf().field).slice(row, n)).collect();
-            self.on_threads(|i, column, compressor| column.write(&arrays[i], compressor))?;
+            self.on_threads(|i, column, compressor| match held[i] {
+                true => Ok(()),
+                false => column.write(&arrays[i], compressor),
+            })?;
             return self.spill_if_over();
         }
-        for i in 0..self.columns.len() {
+        for (i, array) in arrays.iter().enumerate() {
+            if held[i] {
+                continue;
+            }
             self.columns[i].recycle(std::mem::take(&mut self.spare_blocks));
-            let array = batch.column(self.columns[i].leaf().field).slice(row, n);
-            self.columns[i].write(&array, &mut self.compressor)?;
+            self.columns[i].write(array, &mut self.compressor)?;
             self.spare_blocks.recycle(self.columns[i].take_spare_blocks());
             self.spill_if_over()?;
         }
@@ -199,6 +217,11 @@ impl<W: Write> ParquetWriter<W> {
     pub(super) fn flush_row_group(&mut self) -> Result<()> {
         if self.open_rows == 0 {
             return Ok(());
+        }
+        if !self.held.is_empty() {
+            // Held input is encoded as a closing slice is: column by column, into the file.
+            let empty = self.columns.iter().map(|c| new_empty_array(self.schema.field(c.leaf().field).data_type()));
+            return self.close_row_group_with(empty.collect(), 0);
         }
         let mut group = self.begin_row_group();
         let rows = self.open_rows;
@@ -229,17 +252,25 @@ impl<W: Write> ParquetWriter<W> {
     /// another on one thread, so only one column's pages are held at a time and the next
     /// column writes into the same (already faulted-in) blocks; or on the threads.
     pub(super) fn write_closing_slice(&mut self, batch: &RecordBatch, row: usize, n: usize) -> Result<()> {
+        let arrays = self.columns.iter().map(|c| batch.column(c.leaf().field).slice(row, n)).collect();
+        self.close_row_group_with(arrays, n)
+    }
+
+    /// Ends the open row group with `last` (each column's last slice, of `n` rows), encoding
+    /// each column's held slices before it.
+    fn close_row_group_with(&mut self, last: Vec<ArrayRef>, n: usize) -> Result<()> {
+        let mut arrays = self.held.take();
+        arrays.iter_mut().zip(last).for_each(|(held, last)| held.push(last));
         if self.pool.is_some() && self.options.max_buffered_bytes.is_none() {
-            return self.write_closing_slice_on_threads(batch, row, n);
+            return self.write_closing_slice_on_threads(arrays, n);
         }
         let mut group = self.begin_row_group();
         let rows = self.open_rows + n as u64;
         let blocks = Mutex::new(std::mem::take(&mut self.spare_blocks));
-        for i in 0..self.columns.len() {
+        for (i, arrays) in arrays.iter().enumerate() {
             let chunk_start = self.out.offset;
-            let array = batch.column(self.columns[i].leaf().field).slice(row, n);
             let (column, out) = (&mut self.columns[i], &mut self.out);
-            let result = encode_closing(column, &array, rows, &mut self.compressor, &blocks, |dictionary, pages| {
+            let result = encode_closing(column, arrays, rows, &mut self.compressor, &blocks, |dictionary, pages| {
                 out.put_pages(&dictionary, &pages)?;
                 blocks.lock().unwrap_or_else(|e| e.into_inner()).recycle(pages);
                 Ok(())
@@ -257,10 +288,9 @@ impl<W: Write> ParquetWriter<W> {
     /// The closing slice on the threads: each column is a task, and this thread writes what
     /// the tasks hand over in column order, the front column's pages as they come and a later
     /// column's once every column before it has ended.
-    fn write_closing_slice_on_threads(&mut self, batch: &RecordBatch, row: usize, n: usize) -> Result<()> {
+    fn write_closing_slice_on_threads(&mut self, arrays: Vec<Vec<ArrayRef>>, n: usize) -> Result<()> {
         let mut group = self.begin_row_group();
         let rows = self.open_rows + n as u64;
-        let arrays: Vec<ArrayRef> = self.columns.iter().map(|c| batch.column(c.leaf().field).slice(row, n)).collect();
         let chunks: Vec<(LeafColumn, Codec)> = self.columns.iter().map(|c| (c.leaf().clone(), c.codec())).collect();
         let compressors = &self.compressors;
         let blocks = Mutex::new(std::mem::take(&mut self.spare_blocks));
