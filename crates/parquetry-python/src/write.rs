@@ -3,13 +3,12 @@
 //! a temporary file beside the destination, renamed into place only when complete.
 
 use std::collections::HashMap;
-use std::io::BufWriter;
 use std::path::PathBuf;
 
 use parquetry::compress::Codec;
 use parquetry::format::Encoding;
 use parquetry::merge::{merge_files, MergeOptions};
-use parquetry::write::{DataPageVersion, ParquetWriter, StatisticsLevel, TempFile, WriteOptions};
+use parquetry::write::{DataPageVersion, FileSink, ParquetWriter, StatisticsLevel, TempFile, WriteOptions};
 use parquetry::Error;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -132,7 +131,8 @@ pub fn write_table(
     // themselves inside their C callbacks, so the whole write can run without it.
     let result = py.detach(move || -> Result<u64, PyErrLater> {
         let temp = TempFile::beside(&path)?;
-        let sink = BufWriter::with_capacity(1 << 20, temp.file()?);
+        // With threads, the file's writes run on a thread of their own, beside the encoding.
+        let sink = FileSink::new(temp.file()?, threads).map_err(|e| Error::io("starting the file's writing thread", e))?;
         let mut writer = ParquetWriter::try_new(sink, reader.schema(), options)?;
         let mut rows = 0u64;
         for batch in reader.by_ref() {
@@ -141,7 +141,7 @@ pub fn write_table(
             writer.write(&batch)?;
         }
         let (sink, _) = writer.into_inner()?;
-        let file = sink.into_inner().map_err(|e| Error::io("flushing the file", e.into_error()))?;
+        let file = sink.into_file().map_err(|e| Error::io("flushing the file", e))?;
         file.sync_all().map_err(|e| Error::io(format!("syncing {}", temp.path().display()), e))?;
         drop(file);
         temp.persist(&path)?;

@@ -2,14 +2,14 @@
 //! IPC through the arrow-rs writers) and the progress bar.
 
 use std::fs::File;
-use std::io::{self, BufWriter};
+use std::io;
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::{Schema, SchemaRef};
 use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use parquetry::format::Encoding;
-use parquetry::write::{ParquetWriter, WriteOptions};
+use parquetry::write::{FileSink, ParquetWriter, WriteOptions};
 
 use super::input::extension;
 use super::options::Options;
@@ -52,7 +52,8 @@ impl OutputFormat {
     }
 }
 
-type Out = BufWriter<File>;
+/// The output file, written on a thread of its own with `--threads` above 1.
+type Out = FileSink;
 
 /// An open output writer.
 pub(crate) enum Sink {
@@ -66,7 +67,7 @@ pub(crate) enum Sink {
 impl Sink {
     /// A writer of `format` for batches of `schema` into `file`.
     pub fn new(format: OutputFormat, file: File, schema: SchemaRef, opts: &Options) -> Result<Sink, String> {
-        let out = BufWriter::with_capacity(1 << 20, file);
+        let out = FileSink::new(file, opts.threads).map_err(|e| format!("{}: {e}", opts.output))?;
         let at = |e: &dyn std::fmt::Display| format!("{}: {e}", opts.output);
         Ok(match format {
             OutputFormat::Parquet => {
@@ -120,7 +121,7 @@ impl Sink {
                 (w.into_inner().map_err(|e| e.to_string())?, None)
             }
         };
-        let file = out.into_inner().map_err(|e| format!("flushing the file: {}", e.error()))?;
+        let file = out.into_file().map_err(|e| format!("flushing the file: {e}"))?;
         file.sync_all().map_err(|e| format!("syncing the file: {e}"))?;
         Ok(row_groups)
     }

@@ -17,6 +17,7 @@ mod options;
 pub(crate) mod schema;
 pub(crate) mod shred;
 pub(crate) mod statistics;
+mod write_behind;
 
 pub use file::ParquetWriter;
 pub use options::{
@@ -25,6 +26,7 @@ pub use options::{
     DEFAULT_STATISTICS_TRUNCATE_LENGTH, WRITABLE_ENCODINGS, writable_encoding,
 };
 pub use crate::temp::TempFile;
+pub use write_behind::{FileSink, WriteBehind};
 
 use std::path::Path;
 
@@ -46,13 +48,14 @@ pub fn write_table<'b>(
 ) -> Result<FileMetaData> {
     let path = path.as_ref();
     let temp = TempFile::beside(path)?;
-    let sink = std::io::BufWriter::with_capacity(1 << 20, temp.file()?);
+    let sink = FileSink::new(temp.file()?, options.threads)
+        .map_err(|e| crate::Error::io("starting the file's writing thread", e))?;
     let mut writer = ParquetWriter::try_new(sink, schema, options)?;
     for batch in batches {
         writer.write(batch)?;
     }
     let (sink, meta) = writer.into_inner()?;
-    let file = sink.into_inner().map_err(|e| crate::Error::io("flushing the file", e.into_error()))?;
+    let file = sink.into_file().map_err(|e| crate::Error::io("flushing the file", e))?;
     file.sync_all().map_err(|e| crate::Error::io(format!("syncing {}", temp.path().display()), e))?;
     drop(file);
     temp.persist(path)?;
