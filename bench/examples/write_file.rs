@@ -1,0 +1,56 @@
+//! `parquetry::write::write_table` into a file, as a user calls it: the input file's rows in
+//! batches of a given size (smaller than a row group: the open row group's input is held or
+//! encoded as it comes), one thread against several (the file written behind the encoding).
+//!
+//! `cargo run --release -p parquetry-bench --example write_file -- INPUT OUTPUT CODEC
+//! [BATCH_ROWS (65536)] [THREADS (1,2)]`, CODEC one of none, snappy, zstd (level 1). Settings:
+//! no dictionary, the writer's defaults otherwise. Prints the median of 5 runs after 1 warm-up
+//! per thread count, runs alternating; run it with `MIMALLOC_PURGE_DELAY=-1`, as the benches.
+
+use parquetry::compress::Codec;
+use parquetry::read::{ParquetFile, ReadOptions};
+use parquetry::write::{write_table, WriteOptions};
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [input, output, codec, ..] = args.as_slice() else {
+        return Err("usage: write_file INPUT OUTPUT none|snappy|zstd [BATCH_ROWS] [THREADS,...]".into());
+    };
+    let batch_rows: usize = args.get(3).map_or(Ok(65_536), |a| a.parse())?;
+    let threads: Vec<usize> = match args.get(4) {
+        Some(a) => a.split(',').map(str::parse).collect::<Result<_, _>>()?,
+        None => vec![1, 2],
+    };
+    let (codec, level) = match codec.as_str() {
+        "none" => (Codec::Uncompressed, None),
+        "snappy" => (Codec::Snappy, None),
+        "zstd" => (Codec::Zstd, Some(1)),
+        other => return Err(format!("unknown codec {other}").into()),
+    };
+    let mut file = ParquetFile::open(input)?;
+    let batches = file.read_all(&ReadOptions::default().with_batch_size(batch_rows))?;
+    let schema = batches.first().ok_or("the input has no rows")?.schema();
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); threads.len()];
+    for round in 0..6 {
+        for (i, &n) in threads.iter().enumerate() {
+            let options = WriteOptions::default().with_dictionary(false).with_threads(n);
+            let options = match level {
+                Some(l) => options.with_compression_level(codec, l),
+                None => options.with_compression(codec),
+            };
+            let start = std::time::Instant::now();
+            write_table(output, schema.clone(), &batches, options)?;
+            if round > 0 {
+                times[i].push(start.elapsed().as_secs_f64() * 1e3);
+            }
+        }
+    }
+    for (n, mut t) in threads.into_iter().zip(times) {
+        t.sort_by(f64::total_cmp);
+        println!("{input}: {batch_rows}-row batches, {n} thread(s): median {:.1} ms", t[t.len() / 2]);
+    }
+    Ok(())
+}
