@@ -138,10 +138,10 @@ fn encode_closing(
             column.recycle(std::mem::take(&mut *lock()));
             column.write(&array.slice(at, step), compressor)?;
             at += step;
-            // Drained after the write and before the spare blocks go back: with threads, the
-            // step's pages are compressed and placed in blocks only now, in the spare ones
-            // (taken back first, each step had fresh blocks: 17% of a threaded snappy write
-            // went to the kernel zeroing them).
+            // Drained before the spare blocks go back: with threads, the step's pages are
+            // compressed and placed in blocks only now, and must find the spare ones here
+            // (when they were taken back first, every step's pages went into fresh blocks:
+            // 17% of a threaded snappy write was the kernel zeroing them).
             let drained_now = match column.can_drain() {
                 true => Some(column.drain_blocks()?),
                 false => None,
@@ -189,8 +189,8 @@ impl<W: Write> ParquetWriter<W> {
         })
     }
 
-    /// Encodes every column's slice of `n` rows at `row` into memory (on the threads when
-    /// there are several), spilling past the memory bound.
+    /// Holds (see `held`) or encodes into memory (on the threads when there are several)
+    /// every column's slice of `n` rows at `row`, spilling past the memory bound.
     pub(super) fn write_open_slice(&mut self, batch: &RecordBatch, row: usize, n: usize) -> Result<()> {
         let arrays: Vec<_> = self.columns.iter().map(|c| batch.column(c.leaf().field).slice(row, n)).collect();
         // Without a memory bound (which spills pages, not input), columns whose pages would be
