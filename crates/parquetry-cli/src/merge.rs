@@ -42,6 +42,8 @@ OPTIONS:
                                      (a coalesced row group's pages take its first input's)
     --dictionary-page-limit BYTES    Largest unified dictionary page before later pages fall
                                      back to PLAIN (default 1M; K, M, G suffixes)
+    --threads N                      With more than 1 (default: every core), the output is
+                                     written by a thread of its own while pages are copied
     --json                           Print a JSON summary on stdout (no summary line)
     -q, --quiet                      No summary line on stderr
     -h, --help                       Show this help
@@ -87,8 +89,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
 }
 
 fn parse(args: &[String]) -> Result<Option<Options>, String> {
-    let mut opts =
-        Options { inputs: Vec::new(), output: String::new(), merge: MergeOptions::default(), json: false, quiet: false };
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let merge = MergeOptions { threads: cores, ..MergeOptions::default() };
+    let mut opts = Options { inputs: Vec::new(), output: String::new(), merge, json: false, quiet: false };
     let mut output = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -113,6 +116,10 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
             "--compression" => {
                 let v = value("--compression")?;
                 opts.merge.compression = Some(crate::args::codec(&v).map_err(prefixed)?);
+            }
+            "--threads" => {
+                let v = value("--threads")?;
+                opts.merge.threads = crate::args::count("--threads", &v).map_err(prefixed)?;
             }
             "--dictionary-page-limit" => {
                 let v = value("--dictionary-page-limit")?;

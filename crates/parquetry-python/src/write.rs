@@ -173,7 +173,7 @@ impl PyErrLater {
 
 /// Merges `inputs` into `output` by copying pages; returns what the merge did.
 #[pyfunction]
-#[pyo3(signature = (inputs, output, row_group_rows=None, compression=None, compression_level=None))]
+#[pyo3(signature = (inputs, output, row_group_rows=None, compression=None, compression_level=None, threads=1))]
 pub fn merge<'py>(
     py: Python<'py>,
     inputs: Vec<PathBuf>,
@@ -181,11 +181,12 @@ pub fn merge<'py>(
     row_group_rows: Option<u64>,
     compression: Option<&str>,
     compression_level: Option<i32>,
+    threads: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
     if inputs.is_empty() {
         return Err(invalid("merge needs at least one input file"));
     }
-    let mut options = MergeOptions::default();
+    let mut options = MergeOptions { threads, ..MergeOptions::default() };
     if let Some(rows) = row_group_rows {
         if rows == 0 {
             return Err(invalid("row_group_rows must be at least 1"));

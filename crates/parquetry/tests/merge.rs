@@ -57,6 +57,10 @@ fn merged_files_read_as_the_inputs_concatenated() {
             ("tiny_dictionary", MergeOptions { dictionary_page_size_limit: 500, row_group_rows: 7000, ..Default::default() }),
             ("zstd", MergeOptions { compression: Some((Codec::Zstd, Some(3))), ..Default::default() }),
             ("copy_whole", MergeOptions { row_group_rows: 100, ..Default::default() }),
+            // The output written by a thread of its own: coalesced pages, and whole row
+            // groups copied (by the kernel) between them.
+            ("threads", MergeOptions { threads: 2, ..Default::default() }),
+            ("copy_whole_threads", MergeOptions { row_group_rows: 100, threads: 2, ..Default::default() }),
         ];
         for (name, options) in settings {
             let out = dir.0.join(format!("{case}-{name}.out.parquet"));
@@ -77,7 +81,7 @@ fn merged_files_read_as_the_inputs_concatenated() {
                         // rest (category, a new codec) are gathered and compressed.
                         ("dict_snappy" | "v2_gzip_mixed" | "dict_none" | "v2_snappy", "tiny_dictionary") => p.remapped > 0 && p.reencoded > 0 && p.from_dictionary > 0,
                         (_, "zstd") => p.from_dictionary == 0,
-                        ("dict_snappy", "copy_whole") => summary.row_groups_copied == 8,
+                        ("dict_snappy", "copy_whole" | "copy_whole_threads") => summary.row_groups_copied == 8,
                         _ => true,
                     };
                     if !expect {

@@ -289,12 +289,16 @@ def write_table(
             shutil.copyfileobj(f, where)
 
 
-def merge(inputs, output, row_group_rows=None, compression=None, compression_level=None) -> dict:
+def merge(inputs, output, row_group_rows=None, compression=None, compression_level=None, threads=True) -> dict:
     """Merges Parquet files with the same schema into ``output`` by copying their pages
     (values are not decoded; dictionaries are unified). Small row groups are coalesced up to
     ``row_group_rows`` rows; ``compression`` recompresses every page with that codec.
+    ``threads``: with more than one (``True``: every core), the output is written by a thread
+    of its own while pages are copied.
     Returns what was done: rows, files, row groups in/out/copied, bytes, pages."""
     if isinstance(inputs, (str, os.PathLike)):
         raise ArgumentTypeError("inputs must be a list of paths")
     paths = [os.fsdecode(p) for p in inputs]
-    return _native.merge(paths, os.fsdecode(output), row_group_rows, compression, compression_level)
+    return _native.merge(
+        paths, os.fsdecode(output), row_group_rows, compression, compression_level, _threads(threads)
+    )

@@ -86,4 +86,5 @@ def merge(
     row_group_rows: Optional[int] = None,
     compression: Optional[str] = None,
     compression_level: Optional[int] = None,
+    threads: Union[bool, int] = True,
 ) -> dict[str, int]: ...

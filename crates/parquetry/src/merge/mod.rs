@@ -17,6 +17,7 @@ mod statistics;
 
 pub use chunk::PageCounts;
 
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -29,6 +30,7 @@ use crate::format::{
 use crate::format::footer::MAGIC;
 use crate::page::{chunk_byte_range, has_parquet_816_bug, ChunkSource};
 use crate::schema::SchemaDescriptor;
+use crate::write::FileSink;
 use chunk::ChunkMerger;
 use inputs::{check_schema, plan, Group, Input};
 use statistics::{stat_order, StatisticsMerger};
@@ -45,6 +47,9 @@ pub struct MergeOptions {
     pub compression: Option<(Codec, Option<i32>)>,
     /// Largest unified dictionary page before falling back to PLAIN (default 1 MiB).
     pub dictionary_page_size_limit: usize,
+    /// With more than 1 (default 1), [`merge_files`] writes the output on a thread of its own
+    /// while the inputs are read and their pages copied ([`crate::write::FileSink`]).
+    pub threads: usize,
 }
 
 impl Default for MergeOptions {
@@ -54,6 +59,7 @@ impl Default for MergeOptions {
             row_group_bytes: 128 << 20,
             compression: None,
             dictionary_page_size_limit: 1 << 20,
+            threads: 1,
         }
     }
 }
@@ -89,14 +95,60 @@ pub fn merge_files(inputs: &[PathBuf], output: &Path, options: &MergeOptions) ->
         }
     }
     let temp = crate::temp::TempFile::beside(output)?;
-    let sink = std::io::BufWriter::with_capacity(1 << 20, temp.file()?);
-    let summary = merge(inputs, sink, options)?;
+    let mut sink = FileSink::new(temp.file()?, options.threads)
+        .map_err(|e| Error::io("starting the output's writing thread", e))?;
+    let summary = merge_into(inputs, &mut sink, options)?;
+    sink.into_file().map_err(|e| Error::io(format!("flushing {}", temp.path().display()), e))?;
     temp.persist(output)?;
     Ok(summary)
 }
 
 /// Merges `inputs` (in this order) into one Parquet file written to `sink`.
-pub fn merge<W: Write>(inputs: &[PathBuf], mut sink: W, options: &MergeOptions) -> Result<MergeSummary> {
+pub fn merge<W: Write>(inputs: &[PathBuf], sink: W, options: &MergeOptions) -> Result<MergeSummary> {
+    merge_into(inputs, &mut AnyWrite(sink), options)
+}
+
+/// Where a merge writes: bytes, and byte ranges of input files (whole row groups).
+trait MergeSink: Write {
+    /// Copies `len` bytes at `from` of `file` after the bytes written so far.
+    fn copy_range(&mut self, file: File, from: u64, len: u64) -> std::io::Result<()>;
+}
+
+/// Any writer: ranges go through `io::copy`, which std turns into `copy_file_range` when the
+/// writer is a file (or a `BufWriter` of one).
+struct AnyWrite<W>(W);
+
+impl<W: Write> Write for AnyWrite<W> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.write(bytes)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+impl<W: Write> MergeSink for AnyWrite<W> {
+    fn copy_range(&mut self, mut file: File, from: u64, len: u64) -> std::io::Result<()> {
+        use std::io::{Read, Seek, SeekFrom};
+        file.seek(SeekFrom::Start(from))?;
+        let copied = std::io::copy(&mut file.take(len), &mut self.0)?;
+        if copied != len {
+            let message = format!("the file ended after {copied} of {len} bytes");
+            return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, message));
+        }
+        Ok(())
+    }
+}
+
+/// A file sink copies ranges in the kernel too, on its writing thread when it has one.
+impl MergeSink for FileSink {
+    fn copy_range(&mut self, file: File, from: u64, len: u64) -> std::io::Result<()> {
+        FileSink::copy_range(self, file, from, len)
+    }
+}
+
+fn merge_into<W: MergeSink>(inputs: &[PathBuf], sink: &mut W, options: &MergeOptions) -> Result<MergeSummary> {
     if inputs.is_empty() {
         return Err(Error::invalid_argument("merge: no input files"));
     }
@@ -107,7 +159,7 @@ pub fn merge<W: Write>(inputs: &[PathBuf], mut sink: W, options: &MergeOptions) 
     let schema = SchemaDescriptor::from_metadata(&inputs[0].metadata)?;
     let copy_whole = options.compression.is_none();
     let groups = plan(&inputs, options.row_group_rows, options.row_group_bytes, copy_whole);
-    let mut out = Output { sink: &mut sink, offset: 0 };
+    let mut out = Output { sink, offset: 0 };
     out.put(MAGIC)?;
     let mut summary = MergeSummary {
         files: inputs.len(),
@@ -153,29 +205,24 @@ pub fn merge<W: Write>(inputs: &[PathBuf], mut sink: W, options: &MergeOptions) 
     Ok(summary)
 }
 
-struct Output<'w, W: Write> {
+struct Output<'w, W: MergeSink> {
     sink: &'w mut W,
     offset: u64,
 }
 
-impl<W: Write> Output<'_, W> {
+impl<W: MergeSink> Output<'_, W> {
     fn put(&mut self, bytes: &[u8]) -> Result<()> {
         self.sink.write_all(bytes).map_err(|e| Error::io(format!("writing the output at offset {}", self.offset), e))?;
         self.offset += bytes.len() as u64;
         Ok(())
     }
 
-    /// Copies `len` bytes at `from` of the file at `path` to the output with `io::copy`, which
-    /// std turns into `copy_file_range` between files on Linux (no pass through user space).
+    /// Copies `len` bytes at `from` of the file at `path` to the output, in the kernel where
+    /// it can (`copy_file_range` between files on Linux: no pass through user space).
     fn copy_range(&mut self, path: &Path, from: u64, len: u64) -> Result<()> {
-        use std::io::{Read, Seek, SeekFrom};
         let place = || format!("copying bytes {from}..{} of {}", from + len, path.display());
-        let mut file = std::fs::File::open(path).map_err(|e| Error::io(place(), e))?;
-        file.seek(SeekFrom::Start(from)).map_err(|e| Error::io(place(), e))?;
-        let copied = std::io::copy(&mut file.take(len), self.sink).map_err(|e| Error::io(place(), e))?;
-        if copied != len {
-            return Err(Error::corrupt(format!("{}: the file ended after {copied} bytes", place())));
-        }
+        let file = File::open(path).map_err(|e| Error::io(place(), e))?;
+        self.sink.copy_range(file, from, len).map_err(|e| Error::io(place(), e))?;
         self.offset += len;
         Ok(())
     }
@@ -198,7 +245,7 @@ fn add_input_statistics<S: ChunkSource>(stats: &mut StatisticsMerger, source: &S
 }
 
 /// Copies one input row group's column chunks byte for byte, rebasing their offsets.
-fn copy_row_group<W: Write>(input: &Input, g: usize, out: &mut Output<'_, W>) -> Result<(RowGroup, PageIndexes)> {
+fn copy_row_group<W: MergeSink>(input: &Input, g: usize, out: &mut Output<'_, W>) -> Result<(RowGroup, PageIndexes)> {
     let rg = &input.metadata.row_groups[g];
     let source = input.source()?;
     let padding = has_parquet_816_bug(input.metadata.created_by.as_deref());
@@ -237,7 +284,7 @@ fn copy_row_group<W: Write>(input: &Input, g: usize, out: &mut Output<'_, W>) ->
 }
 
 /// Builds one output row group from several small input row groups, one column at a time.
-fn coalesce<W: Write>(
+fn coalesce<W: MergeSink>(
     inputs: &[Input],
     items: &[(usize, usize)],
     schema: &SchemaDescriptor,
@@ -344,7 +391,7 @@ struct CopiedColumn {
 /// Writes column `c` of a coalesced row group as the inputs' chunks back to back, when that is
 /// what page-by-page merging would write: no input chunk has a dictionary, the codec stays and
 /// the column is flat (rows are value counts). `None` when it cannot.
-fn copy_column<W: Write>(
+fn copy_column<W: MergeSink>(
     inputs: &[Input],
     items: &[(usize, usize)],
     c: usize,

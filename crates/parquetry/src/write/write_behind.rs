@@ -8,7 +8,8 @@
 //! it and gives it back; at most [`IN_FLIGHT`] buffers are out at once, so memory stays a few
 //! MiB and a slow disk holds the writer back rather than filling memory.
 
-use std::io::{self, Write};
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread::JoinHandle;
 
@@ -20,13 +21,27 @@ pub const IN_FLIGHT: usize = 4;
 
 enum ToThread {
     Write(Vec<u8>),
+    /// `len` bytes at `from` of a file, copied by the kernel where it can (`io::copy`).
+    Copy(File, u64, u64),
     Flush,
 }
 
 enum FromThread {
     /// A buffer written (or not, with the write's error), for reuse.
     Written(Vec<u8>, Option<io::Error>),
+    Copied(Option<io::Error>),
     Flushed(Option<io::Error>),
+}
+
+/// Copies `len` bytes at `from` of `file` to `out` with `io::copy`, which std turns into
+/// `copy_file_range` between files on Linux (no pass through user space).
+fn copy_range(file: &mut File, from: u64, len: u64, out: &mut impl Write) -> io::Result<()> {
+    file.seek(SeekFrom::Start(from))?;
+    let copied = io::copy(&mut file.take(len), out)?;
+    if copied != len {
+        return Err(io::Error::new(io::ErrorKind::UnexpectedEof, format!("the file ended after {copied} of {len} bytes")));
+    }
+    Ok(())
 }
 
 /// A `Write` whose bytes are written to `W` by a thread of its own, in order.
@@ -59,6 +74,11 @@ impl<W: Write + Send + 'static> WriteBehind<W> {
                         let error = if failed { None } else { inner.write_all(&buffer).err() };
                         failed |= error.is_some();
                         FromThread::Written(buffer, error)
+                    }
+                    ToThread::Copy(mut file, from, len) => {
+                        let error = if failed { None } else { copy_range(&mut file, from, len, &mut inner).err() };
+                        failed |= error.is_some();
+                        FromThread::Copied(error)
                     }
                     ToThread::Flush => FromThread::Flushed(inner.flush().err()),
                 };
@@ -111,15 +131,42 @@ impl<W: Write + Send + 'static> WriteBehind<W> {
         self.spare.push(buffer);
     }
 
+    /// Takes in a reply of the thread.
+    fn take_reply(&mut self, reply: FromThread) {
+        match reply {
+            FromThread::Written(b, e) => self.returned(b, e),
+            FromThread::Copied(e) => {
+                self.in_flight -= 1;
+                self.note(e);
+            }
+            FromThread::Flushed(e) => self.note(e),
+        }
+    }
+
+    /// Copies `len` bytes at `from` of `file` after the bytes given so far, on the thread
+    /// (where a file copies into a file in the kernel); an error comes back later, as a
+    /// write's does.
+    pub fn copy_range(&mut self, file: File, from: u64, len: u64) -> io::Result<()> {
+        self.check()?;
+        if !self.buffer.is_empty() {
+            self.hand_over()?;
+        }
+        while self.in_flight >= IN_FLIGHT {
+            let reply = self.receive()?;
+            self.take_reply(reply);
+        }
+        let sender = self.to_thread.as_ref().ok_or_else(|| io::Error::other("the writer is closed"))?;
+        sender.send(ToThread::Copy(file, from, len)).map_err(|_| io::Error::other("the writing thread stopped"))?;
+        self.in_flight += 1;
+        Ok(())
+    }
+
     /// Hands the current buffer to the thread and takes an empty one, waiting for one to
     /// come back if [`IN_FLIGHT`] are out.
     fn hand_over(&mut self) -> io::Result<()> {
         let next = loop {
             while let Ok(reply) = self.from_thread.try_recv() {
-                match reply {
-                    FromThread::Written(b, e) => self.returned(b, e),
-                    FromThread::Flushed(e) => self.note(e),
-                }
+                self.take_reply(reply);
             }
             if let Some(mut b) = self.spare.pop() {
                 b.clear();
@@ -128,10 +175,8 @@ impl<W: Write + Send + 'static> WriteBehind<W> {
             if self.in_flight < IN_FLIGHT {
                 break Vec::with_capacity(BUFFER);
             }
-            match self.receive()? {
-                FromThread::Written(b, e) => self.returned(b, e),
-                FromThread::Flushed(e) => self.note(e),
-            }
+            let reply = self.receive()?;
+            self.take_reply(reply);
         };
         self.check()?;
         let full = std::mem::replace(&mut self.buffer, next);
@@ -167,11 +212,11 @@ impl<W: Write + Send + 'static> Write for WriteBehind<W> {
         sender.send(ToThread::Flush).map_err(|_| io::Error::other("the writing thread stopped"))?;
         loop {
             match self.receive()? {
-                FromThread::Written(b, e) => self.returned(b, e),
                 FromThread::Flushed(e) => {
                     self.note(e);
                     break;
                 }
+                reply => self.take_reply(reply),
             }
         }
         self.check()
@@ -210,6 +255,16 @@ impl FileSink {
             return Ok(FileSink::Buffered(io::BufWriter::with_capacity(BUFFER, file_again)));
         }
         Ok(FileSink::Buffered(io::BufWriter::with_capacity(BUFFER, file)))
+    }
+
+    /// Copies `len` bytes at `from` of `file` to the sink, after the bytes given so far; the
+    /// kernel copies them where it can (`copy_file_range`). With a thread of its own, an error
+    /// comes back on a later call.
+    pub fn copy_range(&mut self, mut file: File, from: u64, len: u64) -> io::Result<()> {
+        match self {
+            FileSink::Buffered(w) => copy_range(&mut file, from, len, w),
+            FileSink::Behind(w) => w.copy_range(file, from, len),
+        }
     }
 
     /// Writes out what is buffered and returns the file.
