@@ -21,7 +21,8 @@ Implementations (each run writes a fresh output into bench/data/merge/out/, the 
 file system; the previous output is deleted before the run, outside the timed region;
 nothing is dropped from the page cache, for any of them):
 
-  parquetry  the release binary: parquetry merge --quiet -o OUT FILES... (default options),
+  parquetry  the release binary: parquetry merge --quiet --threads 1 -o OUT FILES... (otherwise
+             default options: one thread, as every peer here),
              timed by the parent around the process (its start-up included; peak RSS
              from one more, untimed run under /usr/bin/time -v)
   pyarrow    pq.write_table(pa.concat_tables([pq.read_table(f, use_threads=False) ...]),
@@ -316,7 +317,8 @@ def time_process(impl: str, binary: str, files: list[str], out: Path, runs: int,
             out.unlink()
         rss_run = i == warmup + runs
         if impl == "parquetry":
-            dt, rss, _ = _run([binary, "merge", "--quiet", "-o", str(out)] + files, measure_rss=rss_run)
+            dt, rss, _ = _run([binary, "merge", "--quiet", "--threads", "1", "-o", str(out)] + files,
+                              measure_rss=rss_run)
         else:
             with open(out, "wb") as f:
                 dt, rss, _ = _run(["cat"] + files, stdout=f, measure_rss=rss_run)
