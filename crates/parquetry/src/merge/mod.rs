@@ -130,14 +130,7 @@ impl<W: Write> Write for AnyWrite<W> {
 
 impl<W: Write> MergeSink for AnyWrite<W> {
     fn copy_range(&mut self, mut file: File, from: u64, len: u64) -> std::io::Result<()> {
-        use std::io::{Read, Seek, SeekFrom};
-        file.seek(SeekFrom::Start(from))?;
-        let copied = std::io::copy(&mut file.take(len), &mut self.0)?;
-        if copied != len {
-            let message = format!("the file ended after {copied} of {len} bytes");
-            return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, message));
-        }
-        Ok(())
+        crate::write::copy_file_bytes(&mut file, from, len, &mut self.0)
     }
 }
 

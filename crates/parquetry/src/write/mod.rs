@@ -27,6 +27,7 @@ pub use options::{
 };
 pub use crate::temp::TempFile;
 pub use write_behind::{FileSink, WriteBehind};
+pub(crate) use write_behind::copy_file_bytes;
 
 use std::path::Path;
 

@@ -34,8 +34,9 @@ enum FromThread {
 }
 
 /// Copies `len` bytes at `from` of `file` to `out` with `io::copy`, which std turns into
-/// `copy_file_range` between files on Linux (no pass through user space).
-fn copy_range(file: &mut File, from: u64, len: u64, out: &mut impl Write) -> io::Result<()> {
+/// `copy_file_range` between files on Linux (no pass through user space); a file shorter than
+/// that is an `UnexpectedEof` error.
+pub(crate) fn copy_file_bytes(file: &mut File, from: u64, len: u64, out: &mut impl Write) -> io::Result<()> {
     file.seek(SeekFrom::Start(from))?;
     let copied = io::copy(&mut file.take(len), out)?;
     if copied != len {
@@ -76,7 +77,7 @@ impl<W: Write + Send + 'static> WriteBehind<W> {
                         FromThread::Written(buffer, error)
                     }
                     ToThread::Copy(mut file, from, len) => {
-                        let error = if failed { None } else { copy_range(&mut file, from, len, &mut inner).err() };
+                        let error = if failed { None } else { copy_file_bytes(&mut file, from, len, &mut inner).err() };
                         failed |= error.is_some();
                         FromThread::Copied(error)
                     }
@@ -262,7 +263,7 @@ impl FileSink {
     /// comes back on a later call.
     pub fn copy_range(&mut self, mut file: File, from: u64, len: u64) -> io::Result<()> {
         match self {
-            FileSink::Buffered(w) => copy_range(&mut file, from, len, w),
+            FileSink::Buffered(w) => copy_file_bytes(&mut file, from, len, w),
             FileSink::Behind(w) => w.copy_range(file, from, len),
         }
     }
