@@ -202,11 +202,12 @@ pub struct PageHeader {
     pub data_page_header_v2: Option<DataPageHeaderV2>,
 }
 
-impl ThriftStruct for PageHeader {
-    fn read(r: &mut ThriftReader<'_>) -> Result<Self> {
-        let (mut page_type, mut uncompressed, mut compressed) = (None, None, None);
-        let mut h = PageHeader {
-            page_type: PageType(0),
+impl PageHeader {
+    /// A header of `page_type` with sizes 0 and no CRC or type-specific header yet: what a
+    /// writer fills in, and a reader before the fields it decodes.
+    pub fn new(page_type: PageType) -> Self {
+        PageHeader {
+            page_type,
             uncompressed_page_size: 0,
             compressed_page_size: 0,
             crc: None,
@@ -214,7 +215,14 @@ impl ThriftStruct for PageHeader {
             index_page_header: None,
             dictionary_page_header: None,
             data_page_header_v2: None,
-        };
+        }
+    }
+}
+
+impl ThriftStruct for PageHeader {
+    fn read(r: &mut ThriftReader<'_>) -> Result<Self> {
+        let (mut page_type, mut uncompressed, mut compressed) = (None, None, None);
+        let mut h = PageHeader::new(PageType(0));
         r.read_struct("PageHeader", |r, id, ty| {
             match id {
                 1 => page_type = Some(PageType(r.i32(ty)?)),

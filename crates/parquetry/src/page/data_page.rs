@@ -47,16 +47,7 @@ pub const OWN_VALUES_FROM: usize = 64 << 10;
 
 /// A data page's header, its sizes and CRC not yet set.
 pub(super) fn data_page_header(page: &DataPage<'_>, version: DataPageVersion, codec: Codec, num_values: i32) -> PageHeader {
-    let mut header = PageHeader {
-        page_type: PageType::DATA_PAGE,
-        uncompressed_page_size: 0,
-        compressed_page_size: 0,
-        crc: None,
-        data_page_header: None,
-        index_page_header: None,
-        dictionary_page_header: None,
-        data_page_header_v2: None,
-    };
+    let mut header = PageHeader::new(PageType::DATA_PAGE);
     match version {
         DataPageVersion::V1 => {
             header.data_page_header = Some(DataPageHeader {

@@ -370,18 +370,15 @@ impl PageWriter {
             h.finalize() as i32
         });
         let header = PageHeader {
-            page_type: PageType::DICTIONARY_PAGE,
             uncompressed_page_size: i32::try_from(uncompressed_len).map_err(|_| too_big())?,
             compressed_page_size: i32::try_from(stored_len).map_err(|_| too_big())?,
             crc,
-            data_page_header: None,
-            index_page_header: None,
             dictionary_page_header: Some(DictionaryPageHeader {
                 num_values: i32::try_from(num_values).map_err(|_| too_big())?,
                 encoding: Encoding::PLAIN,
                 is_sorted: Some(false),
             }),
-            data_page_header_v2: None,
+            ..PageHeader::new(PageType::DICTIONARY_PAGE)
         };
         self.dictionary.clear();
         thrift::encode(&header, &mut self.dictionary);
