@@ -33,6 +33,15 @@ def _fx(x: float | None, target: float | None = None) -> str:
     return s
 
 
+def _header(columns: list[str]) -> list[str]:
+    """A Markdown table's header and alignment rows: the first column left, the rest right."""
+    return [_row(columns), "|---|" + "---:|" * (len(columns) - 1)]
+
+
+def _row(cells: list[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
 def _cpu_ms(r: dict | None) -> str:
     return f"{r['cpu_median_s'] * 1e3:,.0f}" if _ok(r) and "cpu_median_s" in r else "–"
 
@@ -77,10 +86,9 @@ def _report_read(p: dict) -> list[str]:
              f"thread settings, ≥ {READ_TARGET_POLARS:g}x polars. 1t CPU: the process's CPU "
              "time (all threads) of the 1t reads, parquetry / pyarrow: `use_threads=False` "
              "still decompresses on pyarrow's I/O threads.", "",
-             "| file | MB | parquetry ms | parquetry 1t ms | pyarrow ms | pyarrow 1t ms | polars ms "
-             "| parquetry GB/s | parquetry 1t GB/s | vs pyarrow | 1t vs pyarrow 1t | vs polars "
-             "| 1t CPU ms |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             *_header(["file", "MB", "parquetry ms", "parquetry 1t ms", "pyarrow ms", "pyarrow 1t ms",
+                       "polars ms", "parquetry GB/s", "parquetry 1t GB/s", "vs pyarrow",
+                       "1t vs pyarrow 1t", "vs polars", "1t CPU ms"])]
     met = total = 0
     for name, f in p["files"].items():
         r = f["results"]
@@ -90,11 +98,11 @@ def _report_read(p: dict) -> list[str]:
         for x, t in zip(xs, targets):
             total += 1
             met += x is not None and x >= t
-        lines.append("| " + " | ".join(
+        lines.append(_row(
             [name, f"{f['value_bytes'] / 1e6:,.1f}"] + [_ms(r.get(i)) for i in READ_IMPLS]
             + [_gbs(f["value_bytes"], r.get("parquetry")), _gbs(f["value_bytes"], r.get("parquetry_1t"))]
             + [_fx(x, t) for x, t in zip(xs, targets)]
-            + [f"{_cpu_ms(r.get('parquetry_1t'))} / {_cpu_ms(r.get('pyarrow_1t'))}"]) + " |")
+            + [f"{_cpu_ms(r.get('parquetry_1t'))} / {_cpu_ms(r.get('pyarrow_1t'))}"]))
     lines += ["", f"Targets met: {met} of {total} ratios.", ""]
     return lines
 
@@ -118,9 +126,9 @@ def _report_write(p: dict) -> list[str]:
              "cannot be told the dictionary setting or the encoding; pyarrow writes no column "
              f"index for `blob`, see the docstring). Target: ≥ {WRITE_TARGET_PYARROW:g}x pyarrow.",
              "",
-             "| file | MB | parquetry ms | parquetry 1t ms | pyarrow ms | polars ms | parquetry GB/s "
-             "| pyarrow GB/s | vs pyarrow | 1t vs pyarrow | vs polars | size ÷ pyarrow's |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             *_header(["file", "MB", "parquetry ms", "parquetry 1t ms", "pyarrow ms", "polars ms",
+                       "parquetry GB/s", "pyarrow GB/s", "vs pyarrow", "1t vs pyarrow", "vs polars",
+                       "size ÷ pyarrow's"])]
     met = total = 0
     for name, f in p["files"].items():
         r = f["results"]
@@ -130,13 +138,12 @@ def _report_write(p: dict) -> list[str]:
         met += x_pa is not None and x_pa >= WRITE_TARGET_PYARROW
         size = (f"{r['parquetry']['output_bytes'] / ref['output_bytes']:.3f}"
                 if _ok(r.get("parquetry")) and _ok(ref) else "–")
-        lines.append("| " + " | ".join(
+        lines.append(_row(
             [name, f"{f['value_bytes'] / 1e6:,.1f}"]
             + [_ms(r.get(i)) + _pages_note(r.get(i), ref) for i in WRITE_IMPLS]
             + [_gbs(f["value_bytes"], r.get("parquetry")), _gbs(f["value_bytes"], ref),
                _fx(x_pa, WRITE_TARGET_PYARROW), _fx(_x(ref, r.get("parquetry_1t"))),
-               _fx(_x(r.get("polars"), r.get("parquetry"))), size])
-            + " |")
+               _fx(_x(r.get("polars"), r.get("parquetry"))), size]))
     lines += ["", f"Targets met: {met} of {total} files.", ""]
     return lines
 
@@ -148,9 +155,8 @@ def _report_merge(p: dict) -> list[str]:
              "dictionary setting; polars: `pl.concat([pl.read_parquet(f) ...]).write_parquet(out)` "
              "with the inputs' codec. Datasets of `bench/merge_bench.py`. Targets (the merge "
              "issue): ≥ 5x the fastest peer on a, ≥ 20x on b.", "",
-             "| dataset | MB in | parquetry ms | pyarrow ms | polars ms | parquetry GB/s | vs pyarrow "
-             "| vs polars | vs fastest peer | size ÷ pyarrow's |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             *_header(["dataset", "MB in", "parquetry ms", "pyarrow ms", "polars ms", "parquetry GB/s",
+                       "vs pyarrow", "vs polars", "vs fastest peer", "size ÷ pyarrow's"])]
     for name, d in p["datasets"].items():
         r = d["results"]
         ours = r.get("parquetry")
@@ -159,10 +165,10 @@ def _report_merge(p: dict) -> list[str]:
         fastest = min(known) if known else None
         size = (f"{ours['output_bytes'] / r['pyarrow']['output_bytes']:.3f}"
                 if _ok(ours) and _ok(r.get("pyarrow")) else "–")
-        lines.append("| " + " | ".join(
+        lines.append(_row(
             [f"{name}: {d['description']}", f"{d['bytes_in'] / 1e6:,.1f}"]
             + [_ms(r.get(i)) for i in MERGE_IMPLS]
             + [_gbs(d["bytes_in"], ours), _fx(xs["pyarrow"]), _fx(xs["polars"]),
-               _fx(fastest, MERGE_TARGETS.get(name)), size]) + " |")
+               _fx(fastest, MERGE_TARGETS.get(name)), size]))
     lines.append("")
     return lines
