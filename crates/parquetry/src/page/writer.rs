@@ -7,7 +7,7 @@
 
 use super::blocks::PageBlocks;
 use super::data_page::{data_page_header, DataPage, DataPageVersion, OWN_VALUES_FROM};
-use super::deferred::{CompressorPool, Deferred};
+use super::deferred::{CompressorPool, Deferred, PendingPage};
 use super::spill::{Segment, SpillFile};
 use crate::compress::{Codec, Compressor};
 use crate::error::Result;
@@ -125,7 +125,8 @@ impl PageWriter {
             kept.has_levels = has_levels;
             kept.v2 = !v1;
             if deferred.push(kept) {
-                self.flush_deferred()?;
+                let pages = deferred.launch(self.codec, self.level)?;
+                self.append_compressed(pages)?;
             }
             return Ok(());
         }
@@ -219,10 +220,13 @@ impl PageWriter {
     /// Compresses and appends the data pages kept back, in order.
     pub fn flush_deferred(&mut self) -> Result<()> {
         let Some(deferred) = self.deferred.as_mut() else { return Ok(()) };
-        if deferred.pending.is_empty() {
-            return Ok(());
-        }
-        let mut pages = deferred.compress(self.codec, self.level)?;
+        let pages = deferred.finish(self.codec, self.level)?;
+        self.append_compressed(pages)
+    }
+
+    /// Appends data pages that were kept back and are compressed now, in order, and gives
+    /// their buffers back for the next ones.
+    fn append_compressed(&mut self, mut pages: Vec<PendingPage>) -> Result<()> {
         let mut result = Ok(());
         for page in &mut pages {
             let Some(header) = page.header.take() else { continue };
@@ -434,9 +438,14 @@ impl PageWriter {
 
     /// Moves out the pages held so far as [`drain`](Self::drain) hands them out: the
     /// dictionary page (empty after the first time) and the data pages, to be written in
-    /// that order before the rest of the chunk.
+    /// that order before the rest of the chunk. Pages still being compressed on the
+    /// writer's threads (see [`defer_compression`](Self::defer_compression)) stay for the
+    /// next call or the chunk's end: the column goes on encoding meanwhile.
     pub fn drain_blocks(&mut self) -> Result<(Vec<u8>, PageBlocks)> {
-        self.flush_deferred()?;
+        if let Some(deferred) = self.deferred.as_mut() {
+            let pages = deferred.ready(self.codec, self.level)?;
+            self.append_compressed(pages)?;
+        }
         let dictionary = std::mem::take(&mut self.dictionary);
         self.dictionary_drained += dictionary.len();
         self.spilled_len += self.pages.len() as u64;
@@ -462,7 +471,7 @@ impl PageWriter {
 
     /// Number of data pages so far.
     pub fn data_pages(&self) -> usize {
-        self.locations.len() + self.deferred.as_ref().map_or(0, |d| d.pending.len())
+        self.locations.len() + self.deferred.as_ref().map_or(0, Deferred::pages)
     }
 
     /// Ends the chunk: the pages in file order and what its metadata needs. The writer is
