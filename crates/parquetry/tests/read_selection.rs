@@ -146,6 +146,17 @@ fn check_selections(bytes: &[u8], want: &Table, at_most: u64, name: &str) {
         let promised = promised_batch_rows(&scattered, &[120_000, 80_000], batch_size);
         assert_eq!(batch_rows(bytes, scattered.clone(), options), promised, "{name}: batch {batch_size}");
     }
+    // Batches of a row group shared out as runs of rows, one run per thread ("lanes"): `url`
+    // holds most of the bytes; `category` has a dictionary and one lane reads all of it.
+    let everything = [0..200_000];
+    for batch_size in [40_000, 33_333] {
+        let options = ReadOptions::default().with_batch_size(batch_size).with_threads(2);
+        let (laned, _) = read_with(bytes, None, options.clone());
+        let diffs = diff_tables(want, &laned);
+        assert!(diffs.is_empty(), "{name}: lanes, batch {batch_size}: {diffs:?}");
+        let promised = promised_batch_rows(&everything, &[120_000, 80_000], batch_size);
+        assert_eq!(batch_rows(bytes, everything.to_vec(), options), promised, "{name}: lanes, batch {batch_size}");
+    }
     let cases: Vec<Vec<Range<u64>>> = vec![
         vec![199_990..200_000],                                    // the last rows only
         vec![5..6, 119_999..120_001],                              // across the row groups

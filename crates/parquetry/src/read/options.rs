@@ -111,7 +111,10 @@ impl ReadOptions {
     }
 
     /// Decodes up to `threads` column chunks at once (at least 1). The output is the same
-    /// for any number.
+    /// for any number. Batches smaller than a row group are decoded ahead, several at once,
+    /// so that every thread has work: 65,536 rows' worth of batches (or one batch, if
+    /// larger), or up to 4 of those per thread when one column holds half of a row group's
+    /// bytes and each thread then reads runs of rows of its own.
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads.max(1);
         self
