@@ -148,6 +148,7 @@ fn check_selections(bytes: &[u8], want: &Table, at_most: u64, name: &str) {
     }
     // Batches of a row group shared out as runs of rows, one run per thread ("lanes"): `url`
     // holds most of the bytes; `category` has a dictionary and one lane reads all of it.
+    #[allow(clippy::single_range_in_vec_init)] // a one-range selection is a selection
     let everything = [0..200_000];
     for batch_size in [40_000, 33_333] {
         let options = ReadOptions::default().with_batch_size(batch_size).with_threads(2);
