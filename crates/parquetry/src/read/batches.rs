@@ -223,11 +223,12 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
 
     /// Decodes the next run of rows of the open row group in every lane at once (all their
     /// columns on the pool) into [`ready`](Self::ready), [`piece_rows`](Self::piece_rows)
-    /// rows per decode. Lane `i` takes the `i`-th run and skips the runs of the other lanes, as a row
-    /// selection would: pages wholly inside them are passed over unread, so every thread
-    /// decodes its own pages of a column, where sharing out columns alone leaves threads idle
-    /// while the largest one is decoded (the `strings` dataset's `url` is 60% of its bytes).
-    /// A column with a dictionary is read by the first lane alone, every run in turn.
+    /// rows per decode. Lane `i` takes the `i`-th run and skips the runs of the other lanes,
+    /// as a row selection would: pages wholly inside them are passed over unread, so every
+    /// thread decodes its own pages of a column, where sharing out columns alone leaves
+    /// threads idle while the largest one is decoded (the `strings` dataset's `url` is 60% of
+    /// its bytes). A column with a dictionary is read by the first lane alone, every run in
+    /// turn.
     fn read_lanes(&mut self) -> Result<()> {
         let piece = self.piece_rows();
         let mut runs: Vec<Run> = Vec::new();
@@ -276,12 +277,13 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
             };
             pool.install(|| tasks.into_par_iter().map(run).collect::<Result<_>>())?
         };
+        // Each column's decodes in row order: lane by lane, and a lane's in turn.
         decoded.sort_by_key(|&(c, l, _)| (c, l));
-        let mut columns: Vec<std::vec::IntoIter<LeafBatch>> = (0..self.plans.len()).map(|_| Vec::new().into_iter()).collect();
-        for (c, _, leaves) in decoded.into_iter().rev() {
-            let rest: Vec<LeafBatch> = std::mem::take(&mut columns[c]).collect();
-            columns[c] = leaves.into_iter().chain(rest).collect::<Vec<_>>().into_iter();
+        let mut columns: Vec<Vec<LeafBatch>> = (0..self.plans.len()).map(|_| Vec::new()).collect();
+        for (c, _, leaves) in decoded {
+            columns[c].extend(leaves);
         }
+        let mut columns: Vec<_> = columns.into_iter().map(Vec::into_iter).collect();
         let row_group = self.row_groups[self.next_row_group - 1];
         for (_, rows) in runs.iter().flat_map(|r| &r.pieces) {
             let leaves = columns.iter_mut().map(|c| c.next().ok_or_else(|| Error::corrupt("a lane lost a decode")));
