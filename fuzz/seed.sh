@@ -70,6 +70,20 @@ hex kernels gather     "0b 03 0400 00  00000000 07000000 0b000000  00000000 0100
 hex page_header data_page "15 00 15 14 15 14 2c 15 06 15 00 15 06 15 06 00 00  00000000000000000000"
 hex page_header dict_page "15 04 15 08 15 08 4c 15 04 15 00 00 00  01020304"
 
+# read_file: a row group long enough for reads on threads to share it out in lanes (one
+# column holding most bytes, small pages, a dictionary column beside it), small on disk.
+python3 - "$corpus/read_file" <<'PY' || echo "seed.sh: no pyarrow: no lanes seed" >&2
+import sys
+import pyarrow as pa, pyarrow.parquet as pq
+n = 140_000
+t = pa.table({
+    "url": [None if i % 13 == 0 else f"u{i % 97}/{i % 5}" for i in range(n)],
+    "c": pa.array([i % 4 for i in range(n)], pa.int8()),
+})
+pq.write_table(t, f"{sys.argv[1]}/lanes.parquet", row_group_size=n, data_page_size=4096,
+               use_dictionary=["c"], compression="snappy")
+PY
+
 cp "$corpus"/read_file/* "$corpus/merge/"
 python3 - "$corpus/merge" <<'PY' || echo "seed.sh: no pyarrow: merge seeds are the read_file ones" >&2
 import sys

@@ -101,6 +101,11 @@ fn options(rng: &mut Rng, file: &ParquetFile<parquetry::page::BytesSource>) -> (
         expect = o.row_groups.is_none().then(|| ranges.iter().map(|r| r.end - r.start).sum());
         o.row_selection = Some(ranges);
     }
+    // Threads: columns, row groups and lanes of rows decoded at once (drawn last, so the
+    // options drawn before keep their values for the corpus found without it).
+    if rng.chance(25) {
+        o = o.with_threads(2);
+    }
     (o, expect)
 }
 
