@@ -102,10 +102,11 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
                 // No row of this row group is read: its columns are not even opened.
                 continue;
             }
-            let laned = self.laned_columns(rg_index);
-            self.readers = self.open_readers(rg_index, &vec![true; laned.len()])?.into_iter().flatten().collect();
+            let every = vec![true; self.plans.len()];
+            self.readers = self.open_readers(rg_index, &every)?.into_iter().flatten().collect();
             self.lanes.clear();
             let read: usize = steps.iter().map(|s| if let Step::Read(n) = s { *n } else { 0 }).sum();
+            let laned = self.laned_columns(rg_index);
             let lanes = if laned.contains(&true) { self.lane_count(read) } else { 1 };
             for _ in 1..lanes {
                 let readers = self.open_readers(rg_index, &laned)?;
@@ -180,8 +181,8 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
         if self.steps.is_empty() && !self.open_row_group()? {
             return Ok(None);
         }
-        if !self.lanes.is_empty() {
-            self.read_lanes()?;
+        if let (false, Some(pool)) = (self.lanes.is_empty(), self.pool.clone()) {
+            self.read_lanes(&pool)?;
             return Ok(self.ready.pop_front());
         }
         // Up to a batch of rows, from as many selected ranges as it takes (within the row
@@ -229,7 +230,7 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
     /// threads idle while the largest one is decoded (the `strings` dataset's `url` is 60% of
     /// its bytes). A column with a dictionary is read by the first lane alone, every run in
     /// turn.
-    fn read_lanes(&mut self) -> Result<()> {
+    fn read_lanes(&mut self, pool: &rayon::ThreadPool) -> Result<()> {
         let piece = self.piece_rows();
         let mut runs: Vec<Run> = Vec::new();
         for at in self.lane_at.iter_mut() {
@@ -260,7 +261,6 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
             let extra = lane.iter_mut().enumerate().filter_map(|(c, r)| r.as_mut().map(|r| (c, r)));
             tasks.extend(extra.map(|(c, r)| (c, l + 1, r, &runs[l + 1..l + 2], true)));
         }
-        let Some(pool) = &self.pool else { unreachable!("lanes are opened only with a pool") };
         let mut decoded: Vec<(usize, usize, Vec<LeafBatch>)> = {
             use rayon::prelude::*;
             let run = |(c, l, r, runs, laned): (usize, usize, &mut ColumnReader, &[Run], bool)| -> Result<_> {
