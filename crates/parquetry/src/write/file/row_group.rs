@@ -164,14 +164,15 @@ enum Message {
 }
 
 impl<W: Write> ParquetWriter<W> {
-    /// Runs `f` on every column on the pool's threads, each task with a compressor of its
-    /// own, and returns the results in column order (the first error if any fails).
+    /// Runs `f` on every column on `pool`'s threads (the writer's), each task with a
+    /// compressor of its own, and returns the results in column order (the first error if
+    /// any fails).
     fn on_threads<T: Send>(
         &mut self,
+        pool: &rayon::ThreadPool,
         f: impl Fn(usize, &mut ColumnChunkWriter, &mut Compressor) -> Result<T> + Sync,
     ) -> Result<Vec<T>> {
         use rayon::prelude::*;
-        let Some(pool) = &self.pool else { unreachable!("on_threads is called only with a pool") };
         let compressors = &self.compressors;
         let columns = &mut self.columns;
         pool.install(|| {
@@ -201,8 +202,8 @@ impl<W: Write> ParquetWriter<W> {
                 held[i] = self.held.hold(i, &self.columns[i], array)?;
             }
         }
-        if self.pool.is_some() {
-            self.on_threads(|i, column, compressor| match held[i] {
+        if let Some(pool) = self.pool.clone() {
+            self.on_threads(&pool, |i, column, compressor| match held[i] {
                 true => Ok(()),
                 false => column.write(&arrays[i], compressor),
             })?;
@@ -232,8 +233,8 @@ impl<W: Write> ParquetWriter<W> {
         }
         let mut group = self.begin_row_group();
         let rows = self.open_rows;
-        let results: Vec<ChunkResult> = if self.pool.is_some() {
-            self.on_threads(|_, column, compressor| column.finish_chunk(rows, compressor))
+        let results: Vec<ChunkResult> = if let Some(pool) = self.pool.clone() {
+            self.on_threads(&pool, |_, column, compressor| column.finish_chunk(rows, compressor))
         } else {
             let compressor = &mut self.compressor;
             self.columns.iter_mut().map(|column| column.finish_chunk(rows, compressor)).collect()
@@ -268,8 +269,8 @@ impl<W: Write> ParquetWriter<W> {
     fn close_row_group_with(&mut self, last: Vec<ArrayRef>, n: usize) -> Result<()> {
         let mut arrays = self.held.take();
         arrays.iter_mut().zip(last).for_each(|(held, last)| held.push(last));
-        if self.pool.is_some() && self.options.max_buffered_bytes.is_none() {
-            return self.write_closing_slice_on_threads(arrays, n);
+        if let (Some(pool), None) = (self.pool.clone(), self.options.max_buffered_bytes) {
+            return self.write_closing_slice_on_threads(&pool, arrays, n);
         }
         let mut group = self.begin_row_group();
         let rows = self.open_rows + n as u64;
@@ -295,13 +296,17 @@ impl<W: Write> ParquetWriter<W> {
     /// The closing slice on the threads: each column is a task, and this thread writes what
     /// the tasks hand over in column order, the front column's pages as they come and a later
     /// column's once every column before it has ended.
-    fn write_closing_slice_on_threads(&mut self, arrays: Vec<Vec<ArrayRef>>, n: usize) -> Result<()> {
+    fn write_closing_slice_on_threads(
+        &mut self,
+        pool: &rayon::ThreadPool,
+        arrays: Vec<Vec<ArrayRef>>,
+        n: usize,
+    ) -> Result<()> {
         let mut group = self.begin_row_group();
         let rows = self.open_rows + n as u64;
         let chunks: Vec<(LeafColumn, Codec)> = self.columns.iter().map(|c| (c.leaf().clone(), c.codec())).collect();
         let compressors = &self.compressors;
         let blocks = Mutex::new(std::mem::take(&mut self.spare_blocks));
-        let Some(pool) = &self.pool else { unreachable!("called only with a pool") };
         let (columns, out) = (&mut self.columns, &mut self.out);
         let (to_writer, messages) = mpsc::channel::<Message>();
         let result = pool.in_place_scope(|scope| {
