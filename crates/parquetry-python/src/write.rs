@@ -52,6 +52,7 @@ fn write_options(
     column_dictionary: HashMap<String, bool>,
     data_page_version: &str,
     write_statistics: bool,
+    column_statistics: HashMap<String, bool>,
     write_page_index: bool,
     encoding_all: Option<&str>,
     column_encoding: HashMap<String, String>,
@@ -93,6 +94,10 @@ fn write_options(
     if !write_statistics {
         o = o.with_statistics(StatisticsLevel::None);
     }
+    for (column, on) in &column_statistics {
+        let level = if *on { StatisticsLevel::Page } else { StatisticsLevel::None };
+        o = o.with_column_statistics(column, level);
+    }
     Ok(o.with_page_index(write_page_index))
 }
 
@@ -100,8 +105,8 @@ fn write_options(
 /// time (nothing is materialised first). Returns the rows written.
 #[pyfunction]
 #[pyo3(signature = (data, path, compression, column_compression, compression_level, row_group_size,
-    use_dictionary, column_dictionary, data_page_version, write_statistics, write_page_index,
-    encoding_all, column_encoding, threads=1))]
+    use_dictionary, column_dictionary, data_page_version, write_statistics, column_statistics,
+    write_page_index, encoding_all, column_encoding, threads=1))]
 #[allow(clippy::too_many_arguments)]
 pub fn write_table(
     py: Python<'_>,
@@ -115,6 +120,7 @@ pub fn write_table(
     column_dictionary: HashMap<String, bool>,
     data_page_version: &str,
     write_statistics: bool,
+    column_statistics: HashMap<String, bool>,
     write_page_index: bool,
     encoding_all: Option<&str>,
     column_encoding: HashMap<String, String>,
@@ -122,8 +128,8 @@ pub fn write_table(
 ) -> PyResult<u64> {
     let options = write_options(
         compression, column_compression, compression_level, row_group_size, use_dictionary,
-        column_dictionary, data_page_version, write_statistics, write_page_index, encoding_all,
-        column_encoding,
+        column_dictionary, data_page_version, write_statistics, column_statistics, write_page_index,
+        encoding_all, column_encoding,
     )?
     .with_threads(threads);
     let mut reader = import_reader(data)?;

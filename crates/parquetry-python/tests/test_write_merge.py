@@ -51,6 +51,29 @@ def test_write_options_reach_the_file(tmp_path):
     assert not col.is_stats_set
 
 
+@pytest.mark.parametrize("write_statistics", [["id", "n"], ["x"], [], True, False])
+def test_write_statistics_per_column_as_pyarrow(tmp_path, write_statistics):
+    # The columns pyarrow gives statistics and a column index to, with the same values.
+    table = sample(3000)
+    ours, theirs = tmp_path / "ours.parquet", tmp_path / "theirs.parquet"
+    parquetry.write_table(table, ours, write_statistics=write_statistics)
+    pq.write_table(table, theirs, write_statistics=write_statistics, write_page_index=True)
+    got, want = pq.ParquetFile(ours).metadata.row_group(0), pq.ParquetFile(theirs).metadata.row_group(0)
+    for i in range(table.num_columns):
+        g, w = got.column(i), want.column(i)
+        assert (g.is_stats_set, g.has_column_index) == (w.is_stats_set, w.has_column_index), g.path_in_schema
+        if w.is_stats_set:
+            assert (g.statistics.min, g.statistics.max, g.statistics.null_count) == (
+                w.statistics.min, w.statistics.max, w.statistics.null_count), g.path_in_schema
+
+
+def test_write_statistics_must_name_columns(tmp_path):
+    with pytest.raises(parquetry.ArgumentTypeError, match="write_statistics"):
+        parquetry.write_table(sample(10), tmp_path / "t.parquet", write_statistics="id")
+    with pytest.raises(parquetry.InvalidArgumentError, match="nope"):
+        parquetry.write_table(sample(10), tmp_path / "t.parquet", write_statistics=["nope"])
+
+
 def test_write_from_reader_batch_and_file_object(tmp_path):
     table = sample(3000)
     batches = table.to_batches(max_chunksize=500)

@@ -228,6 +228,19 @@ def _per_column(value, name, kind):
     raise ArgumentTypeError(f"{name} must be a {kind.__name__} or a dict of them, not {type(value).__name__}")
 
 
+def _columns_or_all(value, name):
+    """A bool for every column, or a list of the columns it is true for, as
+    ``(default, {column: True})``."""
+    if isinstance(value, bool):
+        return value, {}
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise ArgumentTypeError(f"{name} must be a bool or a list of column names, not {type(value).__name__}")
+    columns = list(value)
+    if not all(isinstance(c, str) for c in columns):
+        raise ArgumentTypeError(f"{name} must be a bool or a list of column names (str)")
+    return False, {c: True for c in columns}
+
+
 def write_table(
     data,
     where,
@@ -253,6 +266,8 @@ def write_table(
     ``lz4_raw``, ``lz4_hadoop``, ``zstd``) or a dict of them by column. ``use_dictionary``:
     bool or a list of the columns to dictionary-encode. ``column_encoding``: an encoding name
     for every column, or a dict by column (turns the dictionary off for those columns).
+    ``write_statistics``: bool, or a list of the columns that get statistics (min/max and
+    null counts in the chunk metadata, page headers and column index).
     ``data_page_version``: ``"1.0"`` or ``"2.0"``. ``threads``: ``True`` encodes and
     compresses columns on every core, ``False`` on one, an int on that many; the file is the
     same byte for byte.
@@ -265,17 +280,13 @@ def write_table(
     default_codec, column_codecs = _per_column(compression, "compression", str)
     if default_codec is None:
         default_codec = "none"
-    if isinstance(use_dictionary, bool):
-        dictionary, column_dictionary = use_dictionary, {}
-    else:
-        dictionary, column_dictionary = False, {str(c): True for c in use_dictionary}
+    dictionary, column_dictionary = _columns_or_all(use_dictionary, "use_dictionary")
     encoding_all, column_encodings = _per_column(column_encoding, "column_encoding", str)
-    if not isinstance(write_statistics, bool):
-        raise ArgumentTypeError("write_statistics must be a bool")
+    statistics, column_statistics = _columns_or_all(write_statistics, "write_statistics")
     args = (
         default_codec, column_codecs, compression_level, row_group_size, dictionary,
-        column_dictionary, str(data_page_version), write_statistics, bool(write_page_index),
-        encoding_all, column_encodings, _threads(threads),
+        column_dictionary, str(data_page_version), statistics, column_statistics,
+        bool(write_page_index), encoding_all, column_encodings, _threads(threads),
     )
     if isinstance(where, (str, os.PathLike)):
         _native.write_table(data, os.fsdecode(where), *args)

@@ -75,7 +75,7 @@ def write_table(
     row_group_size: Optional[int] = None,
     use_dictionary: Union[bool, Sequence[str]] = True,
     data_page_version: str = "1.0",
-    write_statistics: bool = True,
+    write_statistics: Union[bool, Sequence[str]] = True,
     write_page_index: bool = True,
     column_encoding: Union[str, None, Mapping[str, str]] = None,
     threads: Union[bool, int] = True,

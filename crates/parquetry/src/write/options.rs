@@ -248,6 +248,16 @@ impl WriteOptions {
         self
     }
 
+    /// Which statistics one column (dotted path) gets, over [`with_statistics`]'s level for
+    /// the others: e.g. none for a column nobody filters on, whose page headers, chunk
+    /// metadata and column index then carry no min/max (pyarrow's `write_statistics` list).
+    ///
+    /// [`with_statistics`]: Self::with_statistics
+    pub fn with_column_statistics(mut self, path: &str, level: StatisticsLevel) -> Self {
+        self.column_mut(path).statistics = level;
+        self
+    }
+
     /// Truncates byte-array min/max statistics to `bytes` (`None`: never), marking them inexact.
     pub fn with_statistics_truncate_length(mut self, bytes: Option<usize>) -> Self {
         self.statistics_truncate_length = bytes;
