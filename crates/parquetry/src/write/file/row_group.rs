@@ -159,8 +159,8 @@ fn encode_closing(
 enum Message {
     /// Pages (and the dictionary page, first time) to write before the rest of the chunk.
     Pages(usize, Vec<u8>, PageBlocks),
-    /// The chunk's end.
-    Done(usize, Result<ChunkResult>),
+    /// The chunk's end (boxed: a chunk's metadata is far larger than a message of pages).
+    Done(usize, Box<Result<ChunkResult>>),
 }
 
 impl<W: Write> ParquetWriter<W> {
@@ -320,7 +320,7 @@ impl<W: Write> ParquetWriter<W> {
                         Ok(())
                     });
                     compressors.give(compressor);
-                    let _ = to_writer.send(Message::Done(i, result));
+                    let _ = to_writer.send(Message::Done(i, Box::new(result)));
                 });
             }
             drop(to_writer);
@@ -339,7 +339,7 @@ impl<W: Write> ParquetWriter<W> {
                         Message::Pages(_, dictionary, pages) => out.put_pages(&dictionary, &pages).map(|()| {
                             blocks.lock().unwrap_or_else(|e| e.into_inner()).recycle(pages);
                         }),
-                        Message::Done(_, result) => result
+                        Message::Done(_, result) => (*result)
                             .and_then(|r| out.put_chunk(&chunks[front].0, chunks[front].1, start, r, &mut group))
                             .map(|used| {
                                 blocks.lock().unwrap_or_else(|e| e.into_inner()).recycle(used);
