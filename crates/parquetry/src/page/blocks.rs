@@ -17,6 +17,10 @@ pub struct PageBlocks {
 /// The size of a block; a page larger than this gets a block of its own size.
 const BLOCK: usize = 4 << 20;
 
+/// The most spare blocks kept: more than any writer reuses (a row group's chunks hand theirs
+/// back to one list), and a bound if some path hands back more than it takes.
+const SPARE_MAX: usize = 256;
+
 /// The size of a block for a page's header and levels alone, before its body's block.
 const HEAD_BLOCK: usize = 4 << 10;
 
@@ -98,6 +102,7 @@ impl PageBlocks {
     /// Forgets the pages, keeping their blocks for reuse.
     pub fn clear(&mut self) {
         self.spare.append(&mut self.blocks);
+        self.spare.truncate(SPARE_MAX);
         self.len = 0;
     }
 
@@ -105,6 +110,7 @@ impl PageBlocks {
     pub fn recycle(&mut self, mut other: PageBlocks) {
         self.spare.append(&mut other.blocks);
         self.spare.append(&mut other.spare);
+        self.spare.truncate(SPARE_MAX);
     }
 
     /// Moves the spare blocks out, leaving the pages here.
