@@ -10,6 +10,7 @@
 #   kernels      hand-made pages for every kernel (layout: fuzz_targets/kernels.rs)
 #   merge        the read_file seeds, and small dictionary-encoded files of (nearly) unique
 #                keys written by pyarrow (SNAPPY, v1 and v2 pages), if python3 has pyarrow
+#   write_roundtrip  every data/*.parquet, and merge's pyarrow files
 set -euo pipefail
 fuzz="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$fuzz")"
@@ -19,7 +20,7 @@ if [ ! -d "$testing/data" ]; then
     exit 1
 fi
 corpus="$fuzz/corpus"
-mkdir -p "$corpus"/{read_file,footer,page_header,kernels,merge}
+mkdir -p "$corpus"/{read_file,footer,page_header,kernels,merge,write_roundtrip}
 
 n=0
 for f in "$testing"/data/*.parquet "$testing"/bad_data/*.parquet; do
@@ -96,5 +97,8 @@ for v in ("1.0", "2.0"):
     pq.write_table(t, f"{out}/unique-snappy-v{v[0]}.parquet", data_page_version=v, row_group_size=100)
 PY
 
-echo "seeded from $n files: $(for t in read_file footer page_header kernels merge; do
+cp "$testing"/data/*.parquet "$corpus/write_roundtrip/"
+cp "$corpus"/merge/unique-*.parquet "$corpus/write_roundtrip/" 2>/dev/null || true
+
+echo "seeded from $n files: $(for t in read_file footer page_header kernels merge write_roundtrip; do
     printf '%s %s, ' "$t" "$(ls "$corpus/$t" | wc -l)"; done)"
