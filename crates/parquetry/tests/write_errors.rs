@@ -238,6 +238,38 @@ fn a_value_that_overflows_its_stored_unit_names_the_column() {
     assert_error(no_panic("overflow", || w.write(&batch)), ErrorKind::InvalidArgument, &["'t'", "overflows"]);
 }
 
+#[test]
+fn decimals_parquet_cannot_hold_are_refused_and_the_rest_read_back_as_pyarrow_reads() {
+    // A scale outside 0..=precision: Arrow allows it, Parquet's DECIMAL does not.
+    for t in [DataType::Decimal128(1, 2), DataType::Decimal128(5, -2)] {
+        let schema = Arc::new(Schema::new(vec![Field::new("d", t.clone(), true)]));
+        let r = no_panic("scale", || ParquetWriter::try_new(Vec::new(), schema, WriteOptions::default()));
+        assert_error(r.map(|_| ()), ErrorKind::Unsupported, &["'d'", "scale"]);
+    }
+    // Values past what the precision's storage holds (INT32, INT64, 9-byte FIXED_LEN_BYTE_ARRAY):
+    // refused, not written as the low bytes. The largest and smallest that fit are kept.
+    let dir = TempDir::new("write-errors-decimal");
+    for (precision, fits, past) in [
+        (3u8, i32::MAX as i128, i32::MAX as i128 + 1),
+        (12, i64::MIN as i128, i64::MIN as i128 - 1),
+        (20, -(1i128 << 71), (1i128 << 71)),
+    ] {
+        let t = DataType::Decimal128(precision, 0);
+        let schema = Arc::new(Schema::new(vec![Field::new("d", t.clone(), true)]));
+        let bad = Decimal128Array::from(vec![Some(1), None, Some(past)]).with_data_type(t.clone());
+        let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(bad)]).unwrap();
+        let mut w = ParquetWriter::try_new(Vec::new(), schema.clone(), WriteOptions::default()).unwrap();
+        assert_error(no_panic("decimal", || w.write(&batch)), ErrorKind::InvalidArgument, &["'d'", "decimal"]);
+        let good = Decimal128Array::from(vec![Some(fits), None, Some(-1), Some(fits / 3)]).with_data_type(t);
+        let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(good)]).unwrap();
+        let path = dir.0.join(format!("d{precision}.parquet"));
+        let mut w = ParquetWriter::try_new(std::fs::File::create(&path).unwrap(), schema.clone(), WriteOptions::default()).unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+        assert_pyarrow_reads(&path, &schema, std::slice::from_ref(&batch));
+    }
+}
+
 /// A sink that accepts `limit` bytes, then fails every write (and flush, if asked).
 struct FailingSink {
     written: Vec<u8>,

@@ -179,11 +179,11 @@ pub(crate) fn put_valid_range(
         }
         D::Decimal128(..) => {
             let v = &array.as_primitive::<Decimal128Type>().values()[start..end];
-            put_wide_decimal(leaf, v.iter().map(|x| x.to_be_bytes()), enc, bounds, scratch);
+            put_wide_decimal(leaf, v.iter().map(|x| x.to_be_bytes()), enc, bounds, scratch)?;
         }
         D::Decimal256(..) => {
             let v = &array.as_primitive::<Decimal256Type>().values()[start..end];
-            put_wide_decimal(leaf, v.iter().map(|x| x.to_be_bytes()), enc, bounds, scratch);
+            put_wide_decimal(leaf, v.iter().map(|x| x.to_be_bytes()), enc, bounds, scratch)?;
         }
         D::Utf8 | D::Binary => {
             let (offsets, data) = match array.data_type() {
@@ -291,38 +291,57 @@ fn put_i64s(v: &[i64], enc: &mut ValueEncoder, bounds: Option<&mut Bounds>, orde
 }
 
 /// Decimal128/256 values given big-endian: INT32/INT64 by precision, else the low
-/// `type_length` bytes of the big-endian two's complement (sign bytes dropped).
+/// `type_length` bytes of the big-endian two's complement (sign bytes dropped). A value whose
+/// dropped bytes are more than its sign (one past what the precision holds, which Arrow does
+/// not check) is refused: it would be written as another number.
 fn put_wide_decimal<const N: usize>(
     leaf: &LeafColumn,
     values: impl Iterator<Item = [u8; N]>,
     enc: &mut ValueEncoder,
     bounds: Option<&mut Bounds>,
     scratch: &mut Scratch,
-) {
-    let low = |be: &[u8; N], k: usize| {
-        let mut b = [0u8; 8];
-        b[8 - k..].copy_from_slice(&be[N - k..]);
-        i64::from_be_bytes(b)
+) -> Result<()> {
+    let width = match leaf.physical_type {
+        PhysicalType::INT32 => 4,
+        PhysicalType::INT64 => 8,
+        _ => leaf.type_length,
     };
+    // The bytes kept of each value, and the sign bytes put in front of them for a width
+    // wider than the value (none for the widths precisions give).
+    let kept = width.min(N);
+    let sign = |be: &[u8; N]| if kept > 0 && be[N - kept] & 0x80 != 0 { 0xFF } else { 0 };
+    scratch.bytes.clear();
+    for be in values {
+        let sign = sign(&be);
+        if kept == 0 || be[..N - kept].iter().any(|&b| b != sign) {
+            return Err(Error::invalid_argument(format!(
+                "column '{}': a decimal value does not fit the {width} bytes its precision is stored in \
+                 (Arrow does not check values against the precision)",
+                leaf.path
+            )));
+        }
+        scratch.bytes.extend(std::iter::repeat_n(sign, width - kept));
+        scratch.bytes.extend_from_slice(&be[N - kept..]);
+    }
     match leaf.physical_type {
         PhysicalType::INT32 => {
             scratch.i32s.clear();
-            scratch.i32s.extend(values.map(|be| low(&be, 8) as i32));
+            scratch.i32s.extend(scratch.bytes.chunks_exact(4).map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]])));
             put_i32s(&scratch.i32s, enc, bounds, leaf.order);
         }
         PhysicalType::INT64 => {
             scratch.i64s.clear();
-            scratch.i64s.extend(values.map(|be| low(&be, 8)));
+            scratch.i64s.extend(scratch.bytes.chunks_exact(8).map(|b| {
+                i64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
+            }));
             put_i64s(&scratch.i64s, enc, bounds, leaf.order);
         }
         _ => {
-            let w = leaf.type_length;
-            scratch.bytes.clear();
-            values.for_each(|be| scratch.bytes.extend_from_slice(&be[N - w..]));
             enc.put_fixed(&scratch.bytes);
             if let Some(b) = bounds {
-                b.fold_bytes(leaf.order, scratch.bytes.chunks_exact(w.max(1)));
+                b.fold_bytes(leaf.order, scratch.bytes.chunks_exact(width.max(1)));
             }
         }
     }
+    Ok(())
 }

@@ -339,6 +339,13 @@ fn leaf(field: &Field, name: &str, nullable: bool, place: &Place) -> Result<(Sch
         D::Duration(_) => (P::INT64, C::Same, StatOrder::Signed, 0),
         D::Decimal32(p, s) | D::Decimal64(p, s) | D::Decimal128(p, s) | D::Decimal256(p, s) => {
             let (p, s) = (*p as i32, *s as i32);
+            if s < 0 || s > p {
+                // Arrow allows it; Parquet's DECIMAL does not, and readers refuse the file.
+                return Err(Error::unsupported(format!(
+                    "column '{path}': {} has a scale outside 0..=precision, which Parquet's DECIMAL needs",
+                    field.data_type(),
+                )));
+            }
             e.logical_type = Some(LogicalType::Decimal { scale: s, precision: p });
             e.converted_type = Some(ConvertedType::DECIMAL);
             (e.scale, e.precision) = (Some(s), Some(p));
