@@ -395,6 +395,9 @@ pub struct Compressor {
     /// largest size, instead of zero-filling the worst-case bound of every page.
     snappy: Vec<u8>,
     snappy_encoder: Option<Box<snap::raw::Encoder>>,
+    /// A deflate state and its level, reset from page to page: a fresh one per page was most
+    /// of the time of writing small gzip pages (its tables and window are made anew).
+    gzip: Option<(flate2::Compress, i32)>,
 }
 
 /// Default zstd level: 1, as Arrow C++ and arrow-rs use. On a 1 MiB page of strings, level 1
@@ -449,7 +452,7 @@ impl Compressor {
                 out.extend_from_slice(&self.snappy[..n]);
                 Ok(())
             }
-            Codec::Gzip => compress_gzip(level.unwrap_or(GZIP_DEFAULT_LEVEL), input, out),
+            Codec::Gzip => self.compress_gzip(level.unwrap_or(GZIP_DEFAULT_LEVEL), input, out),
             Codec::Lzo => Err(lzo_unsupported()),
             Codec::Brotli => compress_brotli(level.unwrap_or(BROTLI_DEFAULT_LEVEL), input, out),
             Codec::Lz4 => lz4_hadoop::compress(input, out),
@@ -503,12 +506,26 @@ pub(crate) fn lz4_raw_compress(input: &[u8], out: &mut Vec<u8>) {
     out.truncate(start + n);
 }
 
-fn compress_gzip(level: i32, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
-    use flate2::{Compression, FlushCompress, Status};
-    if !(0..=9).contains(&level) {
-        return Err(Error::invalid_argument(format!("GZIP: level {level} is not in 0..=9")));
+impl Compressor {
+    fn compress_gzip(&mut self, level: i32, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
+        use flate2::Compression;
+        if !(0..=9).contains(&level) {
+            return Err(Error::invalid_argument(format!("GZIP: level {level} is not in 0..=9")));
+        }
+        let deflate = match &mut self.gzip {
+            Some((deflate, l)) if *l == level => {
+                deflate.reset();
+                deflate
+            }
+            slot => &mut slot.insert((flate2::Compress::new_gzip(Compression::new(level as u32), 15), level)).0,
+        };
+        deflate_all(deflate, input, out)
     }
-    let mut deflate = flate2::Compress::new_gzip(Compression::new(level as u32), 15);
+}
+
+/// Compresses `input` to one gzip member with `deflate` (fresh or reset), appended to `out`.
+fn deflate_all(deflate: &mut flate2::Compress, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
+    use flate2::{FlushCompress, Status};
     // zlib's compressBound plus the gzip header and trailer (18 bytes instead of zlib's 6).
     let n = input.len();
     out.reserve_exact(n + (n >> 12) + (n >> 14) + (n >> 25) + 13 + 12);
