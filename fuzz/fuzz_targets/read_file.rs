@@ -14,37 +14,9 @@ use arrow_array::Array;
 use libfuzzer_sys::fuzz_target;
 use parquetry::read::{ByteArrayType, ParquetFile, ReadOptions};
 
-/// A small deterministic generator seeded from the input.
-struct Rng(u64);
-
-impl Rng {
-    fn new(data: &[u8]) -> Self {
-        // FNV-1a over the input.
-        let mut h = 0xcbf2_9ce4_8422_2325u64;
-        for &b in data {
-            h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
-        }
-        Rng(h)
-    }
-    fn next(&mut self) -> u64 {
-        // splitmix64
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        if n == 0 {
-            0
-        } else {
-            self.next() % n
-        }
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-}
+#[path = "rng.rs"]
+mod rng;
+use rng::Rng;
 
 fn options(rng: &mut Rng, file: &ParquetFile<parquetry::page::BytesSource>) -> (ReadOptions, Option<u64>) {
     let meta = file.metadata();
