@@ -20,7 +20,9 @@ use parquetry::write::{DataPageVersion, ParquetWriter, StatisticsLevel, WriteOpt
 mod rng;
 use rng::Rng;
 
-fn options(rng: &mut Rng) -> WriteOptions {
+/// Options for a file of `rows` rows: the tiniest pages and row groups only for small files,
+/// which keeps a run within a second or so (3,000 one-row row groups take seconds under ASAN).
+fn options(rng: &mut Rng, rows: usize) -> WriteOptions {
     let codecs = [Codec::Uncompressed, Codec::Snappy, Codec::Zstd, Codec::Gzip, Codec::Lz4Raw, Codec::Lz4];
     let mut o = WriteOptions::new().with_compression(codecs[rng.below(codecs.len() as u64) as usize]);
     o = o.with_dictionary(rng.chance(50));
@@ -32,8 +34,8 @@ fn options(rng: &mut Rng) -> WriteOptions {
         o = o.with_data_page_version(DataPageVersion::V2);
     }
     o = o.with_data_page_size([1usize, 64, 1024, 1 << 20][rng.below(4) as usize]);
-    o = o.with_data_page_row_limit([1usize, 7, 100, 20_000][rng.below(4) as usize]);
-    o = o.with_row_group_rows([1usize, 10, 1000, 1 << 20][rng.below(4) as usize]);
+    o = o.with_data_page_row_limit([1usize, 7, 100, 20_000][rng.below(4) as usize].max(rows / 2000));
+    o = o.with_row_group_rows([1usize, 10, 1000, 1 << 20][rng.below(4) as usize].max(rows / 200));
     o = o.with_statistics([StatisticsLevel::None, StatisticsLevel::Chunk, StatisticsLevel::Page][rng.below(3) as usize]);
     o = o.with_page_index(rng.chance(50));
     o = o.with_page_header_statistics(rng.chance(30));
@@ -62,7 +64,7 @@ fuzz_target!(|data: &[u8]| {
     let Some(batches) = read(&mut file) else { return };
     let schema = file.arrow_schema().clone();
     let mut rng = Rng::new(data);
-    let options = options(&mut rng);
+    let options = options(&mut rng, batches.iter().map(RecordBatch::num_rows).sum());
     if std::env::var_os("SHOW_OPTIONS").is_some() {
         eprintln!("{options:?}");
     }
