@@ -332,8 +332,9 @@ fn lz4_into_fresh_vec(
         Codec::Lz4Raw => input,
         _ => {
             let (header, block) = input.split_first_chunk::<8>()?;
-            let raw_len = u32::from_be_bytes(header[..4].try_into().unwrap()) as usize;
-            let block_len = u32::from_be_bytes(header[4..].try_into().unwrap()) as usize;
+            let [r0, r1, r2, r3, b0, b1, b2, b3] = *header;
+            let raw_len = u32::from_be_bytes([r0, r1, r2, r3]) as usize;
+            let block_len = u32::from_be_bytes([b0, b1, b2, b3]) as usize;
             if raw_len != expected_len || block_len != block.len() {
                 return None;
             }
@@ -473,12 +474,14 @@ impl Compressor {
                 zstd_safe::get_error_name(code)
             ))
         };
-        if self.zstd.is_none() {
-            let cctx = zstd_safe::CCtx::try_create()
-                .ok_or_else(|| Error::unsupported("ZSTD: cannot create a compression context"))?;
-            self.zstd = Some((cctx, i32::MIN));
-        }
-        let (cctx, current) = self.zstd.as_mut().expect("just set");
+        let (cctx, current) = match &mut self.zstd {
+            Some(z) => z,
+            slot => {
+                let cctx = zstd_safe::CCtx::try_create()
+                    .ok_or_else(|| Error::unsupported("ZSTD: cannot create a compression context"))?;
+                slot.insert((cctx, i32::MIN))
+            }
+        };
         if *current != level {
             cctx.set_parameter(CParameter::CompressionLevel(level))
                 .map_err(|c| err("bad level", c))?;

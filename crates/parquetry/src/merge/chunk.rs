@@ -97,8 +97,10 @@ impl<'a> ChunkMerger<'a> {
         }
         let place = format!("page {} at file offset {}", page.index, page.offset);
         let mut d = InputDictionary::new(&page.header, page.body, codec);
-        self.parse_dictionary(&mut d).map_err(|e| e.context(&place))?;
-        let (Some(u), Some(values)) = (self.unified.as_mut(), d.values.as_ref()) else { unreachable!("checked and parsed above") };
+        let values = self
+            .parse_dictionary(&mut d.values, d.codec, &d.stored, d.uncompressed_len, d.count)
+            .map_err(|e| e.context(&place))?;
+        let Some(u) = self.unified.as_mut() else { return Ok(None) };
         if let Unified::Bytes(b) = u {
             b.reserve(values.spans.len(), values.bytes.len());
         }
@@ -185,12 +187,24 @@ impl<'a> ChunkMerger<'a> {
     }
 
     /// Decompresses and parses `d`'s values unless that was done already.
-    fn parse_dictionary(&mut self, d: &mut InputDictionary) -> Result<()> {
-        if d.values.is_none() {
-            let bytes = self.decompress(d.codec, &d.stored, d.uncompressed_len.min(i32::MAX as usize) as i32)?;
-            d.values = Some(DictionaryValues::parse(bytes, d.count, self.column)?);
+    /// An input dictionary's values (its `values` field), decompressed and parsed from its
+    /// stored page the first time they are asked for. It borrows that field alone, so that the
+    /// dictionary's other fields stay free while the values are in use.
+    fn parse_dictionary<'v>(
+        &mut self,
+        values: &'v mut Option<DictionaryValues>,
+        codec: Codec,
+        stored: &[u8],
+        uncompressed_len: usize,
+        count: usize,
+    ) -> Result<&'v DictionaryValues> {
+        match values {
+            Some(v) => Ok(v),
+            slot => {
+                let bytes = self.decompress(codec, stored, uncompressed_len.min(i32::MAX as usize) as i32)?;
+                Ok(slot.insert(DictionaryValues::parse(bytes, count, self.column)?))
+            }
         }
-        Ok(())
     }
 
     fn decompress(&mut self, codec: Codec, body: &[u8], uncompressed: i32) -> Result<Vec<u8>> {
@@ -264,9 +278,10 @@ impl<'a> ChunkMerger<'a> {
             self.counts.from_dictionary += 1;
             return Ok(());
         }
-        self.parse_dictionary(dictionary)?;
+        let d = dictionary;
+        let parsed = self.parse_dictionary(&mut d.values, d.codec, &d.stored, d.uncompressed_len, d.count)?;
         self.values.clear();
-        match (&dictionary.remap, self.unified.as_ref()) {
+        match (&d.remap, self.unified.as_ref()) {
             (Some(remap), Some(unified)) => {
                 let width = bit_width(unified.len());
                 self.values.push(width);
@@ -284,9 +299,8 @@ impl<'a> ChunkMerger<'a> {
                     return Err(Error::unsupported("dictionary-encoded BOOLEAN pages cannot be merged"));
                 }
                 let fixed = value_width(self.column).is_some();
-                let Some(dictionary) = dictionary.values.as_ref() else { unreachable!("parsed above") };
                 for &i in &self.indexes {
-                    let v = dictionary.value(i as usize);
+                    let v = parsed.value(i as usize);
                     if !fixed {
                         self.values.extend_from_slice(&(v.len() as u32).to_le_bytes());
                     }
@@ -339,8 +353,7 @@ impl<'a> ChunkMerger<'a> {
         if self.codec != Codec::Snappy {
             return Ok(false);
         }
-        self.parse_dictionary(d)?;
-        let Some(values) = d.values.as_ref() else { unreachable!("parsed above") };
+        let values = self.parse_dictionary(&mut d.values, d.codec, &d.stored, d.uncompressed_len, d.count)?;
         // A value's PLAIN bytes (with its length prefix for BYTE_ARRAY) lie whole in the page.
         let prefix = if value_width(self.column).is_some() { 0 } else { 4 };
         let start = |k: usize| values.spans.get(k).map_or(values.bytes.len(), |s| s.0 - prefix);
