@@ -281,8 +281,14 @@ impl ColumnChunkWriter {
     /// After a step of rows: past the dictionary page limit, ends the page, writes the
     /// dictionary and falls back for the rest of the chunk (as Arrow C++ does); otherwise ends
     /// the page if it is full (by rows, or by its values plus `levels_len` bytes of levels).
+    ///
+    /// The limit is at most [`MAX_DICTIONARY_PAGE`] whatever the options say, which also
+    /// keeps the dictionary's indexes within `u32` (a value takes at least one byte of it, a
+    /// step adds at most 1,024 values, and an input dictionary of more values than that bound
+    /// is gathered, not interned).
     pub(super) fn end_step(&mut self, compressor: &mut Compressor, levels_len: usize) -> Result<()> {
-        if self.encoder.is_dictionary() && self.encoder.dictionary_page_len() > self.options.dictionary_page_size_limit {
+        let limit = self.options.dictionary_page_size_limit.min(MAX_DICTIONARY_PAGE);
+        if self.encoder.is_dictionary() && self.encoder.dictionary_page_len() > limit {
             self.close_page(compressor)?;
             self.write_dictionary_page(compressor)?;
             self.encoder.fall_back();
@@ -343,7 +349,7 @@ impl ColumnChunkWriter {
         if from_dictionary {
             // Intern the input dictionary once (per chunk), then remap its keys row by row.
             let mapped = matches!(&self.dictionary_map, Some((a, _)) if std::sync::Arc::ptr_eq(a, values));
-            if !mapped {
+            if !mapped && values.len() <= MAX_DICTIONARY_PAGE {
                 check_value_lengths(&self.leaf, values.as_ref(), 0, values.len())?;
                 if let Ok(bytes) = byte_values(values.as_ref()) {
                     let lengths = bytes.iter().map(|v| v.len() as u32).collect();
@@ -537,6 +543,10 @@ impl ColumnChunkWriter {
         Ok(result)
     }
 }
+
+/// The largest dictionary page a chunk builds before falling back: a page's size is an `i32`
+/// in its header.
+const MAX_DICTIONARY_PAGE: usize = i32::MAX as usize;
 
 /// The values of a byte-like dictionary (strings, binaries, fixed-size binaries) as slices.
 /// An input dictionary interned into the column's dictionary: the output index and the byte
