@@ -306,37 +306,48 @@ fn put_wide_decimal<const N: usize>(
         PhysicalType::INT64 => 8,
         _ => leaf.type_length,
     };
-    // The bytes kept of each value, and the sign bytes put in front of them for a width
-    // wider than the value (none for the widths precisions give).
+    // The bytes kept of each value; a width wider than the value (none of the widths
+    // precisions give) gets sign bytes in front.
     let kept = width.min(N);
     let sign = |be: &[u8; N]| if kept > 0 && be[N - kept] & 0x80 != 0 { 0xFF } else { 0 };
-    scratch.bytes.clear();
-    for be in values {
-        let sign = sign(&be);
-        if kept == 0 || be[..N - kept].iter().any(|&b| b != sign) {
-            return Err(Error::invalid_argument(format!(
-                "column '{}': a decimal value does not fit the {width} bytes its precision is stored in \
-                 (Arrow does not check values against the precision)",
-                leaf.path
-            )));
-        }
-        scratch.bytes.extend(std::iter::repeat_n(sign, width - kept));
-        scratch.bytes.extend_from_slice(&be[N - kept..]);
-    }
+    let check = |be: &[u8; N]| match kept > 0 && be[..N - kept].iter().all(|&b| b == sign(be)) {
+        true => Ok(()),
+        false => Err(Error::invalid_argument(format!(
+            "column '{}': a decimal value does not fit the {width} bytes its precision is stored in \
+             (Arrow does not check values against the precision)",
+            leaf.path
+        ))),
+    };
+    // The kept bytes as an integer (INT32 and INT64 keep 4 and 8).
+    let low = |be: &[u8; N]| {
+        let mut b = [0u8; 8];
+        b[8 - kept..].copy_from_slice(&be[N - kept..]);
+        i64::from_be_bytes(b)
+    };
     match leaf.physical_type {
         PhysicalType::INT32 => {
             scratch.i32s.clear();
-            scratch.i32s.extend(scratch.bytes.chunks_exact(4).map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]])));
+            for be in values {
+                check(&be)?;
+                scratch.i32s.push(low(&be) as i32);
+            }
             put_i32s(&scratch.i32s, enc, bounds, leaf.order);
         }
         PhysicalType::INT64 => {
             scratch.i64s.clear();
-            scratch.i64s.extend(scratch.bytes.chunks_exact(8).map(|b| {
-                i64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
-            }));
+            for be in values {
+                check(&be)?;
+                scratch.i64s.push(low(&be));
+            }
             put_i64s(&scratch.i64s, enc, bounds, leaf.order);
         }
         _ => {
+            scratch.bytes.clear();
+            for be in values {
+                check(&be)?;
+                scratch.bytes.extend(std::iter::repeat_n(sign(&be), width - kept));
+                scratch.bytes.extend_from_slice(&be[N - kept..]);
+            }
             enc.put_fixed(&scratch.bytes);
             if let Some(b) = bounds {
                 b.fold_bytes(leaf.order, scratch.bytes.chunks_exact(width.max(1)));
