@@ -33,7 +33,8 @@ use crate::schema::SchemaDescriptor;
 use crate::write::FileSink;
 use chunk::ChunkMerger;
 use inputs::{check_schema, plan, Group, Input};
-use statistics::{stat_order, StatisticsMerger};
+use statistics::StatisticsMerger;
+use crate::schema::SortOrder;
 
 /// How to merge.
 #[derive(Debug, Clone)]
@@ -306,7 +307,7 @@ fn coalesce<W: MergeSink>(
         }
         let buffer = std::mem::take(&mut recycled);
         let mut merger = ChunkMerger::new(column, codec, level, options.dictionary_page_size_limit, buffer);
-        let mut stats = StatisticsMerger::new(stat_order(column));
+        let mut stats = StatisticsMerger::new(SortOrder::of_column(column));
         let place = |i: usize, g: usize| format!("{}, row group {g}, column '{}'", inputs[i].path.display(), column.dotted_path());
         // First the inputs' dictionaries up to the limit, so that the unified dictionary page
         // is complete before any data page; then every page, streamed to the output input by
@@ -410,7 +411,7 @@ fn copy_column<W: MergeSink>(
         return Ok(None);
     }
     let chunk_start = out.offset;
-    let mut stats = StatisticsMerger::new(stat_order(column));
+    let mut stats = StatisticsMerger::new(SortOrder::of_column(column));
     let mut locations = Vec::new();
     let (mut uncompressed, mut num_values, mut rows) = (0u64, 0i64, 0u64);
     let mut encodings: Vec<Encoding> = Vec::new();

@@ -4,35 +4,13 @@
 
 use std::cmp::Ordering;
 
-use crate::format::{ColumnIndex, ConvertedType, LogicalType, PhysicalType, SizeStatistics, Statistics};
-use crate::schema::ColumnDescriptor;
-use crate::write::schema::StatOrder;
-use crate::write::statistics::compare;
-
-/// The statistics order of a stored column, from its types (the spec's column orders).
-pub(crate) fn stat_order(c: &ColumnDescriptor) -> StatOrder {
-    let unsigned = matches!(c.logical_type, Some(LogicalType::Integer { is_signed: false, .. }))
-        || matches!(
-            c.converted_type,
-            Some(ConvertedType::UINT_8 | ConvertedType::UINT_16 | ConvertedType::UINT_32 | ConvertedType::UINT_64)
-        );
-    let decimal = matches!(c.logical_type, Some(LogicalType::Decimal { .. })) || c.converted_type == Some(ConvertedType::DECIMAL);
-    match c.physical_type {
-        PhysicalType::BOOLEAN => StatOrder::Boolean,
-        PhysicalType::INT32 | PhysicalType::INT64 if unsigned => StatOrder::Unsigned,
-        PhysicalType::INT32 | PhysicalType::INT64 => StatOrder::Signed,
-        PhysicalType::FLOAT | PhysicalType::DOUBLE => StatOrder::Float,
-        PhysicalType::FIXED_LEN_BYTE_ARRAY if matches!(c.logical_type, Some(LogicalType::Float16)) => StatOrder::Float16,
-        PhysicalType::BYTE_ARRAY | PhysicalType::FIXED_LEN_BYTE_ARRAY if decimal => StatOrder::SignedBytes,
-        PhysicalType::BYTE_ARRAY | PhysicalType::FIXED_LEN_BYTE_ARRAY => StatOrder::Bytes,
-        _ => StatOrder::Undefined,
-    }
-}
+use crate::format::{ColumnIndex, SizeStatistics, Statistics};
+use crate::schema::SortOrder;
 
 /// Merged chunk statistics: `None` once any input had none.
 #[derive(Debug)]
 pub(crate) struct StatisticsMerger {
-    order: StatOrder,
+    order: SortOrder,
     stats: Option<Statistics>,
     first: bool,
     size: Option<SizeStatistics>,
@@ -42,7 +20,7 @@ pub(crate) struct StatisticsMerger {
 
 impl StatisticsMerger {
     /// An empty merger for a column of `order`.
-    pub fn new(order: StatOrder) -> Self {
+    pub fn new(order: SortOrder) -> Self {
         StatisticsMerger { order, stats: None, first: true, size: None, index: None, page_bytes: Some(Vec::new()) }
     }
 
@@ -87,17 +65,17 @@ impl StatisticsMerger {
     }
 }
 
-fn merge_statistics(order: StatOrder, mut acc: Statistics, s: &Statistics) -> Option<Statistics> {
+fn merge_statistics(order: SortOrder, mut acc: Statistics, s: &Statistics) -> Option<Statistics> {
     acc.null_count = acc.null_count.zip(s.null_count).map(|(a, b)| a + b);
     acc.distinct_count = None;
     acc.nan_count = acc.nan_count.zip(s.nan_count).map(|(a, b)| a + b);
     // The deprecated signed-order fields are dropped: their order may not be the column's.
     acc.min = None;
     acc.max = None;
-    let keep_bounds = order != StatOrder::Undefined;
+    let keep_bounds = order != SortOrder::Undefined;
     match (acc.min_value.take(), s.min_value.as_ref()) {
         (Some(a), Some(b)) if keep_bounds => {
-            if compare(order, b, &a) == Ordering::Less {
+            if order.compare(b, &a) == Ordering::Less {
                 acc.min_value = Some(b.clone());
                 acc.is_min_value_exact = s.is_min_value_exact;
             } else {
@@ -108,7 +86,7 @@ fn merge_statistics(order: StatOrder, mut acc: Statistics, s: &Statistics) -> Op
     }
     match (acc.max_value.take(), s.max_value.as_ref()) {
         (Some(a), Some(b)) if keep_bounds => {
-            if compare(order, b, &a) == Ordering::Greater {
+            if order.compare(b, &a) == Ordering::Greater {
                 acc.max_value = Some(b.clone());
                 acc.is_max_value_exact = s.is_max_value_exact;
             } else {

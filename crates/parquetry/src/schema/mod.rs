@@ -7,10 +7,12 @@
 
 mod arrow;
 mod arrow_hint;
+mod sort_order;
 
 pub use arrow::{arrow_schema, leaf_arrow_type};
 pub(crate) use arrow::{is_list, is_map, repeated_is_element};
 pub use arrow_hint::{encode_arrow_schema, ARROW_SCHEMA_KEY};
+pub use sort_order::SortOrder;
 
 use crate::error::{Error, Result};
 use crate::format::{

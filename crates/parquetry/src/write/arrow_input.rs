@@ -276,14 +276,14 @@ fn i64_values(array: &dyn Array) -> &[i64] {
     }
 }
 
-fn put_i32s(v: &[i32], enc: &mut ValueEncoder, bounds: Option<&mut Bounds>, order: super::schema::StatOrder) {
+fn put_i32s(v: &[i32], enc: &mut ValueEncoder, bounds: Option<&mut Bounds>, order: crate::schema::SortOrder) {
     enc.put_i32(v);
     if let Some(b) = bounds {
         b.fold_i32(order, v);
     }
 }
 
-fn put_i64s(v: &[i64], enc: &mut ValueEncoder, bounds: Option<&mut Bounds>, order: super::schema::StatOrder) {
+fn put_i64s(v: &[i64], enc: &mut ValueEncoder, bounds: Option<&mut Bounds>, order: crate::schema::SortOrder) {
     enc.put_i64(v);
     if let Some(b) = bounds {
         b.fold_i64(order, v);

@@ -23,7 +23,8 @@ use arrow_schema::DataType;
 use super::arrow_input::{check_value_lengths, put_valid_range, Scratch};
 use super::encoder::{Dictionary, ValueEncoder};
 use super::options::{ColumnOptions, StatisticsLevel, WriteOptions};
-use super::schema::{LeafColumn, StatOrder};
+use super::schema::LeafColumn;
+use crate::schema::SortOrder;
 use super::shred::Shredded;
 use super::statistics::{nan_bounds, statistics, Bounds, ColumnIndexBuilder};
 use crate::compress::Compressor;
@@ -203,7 +204,7 @@ impl ColumnChunkWriter {
     }
 
     fn statistics_on(&self) -> bool {
-        self.options.statistics != StatisticsLevel::None && self.leaf.order != StatOrder::Undefined
+        self.options.statistics != StatisticsLevel::None && self.leaf.order != SortOrder::Undefined
     }
 
     /// Writes every row of `column` (this leaf's top-level column of one batch slice).
@@ -386,7 +387,7 @@ impl ColumnChunkWriter {
     /// Folds the bounds of the dictionary values the page's indexes name, each
     /// distinct value once.
     fn fold_dictionary_page(&mut self) {
-        if self.options.statistics == StatisticsLevel::None || self.leaf.order == StatOrder::Undefined {
+        if self.options.statistics == StatisticsLevel::None || self.leaf.order == SortOrder::Undefined {
             return;
         }
         let Some(Dictionary::Bytes(d)) = self.encoder.dictionary() else { return };

@@ -29,7 +29,7 @@ mod row_group;
 
 use row_group::Out;
 
-const MAGIC: &[u8; 4] = b"PAR1";
+use crate::format::footer::MAGIC;
 
 /// Writes Arrow record batches as one Parquet file to any [`Write`] sink.
 ///

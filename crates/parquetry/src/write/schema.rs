@@ -7,6 +7,7 @@
 //! }`. Each leaf records the steps from its top-level field down to it ([`Nesting`]), which the
 //! record shredder (`shred`) follows to compute its levels.
 
+use crate::schema::SortOrder;
 use arrow_schema::{DataType, Field, Schema, TimeUnit as ArrowTimeUnit};
 
 use crate::error::{Error, Result};
@@ -29,27 +30,6 @@ pub(crate) enum Conversion {
     Decimal,
     /// All-null column.
     Null,
-}
-
-/// The order of min/max statistics for a leaf, from the spec's column orders.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum StatOrder {
-    /// false < true.
-    Boolean,
-    /// Two's complement integers.
-    Signed,
-    /// Unsigned integers (UINT_* annotations).
-    Unsigned,
-    /// IEEE floats, NaN excluded.
-    Float,
-    /// Bytes compared as unsigned, lexicographically.
-    Bytes,
-    /// Big-endian two's complement bytes (decimals in FIXED_LEN_BYTE_ARRAY).
-    SignedBytes,
-    /// Half floats in 2 little-endian bytes.
-    Float16,
-    /// No statistics (no order defined).
-    Undefined,
 }
 
 /// One step from a top-level Arrow field down to a leaf under it.
@@ -80,7 +60,7 @@ pub(crate) struct LeafColumn {
     /// How Arrow values become physical ones.
     pub conversion: Conversion,
     /// The statistics order.
-    pub order: StatOrder,
+    pub order: SortOrder,
     /// Maximum definition level (0 for required, 1 for optional flat columns).
     pub max_def_level: i16,
     /// Maximum repetition level (0 outside lists and maps).
@@ -263,49 +243,49 @@ fn leaf(field: &Field, name: &str, nullable: bool, place: &Place) -> Result<(Sch
     use Conversion as C;
     use DataType as D;
     use PhysicalType as P;
-    let (physical, conversion, order, type_length) = match value_type {
+    let (physical, conversion, type_length) = match value_type {
         D::Null => {
             e.logical_type = Some(LogicalType::Null);
-            (P::INT32, C::Null, StatOrder::Signed, 0)
+            (P::INT32, C::Null, 0)
         }
-        D::Boolean => (P::BOOLEAN, C::Same, StatOrder::Boolean, 0),
+        D::Boolean => (P::BOOLEAN, C::Same, 0),
         D::Int8 => {
             int(&mut e, 8, true, ConvertedType::INT_8);
-            (P::INT32, C::Widen, StatOrder::Signed, 0)
+            (P::INT32, C::Widen, 0)
         }
         D::Int16 => {
             int(&mut e, 16, true, ConvertedType::INT_16);
-            (P::INT32, C::Widen, StatOrder::Signed, 0)
+            (P::INT32, C::Widen, 0)
         }
-        D::Int32 => (P::INT32, C::Same, StatOrder::Signed, 0),
-        D::Int64 => (P::INT64, C::Same, StatOrder::Signed, 0),
+        D::Int32 => (P::INT32, C::Same, 0),
+        D::Int64 => (P::INT64, C::Same, 0),
         D::UInt8 => {
             int(&mut e, 8, false, ConvertedType::UINT_8);
-            (P::INT32, C::Widen, StatOrder::Unsigned, 0)
+            (P::INT32, C::Widen, 0)
         }
         D::UInt16 => {
             int(&mut e, 16, false, ConvertedType::UINT_16);
-            (P::INT32, C::Widen, StatOrder::Unsigned, 0)
+            (P::INT32, C::Widen, 0)
         }
         D::UInt32 => {
             int(&mut e, 32, false, ConvertedType::UINT_32);
-            (P::INT32, C::Same, StatOrder::Unsigned, 0)
+            (P::INT32, C::Same, 0)
         }
         D::UInt64 => {
             int(&mut e, 64, false, ConvertedType::UINT_64);
-            (P::INT64, C::Same, StatOrder::Unsigned, 0)
+            (P::INT64, C::Same, 0)
         }
         D::Float16 => {
             e.logical_type = Some(LogicalType::Float16);
-            (P::FIXED_LEN_BYTE_ARRAY, C::Same, StatOrder::Float16, 2)
+            (P::FIXED_LEN_BYTE_ARRAY, C::Same, 2)
         }
-        D::Float32 => (P::FLOAT, C::Same, StatOrder::Float, 0),
-        D::Float64 => (P::DOUBLE, C::Same, StatOrder::Float, 0),
+        D::Float32 => (P::FLOAT, C::Same, 0),
+        D::Float64 => (P::DOUBLE, C::Same, 0),
         D::Date32 | D::Date64 => {
             e.logical_type = Some(LogicalType::Date);
             e.converted_type = Some(ConvertedType::DATE);
             let c = if *value_type == D::Date64 { C::Divide(86_400_000) } else { C::Same };
-            (P::INT32, c, StatOrder::Signed, 0)
+            (P::INT32, c, 0)
         }
         D::Time32(unit) => {
             // Parquet has no seconds: stored as milliseconds, as pyarrow does. Arrow times
@@ -314,12 +294,12 @@ fn leaf(field: &Field, name: &str, nullable: bool, place: &Place) -> Result<(Sch
             e.logical_type =
                 Some(LogicalType::Time { is_adjusted_to_utc: false, unit: TimeUnit::Millis });
             let c = if *unit == ArrowTimeUnit::Second { C::Scale(1000) } else { C::Same };
-            (P::INT32, c, StatOrder::Signed, 0)
+            (P::INT32, c, 0)
         }
         D::Time64(unit) => {
             let unit = parquet_unit(*unit);
             e.logical_type = Some(LogicalType::Time { is_adjusted_to_utc: false, unit });
-            (P::INT64, C::Same, StatOrder::Signed, 0)
+            (P::INT64, C::Same, 0)
         }
         D::Timestamp(unit, tz) => {
             let (stored, c) = match unit {
@@ -334,9 +314,9 @@ fn leaf(field: &Field, name: &str, nullable: bool, place: &Place) -> Result<(Sch
                 (true, TimeUnit::Micros) => Some(ConvertedType::TIMESTAMP_MICROS),
                 _ => None,
             };
-            (P::INT64, c, StatOrder::Signed, 0)
+            (P::INT64, c, 0)
         }
-        D::Duration(_) => (P::INT64, C::Same, StatOrder::Signed, 0),
+        D::Duration(_) => (P::INT64, C::Same, 0),
         D::Decimal32(p, s) | D::Decimal64(p, s) | D::Decimal128(p, s) | D::Decimal256(p, s) => {
             let (p, s) = (*p as i32, *s as i32);
             if s < 0 || s > p {
@@ -350,22 +330,22 @@ fn leaf(field: &Field, name: &str, nullable: bool, place: &Place) -> Result<(Sch
             e.converted_type = Some(ConvertedType::DECIMAL);
             (e.scale, e.precision) = (Some(s), Some(p));
             if p <= 9 {
-                (P::INT32, C::Decimal, StatOrder::Signed, 0)
+                (P::INT32, C::Decimal, 0)
             } else if p <= 18 {
-                (P::INT64, C::Decimal, StatOrder::Signed, 0)
+                (P::INT64, C::Decimal, 0)
             } else {
                 let width = decimal_width(p as u32);
-                (P::FIXED_LEN_BYTE_ARRAY, C::Decimal, StatOrder::SignedBytes, width)
+                (P::FIXED_LEN_BYTE_ARRAY, C::Decimal, width)
             }
         }
         D::Utf8 | D::LargeUtf8 | D::Utf8View => {
             e.logical_type = Some(LogicalType::String);
             e.converted_type = Some(ConvertedType::UTF8);
-            (P::BYTE_ARRAY, C::Same, StatOrder::Bytes, 0)
+            (P::BYTE_ARRAY, C::Same, 0)
         }
-        D::Binary | D::LargeBinary | D::BinaryView => (P::BYTE_ARRAY, C::Same, StatOrder::Bytes, 0),
+        D::Binary | D::LargeBinary | D::BinaryView => (P::BYTE_ARRAY, C::Same, 0),
         D::FixedSizeBinary(n) if *n > 0 => {
-            (P::FIXED_LEN_BYTE_ARRAY, C::Same, StatOrder::Bytes, *n as usize)
+            (P::FIXED_LEN_BYTE_ARRAY, C::Same, *n as usize)
         }
         _ => return Err(unsupported()),
     };
@@ -374,6 +354,7 @@ fn leaf(field: &Field, name: &str, nullable: bool, place: &Place) -> Result<(Sch
         e.type_length = Some(type_length as i32);
     }
     e.field_id = field_id(field);
+    let order = SortOrder::of(physical, e.logical_type.as_ref(), e.converted_type);
     let leaf = LeafColumn {
         path_in_schema: place.path.iter().cloned().chain([name.to_owned()]).collect(),
         path,

@@ -7,7 +7,7 @@
 
 use std::cmp::Ordering;
 
-use super::schema::StatOrder;
+use crate::schema::SortOrder;
 use crate::format::{BoundaryOrder, ColumnIndex, Statistics};
 
 /// The running min and max of a page or a chunk, PLAIN-encoded.
@@ -40,7 +40,7 @@ impl Bounds {
     }
 
     /// Folds in a candidate min and max (PLAIN bytes) under `order`.
-    pub fn fold(&mut self, order: StatOrder, min: &[u8], max: &[u8]) {
+    pub fn fold(&mut self, order: SortOrder, min: &[u8], max: &[u8]) {
         if !self.set {
             self.min.clear();
             self.min.extend_from_slice(min);
@@ -49,27 +49,27 @@ impl Bounds {
             self.set = true;
             return;
         }
-        if compare(order, min, &self.min) == Ordering::Less {
+        if order.compare(min, &self.min) == Ordering::Less {
             self.min.clear();
             self.min.extend_from_slice(min);
         }
-        if compare(order, max, &self.max) == Ordering::Greater {
+        if order.compare(max, &self.max) == Ordering::Greater {
             self.max.clear();
             self.max.extend_from_slice(max);
         }
     }
 
     /// Folds in another page's or chunk's bounds.
-    pub fn merge(&mut self, order: StatOrder, other: &Bounds) {
+    pub fn merge(&mut self, order: SortOrder, other: &Bounds) {
         if other.set {
             self.fold(order, &other.min, &other.max);
         }
     }
 
     /// Folds in INT32 values (signed, or unsigned when `order` says so).
-    pub fn fold_i32(&mut self, order: StatOrder, values: &[i32]) {
+    pub fn fold_i32(&mut self, order: SortOrder, values: &[i32]) {
         let Some((min, max)) = (match order {
-            StatOrder::Unsigned => min_max(values.iter().map(|&v| v as u32))
+            SortOrder::Unsigned => min_max(values.iter().map(|&v| v as u32))
                 .map(|(a, b)| (a as i32, b as i32)),
             _ => min_max(values.iter().copied()),
         }) else {
@@ -79,9 +79,9 @@ impl Bounds {
     }
 
     /// Folds in INT64 values (signed, or unsigned when `order` says so).
-    pub fn fold_i64(&mut self, order: StatOrder, values: &[i64]) {
+    pub fn fold_i64(&mut self, order: SortOrder, values: &[i64]) {
         let Some((min, max)) = (match order {
-            StatOrder::Unsigned => min_max(values.iter().map(|&v| v as u64))
+            SortOrder::Unsigned => min_max(values.iter().map(|&v| v as u64))
                 .map(|(a, b)| (a as i64, b as i64)),
             _ => min_max(values.iter().copied()),
         }) else {
@@ -97,7 +97,7 @@ impl Bounds {
             let (min, max) = (min as f32, max as f32);
             let min = if min == 0.0 { -0.0f32 } else { min };
             let max = if max == 0.0 { 0.0f32 } else { max };
-            self.fold(StatOrder::Float, &min.to_le_bytes(), &max.to_le_bytes());
+            self.fold(SortOrder::Float, &min.to_le_bytes(), &max.to_le_bytes());
         }
     }
 
@@ -106,26 +106,26 @@ impl Bounds {
         if let Some((min, max)) = float_min_max(values.iter().copied()) {
             let min = if min == 0.0 { -0.0f64 } else { min };
             let max = if max == 0.0 { 0.0f64 } else { max };
-            self.fold(StatOrder::Float, &min.to_le_bytes(), &max.to_le_bytes());
+            self.fold(SortOrder::Float, &min.to_le_bytes(), &max.to_le_bytes());
         }
     }
 
     /// Folds in BOOLEAN values.
     pub fn fold_bool(&mut self, any_false: bool, any_true: bool) {
         if any_false || any_true {
-            self.fold(StatOrder::Boolean, &[u8::from(!any_false)], &[u8::from(any_true)]);
+            self.fold(SortOrder::Boolean, &[u8::from(!any_false)], &[u8::from(any_true)]);
         }
     }
 
     /// Folds in byte-array values (or fixed-width byte values) under `order`.
-    pub fn fold_bytes<'v>(&mut self, order: StatOrder, values: impl IntoIterator<Item = &'v [u8]>) {
+    pub fn fold_bytes<'v>(&mut self, order: SortOrder, values: impl IntoIterator<Item = &'v [u8]>) {
         let mut values = values.into_iter();
-        let Some(first) = values.by_ref().find(|v| order != StatOrder::Float16 || !is_nan16(v))
+        let Some(first) = values.by_ref().find(|v| order != SortOrder::Float16 || !is_nan16(v))
         else {
             return;
         };
         let (mut min, mut max) = (first, first);
-        if order == StatOrder::Bytes {
+        if order == SortOrder::Bytes {
             // Every value between min and max shares their common prefix, so the 8 bytes
             // after it (`o`: that prefix in whole words), as a big-endian number, order most
             // values against both at once: `https://www.example...` and `category_...` share
@@ -158,16 +158,16 @@ impl Bounds {
             return;
         }
         for v in values {
-            if order == StatOrder::Float16 && is_nan16(v) {
+            if order == SortOrder::Float16 && is_nan16(v) {
                 continue;
             }
-            if compare(order, v, min) == Ordering::Less {
+            if order.compare(v, min) == Ordering::Less {
                 min = v;
-            } else if compare(order, v, max) == Ordering::Greater {
+            } else if order.compare(v, max) == Ordering::Greater {
                 max = v;
             }
         }
-        if order == StatOrder::Float16 {
+        if order == SortOrder::Float16 {
             // -0.0 and +0.0 as for FLOAT and DOUBLE.
             let zero = |v: &[u8]| u16::from_le_bytes([v[0], v[1]]) & 0x7fff == 0;
             let min: &[u8] = if zero(min) { &[0x00, 0x80] } else { min };
@@ -273,44 +273,6 @@ fn is_nan16(v: &[u8]) -> bool {
     bits & 0x7c00 == 0x7c00 && bits & 0x03ff != 0
 }
 
-fn f16_to_f32(v: &[u8]) -> f32 {
-    let bits = u16::from_le_bytes([v[0], v[1]]) as u32;
-    let sign = (bits >> 15) << 31;
-    let exp = (bits >> 10) & 0x1f;
-    let frac = bits & 0x3ff;
-    let f = match exp {
-        0 => {
-            let magnitude = frac as f32 * (1.0 / (1u32 << 24) as f32);
-            return if sign != 0 { -magnitude } else { magnitude };
-        }
-        0x1f => sign | 0x7f80_0000 | (frac << 13),
-        e => sign | ((e + 112) << 23) | (frac << 13),
-    };
-    f32::from_bits(f)
-}
-
-/// Compares two PLAIN-encoded values in the column's order.
-pub(crate) fn compare(order: StatOrder, a: &[u8], b: &[u8]) -> Ordering {
-    let le4 = |v: &[u8]| u32::from_le_bytes(v[..4].try_into().unwrap_or([0; 4]));
-    let le8 = |v: &[u8]| u64::from_le_bytes(v[..8].try_into().unwrap_or([0; 8]));
-    match order {
-        StatOrder::Boolean | StatOrder::Bytes | StatOrder::Undefined => a.cmp(b),
-        StatOrder::Signed if a.len() == 4 => (le4(a) as i32).cmp(&(le4(b) as i32)),
-        StatOrder::Signed => (le8(a) as i64).cmp(&(le8(b) as i64)),
-        StatOrder::Unsigned if a.len() == 4 => le4(a).cmp(&le4(b)),
-        StatOrder::Unsigned => le8(a).cmp(&le8(b)),
-        StatOrder::Float if a.len() == 4 => {
-            f32::from_bits(le4(a)).total_cmp(&f32::from_bits(le4(b)))
-        }
-        StatOrder::Float => f64::from_bits(le8(a)).total_cmp(&f64::from_bits(le8(b))),
-        StatOrder::Float16 => f16_to_f32(a).total_cmp(&f16_to_f32(b)),
-        StatOrder::SignedBytes => match (a.first(), b.first()) {
-            (Some(&x), Some(&y)) if x != y => (x as i8).cmp(&(y as i8)),
-            _ => a.cmp(b),
-        },
-    }
-}
-
 /// A min or max ready for the footer: possibly truncated, with whether it is exact.
 pub(crate) struct Bound {
     pub bytes: Vec<u8>,
@@ -322,16 +284,16 @@ pub(crate) struct Bound {
 /// so both stay bounds. Only unsigned-lexicographic values are truncated.
 pub(crate) fn truncated(
     bounds: &Bounds,
-    order: StatOrder,
+    order: SortOrder,
     utf8: bool,
     limit: Option<usize>,
 ) -> Option<(Bound, Bound)> {
-    if !bounds.is_set() || order == StatOrder::Undefined {
+    if !bounds.is_set() || order == SortOrder::Undefined {
         return None;
     }
     let (min, max) = (bounds.min(), bounds.max());
     let limit = match limit {
-        Some(l) if order == StatOrder::Bytes => l,
+        Some(l) if order == SortOrder::Bytes => l,
         _ => {
             return Some((
                 Bound { bytes: min.to_vec(), exact: true },
@@ -392,7 +354,7 @@ fn increment_prefix(v: &[u8], limit: usize, utf8: bool) -> Option<Vec<u8>> {
 pub(crate) fn statistics(
     bounds: &Bounds,
     null_count: u64,
-    order: StatOrder,
+    order: SortOrder,
     utf8: bool,
     limit: Option<usize>,
 ) -> Statistics {
@@ -400,7 +362,7 @@ pub(crate) fn statistics(
     if let Some((min, max)) = truncated(bounds, order, utf8, limit) {
         // The deprecated fields are signed-order only: write them just where that is the
         // column's order, as Arrow C++ does, so old readers never misuse them.
-        if matches!(order, StatOrder::Signed | StatOrder::Boolean | StatOrder::Float) {
+        if matches!(order, SortOrder::Signed | SortOrder::Boolean | SortOrder::Float) {
             s.min = Some(min.bytes.as_slice().into());
             s.max = Some(max.bytes.as_slice().into());
         }
@@ -438,7 +400,7 @@ impl ColumnIndexBuilder {
     /// Adds one page's entry. `ordered` is false for a page whose bounds say nothing about
     /// the order of the pages (NaN bounds of a page of NaN), which then does not take part in
     /// the boundary order, as null pages do not.
-    pub fn push(&mut self, bounds: &Bounds, null_count: u64, order: StatOrder, utf8: bool, limit: Option<usize>, ordered: bool) {
+    pub fn push(&mut self, bounds: &Bounds, null_count: u64, order: SortOrder, utf8: bool, limit: Option<usize>, ordered: bool) {
         if let Some(n) = self.index.null_counts.as_mut() {
             n.push(null_count as i64);
         }
@@ -451,10 +413,10 @@ impl ColumnIndexBuilder {
             Some((min, max)) => {
                 if let Some((lmin, lmax)) = &self.last {
                     let (a, d) = (
-                        compare(order, lmin, &min.bytes) != Ordering::Greater
-                            && compare(order, lmax, &max.bytes) != Ordering::Greater,
-                        compare(order, lmin, &min.bytes) != Ordering::Less
-                            && compare(order, lmax, &max.bytes) != Ordering::Less,
+                        order.compare(lmin, &min.bytes) != Ordering::Greater
+                            && order.compare(lmax, &max.bytes) != Ordering::Greater,
+                        order.compare(lmin, &min.bytes) != Ordering::Less
+                            && order.compare(lmax, &max.bytes) != Ordering::Less,
                     );
                     self.ascending &= a;
                     self.descending &= d;
@@ -464,7 +426,7 @@ impl ColumnIndexBuilder {
                 self.index.min_values.push(min.bytes);
                 self.index.max_values.push(max.bytes);
             }
-            None if order == StatOrder::Undefined => self.valid = false,
+            None if order == SortOrder::Undefined => self.valid = false,
             None => {
                 self.index.null_pages.push(true);
                 self.index.min_values.push(Vec::new());

@@ -32,7 +32,7 @@ fn byte_bounds_are_the_smallest_and_largest_values() {
             })
             .collect();
         let mut b = Bounds::default();
-        b.fold_bytes(StatOrder::Bytes, values.iter().map(Vec::as_slice));
+        b.fold_bytes(SortOrder::Bytes, values.iter().map(Vec::as_slice));
         let (want_min, want_max) = (values.iter().min().unwrap(), values.iter().max().unwrap());
         assert!(b.is_set());
         assert_eq!(b.min, *want_min, "round {round}");
@@ -65,19 +65,19 @@ fn byte_comparison_is_lexicographic() {
 #[test]
 fn truncation_keeps_bounds() {
     let mut b = Bounds::default();
-    b.fold_bytes(StatOrder::Bytes, [&b"abcdef"[..], b"abcdzz\xff\xff"]);
-    let (min, max) = truncated(&b, StatOrder::Bytes, false, Some(4)).unwrap();
+    b.fold_bytes(SortOrder::Bytes, [&b"abcdef"[..], b"abcdzz\xff\xff"]);
+    let (min, max) = truncated(&b, SortOrder::Bytes, false, Some(4)).unwrap();
     assert_eq!((min.bytes.as_slice(), min.exact), (&b"abcd"[..], false));
     assert_eq!((max.bytes.as_slice(), max.exact), (&b"abce"[..], false));
     // A maximum of 0xff bytes has no shorter upper bound: kept whole.
     let mut b = Bounds::default();
-    b.fold_bytes(StatOrder::Bytes, [&b"\xff\xff\xff"[..]]);
-    let (_, max) = truncated(&b, StatOrder::Bytes, false, Some(2)).unwrap();
+    b.fold_bytes(SortOrder::Bytes, [&b"\xff\xff\xff"[..]]);
+    let (_, max) = truncated(&b, SortOrder::Bytes, false, Some(2)).unwrap();
     assert_eq!((max.bytes.as_slice(), max.exact), (&b"\xff\xff\xff"[..], true));
     // UTF-8: cut at a character start, increment a character.
     let mut b = Bounds::default();
-    b.fold_bytes(StatOrder::Bytes, ["aé€x".as_bytes()]);
-    let (min, max) = truncated(&b, StatOrder::Bytes, true, Some(4)).unwrap();
+    b.fold_bytes(SortOrder::Bytes, ["aé€x".as_bytes()]);
+    let (min, max) = truncated(&b, SortOrder::Bytes, true, Some(4)).unwrap();
     assert_eq!(min.bytes, "aé".as_bytes());
     assert_eq!(max.bytes, "aê".as_bytes());
 }
@@ -96,11 +96,11 @@ fn floats_skip_nan_and_sign_zeros() {
 #[test]
 fn unsigned_and_decimal_orders() {
     let mut b = Bounds::default();
-    b.fold_i32(StatOrder::Unsigned, &[-1, 5]);
+    b.fold_i32(SortOrder::Unsigned, &[-1, 5]);
     assert_eq!(b.min(), 5i32.to_le_bytes());
     assert_eq!(b.max(), (-1i32).to_le_bytes());
     let mut b = Bounds::default();
-    b.fold_bytes(StatOrder::SignedBytes, [&[0xff, 0x00][..], &[0x00, 0x01]]);
+    b.fold_bytes(SortOrder::SignedBytes, [&[0xff, 0x00][..], &[0x00, 0x01]]);
     assert_eq!(b.min(), [0xff, 0x00]);
     assert_eq!(b.max(), [0x00, 0x01]);
 }
