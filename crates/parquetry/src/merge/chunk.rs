@@ -7,11 +7,11 @@
 //! beyond what counting values needs.
 
 use crate::compress::{snappy_splice, Codec, Compressor, Decompressor};
-use crate::encoding::rle::{decode_bit_packed_msb, RleDecoder, RleEncoder};
+use crate::encoding::rle::{RleDecoder, RleEncoder};
 use crate::error::{Error, Result};
 use crate::format::{ColumnMetaData, Encoding, PageHeader, PageType, PhysicalType};
-use crate::page::{has_parquet_816_bug, ChunkSource, PageStream, PageWriter};
-use crate::read::levels::{level_bit_width, split_v1_levels, LevelData};
+use crate::page::{has_parquet_816_bug, ChunkSource, DataPageSections, Page, PageDecompressor, PageStream, PageWriter};
+use crate::read::levels::count_levels;
 use crate::schema::ColumnDescriptor;
 
 use super::dictionary::{value_width, DictionaryValues, InputDictionary, Unified};
@@ -46,6 +46,10 @@ pub(crate) struct ChunkMerger<'a> {
     /// the output's): then the unified page is spliced from them, not compressed again.
     spliced: Option<Vec<(arrow_buffer::Buffer, usize)>>,
     decompressor: Decompressor,
+    /// Opens the data pages that are not copied as they are (one per input chunk's codec).
+    pages_in: Option<PageDecompressor>,
+    /// Levels decoded to be counted.
+    levels: Vec<i16>,
     values: Vec<u8>,
     indexes: Vec<u32>,
     /// The head of a SNAPPY block made from a dictionary page (see `page_from_dictionary`).
@@ -71,6 +75,8 @@ impl<'a> ChunkMerger<'a> {
             interned: false,
             spliced: (codec == Codec::Snappy).then(Vec::new),
             decompressor: Decompressor::new(),
+            pages_in: None,
+            levels: Vec::new(),
             values: Vec::new(),
             indexes: Vec::new(),
             head: Vec::new(),
@@ -157,6 +163,8 @@ impl<'a> ChunkMerger<'a> {
     ) -> Result<()> {
         let codec = Codec::from_thrift(meta.codec.0)?;
         let mut stream = PageStream::new(meta, source.len(), has_parquet_816_bug(created_by))?;
+        let c = self.column;
+        self.pages_in = Some(PageDecompressor::new(codec, c.max_rep_level, c.max_def_level, false));
         let mut dictionary: Option<InputDictionary> = None;
         while let Some(page) = stream.next_page(source)? {
             let place = format!("page {} at file offset {}", page.index, page.offset);
@@ -171,12 +179,12 @@ impl<'a> ChunkMerger<'a> {
                     continue;
                 }
                 PageType::DATA_PAGE | PageType::DATA_PAGE_V2 => {
-                    self.data_page(&page.header, page.body.as_slice(), codec, dictionary.as_mut(), compressor)
-                        .map_err(|e| e.context(&place))?;
+                    if let Some(body) = self.data_page(page, codec, dictionary.as_mut(), compressor).map_err(|e| e.context(&place))? {
+                        stream.recycle(body);
+                    }
                 }
-                _ => {}
+                _ => stream.recycle(page.body),
             }
-            stream.recycle(page.body);
         }
         Ok(())
     }
@@ -219,53 +227,86 @@ impl<'a> ChunkMerger<'a> {
         Ok(out)
     }
 
+    /// Appends one data page: copied as it is when neither its values nor its codec change,
+    /// else opened in the page layer and written again. Returns the stored body when nothing
+    /// holds it any more, for the stream to reuse.
     fn data_page(
         &mut self,
+        page: Page,
+        codec: Codec,
+        dictionary: Option<&mut InputDictionary>,
+        compressor: &mut Compressor,
+    ) -> Result<Option<arrow_buffer::Buffer>> {
+        let encoding = match (&page.header.data_page_header, &page.header.data_page_header_v2) {
+            (Some(h), _) => h.encoding,
+            (None, Some(h)) => h.encoding,
+            _ => return Err(Error::corrupt("a data page without its data page header")),
+        };
+        let dict_encoded = encoding == Encoding::RLE_DICTIONARY || encoding == Encoding::PLAIN_DICTIONARY;
+        if !dict_encoded && codec == self.codec && !self.needs_levels_for_rows(&page.header) {
+            let rows = crate::page::data_page_rows(&page.header).unwrap_or(0);
+            self.counts.copied += 1;
+            self.pages.append_raw(&page.header, page.body.as_slice(), rows)?;
+            return Ok(Some(page.body));
+        }
+        let header = page.header.clone();
+        let pages_in = self.pages_in.as_mut().ok_or_else(|| Error::corrupt("a data page outside a column chunk"))?;
+        let sections = pages_in.split_data_page(page)?;
+        let result = self.sections(&header, &sections, encoding, dict_encoded, codec, dictionary, compressor);
+        let DataPageSections { decompressed, body, .. } = sections;
+        if let (Some(d), Some(p)) = (decompressed, self.pages_in.as_mut()) {
+            p.recycle(d);
+        }
+        result.map(|()| Some(body))
+    }
+
+    /// Whether a page's row count needs its repetition levels: a v1 page of a repeated column
+    /// (v2 headers carry the count; flat columns have a row per value).
+    fn needs_levels_for_rows(&self, header: &PageHeader) -> bool {
+        header.data_page_header.is_some() && self.column.max_rep_level > 0
+    }
+
+    /// The records a data page starts: its v2 row count, its value count for a flat column,
+    /// or its repetition levels of 0.
+    fn sections_rows(&mut self, s: &DataPageSections) -> Result<usize> {
+        let c = self.column;
+        match s.v2_counts {
+            Some((rows, _)) => Ok(rows),
+            None if c.max_rep_level == 0 => Ok(s.num_values),
+            None => count_levels(s.repetition.data(), c.max_rep_level, s.num_values, 0, &mut self.levels, "repetition"),
+        }
+    }
+
+    /// Writes a data page opened in the page layer: copied with its levels as they are
+    /// (recompressed), its dictionary indexes remapped, or turned into PLAIN values.
+    #[allow(clippy::too_many_arguments)]
+    fn sections(
+        &mut self,
         header: &PageHeader,
-        body: &[u8],
+        s: &DataPageSections,
+        encoding: Encoding,
+        dict_encoded: bool,
         codec: Codec,
         dictionary: Option<&mut InputDictionary>,
         compressor: &mut Compressor,
     ) -> Result<()> {
-        let (num_values, encoding, v2) = match (&header.data_page_header, &header.data_page_header_v2) {
-            (Some(h), _) => (h.num_values.max(0) as usize, h.encoding, None),
-            (None, Some(h)) => (h.num_values.max(0) as usize, h.encoding, Some(h)),
-            _ => return Err(Error::corrupt("a data page without its data page header")),
-        };
-        let dict_encoded = encoding == Encoding::RLE_DICTIONARY || encoding == Encoding::PLAIN_DICTIONARY;
+        let rows = self.sections_rows(s)?;
+        let (levels, values) = (s.levels_stored.as_slice(), s.values.as_slice());
         if !dict_encoded && codec == self.codec {
-            let rows = self.page_rows(header, body, codec)?;
+            // A nested v1 page opened only to count its records: its stored bytes go as they are.
             self.counts.copied += 1;
-            return self.pages.append_raw(header, body, rows);
+            return self.pages.append_raw(header, s.body.as_slice(), rows);
         }
-        // Split the page into its level bytes (kept as they are) and decompressed values.
-        let (levels, values, present) = match v2 {
-            Some(h) => {
-                let levels_len = (h.repetition_levels_byte_length.max(0) + h.definition_levels_byte_length.max(0)) as usize;
-                let (levels, rest) = body.split_at_checked(levels_len).ok_or_else(|| Error::corrupt("v2 page levels run past the page"))?;
-                let values = if h.is_compressed.unwrap_or(true) && codec != Codec::Uncompressed {
-                    let want = (header.uncompressed_page_size.max(0) as usize).saturating_sub(levels_len);
-                    self.decompress(codec, rest, want as i32)?
-                } else {
-                    rest.to_vec()
-                };
-                let present = num_values.saturating_sub(h.num_nulls.max(0) as usize);
-                (levels.to_vec(), values, present)
-            }
-            None => {
-                let page = self.decompress(codec, body, header.uncompressed_page_size)?;
-                let (levels_len, present) = self.v1_levels(header, &page, num_values)?;
-                let values = page[levels_len..].to_vec();
-                let mut levels = page;
-                levels.truncate(levels_len);
-                (levels, values, present)
-            }
-        };
-        let rows = self.page_rows(header, body, codec)?;
         if !dict_encoded {
             self.counts.reencoded += 1;
-            return self.pages.write_like(header, &levels, &values, encoding, rows, compressor);
+            return self.pages.write_like(header, levels, values, encoding, rows, compressor);
         }
+        let c = self.column;
+        let present = match s.v2_counts {
+            Some((_, nulls)) => s.num_values.saturating_sub(nulls),
+            None if c.max_def_level == 0 => s.num_values,
+            None => count_levels(s.definition.data(), c.max_def_level, s.num_values, c.max_def_level, &mut self.levels, "definition")?,
+        };
         let dictionary = dictionary.ok_or_else(|| Error::corrupt("a dictionary-encoded page comes before any dictionary page"))?;
         let width = *values.first().ok_or_else(|| Error::corrupt("a dictionary-encoded page without its bit width"))?;
         self.indexes.clear();
@@ -393,61 +434,6 @@ impl<'a> ChunkMerger<'a> {
         let result = self.pages.write_like_stored(header, uncompressed_len, Encoding::PLAIN, rows, &[&head, levels, &d.stored[skip..]]);
         self.head = head;
         result
-    }
-
-    /// The byte length of a decompressed v1 page's level sections and its count of present
-    /// (non-null) values.
-    fn v1_levels(&self, header: &PageHeader, page: &[u8], num_values: usize) -> Result<(usize, usize)> {
-        let Some(h) = &header.data_page_header else { return Ok((0, num_values)) };
-        let c = self.column;
-        let mut rest = page;
-        if c.max_rep_level > 0 {
-            rest = split_v1_levels(rest, h.repetition_level_encoding, c.max_rep_level, num_values, "repetition")?.1;
-        }
-        let mut present = num_values;
-        if c.max_def_level > 0 {
-            let (levels, after) = split_v1_levels(rest, h.definition_level_encoding, c.max_def_level, num_values, "definition")?;
-            rest = after;
-            let width = level_bit_width(c.max_def_level);
-            self.scratch_levels(levels, width, num_values, c.max_def_level, &mut present)?;
-        }
-        Ok((page.len() - rest.len(), present))
-    }
-
-    fn scratch_levels(&self, levels: LevelData<'_>, width: u8, n: usize, max: i16, present: &mut usize) -> Result<()> {
-        let mut decoded: Vec<u16> = Vec::new();
-        match levels {
-            LevelData::Rle(data) => RleDecoder::new(data, width)?.decode_exact(n, &mut decoded)?,
-            LevelData::BitPacked(data) => {
-                decode_bit_packed_msb(data, width, n, &mut decoded)?;
-            }
-        }
-        *present = decoded.iter().filter(|&&l| l as i16 == max).count();
-        Ok(())
-    }
-
-    /// Rows in a data page: its value count for flat columns, the header's row count for v2;
-    /// for nested v1 pages, the repetition levels that start a record.
-    fn page_rows(&mut self, header: &PageHeader, body: &[u8], codec: Codec) -> Result<usize> {
-        if let Some(h) = &header.data_page_header_v2 {
-            return Ok(h.num_rows.max(0) as usize);
-        }
-        let Some(h) = &header.data_page_header else { return Ok(0) };
-        let n = h.num_values.max(0) as usize;
-        if self.column.max_rep_level == 0 {
-            return Ok(n);
-        }
-        let page = self.decompress(codec, body, header.uncompressed_page_size)?;
-        let (levels, _) = split_v1_levels(&page, h.repetition_level_encoding, self.column.max_rep_level, n, "repetition")?;
-        let width = level_bit_width(self.column.max_rep_level);
-        let mut decoded: Vec<u16> = Vec::new();
-        match levels {
-            LevelData::Rle(data) => RleDecoder::new(data, width)?.decode_exact(n, &mut decoded)?,
-            LevelData::BitPacked(data) => {
-                decode_bit_packed_msb(data, width, n, &mut decoded)?;
-            }
-        }
-        Ok(decoded.iter().filter(|&&l| l == 0).count())
     }
 
     /// Ends the chunk; its `pages` also carry the writer's spare blocks, for the next chunk.

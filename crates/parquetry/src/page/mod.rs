@@ -1,10 +1,13 @@
 //! Pages: finding a column chunk's bytes in the file and splitting them into pages (header +
-//! body). Decompression and decoding happen in later layers; here a page is still raw bytes.
+//! body), opening a page (CRC, decompression, the split into repetition levels, definition
+//! levels and values: [`PageDecompressor`]), and the reverse for writing ([`PageWriter`]).
+//! Decoding levels and values happens in later layers.
 
 mod chunk;
 mod source;
 mod blocks;
 mod data_page;
+mod decoded;
 mod deferred;
 mod spill;
 mod stream;
@@ -17,4 +20,6 @@ pub use deferred::CompressorPool;
 pub use spill::{Segment, SpillFile};
 pub use stream::{Next, Page, PageStream, MAX_RECYCLED};
 pub use data_page::{DataPage, DataPageVersion};
+pub use decoded::{level_bit_width, LevelData};
+pub(crate) use decoded::{data_page_rows, DataPageSections, DecodedPage, PageDecompressor};
 pub use writer::{FinishedChunk, PageWriter};

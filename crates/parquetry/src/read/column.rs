@@ -14,7 +14,8 @@ use arrow_buffer::{BooleanBufferBuilder, NullBuffer};
 use arrow_schema::{DataType, Field};
 
 use super::byte_array::byte_array_decoder;
-use super::data_page::{data_page_rows, Loaded, OpenPage, PageDecoder};
+use super::data_page::{Loaded, OpenPage, PageDecoder};
+use crate::page::data_page_rows;
 use super::fixed::fixed_decoder;
 use super::options::{ByteArrayType, ReadOptions};
 use super::page_values::ValueKind;
@@ -176,9 +177,9 @@ impl ColumnReader {
             type_length: usize::try_from(column.type_length).unwrap_or(0),
         };
         let max_reserve_bytes = bounded_bytes(usize::MAX, meta);
-        let mut pages = PageDecoder::new(codec, kind, column.max_def_level, options.verify_crc, max_reserve_rows);
+        let mut pages = PageDecoder::new(codec, kind, (column.max_rep_level, column.max_def_level), options.verify_crc, max_reserve_rows);
         if plan.levels.is_some() {
-            pages = pages.keep_levels(column.max_rep_level, usize::try_from(meta.num_values).unwrap_or(0));
+            pages = pages.keep_levels(usize::try_from(meta.num_values).unwrap_or(0));
         }
         Ok(ColumnReader {
             stream,

@@ -8,55 +8,9 @@
 
 use arrow_buffer::BooleanBufferBuilder;
 
-use crate::encoding::rle::{decode_bit_packed_msb, split_length_prefixed, Run, RleDecoder};
+use crate::encoding::rle::{decode_bit_packed_msb, Run, RleDecoder};
+pub(crate) use crate::page::{level_bit_width, LevelData};
 use crate::error::{Error, Result};
-use crate::format::Encoding;
-
-/// The number of bits needed to store levels up to `max_level`.
-pub fn level_bit_width(max_level: i16) -> u8 {
-    (16 - (max_level.max(0) as u16).leading_zeros()) as u8
-}
-
-/// The encoded levels of one kind in a data page.
-#[derive(Debug, Clone, Copy)]
-pub enum LevelData<'a> {
-    /// RLE/bit-packed hybrid bytes (no length prefix).
-    Rle(&'a [u8]),
-    /// Deprecated MSB-first bit packing.
-    BitPacked(&'a [u8]),
-}
-
-/// Splits the levels of kind `what` off the front of a v1 data page's (decompressed) bytes:
-/// RLE levels carry a 4-byte length prefix; BIT_PACKED levels take exactly
-/// `ceil(num_values * bit_width / 8)` bytes. Returns the levels and the rest of the page.
-pub fn split_v1_levels<'a>(
-    data: &'a [u8],
-    encoding: Encoding,
-    max_level: i16,
-    num_values: usize,
-    what: &str,
-) -> Result<(LevelData<'a>, &'a [u8])> {
-    match encoding {
-        Encoding::RLE => {
-            let (levels, rest) =
-                split_length_prefixed(data).map_err(|e| e.context(format_args!("{what} levels")))?;
-            Ok((LevelData::Rle(levels), rest))
-        }
-        Encoding::BIT_PACKED => {
-            let bits = num_values.saturating_mul(usize::from(level_bit_width(max_level)));
-            let len = bits.div_ceil(8);
-            if len > data.len() {
-                return Err(Error::corrupt(format!(
-                    "{what} levels: {num_values} BIT_PACKED levels need {len} bytes, the page has {}",
-                    data.len()
-                )));
-            }
-            let (levels, rest) = data.split_at(len);
-            Ok((LevelData::BitPacked(levels), rest))
-        }
-        other => Err(Error::unsupported(format!("{what} levels encoded as {other}"))),
-    }
-}
 
 /// Appends one validity bit per level to `validity` (set where the level equals `max_def`,
 /// i.e. the value is present) and returns the number of set bits.
@@ -153,6 +107,22 @@ pub fn decode_levels(
         )));
     }
     Ok(())
+}
+
+/// How many of a page's `num_values` levels equal `level` (with `max_level` its column's
+/// maximum): the values present (`level == max_def`) or the records started (repetition
+/// level 0), for writers that copy a page without reading its values. `scratch` is reused.
+pub fn count_levels(
+    data: LevelData<'_>,
+    max_level: i16,
+    num_values: usize,
+    level: i16,
+    scratch: &mut Vec<i16>,
+    what: &str,
+) -> Result<usize> {
+    scratch.clear();
+    decode_levels(data, max_level, num_values, scratch, what)?;
+    Ok(scratch.iter().filter(|&&l| l == level).count())
 }
 
 /// [`append_validity`] for the common `max_def == 1` (a flat optional column): levels are one
@@ -256,22 +226,6 @@ mod tests {
         // Asking for more levels than the data holds is an error, not a hang or panic.
         let mut v = BooleanBufferBuilder::new(16);
         assert!(append_validity(LevelData::Rle(&data[..2]), 1, 13, &mut v).is_err());
-    }
-
-    #[test]
-    fn v1_split_checks_lengths() {
-        // Length prefix 2, then two bytes of levels, then values.
-        let page = [2, 0, 0, 0, 0x02, 0x01, 0xaa, 0xbb];
-        let (levels, rest) = split_v1_levels(&page, Encoding::RLE, 1, 1, "definition").unwrap();
-        assert!(matches!(levels, LevelData::Rle(l) if l == [0x02, 0x01]));
-        assert_eq!(rest, [0xaa, 0xbb]);
-        let bad = [9, 0, 0, 0, 0x02];
-        assert!(split_v1_levels(&bad, Encoding::RLE, 1, 1, "definition").is_err());
-        // BIT_PACKED: 10 levels of width 1 take 2 bytes.
-        let (levels, rest) =
-            split_v1_levels(&page, Encoding::BIT_PACKED, 1, 10, "definition").unwrap();
-        assert!(matches!(levels, LevelData::BitPacked(l) if l.len() == 2));
-        assert_eq!(rest.len(), 6);
     }
 
     #[test]
