@@ -24,13 +24,11 @@ use std::path::{Path, PathBuf};
 use crate::compress::{Codec, Compressor};
 use crate::error::{Error, Result};
 use crate::format::{
-    thrift, ColumnChunk, ColumnIndex, ColumnMetaData, CompressionCodec, FileMetaData, OffsetIndex,
-    RowGroup,
+    thrift, ColumnChunk, ColumnIndex, ColumnMetaData, FileMetaData, OffsetIndex,
 };
-use crate::format::footer::MAGIC;
 use crate::page::{chunk_byte_range, has_parquet_816_bug, ChunkSource};
 use crate::schema::SchemaDescriptor;
-use crate::write::FileSink;
+use crate::io::{ChunkParts, FileAssembler, FileSink};
 use chunk::ChunkMerger;
 use inputs::{check_schema, plan, Group, Input};
 use statistics::StatisticsMerger;
@@ -49,7 +47,7 @@ pub struct MergeOptions {
     /// Largest unified dictionary page before falling back to PLAIN (default 1 MiB).
     pub dictionary_page_size_limit: usize,
     /// With more than 1 (default 1), [`merge_files`] writes the output on a thread of its own
-    /// while the inputs are read and their pages copied ([`crate::write::FileSink`]).
+    /// while the inputs are read and their pages copied ([`crate::io::FileSink`]).
     pub threads: usize,
 }
 
@@ -95,7 +93,7 @@ pub fn merge_files(inputs: &[PathBuf], output: &Path, options: &MergeOptions) ->
             )));
         }
     }
-    let temp = crate::temp::TempFile::beside(output)?;
+    let temp = crate::io::TempFile::beside(output)?;
     let mut sink = FileSink::new(temp.file()?, options.threads)
         .map_err(|e| Error::io("starting the output's writing thread", e))?;
     let summary = merge_into(inputs, &mut sink, options)?;
@@ -131,7 +129,7 @@ impl<W: Write> Write for AnyWrite<W> {
 
 impl<W: Write> MergeSink for AnyWrite<W> {
     fn copy_range(&mut self, mut file: File, from: u64, len: u64) -> std::io::Result<()> {
-        crate::write::copy_file_bytes(&mut file, from, len, &mut self.0)
+        crate::io::copy_file_bytes(&mut file, from, len, &mut self.0)
     }
 }
 
@@ -153,62 +151,49 @@ fn merge_into<W: MergeSink>(inputs: &[PathBuf], sink: &mut W, options: &MergeOpt
     let schema = SchemaDescriptor::from_metadata(&inputs[0].metadata)?;
     let copy_whole = options.compression.is_none();
     let groups = plan(&inputs, options.row_group_rows, options.row_group_bytes, copy_whole);
-    let mut out = Output { sink, offset: 0 };
-    out.put(MAGIC)?;
+    let mut out = Output { file: FileAssembler::new(sink)? };
     let mut summary = MergeSummary {
         files: inputs.len(),
         row_groups_in: inputs.iter().map(|i| i.metadata.row_groups.len()).sum(),
         ..Default::default()
     };
-    let mut row_groups = Vec::new();
-    let mut page_indexes = Vec::new();
     let mut compressor = Compressor::new();
     for group in &groups {
-        let ordinal = row_groups.len();
-        let (rg, indexes) = match group {
+        let rows = match group {
             Group::Copy(i, g) => {
                 summary.row_groups_copied += 1;
                 copy_row_group(&inputs[*i], *g, &mut out).map_err(|e| e.context(format!("{}, row group {g}", inputs[*i].path.display())))?
             }
             Group::Coalesce(items) => coalesce(&inputs, items, &schema, options, &mut out, &mut compressor, &mut summary)?,
         };
-        summary.rows += rg.num_rows as u64;
-        let mut rg = rg;
-        rg.ordinal = i16::try_from(ordinal).ok();
-        row_groups.push(rg);
-        page_indexes.push(indexes);
+        summary.rows += rows;
     }
-    let index_bytes = crate::format::encode_page_indexes(out.offset, &mut row_groups, &page_indexes);
-    out.put(&index_bytes)?;
     let first = &inputs[0].metadata;
     let meta = FileMetaData {
         version: first.version,
         schema: first.schema.clone(),
-        num_rows: summary.rows as i64,
-        row_groups,
+        num_rows: 0,
+        row_groups: Vec::new(),
         key_value_metadata: first.key_value_metadata.clone(),
         created_by: Some(format!("parquetry version {}", env!("CARGO_PKG_VERSION"))),
         column_orders: first.column_orders.clone(),
         encryption_algorithm: None,
         footer_signing_key_metadata: None,
     };
-    out.put(&crate::format::encode_footer(&meta))?;
-    out.sink.flush().map_err(|e| Error::io("flushing the output", e))?;
+    let meta = out.file.finish(true, meta)?;
     summary.row_groups_out = meta.row_groups.len();
-    summary.bytes_out = out.offset;
+    summary.bytes_out = out.file.offset();
     Ok(summary)
 }
 
+/// The merged file being written.
 struct Output<'w, W: MergeSink> {
-    sink: &'w mut W,
-    offset: u64,
+    file: FileAssembler<&'w mut W>,
 }
 
 impl<W: MergeSink> Output<'_, W> {
     fn put(&mut self, bytes: &[u8]) -> Result<()> {
-        self.sink.write_all(bytes).map_err(|e| Error::io(format!("writing the output at offset {}", self.offset), e))?;
-        self.offset += bytes.len() as u64;
-        Ok(())
+        self.file.put(bytes)
     }
 
     /// Copies `len` bytes at `from` of the file at `path` to the output, in the kernel where
@@ -216,13 +201,10 @@ impl<W: MergeSink> Output<'_, W> {
     fn copy_range(&mut self, path: &Path, from: u64, len: u64) -> Result<()> {
         let place = || format!("copying bytes {from}..{} of {}", from + len, path.display());
         let file = File::open(path).map_err(|e| Error::io(place(), e))?;
-        self.sink.copy_range(file, from, len).map_err(|e| Error::io(place(), e))?;
-        self.offset += len;
-        Ok(())
+        self.file.put_with(len, |sink| sink.copy_range(file, from, len).map_err(|e| Error::io(place(), e)))
     }
 }
 
-type PageIndexes = Vec<(Option<ColumnIndex>, Option<OffsetIndex>)>;
 
 fn read_index<T: thrift::ThriftStruct, S: ChunkSource>(source: &S, offset: Option<i64>, len: Option<i32>) -> Option<T> {
     let (offset, len) = (u64::try_from(offset?).ok()?, usize::try_from(len?).ok()?);
@@ -239,17 +221,16 @@ fn add_input_statistics<S: ChunkSource>(stats: &mut StatisticsMerger, source: &S
 }
 
 /// Copies one input row group's column chunks byte for byte, rebasing their offsets.
-fn copy_row_group<W: MergeSink>(input: &Input, g: usize, out: &mut Output<'_, W>) -> Result<(RowGroup, PageIndexes)> {
+/// Returns its rows.
+fn copy_row_group<W: MergeSink>(input: &Input, g: usize, out: &mut Output<'_, W>) -> Result<u64> {
     let rg = &input.metadata.row_groups[g];
     let source = input.source()?;
     let padding = has_parquet_816_bug(input.metadata.created_by.as_deref());
-    let start = out.offset;
-    let mut columns = Vec::with_capacity(rg.columns.len());
-    let mut indexes = Vec::with_capacity(rg.columns.len());
     for chunk in &rg.columns {
         let meta = chunk.meta_data.as_ref().ok_or_else(|| Error::unsupported("a column chunk without metadata"))?;
         let (from, len) = chunk_byte_range(meta, source.len(), padding)?;
-        let delta = out.offset as i64 - from as i64;
+        let start = out.file.offset();
+        let delta = start as i64 - from as i64;
         out.copy_range(&input.path, from, len)?;
         let mut meta = meta.clone();
         meta.data_page_offset += delta;
@@ -262,19 +243,11 @@ fn copy_row_group<W: MergeSink>(input: &Input, g: usize, out: &mut Output<'_, W>
             o.page_locations.iter_mut().for_each(|l| l.offset += delta);
             o
         });
-        indexes.push((column_index, offset_index));
-        columns.push(ColumnChunk { file_offset: out.offset as i64 - len as i64, meta_data: Some(meta), ..Default::default() });
+        let copied = ColumnChunk { file_offset: start as i64, meta_data: Some(meta), ..Default::default() };
+        out.file.add_copied_chunk(copied, (column_index, offset_index));
     }
-    let group = RowGroup {
-        columns,
-        total_byte_size: rg.total_byte_size,
-        num_rows: rg.num_rows,
-        sorting_columns: rg.sorting_columns.clone(),
-        file_offset: Some(start as i64),
-        total_compressed_size: Some((out.offset - start) as i64),
-        ordinal: None,
-    };
-    Ok((group, indexes))
+    out.file.end_row_group(rg.num_rows, rg.sorting_columns.clone(), Some(rg.total_byte_size));
+    Ok(rg.num_rows.max(0) as u64)
 }
 
 /// Builds one output row group from several small input row groups, one column at a time.
@@ -286,11 +259,8 @@ fn coalesce<W: MergeSink>(
     out: &mut Output<'_, W>,
     compressor: &mut Compressor,
     summary: &mut MergeSummary,
-) -> Result<(RowGroup, PageIndexes)> {
-    let start = out.offset;
+) -> Result<u64> {
     let rows: i64 = items.iter().map(|&(i, g)| inputs[i].metadata.row_groups[g].num_rows).sum();
-    let (mut columns, mut indexes) = (Vec::new(), Vec::new());
-    let mut uncompressed_total = 0i64;
     let mut recycled = crate::page::PageBlocks::default();
     for (c, column) in schema.columns.iter().enumerate() {
         let first_meta = inputs[items[0].0].metadata.row_groups[items[0].1].columns[c].meta_data.as_ref();
@@ -298,11 +268,8 @@ fn coalesce<W: MergeSink>(
             Some(c) => c,
             None => (Codec::from_thrift(first_meta.map_or(0, |m| m.codec.0))?, None),
         };
-        if let Some(copied) = copy_column(inputs, items, c, column, codec, options, out)? {
-            summary.pages.copied += copied.pages;
-            uncompressed_total += copied.meta.total_uncompressed_size;
-            indexes.push(copied.indexes);
-            columns.push(copied.chunk);
+        if let Some(pages) = copy_column(inputs, items, c, column, codec, options, out)? {
+            summary.pages.copied += pages;
             continue;
         }
         let buffer = std::mem::take(&mut recycled);
@@ -323,7 +290,7 @@ fn coalesce<W: MergeSink>(
             planned.push(d);
         }
         merger.write_dictionary(compressor)?;
-        let chunk_start = out.offset;
+        let chunk_start = out.file.offset();
         for (k, &(i, g)) in items.iter().enumerate() {
             let input = &inputs[i];
             let chunk = &input.metadata.row_groups[g].columns[c];
@@ -339,52 +306,34 @@ fn coalesce<W: MergeSink>(
         summary.pages.remapped += counts.remapped;
         summary.pages.reencoded += counts.reencoded;
         summary.pages.from_dictionary += counts.from_dictionary;
-        let mut locations = pages.locations;
-        locations.iter_mut().for_each(|l| l.offset += chunk_start as i64);
-        let (statistics, size_statistics, column_index, byte_array_bytes) = stats.finish(locations.len());
-        uncompressed_total += pages.uncompressed_size as i64;
-        let meta = ColumnMetaData {
+        let (statistics, size_statistics, column_index, byte_array_bytes) = stats.finish(pages.locations.len());
+        out.file.add_chunk(ChunkParts {
             physical_type: column.physical_type,
-            encodings: pages.encodings.into(),
-            path_in_schema: column.path.clone().into(),
-            codec: CompressionCodec(codec.to_thrift()),
+            path: &column.path,
+            codec,
+            start: chunk_start,
+            dictionary_len: pages.dictionary_len,
             num_values: pages.num_values as i64,
-            total_uncompressed_size: pages.uncompressed_size as i64,
-            total_compressed_size: pages.compressed_size as i64,
-            data_page_offset: chunk_start as i64 + pages.dictionary_len as i64,
-            dictionary_page_offset: (pages.dictionary_len > 0).then_some(chunk_start as i64),
+            uncompressed_size: pages.uncompressed_size as i64,
+            compressed_size: pages.compressed_size as i64,
+            encodings: pages.encodings,
+            encoding_stats: Some(pages.encoding_stats),
+            locations: pages.locations,
             statistics,
-            encoding_stats: Some(pages.encoding_stats.into()),
             size_statistics,
-            ..Default::default()
-        };
-        indexes.push((column_index, Some(OffsetIndex { page_locations: locations, unencoded_byte_array_data_bytes: byte_array_bytes })));
+            column_index,
+            byte_array_bytes,
+        });
         recycled = pages.pages;
-        columns.push(ColumnChunk { file_offset: chunk_start as i64, meta_data: Some(meta), ..Default::default() });
     }
-    let group = RowGroup {
-        columns,
-        total_byte_size: uncompressed_total,
-        num_rows: rows,
-        sorting_columns: None,
-        file_offset: Some(start as i64),
-        total_compressed_size: Some((out.offset - start) as i64),
-        ordinal: None,
-    };
-    Ok((group, indexes))
-}
-
-/// A column chunk made by [`copy_column`].
-struct CopiedColumn {
-    chunk: ColumnChunk,
-    meta: ColumnMetaData,
-    indexes: (Option<ColumnIndex>, Option<OffsetIndex>),
-    pages: u64,
+    out.file.end_row_group(rows, None, None);
+    Ok(rows.max(0) as u64)
 }
 
 /// Writes column `c` of a coalesced row group as the inputs' chunks back to back, when that is
 /// what page-by-page merging would write: no input chunk has a dictionary, the codec stays and
-/// the column is flat (rows are value counts). `None` when it cannot.
+/// the column is flat (rows are value counts). Returns the pages copied, or `None` when it
+/// cannot.
 fn copy_column<W: MergeSink>(
     inputs: &[Input],
     items: &[(usize, usize)],
@@ -393,7 +342,7 @@ fn copy_column<W: MergeSink>(
     codec: Codec,
     options: &MergeOptions,
     out: &mut Output<'_, W>,
-) -> Result<Option<CopiedColumn>> {
+) -> Result<Option<u64>> {
     use crate::format::Encoding;
     let metas: Vec<&ColumnMetaData> = items
         .iter()
@@ -410,7 +359,7 @@ fn copy_column<W: MergeSink>(
     if !copyable {
         return Ok(None);
     }
-    let chunk_start = out.offset;
+    let chunk_start = out.file.offset();
     let mut stats = StatisticsMerger::new(SortOrder::of_column(column));
     let mut locations = Vec::new();
     let (mut uncompressed, mut num_values, mut rows) = (0u64, 0i64, 0u64);
@@ -424,9 +373,9 @@ fn copy_column<W: MergeSink>(
         let padding = has_parquet_816_bug(input.metadata.created_by.as_deref());
         let (from, len) = chunk_byte_range(meta, source.len(), padding).map_err(|e| e.context(place()))?;
         let walked = copy::walk_pages(&source, from, len).map_err(|e| e.context(place()))?;
-        let base = out.offset - chunk_start;
+        let base = out.file.offset() - chunk_start;
         locations.extend(walked.locations.into_iter().map(|mut l| {
-            l.offset += (chunk_start + base) as i64;
+            l.offset += base as i64;
             l.first_row_index += rows as i64;
             l
         }));
@@ -448,21 +397,22 @@ fn copy_column<W: MergeSink>(
     }
     let (statistics, size_statistics, column_index, byte_array_bytes) = stats.finish(locations.len());
     let pages = locations.len() as u64;
-    let meta = ColumnMetaData {
+    out.file.add_chunk(ChunkParts {
         physical_type: column.physical_type,
-        encodings: encodings.into(),
-        path_in_schema: column.path.clone().into(),
-        codec: CompressionCodec(codec.to_thrift()),
+        path: &column.path,
+        codec,
+        start: chunk_start,
+        dictionary_len: 0,
         num_values,
-        total_uncompressed_size: uncompressed as i64,
-        total_compressed_size: (out.offset - chunk_start) as i64,
-        data_page_offset: chunk_start as i64,
+        uncompressed_size: uncompressed as i64,
+        compressed_size: (out.file.offset() - chunk_start) as i64,
+        encodings,
+        encoding_stats,
+        locations,
         statistics,
-        encoding_stats: encoding_stats.map(Into::into),
         size_statistics,
-        ..Default::default()
-    };
-    let indexes = (column_index, Some(OffsetIndex { page_locations: locations, unencoded_byte_array_data_bytes: byte_array_bytes }));
-    let chunk = ColumnChunk { file_offset: chunk_start as i64, meta_data: Some(meta.clone()), ..Default::default() };
-    Ok(Some(CopiedColumn { chunk, meta, indexes, pages }))
+        column_index,
+        byte_array_bytes,
+    });
+    Ok(Some(pages))
 }

@@ -7,7 +7,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 
 use crate::error::{Error, Result};
-use crate::temp::TempFile;
+use crate::io::TempFile;
 
 /// A stretch of a spill file: `(offset, length)`.
 pub type Segment = (u64, u64);

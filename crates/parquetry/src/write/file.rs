@@ -17,10 +17,7 @@ use super::options::WriteOptions;
 use super::schema::parquet_schema;
 use crate::compress::Compressor;
 use crate::error::{Error, Result};
-use crate::format::{
-    encode_footer, encode_page_indexes, ColumnIndex, ColumnOrder, FileMetaData, KeyValue, OffsetIndex, RowGroup,
-    SchemaElement,
-};
+use crate::format::{ColumnOrder, FileMetaData, KeyValue, SchemaElement};
 use crate::page::{CompressorPool, PageBlocks, SpillFile};
 use crate::schema::{encode_arrow_schema, ARROW_SCHEMA_KEY};
 
@@ -28,8 +25,6 @@ mod held;
 mod row_group;
 
 use row_group::Out;
-
-use crate::format::footer::MAGIC;
 
 /// Writes Arrow record batches as one Parquet file to any [`Write`] sink.
 ///
@@ -53,10 +48,7 @@ pub struct ParquetWriter<W: Write> {
     columns: Vec<ColumnChunkWriter>,
     options: WriteOptions,
     compressor: Compressor,
-    row_groups: Vec<RowGroup>,
-    page_indexes: Vec<Vec<(Option<ColumnIndex>, Option<OffsetIndex>)>>,
     open_rows: u64,
-    rows: u64,
     failed: Option<String>,
     /// The threads of `WriteOptions::with_threads`, when more than one.
     pool: Option<std::sync::Arc<rayon::ThreadPool>>,
@@ -100,24 +92,20 @@ impl<W: Write> ParquetWriter<W> {
         if pool.is_some() {
             columns.iter_mut().for_each(|c| c.defer_compression(compressors.clone()));
         }
-        let mut writer = ParquetWriter {
-            out: Out::new(sink),
+        let writer = ParquetWriter {
+            out: Out::new(sink)?,
             schema,
             elements,
             columns,
             options,
             compressor: Compressor::new(),
-            row_groups: Vec::new(),
-            page_indexes: Vec::new(),
             open_rows: 0,
-            rows: 0,
             failed: None,
             pool,
             compressors,
             spare_blocks: PageBlocks::default(),
             held: held::Held::new(columns_len),
         };
-        writer.put(MAGIC)?;
         Ok(writer)
     }
 
@@ -126,9 +114,6 @@ impl<W: Write> ParquetWriter<W> {
         &self.schema
     }
 
-    fn put(&mut self, bytes: &[u8]) -> Result<()> {
-        self.out.put(bytes)
-    }
 
     fn check(&self) -> Result<()> {
         match &self.failed {
@@ -249,22 +234,10 @@ impl<W: Write> ParquetWriter<W> {
     pub fn into_inner(mut self) -> Result<(W, FileMetaData)> {
         let meta = self.guard(|w| {
             w.flush_row_group()?;
-            w.write_page_indexes()?;
             let meta = w.file_metadata();
-            w.put(&encode_footer(&meta))?;
-            w.out.sink.flush().map_err(|e| Error::io("flushing the file", e))?;
-            Ok(meta)
+            w.out.file.finish(w.options.page_index, meta)
         })?;
-        Ok((self.out.sink, meta))
-    }
-
-    fn write_page_indexes(&mut self) -> Result<()> {
-        let indexes = std::mem::take(&mut self.page_indexes);
-        if self.options.page_index {
-            let bytes = encode_page_indexes(self.out.offset, &mut self.row_groups, &indexes);
-            self.put(&bytes)?;
-        }
-        Ok(())
+        Ok((self.out.file.into_sink(), meta))
     }
 
     /// The schema stored as `ARROW:schema`: the writer's, except that a dictionary column
@@ -307,7 +280,8 @@ impl<W: Write> ParquetWriter<W> {
         }
     }
 
-    fn file_metadata(&mut self) -> FileMetaData {
+    /// The footer's metadata but for the row groups, which the file assembler fills in.
+    fn file_metadata(&self) -> FileMetaData {
         let mut kv = self.options.key_value_metadata.clone();
         if self.options.store_arrow_schema && !kv.iter().any(|e| e.key == ARROW_SCHEMA_KEY) {
             kv.push(KeyValue {
@@ -318,8 +292,8 @@ impl<W: Write> ParquetWriter<W> {
         FileMetaData {
             version: 2,
             schema: self.elements.clone(),
-            num_rows: self.rows as i64,
-            row_groups: std::mem::take(&mut self.row_groups),
+            num_rows: 0,
+            row_groups: Vec::new(),
             key_value_metadata: (!kv.is_empty()).then_some(kv),
             created_by: Some(self.options.created_by.clone()),
             column_orders: Some(vec![ColumnOrder::TypeDefined; self.columns.len()]),

@@ -17,7 +17,6 @@ mod options;
 pub(crate) mod schema;
 pub(crate) mod shred;
 pub(crate) mod statistics;
-mod write_behind;
 
 pub use file::ParquetWriter;
 pub use options::{
@@ -25,9 +24,7 @@ pub use options::{
     DEFAULT_DATA_PAGE_SIZE, DEFAULT_DICTIONARY_PAGE_SIZE_LIMIT, DEFAULT_ROW_GROUP_ROWS,
     DEFAULT_STATISTICS_TRUNCATE_LENGTH, WRITABLE_ENCODINGS, writable_encoding,
 };
-pub use crate::temp::TempFile;
-pub use write_behind::{FileSink, WriteBehind};
-pub(crate) use write_behind::copy_file_bytes;
+pub use crate::io::{FileSink, TempFile, WriteBehind};
 
 use std::path::Path;
 

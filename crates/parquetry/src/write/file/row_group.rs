@@ -19,7 +19,7 @@ use arrow_array::{new_empty_array, ArrayRef, RecordBatch};
 use super::ParquetWriter;
 use crate::compress::{Codec, Compressor};
 use crate::error::{Error, Result};
-use crate::format::{ColumnChunk, ColumnIndex, ColumnMetaData, CompressionCodec, OffsetIndex, RowGroup};
+use crate::io::{ChunkParts, FileAssembler};
 use crate::page::{PageBlocks, SpillFile};
 use crate::write::column::{ChunkResult, ColumnChunkWriter};
 use crate::write::schema::LeafColumn;
@@ -27,34 +27,21 @@ use crate::write::schema::LeafColumn;
 /// Rows a column without a dictionary in the making encodes before its pages go to the file.
 const DRAIN_ROWS: usize = 16_384;
 
-/// The file being written: the sink, where the next byte goes, and the spilled pages.
+/// The file being written, and the pages spilled to a scratch file.
 pub(super) struct Out<W> {
-    pub(super) sink: W,
-    pub(super) offset: u64,
+    pub(super) file: FileAssembler<W>,
     pub(super) spill: Option<SpillFile>,
     copy_buffer: Vec<u8>,
 }
 
-/// A row group being written: where it starts and its chunks' metadata so far.
-struct RowGroupParts {
-    ordinal: usize,
-    start: u64,
-    chunks: Vec<ColumnChunk>,
-    indexes: Vec<(Option<ColumnIndex>, Option<OffsetIndex>)>,
-    uncompressed: u64,
-    compressed: u64,
-}
-
 impl<W: Write> Out<W> {
-    pub(super) fn new(sink: W) -> Self {
-        Out { sink, offset: 0, spill: None, copy_buffer: Vec::new() }
+    pub(super) fn new(sink: W) -> Result<Self> {
+        Ok(Out { file: FileAssembler::new(sink)?, spill: None, copy_buffer: Vec::new() })
     }
 
     /// Writes `bytes` at the current offset.
     pub(super) fn put(&mut self, bytes: &[u8]) -> Result<()> {
-        self.sink.write_all(bytes).map_err(|e| Error::io(format!("writing at offset {}", self.offset), e))?;
-        self.offset += bytes.len() as u64;
-        Ok(())
+        self.file.put(bytes)
     }
 
     /// Writes pages handed out by a chunk before it ended: its dictionary page (if not yet
@@ -65,55 +52,41 @@ impl<W: Write> Out<W> {
     }
 
     /// Writes the rest of a finished chunk of `leaf` (which starts at `chunk_start`: its first
-    /// pages may be in the file already), adds its metadata to `group`, and returns its page
+    /// pages may be in the file already), adds it to the open row group, and returns its page
     /// blocks for reuse.
-    fn put_chunk(
-        &mut self,
-        leaf: &LeafColumn,
-        codec: Codec,
-        chunk_start: u64,
-        result: ChunkResult,
-        group: &mut RowGroupParts,
-    ) -> Result<PageBlocks> {
+    fn put_chunk(&mut self, leaf: &LeafColumn, codec: Codec, chunk_start: u64, result: ChunkResult) -> Result<PageBlocks> {
         let pages = result.pages;
         self.put(&pages.dictionary)?;
-        if let Some(file) = self.spill.as_mut() {
+        if let Some(spill) = self.spill.as_mut() {
+            let ordinal = self.file.row_groups();
             for &segment in &pages.spilled {
-                file.copy_to(segment, &mut self.sink, &mut self.copy_buffer).map_err(|e| {
-                    e.context(format!("writing row group {} at offset {}", group.ordinal, self.offset))
+                let buffer = &mut self.copy_buffer;
+                let at = self.file.offset();
+                self.file.put_with(segment.1, |sink| {
+                    spill.copy_to(segment, sink, buffer).map_err(|e| e.context(format!("writing row group {ordinal} at offset {at}")))
                 })?;
-                self.offset += segment.1;
             }
         }
         for block in pages.pages.blocks() {
             self.put(block)?;
         }
-        group.uncompressed += pages.uncompressed_size;
-        group.compressed += pages.compressed_size;
-        let meta = ColumnMetaData {
+        self.file.add_chunk(ChunkParts {
             physical_type: leaf.physical_type,
-            encodings: pages.encodings.into(),
-            path_in_schema: leaf.path_in_schema.clone().into(),
-            codec: CompressionCodec(codec.to_thrift()),
+            path: &leaf.path_in_schema,
+            codec,
+            start: chunk_start,
+            dictionary_len: pages.dictionary_len,
             num_values: pages.num_values as i64,
-            total_uncompressed_size: pages.uncompressed_size as i64,
-            total_compressed_size: pages.compressed_size as i64,
-            data_page_offset: chunk_start as i64 + pages.dictionary_len as i64,
-            dictionary_page_offset: (pages.dictionary_len > 0).then_some(chunk_start as i64),
+            uncompressed_size: pages.uncompressed_size as i64,
+            compressed_size: pages.compressed_size as i64,
+            encodings: pages.encodings,
+            encoding_stats: Some(pages.encoding_stats),
+            locations: pages.locations,
             statistics: result.statistics,
-            encoding_stats: Some(pages.encoding_stats.into()),
             size_statistics: result.size_statistics,
-            ..Default::default()
-        };
-        let mut locations = pages.locations;
-        for l in &mut locations {
-            l.offset += chunk_start as i64;
-        }
-        group.indexes.push((
-            result.column_index,
-            Some(OffsetIndex { page_locations: locations, unencoded_byte_array_data_bytes: result.page_byte_array_bytes }),
-        ));
-        group.chunks.push(ColumnChunk { file_offset: chunk_start as i64, meta_data: Some(meta), ..Default::default() });
+            column_index: result.column_index,
+            byte_array_bytes: result.page_byte_array_bytes,
+        });
         Ok(pages.pages)
     }
 }
@@ -237,7 +210,7 @@ impl<W: Write> ParquetWriter<W> {
             let empty = self.columns.iter().map(|c| new_empty_array(self.schema.field(c.leaf().field).data_type()));
             return self.close_row_group_with(empty.collect(), 0);
         }
-        let mut group = self.begin_row_group();
+        let ordinal = self.out.file.row_groups();
         let rows = self.open_rows;
         let results: Vec<ChunkResult> = if let Some(pool) = self.pool.clone() {
             self.on_threads(&pool, |_, column, compressor| column.finish_chunk(rows, compressor))
@@ -245,11 +218,11 @@ impl<W: Write> ParquetWriter<W> {
             let compressor = &mut self.compressor;
             self.columns.iter_mut().map(|column| column.finish_chunk(rows, compressor)).collect()
         }
-        .map_err(|e| e.context(format!("row group {}", group.ordinal)))?;
+        .map_err(|e| e.context(format!("row group {}", ordinal)))?;
         for (i, result) in results.into_iter().enumerate() {
             let column = &mut self.columns[i];
-            let start = self.out.offset;
-            let blocks = self.out.put_chunk(column.leaf(), column.codec(), start, result, &mut group)?;
+            let start = self.out.file.offset();
+            let blocks = self.out.put_chunk(column.leaf(), column.codec(), start, result)?;
             // One thread hands the blocks on to whichever column writes next; threads write
             // columns at once, so each keeps its own.
             if self.pool.is_some() {
@@ -259,7 +232,7 @@ impl<W: Write> ParquetWriter<W> {
                 self.spare_blocks.recycle(column.take_spare_blocks());
             }
         }
-        self.end_row_group(group)
+        self.end_row_group()
     }
 
     /// Writes the slice of `n` rows at `row` that closes the open row group: one column after
@@ -278,25 +251,25 @@ impl<W: Write> ParquetWriter<W> {
         if let (Some(pool), None) = (self.pool.clone(), self.options.max_buffered_bytes) {
             return self.write_closing_slice_on_threads(&pool, arrays, n);
         }
-        let mut group = self.begin_row_group();
+        let ordinal = self.out.file.row_groups();
         let rows = self.open_rows + n as u64;
         let blocks = Mutex::new(std::mem::take(&mut self.spare_blocks));
         for (i, arrays) in arrays.iter().enumerate() {
-            let chunk_start = self.out.offset;
+            let chunk_start = self.out.file.offset();
             let (column, out) = (&mut self.columns[i], &mut self.out);
             let result = encode_closing(column, arrays, rows, &mut self.compressor, &blocks, |dictionary, pages| {
                 out.put_pages(&dictionary, &pages)?;
                 blocks.lock().unwrap_or_else(|e| e.into_inner()).recycle(pages);
                 Ok(())
             });
-            let result = result.map_err(|e| e.context(format!("row group {}", group.ordinal)))?;
-            let used = self.out.put_chunk(column.leaf(), column.codec(), chunk_start, result, &mut group)?;
+            let result = result.map_err(|e| e.context(format!("row group {}", ordinal)))?;
+            let used = self.out.put_chunk(column.leaf(), column.codec(), chunk_start, result)?;
             blocks.lock().unwrap_or_else(|e| e.into_inner()).recycle(used);
             self.spill_if_over()?;
         }
         self.spare_blocks = blocks.into_inner().unwrap_or_else(|e| e.into_inner());
         self.open_rows = rows;
-        self.end_row_group(group)
+        self.end_row_group()
     }
 
     /// The closing slice on the threads: each column is a task, and this thread writes what
@@ -311,7 +284,7 @@ impl<W: Write> ParquetWriter<W> {
         arrays: Vec<Vec<ArrayRef>>,
         n: usize,
     ) -> Result<()> {
-        let mut group = self.begin_row_group();
+        let ordinal = self.out.file.row_groups();
         let rows = self.open_rows + n as u64;
         let chunks: Vec<(LeafColumn, Codec)> = self.columns.iter().map(|c| (c.leaf().clone(), c.codec())).collect();
         let compressors = &self.compressors;
@@ -344,13 +317,13 @@ impl<W: Write> ParquetWriter<W> {
                 }
                 while front < chunks.len() && failure.is_none() {
                     let Some(message) = queued[front].pop_front() else { break };
-                    let start = *starts[front].get_or_insert(out.offset);
+                    let start = *starts[front].get_or_insert(out.file.offset());
                     let step = match message {
                         Message::Pages(_, dictionary, pages) => out.put_pages(&dictionary, &pages).map(|()| {
                             pools[front].lock().unwrap_or_else(|e| e.into_inner()).recycle(pages);
                         }),
                         Message::Done(_, result) => (*result)
-                            .and_then(|r| out.put_chunk(&chunks[front].0, chunks[front].1, start, r, &mut group))
+                            .and_then(|r| out.put_chunk(&chunks[front].0, chunks[front].1, start, r))
                             .map(|used| {
                                 pools[front].lock().unwrap_or_else(|e| e.into_inner()).recycle(used);
                                 front += 1;
@@ -360,40 +333,19 @@ impl<W: Write> ParquetWriter<W> {
                     failure = step.err();
                 }
             }
-            failure.map_or(Ok(()), |e| Err(e.context(format!("row group {}", group.ordinal))))
+            failure.map_or(Ok(()), |e| Err(e.context(format!("row group {}", ordinal))))
         });
         for (column, blocks) in self.columns.iter_mut().zip(pools) {
             column.recycle(blocks.into_inner().unwrap_or_else(|e| e.into_inner()));
         }
         result?;
         self.open_rows = rows;
-        self.end_row_group(group)
+        self.end_row_group()
     }
 
-    fn begin_row_group(&self) -> RowGroupParts {
-        RowGroupParts {
-            ordinal: self.row_groups.len(),
-            start: self.out.offset,
-            chunks: Vec::with_capacity(self.columns.len()),
-            indexes: Vec::with_capacity(self.columns.len()),
-            uncompressed: 0,
-            compressed: 0,
-        }
-    }
-
-    fn end_row_group(&mut self, group: RowGroupParts) -> Result<()> {
+    fn end_row_group(&mut self) -> Result<()> {
         let rows = self.open_rows;
-        self.row_groups.push(RowGroup {
-            columns: group.chunks,
-            total_byte_size: group.uncompressed as i64,
-            num_rows: rows as i64,
-            sorting_columns: self.options.sorting_columns.clone(),
-            file_offset: Some(group.start as i64),
-            total_compressed_size: Some(group.compressed as i64),
-            ordinal: i16::try_from(group.ordinal).ok(),
-        });
-        self.page_indexes.push(group.indexes);
-        self.rows += rows;
+        self.out.file.end_row_group(rows as i64, self.options.sorting_columns.clone(), None);
         self.open_rows = 0;
         if let Some(file) = self.out.spill.as_mut() {
             file.reset()?;
