@@ -23,3 +23,13 @@ pub mod write;
 pub mod merge;
 
 pub use error::{Error, ErrorKind, Result};
+
+/// The Rust examples of the README and of `docs/rust.md`, compiled as doctests so that they
+/// stay true.
+#[cfg(doctest)]
+mod readme_examples {
+    #[doc = include_str!("../../../README.md")]
+    struct Readme;
+    #[doc = include_str!("../../../docs/rust.md")]
+    struct RustGuide;
+}
