@@ -3,6 +3,8 @@
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
+mod common;
+
 fn corpus(path: &str) -> PathBuf {
     let dir = std::env::var_os("PARQUET_TESTING_DIR")
         .map(PathBuf::from)
@@ -35,6 +37,9 @@ fn inspect_json_reports_the_footer_facts() {
 
 #[test]
 fn cat_arrow_stream_is_what_pyarrow_reads_from_the_file() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let script = r#"
 import sys, pyarrow as pa, pyarrow.parquet as pq
 stream = pa.ipc.open_stream(sys.stdin.buffer).read_all()
@@ -79,6 +84,9 @@ print("ok")
 
 #[test]
 fn cat_rows_are_the_same_rows_of_pyarrows_table() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let script = r#"
 import sys, pyarrow as pa, pyarrow.parquet as pq
 stream = pa.ipc.open_stream(sys.stdin.buffer).read_all()
@@ -140,6 +148,9 @@ fn cat_json_lines_and_csv_hold_every_row() {
 
 #[test]
 fn cat_json_prints_nested_values_as_pyarrow_holds_them() {
+    if common::pyarrow_missing() {
+        return;
+    }
     // pyarrow's Python values, with maps as objects (to_pylist gives key/value pairs) and
     // floats kept as JSON numbers, against `cat --json`, line by line.
     let script = r#"

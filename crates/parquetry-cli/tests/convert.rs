@@ -55,6 +55,9 @@ fn write_csv(path: &str) {
 
 #[test]
 fn csv_to_parquet_reads_as_pyarrow_reads_the_csv() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let dir = TempDir::new("convert", "csv");
     let (csv, out) = (dir.path("in.csv"), dir.path("out.parquet"));
     write_csv(&csv);
@@ -81,6 +84,9 @@ print("ok")
 
 #[test]
 fn jsonl_to_parquet_reads_as_pyarrow_reads_the_json() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let dir = TempDir::new("convert", "jsonl");
     let (json, out) = (dir.path("in.jsonl"), dir.path("out.parquet"));
     let mut text = String::new();
@@ -108,6 +114,9 @@ print("ok")
 
 #[test]
 fn nested_jsonl_to_parquet_and_back_to_jsonl() {
+    if common::pyarrow_missing() {
+        return;
+    }
     // Objects and arrays in JSON lines become structs and lists (arrow-json infers them), are
     // written nested, read by pyarrow as pyarrow reads the JSON, and converted back to the same
     // JSON lines, and to CSV with JSON text cells.
@@ -184,6 +193,9 @@ print("ok")
 
 #[test]
 fn ipc_file_to_parquet_keeps_types_and_values() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let dir = TempDir::new("convert", "ipc");
     let (ipc, out) = (dir.path("in.arrow"), dir.path("out.parquet"));
     let script = format!("{MAKE_TABLE}\nwith pa.ipc.new_file(sys.argv[1], table.schema) as w:\n    for b in table.to_batches(max_chunksize=1500): w.write_batch(b)\n");
@@ -194,6 +206,9 @@ fn ipc_file_to_parquet_keeps_types_and_values() {
 
 #[test]
 fn ipc_stream_on_stdin_to_parquet() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let dir = TempDir::new("convert", "stdin");
     let (stream, file, out) = (dir.path("in.arrows"), dir.path("same.arrow"), dir.path("out.parquet"));
     let script = format!(
@@ -237,6 +252,9 @@ pq.write_table(pa.table({
 
 #[test]
 fn parquet_reencoded_with_codec_encoding_page_version_and_row_groups() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let dir = TempDir::new("convert", "reencode");
     let (input, out) = (dir.path("in.parquet"), dir.path("out.parquet"));
     write_parquet(&input);
@@ -287,6 +305,9 @@ print("ok")
 
 #[test]
 fn parquet_per_column_encodings() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let dir = TempDir::new("convert", "percolumn");
     let (input, out) = (dir.path("in.parquet"), dir.path("out.parquet"));
     write_parquet(&input);
@@ -329,6 +350,9 @@ print("ok")
 
 #[test]
 fn parquet_to_csv_jsonl_and_arrow_match_pyarrow_read_of_the_input() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let dir = TempDir::new("convert", "fromparquet");
     let input = dir.path("in.parquet");
     write_parquet(&input);
@@ -371,6 +395,9 @@ fn assert_fails(dir: &TempDir, args: &[&str], output: &str, cause: &str) {
 
 #[test]
 fn bad_options_and_inputs_fail_naming_the_cause_and_leave_nothing() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let dir = TempDir::new("convert", "errors");
     let (input, csv) = (dir.path("in.parquet"), dir.path("in.csv"));
     write_parquet(&input);
@@ -431,6 +458,9 @@ fn bad_options_and_inputs_fail_naming_the_cause_and_leave_nothing() {
 
 #[test]
 fn an_existing_output_is_replaced_only_on_success() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let dir = TempDir::new("convert", "replace");
     let (input, out) = (dir.path("in.parquet"), dir.path("out.csv"));
     write_parquet(&input);

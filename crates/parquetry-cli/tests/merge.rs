@@ -80,6 +80,9 @@ print("ok")
 
 #[test]
 fn the_output_is_the_inputs_concatenated() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let dir = TempDir::new("merge", "concat");
     // Six small files (two row groups each) and one with a big row group that is copied whole.
     let mut inputs = write_inputs(&dir, "small", 6, "700 + 113 * i", 400);
@@ -112,6 +115,9 @@ print("ok")
 
 #[test]
 fn recompression_changes_every_column_chunks_codec() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let dir = TempDir::new("merge", "codec");
     let inputs = write_inputs(&dir, "in", 3, "500", 200);
     let out = dir.path("out.parquet");
@@ -133,6 +139,9 @@ print("ok")
 
 #[test]
 fn a_directory_means_its_parquet_files_in_name_order() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let dir = TempDir::new("merge", "dir");
     let parts = TempDir::new("merge", "dir-parts");
     // Written in the order 0, 1, 2 but named so that name order is 2, 0, 1.
@@ -167,6 +176,9 @@ fn a_directory_means_its_parquet_files_in_name_order() {
 
 #[test]
 fn json_summary_counts_what_was_done() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let dir = TempDir::new("merge", "json");
     let inputs = write_inputs(&dir, "in", 8, "1000 + 10 * i", 500);
     let out = dir.path("out.parquet");
@@ -219,6 +231,9 @@ fn assert_fails(dir: &TempDir, args: &[&str], cause: &str) {
 
 #[test]
 fn bad_inputs_and_options_fail_naming_the_cause_and_leave_nothing() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let dir = TempDir::new("merge", "errors");
     let inputs = write_inputs(&dir, "in", 2, "100", 100);
     let (a, b) = (inputs[0].as_str(), inputs[1].as_str());

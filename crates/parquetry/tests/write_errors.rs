@@ -108,6 +108,9 @@ fn arrow_types_without_a_mapping_name_the_column() {
 
 #[test]
 fn a_batch_of_another_schema_is_refused_and_the_writer_goes_on() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let dir = TempDir::new("write-errors-schema");
     let path = dir.join("out.parquet");
     let schema = two_columns(true);
@@ -180,6 +183,9 @@ fn impossible_options_are_refused() {
 
 #[test]
 fn out_of_range_codec_levels_are_refused_or_clamped_without_panic() {
+    if common::pyarrow_missing() {
+        return;
+    }
     // A level outside the codec's range must be an error or a working file, never a panic.
     let dir = TempDir::new("write-errors-levels");
     let schema = two_columns(true);
@@ -240,6 +246,9 @@ fn a_value_that_overflows_its_stored_unit_names_the_column() {
 
 #[test]
 fn decimals_parquet_cannot_hold_are_refused_and_the_rest_read_back_as_pyarrow_reads() {
+    if common::pyarrow_missing() {
+        return;
+    }
     // A scale outside 0..=precision: Arrow allows it, Parquet's DECIMAL does not.
     for t in [DataType::Decimal128(1, 2), DataType::Decimal128(5, -2)] {
         let schema = Arc::new(Schema::new(vec![Field::new("d", t.clone(), true)]));
@@ -339,6 +348,9 @@ fn a_failing_sink_gives_io_errors_and_the_writer_refuses_more() {
 
 #[test]
 fn short_writes_still_make_a_whole_file() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let dir = TempDir::new("write-errors-short");
     let schema = two_columns(true);
     let mut sink = FailingSink::new(usize::MAX);
@@ -373,6 +385,9 @@ fn write_table_into_a_missing_directory_fails_cleanly() {
 
 #[test]
 fn write_table_that_fails_midway_leaves_nothing_behind() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let dir = TempDir::new("write-errors-midway");
     let schema = two_columns(false);
     let good = big_batch(&schema, 3000);
@@ -440,6 +455,9 @@ fn writes_or_fails_cleanly(dir: &TempDir, name: &str, field: Field, array: Array
 
 #[test]
 fn unusual_but_legal_columns_write_or_fail_cleanly() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let dir = TempDir::new("write-errors-unusual");
     // An empty dictionary, every key null.
     let empty_dict = DictionaryArray::<Int32Type>::try_new(

@@ -300,12 +300,18 @@ fn options_row_groups(options: &WriteOptions) -> usize {
 
 #[test]
 fn nested_shapes_read_back_by_pyarrow_with_every_option_set() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let (schema, input) = shapes(11, 300, 3, NestedShape::default());
     check_shapes("shapes", &schema, &input);
 }
 
 #[test]
 fn mostly_null_and_long_lists() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let (schema, input) = shapes(12, 120, 2, NestedShape { null_percent: 70, max_len: 2, distinct: 3 });
     check_shapes("sparse", &schema, &input);
     let (schema, input) = shapes(13, 40, 2, NestedShape { null_percent: 5, max_len: 40, distinct: 500 });
@@ -314,6 +320,9 @@ fn mostly_null_and_long_lists() {
 
 #[test]
 fn zero_rows_and_all_null_rows() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let (schema, input) = shapes(14, 0, 1, NestedShape::default());
     check_shapes("empty", &schema, &input);
     let (schema, input) = shapes(15, 30, 1, NestedShape { null_percent: 100, max_len: 3, distinct: 1 });
@@ -322,6 +331,9 @@ fn zero_rows_and_all_null_rows() {
 
 #[test]
 fn batches_longer_than_a_shredding_window() {
+    if common::pyarrow_missing() {
+        return;
+    }
     // The writer shreds 16,384 records at a time; a dictionary leaf's nulls are computed once
     // per batch and used by every window.
     let dict = DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
@@ -374,6 +386,9 @@ fn batches_longer_than_a_shredding_window() {
 
 #[test]
 fn a_dictionary_in_a_list_with_a_delta_fallback_reads_back_as_its_values() {
+    if common::pyarrow_missing() {
+        return;
+    }
     // pyarrow reads a dictionary type only from dictionary or PLAIN pages, so ARROW:schema
     // stores such a leaf as its value type, at any depth.
     let dict = DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
@@ -403,6 +418,9 @@ fn a_dictionary_in_a_list_with_a_delta_fallback_reads_back_as_its_values() {
 
 #[test]
 fn nested_files_merge_into_one_pyarrow_reads() {
+    if common::pyarrow_missing() {
+        return;
+    }
     // The merge copies and coalesces pages: it needs pages that start at records and counts
     // that are right, which is what the writer gives it.
     let dir = TempDir::new("nested-merge");
@@ -444,6 +462,9 @@ fn nested_files_merge_into_one_pyarrow_reads() {
 
 #[test]
 fn duckdb_and_polars_read_nested_columns() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let dir = TempDir::new("nested-readers");
     let utf8 = DataType::Utf8;
     let schema = Arc::new(Schema::new(vec![

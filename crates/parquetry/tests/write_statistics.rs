@@ -93,6 +93,9 @@ fn paged() -> WriteOptions {
 
 #[test]
 fn every_type_matches_pyarrow_and_the_data() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let (schema, batches) = all_types(5, 1500, 4, Shape::default());
     let (s2, b2) = (schema.clone(), batches.clone());
     let (s3, b3) = (schema.clone(), batches.clone());
@@ -122,6 +125,9 @@ fn every_type_matches_pyarrow_and_the_data() {
 /// `max_statistics_size`), written untruncated and with the default truncation.
 #[test]
 fn long_byte_arrays_untruncated_and_truncated() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let mut rng = Rng::new(77);
     let schema = Arc::new(Schema::new(vec![
         Field::new("text", DataType::Utf8, true),
@@ -327,6 +333,9 @@ fn edge_cases() -> Vec<Case> {
 
 #[test]
 fn edges_nan_zeros_unsigned_decimals_timestamps_booleans_nulls() {
+    if common::pyarrow_missing() {
+        return;
+    }
     check(edge_cases());
 }
 
@@ -336,6 +345,9 @@ fn edges_nan_zeros_unsigned_decimals_timestamps_booleans_nulls() {
 /// ColumnIndex for such a chunk.
 #[test]
 fn page_of_only_nan_values_is_not_a_null_page() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let (schema, batches) = edge_table(Nan::OnlyNanRowGroup);
     let one_row_pages = WriteOptions::default().with_data_page_row_limit(1);
     check(vec![
@@ -350,6 +362,9 @@ fn page_of_only_nan_values_is_not_a_null_page() {
 /// data page of a chunk is dictionary-encoded.
 #[test]
 fn encoding_stats_count_each_page_once() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let (schema, batches) = all_types(3, 500, 2, Shape::default());
     check_also(
         vec![
