@@ -56,6 +56,8 @@ impl OutputFormat {
 type Out = FileSink;
 
 /// An open output writer.
+// One Sink lives per process, so its size does not matter; boxing would only add a hop.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Sink {
     Parquet(ParquetWriter<Out>),
     Csv(arrow_csv::Writer<Out>),

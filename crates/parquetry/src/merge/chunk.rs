@@ -315,7 +315,7 @@ impl<'a> ChunkMerger<'a> {
         if let Some(bad) = self.indexes.iter().find(|&&i| i as usize >= n) {
             return Err(Error::corrupt(format!("dictionary index {bad} is past the dictionary's {n} values")));
         }
-        if dictionary.remap.is_none() && self.page_from_dictionary(header, &levels, dictionary, rows)? {
+        if dictionary.remap.is_none() && self.page_from_dictionary(header, levels, dictionary, rows)? {
             self.counts.from_dictionary += 1;
             return Ok(());
         }
@@ -331,7 +331,7 @@ impl<'a> ChunkMerger<'a> {
                 rle.finish_into(&mut self.values);
                 self.counts.remapped += 1;
                 let values = std::mem::take(&mut self.values);
-                let r = self.pages.write_like(header, &levels, &values, Encoding::RLE_DICTIONARY, rows, compressor);
+                let r = self.pages.write_like(header, levels, &values, Encoding::RLE_DICTIONARY, rows, compressor);
                 self.values = values;
                 r
             }
@@ -349,7 +349,7 @@ impl<'a> ChunkMerger<'a> {
                 }
                 self.counts.reencoded += 1;
                 let values = std::mem::take(&mut self.values);
-                let r = self.pages.write_like(header, &levels, &values, Encoding::PLAIN, rows, compressor);
+                let r = self.pages.write_like(header, levels, &values, Encoding::PLAIN, rows, compressor);
                 self.values = values;
                 r
             }
