@@ -21,5 +21,6 @@ pub mod temp;
 mod threads;
 pub mod write;
 pub mod merge;
+pub mod filter;
 
 pub use error::{Error, ErrorKind, Result};
