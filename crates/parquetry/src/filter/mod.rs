@@ -23,11 +23,12 @@ mod evaluate;
 mod expr;
 mod literal;
 mod page_index;
-
+mod parse;
 mod ranges;
 mod scan;
 mod statistics;
 
 pub use expr::{col, lit, not, CmpOp, Column, Literal, Predicate};
+pub use parse::parse;
 pub use scan::ScanMetrics;
 pub(crate) use scan::{prepare, Filtering};
