@@ -21,6 +21,7 @@
 mod bind;
 mod evaluate;
 mod expr;
+mod late;
 mod literal;
 mod page_index;
 mod parse;

@@ -7,6 +7,7 @@
 //! pruned pages unread), and [`Filtering::apply`] evaluates the predicate on each decoded
 //! batch, keeps the rows where it is true and drops the added columns.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use arrow_array::{BooleanArray, RecordBatch};
@@ -15,12 +16,13 @@ use arrow_schema::{DataType, SchemaRef};
 use super::bind::{arrow_domain, bind, tree, Bound, Node};
 use super::evaluate::{evaluate, find, ArrayPath};
 use super::expr::Predicate;
+use super::late::Late;
 use super::page_index::{self, candidate_rows, ChunkPages};
 use super::ranges::{well_formed, RowRanges};
 use super::statistics::{may_match, Stats};
 use crate::error::{Error, Result};
 use crate::page::ChunkSource;
-use crate::read::{ColumnSelector, ParquetFile, ReadOptions};
+use crate::read::{ColumnSelector, ParquetFile, ReadOptions, Step};
 
 /// What a filtered read pruned and read, level by level: counts, not times, so that tests
 /// and benchmarks can check that pruning happened.
@@ -47,6 +49,11 @@ pub struct ScanMetrics {
     pub rows_decoded: u64,
     /// Rows that matched and were returned so far.
     pub rows_selected: u64,
+    /// Row groups read with late materialization so far: the predicate's columns first,
+    /// then the others only at the matching rows.
+    pub late_row_groups: usize,
+    /// Rows of the predicate's columns decoded in those first passes.
+    pub predicate_rows_decoded: u64,
 }
 
 impl std::fmt::Display for ScanMetrics {
@@ -57,10 +64,15 @@ impl std::fmt::Display for ScanMetrics {
             "pages (predicate columns): {} of {} pruned by the page index ({} bytes; {} index bytes read)",
             self.pages_pruned, self.pages_total, self.page_bytes_pruned, self.index_bytes_read
         )?;
-        write!(
+        writeln!(
             f,
             "rows: {} total, {} candidates, {} decoded, {} selected",
             self.rows_total, self.rows_candidate, self.rows_decoded, self.rows_selected
+        )?;
+        write!(
+            f,
+            "late materialization: {} row groups ({} rows of the predicate's columns decoded first)",
+            self.late_row_groups, self.predicate_rows_decoded
         )
     }
 }
@@ -76,6 +88,7 @@ pub(crate) struct Filtering {
     /// The caller's schema: the first fields of the batches read.
     output: SchemaRef,
     metrics: ScanMetrics,
+    late: Option<Late>,
 }
 
 /// Binds `predicate` to `file`, prunes, and returns the options that read the candidate
@@ -156,14 +169,14 @@ pub(crate) fn prepare<S: ChunkSource>(file: &ParquetFile<S>, mut options: ReadOp
         }
     }
     options.row_groups = Some(kept);
-    let filtering = Filtering { predicate: predicate.clone(), bound, arrow: None, paths: Vec::new(), output, metrics };
+    let filtering = Filtering { predicate: predicate.clone(), bound, arrow: None, paths: Vec::new(), output, metrics, late: None };
     Ok((options, filtering))
 }
 
 impl Filtering {
     /// Finds the predicate's columns in the schema of the batches read (`read`) and converts
     /// its literals for their Arrow types.
-    pub(crate) fn attach(mut self, read: &SchemaRef, leaf_paths: &[Vec<String>]) -> Result<Filtering> {
+    pub(crate) fn attach(mut self, read: &SchemaRef, leaf_paths: &[Vec<String>], options: &ReadOptions) -> Result<Filtering> {
         let k = self.output.fields().len();
         if read.fields().len() < k || read.fields().iter().zip(self.output.fields()).any(|(a, b)| a != b) {
             return Err(Error::unsupported(format!(
@@ -189,7 +202,29 @@ impl Filtering {
             self.paths.push(ArrayPath { column, fields: parts[1..].to_vec() });
         }
         self.arrow = Some(tree(&self.predicate, &self.bound.columns, &|i| Ok(types[i]))?);
+        let columns: Vec<Vec<String>> = self.bound.columns.iter().map(|c| leaf_paths[c.leaf].clone()).collect();
+        self.late = Late::new(read, &columns, options);
         Ok(self)
+    }
+
+    /// With late materialization, reads the predicate's columns of row group `index` (first
+    /// row `start`) at the rows `steps` read and returns the steps that read only the
+    /// matching rows; otherwise `steps` as they are.
+    pub(crate) fn narrow<S: ChunkSource>(
+        &mut self,
+        file: &ParquetFile<S>,
+        index: usize,
+        start: u64,
+        steps: VecDeque<Step>,
+    ) -> Result<VecDeque<Step>> {
+        let (Some(late), Some(tree)) = (self.late.as_mut(), self.arrow.as_ref()) else { return Ok(steps) };
+        if !late.active() || steps.is_empty() {
+            return Ok(steps);
+        }
+        let narrowed = late.narrow(file, tree, index, start, &steps)?;
+        self.metrics.late_row_groups += 1;
+        self.metrics.predicate_rows_decoded += narrowed.decoded;
+        Ok(narrowed.steps)
     }
 
     /// The schema of the filtered batches (the caller's columns).

@@ -108,6 +108,10 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
                 None if rows > 0 => VecDeque::from([Step::Read(rows)]),
                 None => VecDeque::new(),
             };
+            let steps = match self.filter.as_mut() {
+                Some(f) => f.narrow(&self.file, rg_index, self.starts[rg_index], steps)?,
+                None => steps,
+            };
             if steps.is_empty() {
                 // No row of this row group is read: its columns are not even opened.
                 continue;
@@ -514,7 +518,7 @@ impl<'f, S: ChunkSource> RecordBatchIter<'f, S> {
             at = at.saturating_add(rg.num_rows.max(0) as u64);
         }
         let paths: Vec<Vec<String>> = file.schema.columns.iter().map(|c| c.path.clone()).collect();
-        let filter = filter.map(|f| f.attach(&schema, &paths)).transpose()?.map(Box::new);
+        let filter = filter.map(|f| f.attach(&schema, &paths, &options)).transpose()?.map(Box::new);
         Ok(RecordBatchIter {
             file,
             options,
