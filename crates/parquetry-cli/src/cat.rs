@@ -26,6 +26,10 @@ OPTIONS:
     --csv                 CSV with a header row
     --format FORMAT       table (default), json, csv, or arrow: an Arrow IPC stream on
                           stdout, for pyarrow (pa.ipc.open_stream) and other Arrow tools
+    --where CONDITION     Only the rows where CONDITION holds, e.g. \"x > 5 and s = 'abc'\",
+                          \"s LIKE 'ab%'\", \"k IN (1, 2)\", \"d >= DATE '2020-01-01'\", \"v IS NULL\";
+                          row groups and pages it rules out are not read
+    --stats               After the rows, print what --where pruned and read (on stderr)
     --batch-size N        Rows per batch read from the file (default 65536)
     --threads N           Threads decoding columns at once (default: every core)
     -h, --help            Show this help
@@ -46,6 +50,8 @@ struct Options {
     read: ReadOptions,
     /// `--rows`, open ends still open (`None`) until the file's row count is known.
     rows: Option<Vec<(u64, Option<u64>)>>,
+    /// `--stats`: print the scan metrics at the end.
+    stats: bool,
 }
 
 /// Parses `A..B,C..,..D` into ranges whose open end is `None`.
@@ -69,7 +75,7 @@ fn list(value: &str) -> Vec<String> {
 fn parse(args: &[String]) -> Result<Option<Options>, String> {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let read = ReadOptions::default().with_threads(cores);
-    let mut opts = Options { path: String::new(), format: Format::Table, limit: None, read, rows: None };
+    let mut opts = Options { path: String::new(), format: Format::Table, limit: None, read, rows: None, stats: false };
     let mut path = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -114,6 +120,11 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
                 opts.limit = Some(v.parse().map_err(|_| format!("cat: --limit '{v}' is not a number"))?);
             }
             "--rows" => opts.rows = Some(parse_rows(&value("--rows")?)?),
+            "--where" => {
+                let p = parquetry::filter::parse(&value("--where")?).map_err(|e| format!("cat: {e}"))?;
+                opts.read = opts.read.clone().with_filter(p);
+            }
+            "--stats" => opts.stats = true,
             "--threads" => {
                 let v = value("--threads")?;
                 let n: usize = v.parse().ok().filter(|&n| n > 0).ok_or_else(|| format!("cat: --threads '{v}' is not a positive number"))?;
@@ -169,7 +180,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
         // Batches no larger than the limit, so a small limit reads little.
         read = read.clone().with_batch_size(read.batch_size.min(limit.max(1)));
     }
-    print_batches(&mut file, read, &opts, opts.limit).or_else(|e| fail(e.as_ref()))
+    let metrics = print_batches(&mut file, read, &opts, opts.limit).or_else(|e| fail(e.as_ref()).map(|()| None))?;
+    if let (true, Some(m)) = (opts.stats, metrics) {
+        eprintln!("{m}");
+    }
+    Ok(())
 }
 
 fn print_batches<S: parquetry::page::ChunkSource>(
@@ -177,11 +192,11 @@ fn print_batches<S: parquetry::page::ChunkSource>(
     read: ReadOptions,
     opts: &Options,
     limit: Option<usize>,
-) -> Result<(), Box<dyn std::error::Error>> {
+) -> Result<Option<parquetry::filter::ScanMetrics>, Box<dyn std::error::Error>> {
     let mut batches = file.batches(read)?;
     let schema = batches.schema();
     let mut left = limit.unwrap_or(usize::MAX);
-    let mut next = move || -> Option<parquetry::Result<RecordBatch>> {
+    let mut next = || -> Option<parquetry::Result<RecordBatch>> {
         if left == 0 {
             return None;
         }
@@ -233,7 +248,8 @@ fn print_batches<S: parquetry::page::ChunkSource>(
         }
     }
     out.flush()?;
-    Ok(())
+    drop(next);
+    Ok(batches.scan_metrics().cloned())
 }
 
 fn columns(batch: &RecordBatch) -> Vec<ArrayRef> {

@@ -21,6 +21,7 @@ pub mod schema;
 mod threads;
 pub mod write;
 pub mod merge;
+pub mod filter;
 
 pub use error::{Error, ErrorKind, Result};
 

@@ -73,12 +73,22 @@ pub struct RecordBatchIter<'f, S: ChunkSource> {
     taken: usize,
     /// How many decodes of [`piece_rows`](Self::piece_rows) a lane makes at a time.
     lane_pieces: usize,
+    /// A filter's state: batches are filtered by it and lose the columns it added.
+    filter: Option<Box<crate::filter::Filtering>>,
 }
 
 impl<S: ChunkSource> RecordBatchIter<'_, S> {
     /// The schema of the batches.
     pub fn schema(&self) -> SchemaRef {
-        Arc::clone(&self.schema)
+        match &self.filter {
+            Some(f) => f.schema(),
+            None => Arc::clone(&self.schema),
+        }
+    }
+
+    /// What a filtered read pruned and read so far (`None` without a filter).
+    pub fn scan_metrics(&self) -> Option<&crate::filter::ScanMetrics> {
+        self.filter.as_ref().map(|f| f.metrics())
     }
 
     fn open_row_group(&mut self) -> Result<bool> {
@@ -97,6 +107,10 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
                 Some(ranges) => selection::steps(ranges, self.starts[rg_index], rows),
                 None if rows > 0 => VecDeque::from([Step::Read(rows)]),
                 None => VecDeque::new(),
+            };
+            let steps = match self.filter.as_mut() {
+                Some(f) => f.narrow(&self.file, rg_index, self.starts[rg_index], steps)?,
+                None => steps,
             };
             if steps.is_empty() {
                 // No row of this row group is read: its columns are not even opened.
@@ -425,7 +439,19 @@ impl<S: ChunkSource> Iterator for RecordBatchIter<'_, S> {
     type Item = Result<RecordBatch>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        match self.next_batch() {
+        // A filter drops batches without a match and reads on.
+        let next = loop {
+            let next = self.next_batch();
+            let Some(f) = self.filter.as_mut() else { break next };
+            match next {
+                Ok(Some(b)) => match f.apply(b) {
+                    Ok(None) => continue,
+                    other => break other,
+                },
+                other => break other,
+            }
+        };
+        match next {
             Ok(Some(b)) => Some(Ok(b)),
             Ok(None) => None,
             Err(e) => {
@@ -444,6 +470,14 @@ impl<'f, S: ChunkSource> RecordBatchIter<'f, S> {
     pub(super) fn new(file: FileRef<'f, S>, mut options: ReadOptions) -> Result<Self> {
         // The field is public: a zero would make every batch empty and the iterator endless.
         options.batch_size = options.batch_size.max(1);
+        let filter = match options.filter.take() {
+            Some(p) => {
+                let (o, f) = crate::filter::prepare(&file, options, &p)?;
+                options = o;
+                Some(f)
+            }
+            None => None,
+        };
         let row_groups = match &options.row_groups {
             Some(rg) => {
                 for &i in rg {
@@ -483,6 +517,8 @@ impl<'f, S: ChunkSource> RecordBatchIter<'f, S> {
             starts.push(at);
             at = at.saturating_add(rg.num_rows.max(0) as u64);
         }
+        let paths: Vec<Vec<String>> = file.schema.columns.iter().map(|c| c.path.clone()).collect();
+        let filter = filter.map(|f| f.attach(&schema, &paths, &options)).transpose()?.map(Box::new);
         Ok(RecordBatchIter {
             file,
             options,
@@ -501,6 +537,7 @@ impl<'f, S: ChunkSource> RecordBatchIter<'f, S> {
             lane_at: Vec::new(),
             taken: 0,
             lane_pieces: 1,
+            filter,
         })
     }
 }

@@ -27,3 +27,4 @@ pub use batches::RecordBatchIter;
 pub use file::ParquetFile;
 pub use reader::{ParquetReaderBuilder, ParquetRecordBatchReader};
 pub use options::{ByteArrayType, ColumnSelector, ReadOptions};
+pub(crate) use selection::Step;

@@ -60,6 +60,9 @@ pub struct ReadOptions {
     /// Threads that decode column chunks at once (1: the caller's thread only). The output
     /// is the same for any number.
     pub threads: usize,
+    /// Only the rows where this predicate is true are returned; row groups and pages it
+    /// rules out are not read (see [`crate::filter`]).
+    pub filter: Option<crate::filter::Predicate>,
 }
 
 impl Default for ReadOptions {
@@ -72,6 +75,7 @@ impl Default for ReadOptions {
             verify_crc: false,
             row_selection: None,
             threads: 1,
+            filter: None,
         }
     }
 }
@@ -117,6 +121,13 @@ impl ReadOptions {
     /// bytes and each thread then reads runs of rows of its own.
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads.max(1);
+        self
+    }
+
+    /// Returns only the rows where `predicate` is true, reading as little of the file as its
+    /// statistics and page index allow (see [`crate::filter`]).
+    pub fn with_filter(mut self, predicate: crate::filter::Predicate) -> Self {
+        self.filter = Some(predicate);
         self
     }
 

@@ -99,6 +99,12 @@ impl<S: ChunkSource + 'static> ParquetReaderBuilder<S> {
         self
     }
 
+    /// Returns only the rows where `predicate` is true (see [`ReadOptions::with_filter`]).
+    pub fn with_filter(mut self, predicate: crate::filter::Predicate) -> Self {
+        self.options = self.options.with_filter(predicate);
+        self
+    }
+
     /// Replaces every option at once.
     pub fn with_options(mut self, options: ReadOptions) -> Self {
         self.options = options;
@@ -120,6 +126,11 @@ pub struct ParquetRecordBatchReader<S: ChunkSource + 'static> {
 }
 
 impl<S: ChunkSource + 'static> ParquetRecordBatchReader<S> {
+    /// What a filtered read pruned and read so far (`None` without a filter).
+    pub fn scan_metrics(&self) -> Option<&crate::filter::ScanMetrics> {
+        self.batches.scan_metrics()
+    }
+
     /// The next batch with parquetry's own error type (the `Iterator` gives `ArrowError`s).
     pub fn next_batch(&mut self) -> Option<Result<RecordBatch, Error>> {
         self.batches.next()

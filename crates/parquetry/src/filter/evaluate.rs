@@ -1,0 +1,296 @@
+//! Evaluating a bound predicate on decoded Arrow arrays, with SQL's three-valued logic: each
+//! test is true, false or null (on a null value), `and`/`or`/`not` combine them as SQL does,
+//! and a row is kept where the result is true.
+//!
+//! Floating point values compare as IEEE 754 (as `pyarrow.compute` does): NaN is neither
+//! equal to, less than nor greater than anything (so `x != 1.0` holds for NaN), and -0 equals
+//! +0. A dictionary-encoded column is tested once per dictionary value, then through its keys.
+
+use std::cmp::Ordering;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::*;
+use arrow_array::{Array, ArrayRef, StructArray};
+use arrow_buffer::{BooleanBuffer, NullBuffer};
+use arrow_schema::DataType;
+
+use super::bind::Node;
+use super::expr::CmpOp;
+use super::literal::{Key, Test};
+use super::statistics::f16_to_f64;
+use crate::error::{Error, Result};
+
+/// Where a predicate's column is in a record batch: a top-level column, then struct fields.
+#[derive(Debug, Clone)]
+pub(crate) struct ArrayPath {
+    pub column: usize,
+    pub fields: Vec<String>,
+}
+
+/// Rows where a test or predicate is true, and where it is false; neither where it is null.
+struct Truth {
+    t: BooleanBuffer,
+    f: BooleanBuffer,
+}
+
+/// The column at `path` in `columns`, and the nulls of the structs above it (a value inside
+/// a null struct is null, whatever the child array holds there).
+pub(crate) fn find(columns: &[ArrayRef], path: &ArrayPath) -> Result<(ArrayRef, Option<NullBuffer>)> {
+    let missing = || Error::invalid_argument(format!("filter: column path {path:?} is not in the batch"));
+    let mut array = columns.get(path.column).ok_or_else(missing)?.clone();
+    let mut nulls: Option<NullBuffer> = None;
+    for name in &path.fields {
+        let s: &StructArray = array.as_struct_opt().ok_or_else(missing)?;
+        nulls = NullBuffer::union(nulls.as_ref(), s.nulls());
+        array = s.column_by_name(name).ok_or_else(missing)?.clone();
+    }
+    Ok((array, nulls))
+}
+
+/// The rows of `len` where `node` is true, given each bound column's array (with the nulls
+/// of its parents) and each leaf test converted for that array's type.
+pub(crate) fn evaluate(node: &Node, arrays: &[(ArrayRef, Option<NullBuffer>)], len: usize) -> Result<BooleanBuffer> {
+    Ok(eval(node, arrays, len)?.t)
+}
+
+fn eval(node: &Node, arrays: &[(ArrayRef, Option<NullBuffer>)], len: usize) -> Result<Truth> {
+    Ok(match node {
+        Node::And(a, b) => {
+            let (a, b) = (eval(a, arrays, len)?, eval(b, arrays, len)?);
+            Truth { t: &a.t & &b.t, f: &a.f | &b.f }
+        }
+        Node::Or(a, b) => {
+            let (a, b) = (eval(a, arrays, len)?, eval(b, arrays, len)?);
+            Truth { t: &a.t | &b.t, f: &a.f & &b.f }
+        }
+        Node::Not(p) => {
+            let p = eval(p, arrays, len)?;
+            Truth { t: p.f, f: p.t }
+        }
+        Node::Leaf(i, test) => {
+            let (array, parents) = &arrays[*i];
+            let valid = NullBuffer::union(array.logical_nulls().as_ref(), parents.as_ref());
+            let valid = valid.map_or_else(|| BooleanBuffer::new_set(len), |n| n.inner().clone());
+            if let Test::IsNull(not) = test {
+                let null = !&valid;
+                return Ok(if *not { Truth { t: valid, f: null } } else { Truth { t: null, f: valid } });
+            }
+            let r = values(test, array.as_ref())?;
+            Truth { t: &r & &valid, f: &!&r & &valid }
+        }
+    })
+}
+
+/// The test on every slot of `array` (what a null slot gets does not matter).
+fn values(test: &Test, array: &dyn Array) -> Result<BooleanBuffer> {
+    let len = array.len();
+    if let Some(d) = array.as_any_dictionary_opt() {
+        let on_values = values(test, d.values().as_ref())?;
+        let keys = d.normalized_keys();
+        return Ok(BooleanBuffer::collect_bool(len, |i| keys[i] < on_values.len() && on_values.value(keys[i])));
+    }
+    macro_rules! ints {
+        ($t:ty, $conv:expr) => {{
+            let m = int_matcher(test)?;
+            let v = array.as_primitive::<$t>().values();
+            #[allow(clippy::redundant_closure_call)]
+            Ok(BooleanBuffer::collect_bool(len, |i| m($conv(v[i]))))
+        }};
+    }
+    macro_rules! floats {
+        ($t:ty, $conv:expr) => {{
+            let m = float_matcher(test)?;
+            let v = array.as_primitive::<$t>().values();
+            #[allow(clippy::redundant_closure_call)]
+            Ok(BooleanBuffer::collect_bool(len, |i| m($conv(v[i]))))
+        }};
+    }
+    macro_rules! bytes {
+        ($a:expr) => {{
+            let m = bytes_matcher(test)?;
+            let a = $a;
+            Ok(BooleanBuffer::collect_bool(len, |i| m(a.value(i).as_ref())))
+        }};
+    }
+    match array.data_type() {
+        DataType::Int8 => ints!(Int8Type, |x| x as i128),
+        DataType::Int16 => ints!(Int16Type, |x| x as i128),
+        DataType::Int32 => ints!(Int32Type, |x| x as i128),
+        DataType::Int64 => ints!(Int64Type, |x| x as i128),
+        DataType::UInt8 => ints!(UInt8Type, |x| x as i128),
+        DataType::UInt16 => ints!(UInt16Type, |x| x as i128),
+        DataType::UInt32 => ints!(UInt32Type, |x| x as i128),
+        DataType::UInt64 => ints!(UInt64Type, |x| x as i128),
+        DataType::Date32 => ints!(Date32Type, |x| x as i128),
+        DataType::Date64 => ints!(Date64Type, |x| x as i128),
+        DataType::Time32(arrow_schema::TimeUnit::Second) => ints!(Time32SecondType, |x| x as i128),
+        DataType::Time32(_) => ints!(Time32MillisecondType, |x| x as i128),
+        DataType::Time64(arrow_schema::TimeUnit::Microsecond) => ints!(Time64MicrosecondType, |x| x as i128),
+        DataType::Time64(_) => ints!(Time64NanosecondType, |x| x as i128),
+        DataType::Timestamp(arrow_schema::TimeUnit::Second, _) => ints!(TimestampSecondType, |x| x as i128),
+        DataType::Timestamp(arrow_schema::TimeUnit::Millisecond, _) => ints!(TimestampMillisecondType, |x| x as i128),
+        DataType::Timestamp(arrow_schema::TimeUnit::Microsecond, _) => ints!(TimestampMicrosecondType, |x| x as i128),
+        DataType::Timestamp(arrow_schema::TimeUnit::Nanosecond, _) => ints!(TimestampNanosecondType, |x| x as i128),
+        DataType::Decimal32(..) => ints!(Decimal32Type, |x| x as i128),
+        DataType::Decimal64(..) => ints!(Decimal64Type, |x| x as i128),
+        DataType::Decimal128(..) => ints!(Decimal128Type, |x| x),
+        // Past i128 a value saturates: every literal is inside i128, so order is kept.
+        DataType::Decimal256(..) => ints!(Decimal256Type, |x: arrow_buffer::i256| x.to_i128().unwrap_or(
+            if x.is_negative() { i128::MIN } else { i128::MAX })),
+        DataType::Float16 => {
+            let m = float_matcher(test)?;
+            let bits: &[u16] = array.as_primitive::<Float16Type>().values().inner().typed_data();
+            Ok(BooleanBuffer::collect_bool(len, |i| m(f16_to_f64(bits[i]))))
+        }
+        DataType::Float32 => floats!(Float32Type, |x| x as f64),
+        DataType::Float64 => floats!(Float64Type, |x| x),
+        DataType::Boolean => {
+            let m = bool_matcher(test)?;
+            let v = array.as_boolean().values();
+            Ok(BooleanBuffer::collect_bool(len, |i| m(v.value(i))))
+        }
+        DataType::Utf8 => bytes!(array.as_string::<i32>()),
+        DataType::LargeUtf8 => bytes!(array.as_string::<i64>()),
+        DataType::Utf8View => bytes!(array.as_string_view()),
+        DataType::Binary => bytes!(array.as_binary::<i32>()),
+        DataType::LargeBinary => bytes!(array.as_binary::<i64>()),
+        DataType::BinaryView => bytes!(array.as_binary_view()),
+        DataType::FixedSizeBinary(_) => bytes!(array.as_fixed_size_binary()),
+        other => Err(Error::unsupported(format!("filter: cannot test values of type {other}"))),
+    }
+}
+
+fn mismatch(test: &Test, kind: &str) -> Error {
+    Error::invalid_argument(format!("filter: the test {test:?} does not apply to {kind} values"))
+}
+
+fn ordered(o: Ordering, op: CmpOp) -> bool {
+    match op {
+        CmpOp::Eq => o == Ordering::Equal,
+        CmpOp::Ne => o != Ordering::Equal,
+        CmpOp::Lt => o == Ordering::Less,
+        CmpOp::Le => o != Ordering::Greater,
+        CmpOp::Gt => o == Ordering::Greater,
+        CmpOp::Ge => o != Ordering::Less,
+    }
+}
+
+type Matcher<T> = Box<dyn Fn(T) -> bool + Send + Sync>;
+
+fn int_matcher(test: &Test) -> Result<Matcher<i128>> {
+    let ints = |keys: &[Key]| keys.iter().map(|k| if let Key::Int(v) = k { Ok(*v) } else { Err(mismatch(test, "integer")) }).collect::<Result<Vec<i128>>>();
+    Ok(match test {
+        Test::Cmp(op, Key::Int(v)) => {
+            let (op, v) = (*op, *v);
+            Box::new(move |x: i128| ordered(x.cmp(&v), op))
+        }
+        Test::In(keys, not) => {
+            let (mut keys, not) = (ints(keys)?, *not);
+            keys.sort_unstable();
+            Box::new(move |x| keys.binary_search(&x).is_ok() != not)
+        }
+        _ => return Err(mismatch(test, "integer")),
+    })
+}
+
+fn float_matcher(test: &Test) -> Result<Matcher<f64>> {
+    let floats = |keys: &[Key]| keys.iter().map(|k| if let Key::Float(v) = k { Ok(*v) } else { Err(mismatch(test, "floating point")) }).collect::<Result<Vec<f64>>>();
+    Ok(match test {
+        Test::Cmp(op, Key::Float(v)) => {
+            let (op, v) = (*op, *v);
+            // IEEE: every comparison with NaN is false, except `!=`.
+            Box::new(move |x: f64| match x.partial_cmp(&v) {
+                Some(o) => ordered(o, op),
+                None => op == CmpOp::Ne,
+            })
+        }
+        Test::In(keys, not) => {
+            let (keys, not) = (floats(keys)?, *not);
+            Box::new(move |x| keys.contains(&x) != not)
+        }
+        _ => return Err(mismatch(test, "floating point")),
+    })
+}
+
+fn bool_matcher(test: &Test) -> Result<Matcher<bool>> {
+    Ok(match test {
+        Test::Cmp(op, Key::Bool(v)) => {
+            let (op, v) = (*op, *v);
+            Box::new(move |x: bool| ordered(x.cmp(&v), op))
+        }
+        Test::In(keys, not) => {
+            let (has_true, has_false, not) = (keys.contains(&Key::Bool(true)), keys.contains(&Key::Bool(false)), *not);
+            Box::new(move |x| (if x { has_true } else { has_false }) != not)
+        }
+        _ => return Err(mismatch(test, "boolean")),
+    })
+}
+
+fn bytes_matcher(test: &Test) -> Result<Box<dyn Fn(&[u8]) -> bool + Send + Sync>> {
+    Ok(match test {
+        Test::Cmp(op, Key::Bytes(v)) => {
+            let (op, v) = (*op, v.clone());
+            Box::new(move |x: &[u8]| ordered(x.cmp(v.as_slice()), op))
+        }
+        Test::In(keys, not) => {
+            let mut keys = keys
+                .iter()
+                .map(|k| if let Key::Bytes(v) = k { Ok(v.clone()) } else { Err(mismatch(test, "string")) })
+                .collect::<Result<Vec<Vec<u8>>>>()?;
+            keys.sort_unstable();
+            let not = *not;
+            Box::new(move |x: &[u8]| keys.binary_search_by(|k| k.as_slice().cmp(x)).is_ok() != not)
+        }
+        Test::StartsWith(prefix, not) => {
+            let (prefix, not) = (prefix.clone(), *not);
+            Box::new(move |x: &[u8]| x.starts_with(&prefix) != not)
+        }
+        _ => return Err(mismatch(test, "string")),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::{DictionaryArray, Float64Array, Int32Array, StringArray};
+    use std::sync::Arc;
+
+    fn run(node: &Node, a: ArrayRef) -> Vec<bool> {
+        let len = a.len();
+        evaluate(node, &[(a, None)], len).unwrap().iter().collect()
+    }
+
+    fn leaf(t: Test) -> Node {
+        Node::Leaf(0, t)
+    }
+
+    #[test]
+    fn comparisons_with_null_are_not_true_even_under_not() {
+        let a: ArrayRef = Arc::new(Int32Array::from(vec![Some(1), None, Some(3)]));
+        let lt = leaf(Test::Cmp(CmpOp::Lt, Key::Int(2)));
+        assert_eq!(run(&lt, a.clone()), [true, false, false]);
+        assert_eq!(run(&Node::Not(Box::new(lt.clone())), a.clone()), [false, false, true]);
+        let or_null = Node::Or(Box::new(lt), Box::new(leaf(Test::IsNull(false))));
+        assert_eq!(run(&or_null, a), [true, true, false]);
+    }
+
+    #[test]
+    fn floats_compare_as_ieee() {
+        let a: ArrayRef = Arc::new(Float64Array::from(vec![f64::NAN, -0.0, 1.0]));
+        assert_eq!(run(&leaf(Test::Cmp(CmpOp::Eq, Key::Float(0.0))), a.clone()), [false, true, false]);
+        assert_eq!(run(&leaf(Test::Cmp(CmpOp::Ne, Key::Float(1.0))), a.clone()), [true, true, false]);
+        assert_eq!(run(&leaf(Test::Cmp(CmpOp::Gt, Key::Float(-1.0))), a.clone()), [false, true, true]);
+        let not_lt = Node::Not(Box::new(leaf(Test::Cmp(CmpOp::Lt, Key::Float(0.5)))));
+        assert_eq!(run(&not_lt, a), [true, false, true]);
+    }
+
+    #[test]
+    fn dictionaries_are_tested_per_value() {
+        let d: DictionaryArray<Int32Type> = vec![Some("ab"), None, Some("b"), Some("abc")].into_iter().collect();
+        let a: ArrayRef = Arc::new(d);
+        assert_eq!(run(&leaf(Test::StartsWith(b"ab".to_vec(), false)), a.clone()), [true, false, false, true]);
+        assert_eq!(run(&leaf(Test::In(vec![Key::Bytes(b"b".to_vec())], true)), a), [true, false, false, true]);
+        let s: ArrayRef = Arc::new(StringArray::from(vec!["b", "a"]));
+        assert_eq!(run(&leaf(Test::Cmp(CmpOp::Ge, Key::Bytes(b"ab".to_vec()))), s), [true, false]);
+    }
+}

@@ -1,0 +1,158 @@
+//! Late materialization: in each row group, the predicate's columns are read first (at the
+//! candidate rows pruning left), the predicate is evaluated on them, and the row group's
+//! reads are narrowed to the matching rows. The other columns are then decoded only there:
+//! pages without a match are passed over unread, and inside a page the rows between matches
+//! are skipped in bulk.
+//!
+//! It pays when the predicate is selective and there are other columns to read. Where it
+//! does not (most candidate rows match, or the output has no column the predicate does not
+//! read), reading everything at the candidate rows and filtering the decoded batches costs
+//! less, so it is switched off: up front when the predicate's columns are all the output's,
+//! and after [`DENSE_LIMIT`] row groups in a row whose matches were dense.
+
+use std::collections::VecDeque;
+use std::ops::Range;
+
+use arrow_schema::SchemaRef;
+
+use super::bind::Node;
+use super::evaluate::{evaluate, find, ArrayPath};
+use super::ranges::RowRanges;
+use crate::error::{Error, Result};
+use crate::page::ChunkSource;
+use crate::read::{ColumnSelector, ParquetFile, ReadOptions, Step};
+
+/// Dense row groups in a row after which late materialization stops for the read.
+const DENSE_LIMIT: usize = 2;
+
+/// A match fraction above which a row group counts as dense.
+const DENSE_FRACTION: f64 = 0.5;
+
+/// The state of late materialization in a read.
+#[derive(Debug)]
+pub(crate) struct Late {
+    /// Each bound column's place below its top-level field.
+    fields: Vec<(String, Vec<String>)>,
+    /// Dense row groups seen in a row.
+    dense: usize,
+    /// The first pass's options, besides columns and rows.
+    options: ReadOptions,
+}
+
+/// What the first pass of a row group did.
+pub(crate) struct Narrowed {
+    /// The steps through the row group for the second pass.
+    pub steps: VecDeque<Step>,
+    /// Rows of the predicate's columns decoded.
+    pub decoded: u64,
+}
+
+impl Late {
+    /// Late materialization for a read whose batches have schema `read`, or `None` where it
+    /// cannot pay (every column read is one the predicate reads).
+    pub(crate) fn new(read: &SchemaRef, columns: &[Vec<String>], options: &ReadOptions) -> Option<Late> {
+        let mut tops: Vec<String> = Vec::new();
+        for path in columns {
+            if !tops.contains(&path[0]) {
+                tops.push(path[0].clone());
+            }
+        }
+        if read.fields().iter().all(|f| tops.contains(f.name())) {
+            return None;
+        }
+        let fields = columns.iter().map(|p| (p[0].clone(), p[1..].to_vec())).collect();
+        let options = ReadOptions {
+            columns: Some(tops.iter().map(|t| ColumnSelector::Name(t.clone())).collect()),
+            row_groups: None,
+            row_selection: None,
+            filter: None,
+            threads: 1,
+            batch_size: 64 * 1024,
+            ..options.clone()
+        };
+        Some(Late { fields, dense: 0, options })
+    }
+
+    /// Whether the read still uses late materialization.
+    pub(crate) fn active(&self) -> bool {
+        self.dense < DENSE_LIMIT
+    }
+
+    /// Reads the predicate's columns of row group `index` (whose first row is `start` in the
+    /// file) at the rows `steps` read, and returns the steps that read only the rows where
+    /// `tree` is true.
+    pub(crate) fn narrow<S: ChunkSource>(
+        &mut self,
+        file: &ParquetFile<S>,
+        tree: &Node,
+        index: usize,
+        start: u64,
+        steps: &VecDeque<Step>,
+    ) -> Result<Narrowed> {
+        let mut candidates: Vec<Range<u64>> = Vec::new();
+        let mut at = start;
+        for s in steps {
+            match *s {
+                Step::Skip(n) => at += n as u64,
+                Step::Read(n) => {
+                    candidates.push(at..at + n as u64);
+                    at += n as u64;
+                }
+            }
+        }
+        let total: u64 = candidates.iter().map(|r| r.end - r.start).sum();
+        let options = ReadOptions {
+            row_groups: Some(vec![index]),
+            row_selection: Some(candidates.clone()),
+            ..self.options.clone()
+        };
+        let mut matched: Vec<Range<u64>> = Vec::new();
+        // Batch rows are the candidate rows in order: `seen` of them came before this batch,
+        // and the candidate ranges before `range` hold `base` rows.
+        let (mut range, mut base, mut seen) = (0usize, 0u64, 0u64);
+        let len = |r: &Range<u64>| r.end - r.start;
+        for batch in file.batches(options)? {
+            let batch = batch?;
+            let schema = batch.schema();
+            let paths = self
+                .fields
+                .iter()
+                .map(|(top, fields)| ArrayPath {
+                    column: schema.fields().iter().position(|f| f.name() == top).unwrap_or(usize::MAX),
+                    fields: fields.clone(),
+                })
+                .collect::<Vec<_>>();
+            let arrays = paths.iter().map(|p| find(batch.columns(), p)).collect::<Result<Vec<_>>>()?;
+            let keep = evaluate(tree, &arrays, batch.num_rows())?;
+            for i in keep.set_indices() {
+                let k = seen + i as u64;
+                while range < candidates.len() && k >= base + len(&candidates[range]) {
+                    base += len(&candidates[range]);
+                    range += 1;
+                }
+                let Some(r) = candidates.get(range) else {
+                    return Err(Error::corrupt(format!("row group {index}: more rows read than selected")));
+                };
+                let row = r.start + (k - base);
+                match matched.last_mut() {
+                    Some(m) if m.end == row => m.end += 1,
+                    _ => matched.push(row..row + 1),
+                }
+            }
+            seen += batch.num_rows() as u64;
+        }
+        let matched = RowRanges::from_sorted(matched);
+        let dense = total > 0 && matched.rows() as f64 > DENSE_FRACTION * total as f64;
+        self.dense = if dense { self.dense + 1 } else { 0 };
+        let mut out = VecDeque::new();
+        let mut at = start;
+        for r in &matched.0 {
+            if r.start > at {
+                out.push_back(Step::Skip((r.start - at) as usize));
+            }
+            out.push_back(Step::Read((r.end - r.start) as usize));
+            at = r.end;
+        }
+        Ok(Narrowed { steps: out, decoded: total })
+    }
+}

@@ -1,0 +1,35 @@
+//! Selective reads: a predicate pushed down to row groups and pages, and evaluated exactly on
+//! the rows decoded.
+//!
+//! ```no_run
+//! use parquetry::filter::{col, lit};
+//! use parquetry::read::ParquetReaderBuilder;
+//! let predicate = col("x").gt(lit(5)).and(col("s").eq(lit("abc")));
+//! let reader = ParquetReaderBuilder::open("data.parquet")?.with_filter(predicate).build()?;
+//! for batch in reader {
+//!     println!("{} matching rows", batch?.num_rows());
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Pruning goes cheapest first and never loses a row (see `docs/filter.md`): row groups by
+//! the footer's statistics, then pages by the page index (ColumnIndex and OffsetIndex),
+//! which become a row selection the reader uses to pass over pages unread. The candidate rows
+//! are then decoded and the predicate evaluated on them, so the output is exactly the
+//! matching rows. [`ScanMetrics`] counts what each level pruned.
+
+mod bind;
+mod evaluate;
+mod expr;
+mod late;
+mod literal;
+mod page_index;
+mod parse;
+mod ranges;
+mod scan;
+mod statistics;
+
+pub use expr::{col, lit, not, CmpOp, Column, Literal, Predicate};
+pub use parse::parse;
+pub use scan::ScanMetrics;
+pub(crate) use scan::{prepare, Filtering};

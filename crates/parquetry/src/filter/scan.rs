@@ -1,0 +1,265 @@
+//! A filtered read: prune, then decode the candidate rows and keep the matching ones.
+//!
+//! [`prepare`] binds the predicate to the file, prunes row groups by their statistics and
+//! pages by the page index, and rewrites the read's options: the surviving row groups, a
+//! row selection of the candidate rows, and the predicate's columns added to the projection
+//! if the caller did not ask for them. The reader then reads only those rows (passing over
+//! pruned pages unread), and [`Filtering::apply`] evaluates the predicate on each decoded
+//! batch, keeps the rows where it is true and drops the added columns.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use arrow_array::{BooleanArray, RecordBatch};
+use arrow_schema::{DataType, SchemaRef};
+
+use super::bind::{arrow_domain, bind, tree, Bound, Node};
+use super::evaluate::{evaluate, find, ArrayPath};
+use super::expr::Predicate;
+use super::late::Late;
+use super::page_index::{self, candidate_rows, ChunkPages};
+use super::ranges::{well_formed, RowRanges};
+use super::statistics::{may_match, Stats};
+use crate::error::{Error, Result};
+use crate::page::ChunkSource;
+use crate::read::{ColumnSelector, ParquetFile, ReadOptions, Step};
+
+/// What a filtered read pruned and read, level by level: counts, not times, so that tests
+/// and benchmarks can check that pruning happened.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ScanMetrics {
+    /// Row groups the read considered (all, or those the options name).
+    pub row_groups_total: usize,
+    /// Row groups skipped because their statistics rule out a match.
+    pub row_groups_pruned: usize,
+    /// Data pages of the predicate's columns in the row groups left, as their OffsetIndex
+    /// lists them (chunks without a usable page index are not counted).
+    pub pages_total: usize,
+    /// Those of them holding no candidate row: not read at all.
+    pub pages_pruned: usize,
+    /// Compressed bytes (with headers) of the pruned pages.
+    pub page_bytes_pruned: u64,
+    /// Bytes of ColumnIndex and OffsetIndex structures read to prune pages.
+    pub index_bytes_read: u64,
+    /// Rows of the row groups considered.
+    pub rows_total: u64,
+    /// Rows left after pruning (and the caller's row selection): the rows decoded.
+    pub rows_candidate: u64,
+    /// Rows decoded so far.
+    pub rows_decoded: u64,
+    /// Rows that matched and were returned so far.
+    pub rows_selected: u64,
+    /// Row groups read with late materialization so far: the predicate's columns first,
+    /// then the others only at the matching rows.
+    pub late_row_groups: usize,
+    /// Rows of the predicate's columns decoded in those first passes.
+    pub predicate_rows_decoded: u64,
+}
+
+impl std::fmt::Display for ScanMetrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "row groups: {} of {} pruned by statistics", self.row_groups_pruned, self.row_groups_total)?;
+        writeln!(
+            f,
+            "pages (predicate columns): {} of {} pruned by the page index ({} bytes; {} index bytes read)",
+            self.pages_pruned, self.pages_total, self.page_bytes_pruned, self.index_bytes_read
+        )?;
+        writeln!(
+            f,
+            "rows: {} total, {} candidates, {} decoded, {} selected",
+            self.rows_total, self.rows_candidate, self.rows_decoded, self.rows_selected
+        )?;
+        write!(
+            f,
+            "late materialization: {} row groups ({} rows of the predicate's columns decoded first)",
+            self.late_row_groups, self.predicate_rows_decoded
+        )
+    }
+}
+
+/// The predicate of a read in progress: evaluates it on decoded batches.
+#[derive(Debug)]
+pub(crate) struct Filtering {
+    predicate: Predicate,
+    bound: Bound,
+    /// The tree with literals converted for the batches' Arrow types (set by `attach`).
+    arrow: Option<Node>,
+    paths: Vec<ArrayPath>,
+    /// The caller's schema: the first fields of the batches read.
+    output: SchemaRef,
+    metrics: ScanMetrics,
+    late: Option<Late>,
+}
+
+/// Binds `predicate` to `file`, prunes, and returns the options that read the candidate
+/// rows and the state that filters them.
+pub(crate) fn prepare<S: ChunkSource>(file: &ParquetFile<S>, mut options: ReadOptions, predicate: &Predicate) -> Result<(ReadOptions, Filtering)> {
+    let meta = file.metadata();
+    let bound = bind(predicate, file.schema_descriptor(), meta.column_orders.as_deref())?;
+    let mut metrics = ScanMetrics::default();
+    let mut starts = Vec::with_capacity(meta.row_groups.len());
+    let mut at = 0u64;
+    for rg in &meta.row_groups {
+        starts.push(at);
+        at = at.saturating_add(rg.num_rows.max(0) as u64);
+    }
+    let row_groups = options.row_groups.clone().unwrap_or_else(|| (0..meta.row_groups.len()).collect());
+    let (mut kept, mut candidates, mut pruned_pages) = (Vec::new(), Vec::new(), false);
+    for &index in &row_groups {
+        let Some(rg) = meta.row_groups.get(index) else {
+            kept.push(index); // the reader reports it
+            continue;
+        };
+        let rows = rg.num_rows.max(0) as u64;
+        metrics.row_groups_total += 1;
+        metrics.rows_total += rows;
+        let chunk = |i: usize| rg.columns.get(bound.columns[i].leaf);
+        let stats = |i: usize| {
+            let s = chunk(i).and_then(|c| c.meta_data.as_ref()).and_then(|m| m.statistics.as_ref());
+            Stats::of_chunk(&bound.columns[i], s, rows)
+        };
+        if !may_match(&bound.parquet, false, &bound.columns, &stats) {
+            metrics.row_groups_pruned += 1;
+            continue;
+        }
+        kept.push(index);
+        let pages: Vec<Option<ChunkPages>> = (0..bound.columns.len())
+            .map(|i| {
+                let c = chunk(i)?;
+                page_index::read(file.source(), c, &bound.columns[i], rows, &mut metrics.index_bytes_read)
+            })
+            .collect();
+        let rows_left = candidate_rows(&bound.parquet, false, &bound.columns, &|i| pages[i].as_ref(), rows);
+        for p in pages.iter().flatten() {
+            metrics.pages_total += p.pages.len();
+            for ((r, _), bytes) in p.pages.iter().zip(&p.bytes) {
+                if !rows_left.overlaps(r) {
+                    metrics.pages_pruned += 1;
+                    metrics.page_bytes_pruned += bytes;
+                }
+            }
+        }
+        pruned_pages |= rows_left.rows() < rows;
+        let start = starts[index];
+        candidates.extend(rows_left.0.into_iter().map(|r| r.start + start..r.end + start));
+    }
+    candidates.sort_by_key(|r| r.start);
+    let candidates = RowRanges::from_sorted(candidates);
+    metrics.rows_candidate = candidates.rows();
+    match options.row_selection.take() {
+        // A selection the reader will refuse is left for it to report.
+        Some(user) if !well_formed(&user) => options.row_selection = Some(user),
+        Some(user) => {
+            let both = RowRanges(user).intersect(&candidates);
+            metrics.rows_candidate = both.rows();
+            options.row_selection = Some(both.0);
+        }
+        None if pruned_pages => options.row_selection = Some(candidates.0),
+        None => {}
+    }
+    // The caller's columns, then those of the predicate's top-level fields not among them.
+    let probe = ReadOptions { row_groups: Some(Vec::new()), row_selection: None, threads: 1, filter: None, ..options.clone() };
+    let output = file.batches(probe)?.schema();
+    if let Some(columns) = &mut options.columns {
+        for c in &bound.columns {
+            let top = &file.schema_descriptor().columns[c.leaf].path[0];
+            if output.fields().iter().all(|f| f.name() != top) && !columns.contains(&ColumnSelector::Name(top.clone())) {
+                columns.push(ColumnSelector::Name(top.clone()));
+            }
+        }
+    }
+    options.row_groups = Some(kept);
+    let filtering = Filtering { predicate: predicate.clone(), bound, arrow: None, paths: Vec::new(), output, metrics, late: None };
+    Ok((options, filtering))
+}
+
+impl Filtering {
+    /// Finds the predicate's columns in the schema of the batches read (`read`) and converts
+    /// its literals for their Arrow types.
+    pub(crate) fn attach(mut self, read: &SchemaRef, leaf_paths: &[Vec<String>], options: &ReadOptions) -> Result<Filtering> {
+        let k = self.output.fields().len();
+        if read.fields().len() < k || read.fields().iter().zip(self.output.fields()).any(|(a, b)| a != b) {
+            return Err(Error::unsupported(format!(
+                "filter: the predicate's columns ({}) are inside a field of which only part is selected; \
+                 select the whole field or the predicate's column too",
+                self.predicate.columns().join(", ")
+            )));
+        }
+        let mut types = Vec::new();
+        for c in &self.bound.columns {
+            let parts = &leaf_paths[c.leaf];
+            let missing = || Error::invalid_argument(format!("filter: column '{}' is not in the batches read", c.path));
+            let column = read.fields().iter().position(|f| f.name() == &parts[0]).ok_or_else(missing)?;
+            let mut t = read.field(column).data_type().clone();
+            for name in &parts[1..] {
+                let DataType::Struct(fields) = &t else { return Err(missing()) };
+                t = fields.iter().find(|f| f.name() == name).ok_or_else(missing)?.data_type().clone();
+            }
+            let domain = arrow_domain(&t).ok_or_else(|| {
+                Error::unsupported(format!("filter: column '{}' is read as {t}, which a filter cannot test yet", c.path))
+            })?;
+            types.push(domain);
+            self.paths.push(ArrayPath { column, fields: parts[1..].to_vec() });
+        }
+        self.arrow = Some(tree(&self.predicate, &self.bound.columns, &|i| Ok(types[i]))?);
+        let columns: Vec<Vec<String>> = self.bound.columns.iter().map(|c| leaf_paths[c.leaf].clone()).collect();
+        self.late = Late::new(read, &columns, options);
+        Ok(self)
+    }
+
+    /// With late materialization, reads the predicate's columns of row group `index` (first
+    /// row `start`) at the rows `steps` read and returns the steps that read only the
+    /// matching rows; otherwise `steps` as they are.
+    pub(crate) fn narrow<S: ChunkSource>(
+        &mut self,
+        file: &ParquetFile<S>,
+        index: usize,
+        start: u64,
+        steps: VecDeque<Step>,
+    ) -> Result<VecDeque<Step>> {
+        let (Some(late), Some(tree)) = (self.late.as_mut(), self.arrow.as_ref()) else { return Ok(steps) };
+        if !late.active() || steps.is_empty() {
+            return Ok(steps);
+        }
+        let narrowed = late.narrow(file, tree, index, start, &steps)?;
+        self.metrics.late_row_groups += 1;
+        self.metrics.predicate_rows_decoded += narrowed.decoded;
+        Ok(narrowed.steps)
+    }
+
+    /// The schema of the filtered batches (the caller's columns).
+    pub(crate) fn schema(&self) -> SchemaRef {
+        Arc::clone(&self.output)
+    }
+
+    /// What was pruned and read so far.
+    pub(crate) fn metrics(&self) -> &ScanMetrics {
+        &self.metrics
+    }
+
+    /// The rows of `batch` where the predicate is true, with the caller's columns only;
+    /// `None` if no row matched.
+    pub(crate) fn apply(&mut self, batch: RecordBatch) -> Result<Option<RecordBatch>> {
+        let Some(tree) = &self.arrow else { return Err(Error::invalid_argument("filter: not attached to a read")) };
+        let rows = batch.num_rows();
+        let arrays = self.paths.iter().map(|p| find(batch.columns(), p)).collect::<Result<Vec<_>>>()?;
+        let keep = evaluate(tree, &arrays, rows)?;
+        let matched = keep.count_set_bits();
+        self.metrics.rows_decoded += rows as u64;
+        self.metrics.rows_selected += matched as u64;
+        if matched == 0 {
+            return Ok(None);
+        }
+        let k = self.output.fields().len();
+        let batch = match batch.num_columns() > k {
+            true => batch.project(&(0..k).collect::<Vec<_>>()).map_err(|e| Error::invalid_argument(format!("filter: {e}")))?,
+            false => batch,
+        };
+        if matched == rows {
+            return Ok(Some(batch));
+        }
+        arrow_select::filter::filter_record_batch(&batch, &BooleanArray::new(keep, None))
+            .map(Some)
+            .map_err(|e| Error::invalid_argument(format!("filter: selecting the matching rows: {e}")))
+    }
+}

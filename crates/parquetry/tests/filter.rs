@@ -1,0 +1,427 @@
+//! Filtered reads return exactly the rows duckdb (or, for floating point conditions,
+//! pyarrow.compute) finds for the same condition on the same file, prune row groups and pages
+//! on sorted columns (counted, not timed), read a small part of the file for a selective
+//! condition, and do not prune on statistics or page indexes that do not check out.
+//!
+//! pyarrow writes the files at test time (`support/filter_cases.py`): 100,000 rows in 10 row
+//! groups of small pages, one file with a page index and one without.
+
+mod common;
+#[path = "common/read_compare.rs"]
+mod read_compare;
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::Int64Type;
+use arrow_array::RecordBatch;
+use arrow_buffer::Buffer;
+use arrow_schema::TimeUnit;
+use parquetry::filter::{col, lit, Literal, Predicate, ScanMetrics};
+use parquetry::format::thrift::{decode, encode};
+use parquetry::format::{ColumnIndex, ColumnOrder, FileMetaData, StatBytes};
+use parquetry::page::{BytesSource, ChunkSource};
+use parquetry::read::{ParquetFile, ReadOptions};
+use read_compare::{diff_tables, Table};
+
+const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/filter_cases.py");
+
+/// Memory holding the file, counting the bytes reads take from it.
+struct Counting {
+    inner: BytesSource,
+    read: AtomicU64,
+}
+
+impl ChunkSource for Counting {
+    fn len(&self) -> u64 {
+        self.inner.len()
+    }
+
+    fn read_at_reusing(&self, offset: u64, len: usize, spare: Vec<u8>) -> parquetry::Result<Buffer> {
+        self.read.fetch_add(len as u64, Ordering::Relaxed);
+        self.inner.read_at_reusing(offset, len, spare)
+    }
+}
+
+/// The files, written once per test process.
+fn files() -> &'static (PathBuf, PathBuf) {
+    static FILES: std::sync::OnceLock<(PathBuf, PathBuf)> = std::sync::OnceLock::new();
+    FILES.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("parquetry-filter-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = Command::new(common::python()).args([SCRIPT, "write", dir.to_str().unwrap()]).output().expect("python3");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        (dir.join("indexed.parquet"), dir.join("plain.parquet"))
+    })
+}
+
+/// A condition, in parquetry's terms and in the reference engine's.
+struct Case {
+    name: &'static str,
+    predicate: Predicate,
+    engine: &'static str,
+    expr: &'static str,
+}
+
+fn duck(name: &'static str, predicate: Predicate, expr: &'static str) -> Case {
+    Case { name, predicate, engine: "duckdb", expr }
+}
+
+fn pyarrow(name: &'static str, predicate: Predicate, expr: &'static str) -> Case {
+    Case { name, predicate, engine: "pyarrow", expr }
+}
+
+const MAR_1_2020: i32 = 18322;
+const JUN_2_2021_S: i64 = 1_622_592_000;
+const JUN_1_2021_0030_S: i64 = 1_622_507_400;
+
+fn cases() -> Vec<Case> {
+    let date = Literal::Date;
+    let seconds = |value| Literal::Timestamp { value, unit: TimeUnit::Second };
+    vec![
+        duck("id_range", col("id").between(25_000, 25_099), "id BETWEEN 25000 AND 25099"),
+        duck("id_point", col("id").eq(77_777), "id = 77777"),
+        duck("id_lt_fraction", col("id").lt(10.5), "id < 10.5"),
+        duck("id_or", col("id").lt(100).or(col("id").ge(99_950)), "id < 100 OR id >= 99950"),
+        duck("k_eq", col("k").eq(500), "k = 500"),
+        duck("k_ne", col("k").ne(3), "k <> 3"),
+        duck("k_in", col("k").is_in([1, 2, 3, 999]), "k IN (1, 2, 3, 999)"),
+        duck("k_empty_in", col("k").is_in(Vec::<i32>::new()), "false"),
+        duck("k_null", col("k").is_null(), "k IS NULL"),
+        duck("k_not_null_and", col("k").is_not_null().and(col("id").lt(300)), "k IS NOT NULL AND id < 300"),
+        duck("not_k_lt", !col("k").lt(500), "NOT (k < 500)"),
+        duck("not_k_in_or_null", !(col("k").is_in([5, 6]).or(col("k").is_null())), "NOT (k IN (5, 6) OR k IS NULL)"),
+        duck("s_eq", col("s").eq("key_054321"), "s = 'key_054321'"),
+        duck("s_prefix", col("s").starts_with("key_0123"), "s LIKE 'key_0123%'"),
+        duck("s_gt", col("s").gt("key_099990"), "s > 'key_099990'"),
+        duck("cat_in", col("cat").is_in(["cherry", "\u{e9}clair"]), "cat IN ('cherry', '\u{e9}clair')"),
+        duck("cat_not_prefix", !col("cat").starts_with("ap"), "NOT (cat LIKE 'ap%')"),
+        duck("cat_ne", col("cat").ne("banana"), "cat <> 'banana'"),
+        duck("cat_unicode_gt", col("cat").gt("zebra"), "cat > 'zebra'"),
+        duck("d_range", col("d").between(date(MAR_1_2020), date(MAR_1_2020 + 4)), "d BETWEEN DATE '2020-03-01' AND DATE '2020-03-05'"),
+        duck("ts_ge", col("ts").ge(seconds(JUN_2_2021_S)), "ts >= TIMESTAMP '2021-06-02 00:00:00'"),
+        duck(
+            "ts_lt_ns",
+            col("ts").lt(Literal::Timestamp { value: JUN_1_2021_0030_S * 1_000_000_000 + 1500, unit: TimeUnit::Nanosecond }),
+            "ts < TIMESTAMP '2021-06-01 00:30:00.0000015'",
+        ),
+        duck("dec_gt", col("dec").gt(Literal::Decimal { unscaled: 12_345, scale: 2 }), "dec > 123.45"),
+        duck("dec_eq_int", col("dec").eq(5), "dec = 5"),
+        duck("dec_le_finer", col("dec").le(Literal::Decimal { unscaled: 12_345, scale: 3 }), "dec <= 12.345"),
+        duck("u_big", col("u").gt(lit(u64::MAX / 2)), "u > 9223372036854775807"),
+        duck("rec_a", col("rec.a").eq(7), "rec.a = 7"),
+        duck("rec_b_prefix", col("rec.b").starts_with("b01"), "rec.b LIKE 'b01%'"),
+        duck(
+            "mixed",
+            col("k").lt(10).or(col("cat").eq("apple")).and(col("d").ge(date(MAR_1_2020))).and(!col("s").starts_with("key_09")),
+            "(k < 10 OR cat = 'apple') AND d >= DATE '2020-03-01' AND NOT (s LIKE 'key_09%')",
+        ),
+        pyarrow("f_gt", col("f").gt(50.0), "pc.field('f') > 50.0"),
+        pyarrow("f_ne", col("f").ne(0.0), "pc.field('f') != 0.0"),
+        pyarrow("f_not_lt", !col("f").lt(0.0), "~(pc.field('f') < 0.0)"),
+        pyarrow("f_eq_neg_zero", col("f").eq(-0.0), "pc.field('f') == -0.0"),
+        pyarrow("f_inf", col("f").ge(f64::INFINITY), "pc.field('f') >= float('inf')"),
+        pyarrow("f32_eq", col("f32").eq(12.5), "pc.field('f32') == 12.5"),
+        pyarrow("f_in", col("f").is_in([1.5, -100.0]), "pc.field('f').isin([1.5, -100.0])"),
+    ]
+}
+
+/// The reference engines' matching ids for each case on `path`.
+fn answers(path: &Path, cases: &[Case]) -> HashMap<String, Vec<i64>> {
+    let mut child = Command::new(common::python())
+        .args([SCRIPT, "answer", path.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("python3 with duckdb and pyarrow");
+    let input: serde_json::Map<String, serde_json::Value> =
+        cases.iter().map(|c| (c.name.to_owned(), serde_json::json!([c.engine, c.expr]))).collect();
+    child.stdin.take().unwrap().write_all(serde_json::Value::Object(input).to_string().as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "filter_cases.py answer: {}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    cases
+        .iter()
+        .map(|c| (c.name.to_owned(), v[c.name].as_array().unwrap().iter().map(|x| x.as_i64().unwrap()).collect()))
+        .collect()
+}
+
+/// A filtered read of `bytes`: its batches, the metrics, and the bytes read.
+fn read(bytes: &[u8], options: ReadOptions) -> parquetry::Result<(Vec<RecordBatch>, ScanMetrics, u64)> {
+    let metadata = parquetry::format::read_metadata_from_bytes(bytes)?;
+    let source = Counting { inner: BytesSource::new(bytes.to_vec()), read: AtomicU64::new(0) };
+    let file = ParquetFile::with_source(source, metadata)?;
+    let mut iter = file.batches(options)?;
+    let mut batches = Vec::new();
+    for b in iter.by_ref() {
+        batches.push(b?);
+    }
+    let metrics = iter.scan_metrics().cloned().unwrap_or_default();
+    drop(iter);
+    Ok((batches, metrics, file.source().read.load(Ordering::Relaxed)))
+}
+
+fn ids(batches: &[RecordBatch]) -> Vec<i64> {
+    let column = |b: &RecordBatch| b.column_by_name("id").expect("id column").as_primitive::<Int64Type>().values().to_vec();
+    batches.iter().flat_map(column).collect()
+}
+
+/// The rows of `whole` at `ids` (which are row numbers).
+fn rows_at(whole: &Table, ids: &[i64]) -> Table {
+    let mut out = whole.slice(0, 0);
+    let mut i = 0;
+    while i < ids.len() {
+        let mut j = i + 1;
+        while j < ids.len() && ids[j] == ids[j - 1] + 1 {
+            j += 1;
+        }
+        out = out.append(&whole.slice(ids[i] as usize, j - i));
+        i = j;
+    }
+    out
+}
+
+#[test]
+fn filtered_reads_return_the_reference_engines_rows() {
+    let (indexed, plain) = files();
+    let cases = cases();
+    let want = answers(indexed, &cases);
+    let whole = read_compare::pyarrow_tables("filter", std::slice::from_ref(indexed)).remove(indexed).unwrap().unwrap();
+    for path in [indexed, plain] {
+        let bytes = std::fs::read(path).unwrap();
+        for case in &cases {
+            let expected = &want[case.name];
+            for batch_size in [65_536, 3_000] {
+                let options = ReadOptions::default().with_batch_size(batch_size).with_filter(case.predicate.clone());
+                let (batches, metrics, _) = read(&bytes, options).unwrap_or_else(|e| panic!("{}: {e}", case.name));
+                let got = ids(&batches);
+                assert_eq!(got.len(), expected.len(), "{} on {}: {} ({})", case.name, path.display(), case.predicate, metrics);
+                assert_eq!(&got, expected, "{} on {}", case.name, path.display());
+                assert_eq!(metrics.rows_selected, expected.len() as u64, "{}", case.name);
+                assert!(batches.iter().all(|b| b.num_rows() <= batch_size && b.num_rows() > 0));
+                // Every column's values, against pyarrow's read, where few enough runs.
+                if let (true, Some(first)) = (expected.len() < 3_000 && batch_size == 3_000, batches.first()) {
+                    let table = Table::from_batches(&first.schema(), &batches).unwrap();
+                    let diffs = diff_tables(&rows_at(&whole, expected), &table);
+                    assert!(diffs.is_empty(), "{}: {diffs:?}", case.name);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn sorted_columns_prune_row_groups_and_pages_and_read_little() {
+    let (indexed, plain) = files();
+    let bytes = std::fs::read(indexed).unwrap();
+    let (_, _, all_bytes) = read(&bytes, ReadOptions::default()).unwrap();
+    let (batches, m, read_bytes) = read(&bytes, ReadOptions::default().with_filter(col("id").between(25_000, 25_099))).unwrap();
+    assert_eq!(ids(&batches), (25_000..25_100).collect::<Vec<_>>());
+    assert_eq!((m.row_groups_total, m.row_groups_pruned), (10, 9), "{m}");
+    assert!(m.pages_pruned > 0 && m.pages_pruned < m.pages_total, "{m}");
+    assert!(m.rows_candidate < 2_000 && m.rows_decoded == 100, "{m}");
+    assert!(m.index_bytes_read > 0);
+    assert!(read_bytes * 20 < all_bytes, "read {read_bytes} of a whole read's {all_bytes} bytes");
+    // Without a page index, statistics alone prune the row groups.
+    let bytes = std::fs::read(plain).unwrap();
+    let (batches, m, _) = read(&bytes, ReadOptions::default().with_filter(col("id").between(25_000, 25_099))).unwrap();
+    assert_eq!(ids(&batches).len(), 100);
+    assert_eq!((m.row_groups_pruned, m.pages_total, m.rows_candidate), (9, 0, 10_000), "{m}");
+    // A string prefix on a sorted column and a date range prune as well.
+    let bytes = std::fs::read(indexed).unwrap();
+    for p in [col("s").starts_with("key_0123"), col("d").between(Literal::Date(MAR_1_2020), Literal::Date(MAR_1_2020 + 4))] {
+        let (_, m, _) = read(&bytes, ReadOptions::default().with_filter(p.clone())).unwrap();
+        assert_eq!(m.row_groups_pruned, 9, "{p}: {m}");
+        assert!(m.pages_pruned > 0, "{p}: {m}");
+    }
+}
+
+#[test]
+fn projections_row_selections_and_threads_combine_with_a_filter() {
+    let (indexed, _) = files();
+    let bytes = std::fs::read(indexed).unwrap();
+    let p = col("k").eq(500).or(col("id").lt(50));
+    let (all, _, _) = read(&bytes, ReadOptions::default().with_filter(p.clone())).unwrap();
+    let want = ids(&all);
+    // The predicate's columns are read for it and dropped from the output.
+    let options = ReadOptions::default().with_columns(["s"]).with_filter(p.clone());
+    let (batches, _, _) = read(&bytes, options).unwrap();
+    let names: Vec<String> = batches[0].schema().fields().iter().map(|f| f.name().clone()).collect();
+    assert_eq!(names, ["s"]);
+    let s: Vec<String> = batches.iter().flat_map(|b| b.column(0).as_string::<i32>().iter().map(|v| v.unwrap().to_owned()).collect::<Vec<_>>()).collect();
+    assert_eq!(s, want.iter().map(|i| format!("key_{i:06}")).collect::<Vec<_>>());
+    // A row selection and the filter: the rows in both.
+    let options = ReadOptions::default().with_row_selection([10..20, 30_000..60_000]).with_filter(p.clone());
+    let (batches, _, _) = read(&bytes, options).unwrap();
+    let both: Vec<i64> = want.iter().copied().filter(|&i| (10..20).contains(&i) || (30_000..60_000).contains(&i)).collect();
+    assert_eq!(ids(&batches), both);
+    // Row groups chosen by the caller, in their order.
+    let options = ReadOptions::default().with_row_groups([5, 0]).with_filter(p.clone());
+    let (batches, _, _) = read(&bytes, options).unwrap();
+    let mut chosen: Vec<i64> = want.iter().copied().filter(|&i| (50_000..60_000).contains(&i)).collect();
+    chosen.extend(want.iter().copied().filter(|&i| i < 10_000));
+    assert_eq!(ids(&batches), chosen);
+    for batch_size in [100_000, 1_000] {
+        let options = ReadOptions::default().with_threads(2).with_batch_size(batch_size).with_filter(p.clone());
+        let (batches, _, _) = read(&bytes, options).unwrap();
+        assert_eq!(ids(&batches), want, "two threads, batch {batch_size}");
+    }
+}
+
+#[test]
+fn bad_predicates_are_errors_naming_the_column() {
+    let (indexed, _) = files();
+    let bytes = std::fs::read(indexed).unwrap();
+    let cases: Vec<(Predicate, &str)> = vec![
+        (col("nope").eq(1), "no column 'nope'"),
+        (col("s").gt(5), "column 's'"),
+        (col("d").eq(5), "column 'd'"),
+        (col("rec").eq(1), "'rec' is a group"),
+        (col("k").starts_with("a"), "'k'"),
+        (col("k").eq(f64::NAN), "'k'"),
+        (col("dec").eq("5"), "'dec'"),
+    ];
+    for (p, needle) in cases {
+        let e = read(&bytes, ReadOptions::default().with_filter(p.clone())).err().unwrap_or_else(|| panic!("{p} read"));
+        assert!(e.to_string().contains(needle), "{p}: {e}");
+    }
+}
+
+#[test]
+fn late_materialization_reads_the_other_columns_only_at_matching_rows() {
+    let (indexed, plain) = files();
+    // Without a page index, statistics leave one row group of 10,000 candidate rows: `id` is
+    // decoded there, and the other columns only at the one matching row.
+    let bytes = std::fs::read(plain).unwrap();
+    let (batches, m, _) = read(&bytes, ReadOptions::default().with_filter(col("id").eq(77_777))).unwrap();
+    assert_eq!(ids(&batches), [77_777]);
+    assert_eq!(batches[0].num_columns(), 11);
+    assert_eq!((m.late_row_groups, m.predicate_rows_decoded, m.rows_decoded), (1, 10_000, 1), "{m}");
+    // `u` is unsorted: most of its pages may hold the value, but only one row does, and the
+    // other columns' pages without it are not read.
+    let indexed_bytes = std::fs::read(indexed).unwrap();
+    let (_, _, all_bytes) = read(&indexed_bytes, ReadOptions::default()).unwrap();
+    let (batches, m, read_bytes) = read(&indexed_bytes, ReadOptions::default().with_filter(col("u").eq(lit(77_778u64)))).unwrap();
+    assert_eq!(ids(&batches), [77_778]);
+    assert!(m.rows_candidate > 50_000 && m.rows_decoded == 1, "{m}");
+    assert!(read_bytes * 4 < all_bytes, "read {read_bytes} of a whole read's {all_bytes} bytes: {m}");
+    // When the output holds only the predicate's columns there is nothing to read late.
+    let options = ReadOptions::default().with_columns(["id"]).with_filter(col("id").eq(77_777));
+    let (batches, m, _) = read(&bytes, options).unwrap();
+    assert_eq!((ids(&batches), m.late_row_groups, m.rows_decoded), (vec![77_777], 0, 10_000), "{m}");
+    // Dense matches switch it off after two row groups; the rows stay exact.
+    let (batches, m, _) = read(&bytes, ReadOptions::default().with_filter(col("k").is_not_null())).unwrap();
+    let want: Vec<i64> = (0..100_000).filter(|i| i % 13 != 0).collect();
+    assert_eq!(ids(&batches), want);
+    assert_eq!(m.late_row_groups, 2, "{m}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statistics and page indexes that do not check out.
+
+/// `bytes` with its footer rewritten by `edit`, which may append structures (at the offset it
+/// is given) before the new footer.
+fn rewrite(bytes: &[u8], edit: impl FnOnce(&mut FileMetaData, &mut Vec<u8>, u64)) -> Vec<u8> {
+    let n = bytes.len();
+    let len = u32::from_le_bytes(bytes[n - 8..n - 4].try_into().unwrap()) as usize;
+    let mut meta = parquetry::format::read_metadata_from_bytes(bytes).unwrap();
+    let mut out = bytes[..n - 8 - len].to_vec();
+    let mut extra = Vec::new();
+    edit(&mut meta, &mut extra, out.len() as u64);
+    out.extend_from_slice(&extra);
+    out.extend_from_slice(&parquetry::format::encode_footer(&meta));
+    out
+}
+
+fn column(meta: &FileMetaData, name: &str) -> usize {
+    meta.row_groups[0].columns.iter().position(|c| c.meta_data.as_ref().unwrap().path_in_schema.join(".") == name).unwrap()
+}
+
+#[test]
+fn statistics_that_do_not_check_out_prune_nothing() {
+    let (indexed, _) = files();
+    let bytes = std::fs::read(indexed).unwrap();
+    let want: Vec<i64> = (25_000..25_100).collect();
+    let p = col("id").between(25_000, 25_099);
+    let swapped = rewrite(&bytes, |meta, _, _| {
+        let c = column(meta, "id");
+        for rg in &mut meta.row_groups {
+            let s = rg.columns[c].meta_data.as_mut().unwrap().statistics.as_mut().unwrap();
+            std::mem::swap(&mut s.min_value, &mut s.max_value);
+        }
+    });
+    let short = rewrite(&bytes, |meta, _, _| {
+        let c = column(meta, "id");
+        for rg in &mut meta.row_groups {
+            let s = rg.columns[c].meta_data.as_mut().unwrap().statistics.as_mut().unwrap();
+            s.min_value = Some(StatBytes::new(&[1, 2, 3]));
+            s.null_count = Some(-4);
+        }
+    });
+    let unknown_order = rewrite(&bytes, |meta, _, _| {
+        let n = meta.row_groups[0].columns.len();
+        meta.column_orders = Some(vec![ColumnOrder::Unknown(9); n]);
+    });
+    for (name, file) in [("min > max", &swapped), ("short bound", &short), ("unknown column order", &unknown_order)] {
+        let (batches, m, _) = read(file, ReadOptions::default().with_filter(p.clone())).unwrap();
+        assert_eq!(ids(&batches), want, "{name}");
+        assert_eq!(m.row_groups_pruned, 0, "{name}: {m}");
+    }
+    // An unknown order also leaves the page index unused.
+    let (_, m, _) = read(&unknown_order, ReadOptions::default().with_filter(p.clone())).unwrap();
+    assert_eq!(m.pages_pruned, 0, "{m}");
+}
+
+#[test]
+fn page_indexes_that_do_not_check_out_prune_nothing() {
+    let (indexed, _) = files();
+    let bytes = std::fs::read(indexed).unwrap();
+    let want: Vec<i64> = (25_000..25_100).collect();
+    let p = col("id").between(25_000, 25_099);
+    // Every page's bounds swapped (min > max), or one page too few, or the OffsetIndex cut short.
+    let edit_index = |f: &dyn Fn(&mut ColumnIndex)| {
+        rewrite(&bytes, |meta, extra, base| {
+            let c = column(meta, "id");
+            for rg in &mut meta.row_groups {
+                let chunk = &mut rg.columns[c];
+                let (at, len) = (chunk.column_index_offset.unwrap() as usize, chunk.column_index_length.unwrap() as usize);
+                let (mut index, _) = decode::<ColumnIndex>(&bytes[at..at + len]).unwrap();
+                f(&mut index);
+                let mut encoded = Vec::new();
+                encode(&index, &mut encoded);
+                chunk.column_index_offset = Some((base + extra.len() as u64) as i64);
+                chunk.column_index_length = Some(encoded.len() as i32);
+                extra.extend_from_slice(&encoded);
+            }
+        })
+    };
+    let swapped = edit_index(&|i| std::mem::swap(&mut i.min_values, &mut i.max_values));
+    let fewer = edit_index(&|i| {
+        i.min_values.pop();
+        i.max_values.pop();
+        i.null_pages.pop();
+    });
+    let garbage = edit_index(&|i| {
+        for v in i.min_values.iter_mut() {
+            v.truncate(3);
+        }
+    });
+    let cut = rewrite(&bytes, |meta, _, _| {
+        for rg in &mut meta.row_groups {
+            for c in &mut rg.columns {
+                c.offset_index_length = Some(5);
+            }
+        }
+    });
+    for (name, file) in [("min > max", &swapped), ("a page short", &fewer), ("3-byte bounds", &garbage), ("cut", &cut)] {
+        let (batches, m, _) = read(file, ReadOptions::default().with_filter(p.clone())).unwrap();
+        assert_eq!(ids(&batches), want, "{name}");
+        assert_eq!(m.row_groups_pruned, 9, "{name}: the footer's statistics still hold: {m}");
+        assert_eq!(m.pages_pruned, 0, "{name}: {m}");
+    }
+}
