@@ -8,6 +8,7 @@
 
 use arrow_buffer::BooleanBufferBuilder;
 
+use crate::encoding::bit_pack::read_uleb128;
 use crate::encoding::rle::{decode_bit_packed_msb, Run, RleDecoder};
 pub(crate) use crate::page::{level_bit_width, LevelData};
 use crate::error::{Error, Result};
@@ -135,13 +136,12 @@ fn append_validity_bits(
 ) -> Result<usize> {
     let (mut pos, mut left, mut valid) = (0usize, num_values, 0usize);
     while left > 0 {
-        let Some((header, used)) = uleb128(&data[pos.min(data.len())..]) else {
-            return Err(Error::corrupt(format!(
+        let header = read_uleb128(data, &mut pos, "definition levels").map_err(|_| {
+            Error::corrupt(format!(
                 "definition levels: the page has {num_values} values but only {} levels",
                 num_values - left
-            )));
-        };
-        pos += used;
+            ))
+        })?;
         if header & 1 == 1 {
             // Bit-packed: `groups` groups of 8 one-bit levels in `groups` bytes.
             let groups = usize::try_from(header >> 1).unwrap_or(usize::MAX);
@@ -183,18 +183,6 @@ fn append_validity_bits(
         }
     }
     Ok(valid)
-}
-
-/// An unsigned LEB128 varint at the start of `data`: (value, bytes used).
-fn uleb128(data: &[u8]) -> Option<(u64, usize)> {
-    let mut v = 0u64;
-    for (i, &b) in data.iter().enumerate().take(10) {
-        v |= u64::from(b & 0x7f) << (7 * i);
-        if b & 0x80 == 0 {
-            return Some((v, i + 1));
-        }
-    }
-    None
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@
 
 mod nested;
 
+use crate::page::level_bit_width;
 use arrow_array::cast::AsArray;
 use arrow_array::downcast_dictionary_array;
 use arrow_array::{Array, ArrayRef};
@@ -91,12 +92,6 @@ pub(crate) struct ColumnChunkWriter {
     values: Vec<u8>,
 }
 
-/// The bits of a level up to `max`: the RLE bit width of its levels (at least 1, as flat
-/// columns have always used).
-fn level_width(max: i16) -> u8 {
-    (16 - (max.max(1) as u16).leading_zeros()) as u8
-}
-
 impl ColumnChunkWriter {
     /// A writer for `leaf` with the file's options; refuses encodings that do not fit.
     pub fn new(leaf: LeafColumn, options: &WriteOptions) -> Result<Self> {
@@ -119,8 +114,9 @@ impl ColumnChunkWriter {
             header_statistics: options.page_header_statistics,
             size_statistics: options.size_statistics,
             encoder,
-            definition_levels: RleEncoder::new(level_width(leaf.max_def_level)),
-            repetition_levels: RleEncoder::new(level_width(leaf.max_rep_level)),
+            // At least one bit, as flat columns have always been written.
+            definition_levels: RleEncoder::new(level_bit_width(leaf.max_def_level.max(1))),
+            repetition_levels: RleEncoder::new(level_bit_width(leaf.max_rep_level.max(1))),
             page_rows: 0,
             page_values: 0,
             page_nulls: 0,
