@@ -52,10 +52,12 @@ fn _parquetry(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ffi::ArrowBatch>()?;
     m.add_class::<ffi::ArrowSchema>()?;
     m.add_class::<read::RawFile>()?;
+    m.add_class::<write::NativeWriter>()?;
     m.add_function(wrap_pyfunction!(read::open_path, m)?)?;
     m.add_function(wrap_pyfunction!(read::open_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(write::write_table, m)?)?;
     m.add_function(wrap_pyfunction!(write::merge, m)?)?;
+    m.add_function(wrap_pyfunction!(metadata::edit_footer, m)?)?;
     m.add_function(wrap_pyfunction!(available_threads, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

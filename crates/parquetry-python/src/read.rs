@@ -108,8 +108,9 @@ fn options(
     threads: usize,
     binary_type: Option<&str>,
     batch_size: usize,
+    verify_crc: bool,
 ) -> PyResult<ReadOptions> {
-    let mut o = ReadOptions::default().with_threads(threads).with_batch_size(batch_size);
+    let mut o = ReadOptions::default().with_threads(threads).with_batch_size(batch_size).with_verify_crc(verify_crc);
     if let Some(columns) = columns {
         let mut selected = Vec::with_capacity(columns.len());
         for c in columns.iter() {
@@ -144,7 +145,8 @@ fn options(
 #[pymethods]
 impl RawFile {
     /// A lazy stream of batches: each batch is decoded when the consumer asks for it.
-    #[pyo3(signature = (columns=None, row_groups=None, threads=1, binary_type=None, batch_size=65536))]
+    /// `verify_crc` checks the CRC-32 of every page that has one.
+    #[pyo3(signature = (columns=None, row_groups=None, threads=1, binary_type=None, batch_size=65536, verify_crc=false))]
     fn stream(
         &self,
         py: Python<'_>,
@@ -153,14 +155,15 @@ impl RawFile {
         threads: usize,
         binary_type: Option<&str>,
         batch_size: usize,
+        verify_crc: bool,
     ) -> PyResult<ArrowStream> {
-        let o = options(columns.as_ref(), row_groups, threads, binary_type, batch_size)?;
+        let o = options(columns.as_ref(), row_groups, threads, binary_type, batch_size, verify_crc)?;
         Ok(ArrowStream::new(py.detach(|| self.reader(o)).py_err()?))
     }
 
     /// Reads everything selected (whole row groups per batch, so threads decode several row
     /// groups at once) with the GIL released, then hands the batches over as a stream.
-    #[pyo3(signature = (columns=None, row_groups=None, threads=1, binary_type=None))]
+    #[pyo3(signature = (columns=None, row_groups=None, threads=1, binary_type=None, verify_crc=false))]
     fn read_all(
         &self,
         py: Python<'_>,
@@ -168,8 +171,9 @@ impl RawFile {
         row_groups: Option<Vec<usize>>,
         threads: usize,
         binary_type: Option<&str>,
+        verify_crc: bool,
     ) -> PyResult<ArrowStream> {
-        let o = options(columns.as_ref(), row_groups, threads, binary_type, usize::MAX)?;
+        let o = options(columns.as_ref(), row_groups, threads, binary_type, usize::MAX, verify_crc)?;
         let (schema, batches) = py.detach(|| self.read_batches(o)).py_err()?;
         Ok(ArrowStream::from_batches(schema, batches))
     }
@@ -184,7 +188,7 @@ impl RawFile {
         columns: Option<Bound<'_, PyList>>,
         threads: usize,
     ) -> PyResult<(ArrowStream, Vec<usize>)> {
-        let o = options(columns.as_ref(), None, threads, None, usize::MAX)?;
+        let o = options(columns.as_ref(), None, threads, None, usize::MAX, false)?;
         let (schema, batches) = py.detach(|| self.read_batches(o)).py_err()?;
         let addresses = crate::ffi::batch_addresses(&batches);
         Ok((ArrowStream::from_batches(schema, batches), addresses))
@@ -198,6 +202,16 @@ impl RawFile {
     /// Number of row groups.
     fn num_row_groups(&self) -> usize {
         self.metadata.row_groups.len()
+    }
+
+    /// The schema elements only (cheap beside `metadata` for files with many row groups).
+    fn schema_elements<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        crate::metadata::schema_elements(py, &self.metadata)
+    }
+
+    /// The footer's key/value metadata only, as a dict.
+    fn key_value_metadata<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        key_values(py, self.metadata.key_value_metadata.as_deref())
     }
 
     /// The footer as plain Python values (see `parquetry.ParquetFile.metadata`).

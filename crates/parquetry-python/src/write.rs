@@ -4,9 +4,12 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use arrow_schema::ffi::FFI_ArrowSchema;
 
 use parquetry::compress::Codec;
-use parquetry::format::Encoding;
+use parquetry::format::{Encoding, FileMetaData, SortingColumn};
 use parquetry::merge::{merge_files, MergeOptions};
 use parquetry::write::{DataPageVersion, FileSink, ParquetWriter, StatisticsLevel, TempFile, WriteOptions};
 use parquetry::Error;
@@ -40,98 +43,109 @@ fn encoding(name: &str) -> PyResult<Encoding> {
     parquetry::write::writable_encoding(name).map_err(|e| invalid(e.message().to_owned()))
 }
 
-/// The options of `write_table` (the Python wrapper has already turned per-column arguments
-/// into dicts, and `use_dictionary` into `(default, {column: bool})`).
-#[allow(clippy::too_many_arguments)]
-fn write_options(
-    compression: &str,
-    column_compression: HashMap<String, String>,
-    compression_level: Option<i32>,
-    row_group_size: Option<usize>,
-    use_dictionary: bool,
-    column_dictionary: HashMap<String, bool>,
-    data_page_version: &str,
-    write_statistics: bool,
-    column_statistics: HashMap<String, bool>,
-    write_page_index: bool,
-    encoding_all: Option<&str>,
-    column_encoding: HashMap<String, String>,
-) -> PyResult<WriteOptions> {
-    let default_codec = codec(compression)?;
+/// A value of the options dict, `None` when absent or `None`.
+fn opt<'py, T>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<T>>
+where
+    T: for<'a> FromPyObject<'a, 'py>,
+    for<'a> <T as FromPyObject<'a, 'py>>::Error: Into<PyErr>,
+{
+    match d.get_item(key)? {
+        Some(v) if !v.is_none() => Ok(Some(v.extract().map_err(Into::into)?)),
+        _ => Ok(None),
+    }
+}
+
+/// The options of `write_table` and `ParquetWriter`, from the dict the Python wrapper builds
+/// (it has already checked pyarrow's argument forms and turned per-column arguments into
+/// dicts): `compression`, `compression_level`, `column_compression` (`{column: (codec,
+/// level)}`), `row_group_size`, `use_dictionary`, `column_dictionary`, `data_page_version`,
+/// `write_statistics`, `column_statistics`, `write_page_index`, `encoding_all`,
+/// `column_encoding`, `data_page_size`, `dictionary_pagesize_limit`, `write_page_checksum`,
+/// `max_rows_per_page`, `key_value_metadata` (pairs), `sorting_columns` (`(column,
+/// descending, nulls_first)`),
+/// `store_schema`, `threads`.
+fn write_options(d: &Bound<'_, PyDict>) -> PyResult<WriteOptions> {
+    let compression: String = opt(d, "compression")?.unwrap_or_else(|| "none".to_owned());
+    let default_codec = codec(&compression)?;
+    let compression_level: Option<i32> = opt(d, "compression_level")?;
     let mut o = match compression_level {
         Some(level) => WriteOptions::new().with_compression_level(default_codec, level),
         None => WriteOptions::new().with_compression(default_codec),
     };
-    o = o.with_dictionary(use_dictionary);
-    for (column, name) in &column_compression {
-        o = o.with_column_compression(column, codec(name)?, compression_level);
+    o = o.with_dictionary(opt(d, "use_dictionary")?.unwrap_or(true));
+    if let Some(limit) = opt::<usize>(d, "dictionary_pagesize_limit")? {
+        o = o.with_dictionary_page_size_limit(limit);
     }
+    let column_compression: HashMap<String, (String, Option<i32>)> = opt(d, "column_compression")?.unwrap_or_default();
+    for (column, (name, level)) in &column_compression {
+        o = o.with_column_compression(column, codec(name)?, *level);
+    }
+    let column_dictionary: HashMap<String, bool> = opt(d, "column_dictionary")?.unwrap_or_default();
     for (column, on) in &column_dictionary {
         o = o.with_column_dictionary(column, *on);
     }
-    if let Some(name) = encoding_all {
+    if let Some(name) = opt::<String>(d, "encoding_all")? {
         // One encoding for every column; a non-dictionary one turns the dictionary off, as
         // pyarrow requires `use_dictionary=False` with `column_encoding`.
-        o = match encoding(name)? {
+        o = match encoding(&name)? {
             Encoding::RLE_DICTIONARY => o.with_dictionary(true),
             e => o.with_dictionary(false).with_encoding(e),
         };
     }
+    let column_encoding: HashMap<String, String> = opt(d, "column_encoding")?.unwrap_or_default();
     for (column, name) in &column_encoding {
         o = o.with_column_encoding(column, encoding(name)?);
     }
-    if let Some(rows) = row_group_size {
+    if let Some(rows) = opt::<usize>(d, "row_group_size")? {
         if rows == 0 {
             return Err(invalid("row_group_size must be at least 1"));
         }
         o = o.with_row_group_rows(rows);
     }
-    o = o.with_data_page_version(match data_page_version {
+    if let Some(rows) = opt::<usize>(d, "max_rows_per_page")? {
+        o = o.with_data_page_row_limit(rows.max(1));
+    }
+    if let Some(bytes) = opt::<usize>(d, "data_page_size")? {
+        o = o.with_data_page_size(bytes.max(1));
+    }
+    let version: String = opt(d, "data_page_version")?.unwrap_or_else(|| "1.0".to_owned());
+    o = o.with_data_page_version(match version.as_str() {
         "1.0" => DataPageVersion::V1,
         "2.0" => DataPageVersion::V2,
         other => return Err(invalid(format!("data_page_version must be '1.0' or '2.0', not '{other}'"))),
     });
-    if !write_statistics {
+    if !opt(d, "write_statistics")?.unwrap_or(true) {
         o = o.with_statistics(StatisticsLevel::None);
     }
+    let column_statistics: HashMap<String, bool> = opt(d, "column_statistics")?.unwrap_or_default();
     for (column, on) in &column_statistics {
         let level = if *on { StatisticsLevel::Page } else { StatisticsLevel::None };
         o = o.with_column_statistics(column, level);
     }
-    Ok(o.with_page_index(write_page_index))
+    o = o.with_page_index(opt(d, "write_page_index")?.unwrap_or(false));
+    o = o.with_crc(opt(d, "write_page_checksum")?.unwrap_or(false));
+    o = o.with_arrow_schema(opt(d, "store_schema")?.unwrap_or(true));
+    let kv: Vec<(String, String)> = opt(d, "key_value_metadata")?.unwrap_or_default();
+    for (k, v) in kv {
+        o = o.with_key_value(k, v);
+    }
+    if let Some(sorting) = opt::<Vec<(i32, bool, bool)>>(d, "sorting_columns")? {
+        o = o.with_sorting_columns(
+            sorting
+                .into_iter()
+                .map(|(column_idx, descending, nulls_first)| SortingColumn { column_idx, descending, nulls_first })
+                .collect(),
+        );
+    }
+    Ok(o.with_threads(opt(d, "threads")?.unwrap_or(1)))
 }
 
 /// Writes the Arrow data of `data` to `path`, pulling batches from the producer one at a
 /// time (nothing is materialised first). Returns the rows written.
 #[pyfunction]
-#[pyo3(signature = (data, path, compression, column_compression, compression_level, row_group_size,
-    use_dictionary, column_dictionary, data_page_version, write_statistics, column_statistics,
-    write_page_index, encoding_all, column_encoding, threads=1))]
-#[allow(clippy::too_many_arguments)]
-pub fn write_table(
-    py: Python<'_>,
-    data: &Bound<'_, PyAny>,
-    path: PathBuf,
-    compression: &str,
-    column_compression: HashMap<String, String>,
-    compression_level: Option<i32>,
-    row_group_size: Option<usize>,
-    use_dictionary: bool,
-    column_dictionary: HashMap<String, bool>,
-    data_page_version: &str,
-    write_statistics: bool,
-    column_statistics: HashMap<String, bool>,
-    write_page_index: bool,
-    encoding_all: Option<&str>,
-    column_encoding: HashMap<String, String>,
-    threads: usize,
-) -> PyResult<u64> {
-    let options = write_options(
-        compression, column_compression, compression_level, row_group_size, use_dictionary,
-        column_dictionary, data_page_version, write_statistics, column_statistics, write_page_index,
-        encoding_all, column_encoding,
-    )?
-    .with_threads(threads);
+pub fn write_table(py: Python<'_>, data: &Bound<'_, PyAny>, path: PathBuf, options: &Bound<'_, PyDict>) -> PyResult<u64> {
+    let threads: usize = opt(options, "threads")?.unwrap_or(1);
+    let options = write_options(options)?;
     let mut reader = import_reader(data)?;
     // Producers that need Python (a reader over a Python generator) take the GIL back
     // themselves inside their C callbacks, so the whole write can run without it.
@@ -146,14 +160,117 @@ pub fn write_table(
             rows += batch.num_rows() as u64;
             writer.write(&batch)?;
         }
-        let (sink, _) = writer.into_inner()?;
-        let file = sink.into_file().map_err(|e| Error::io("flushing the file", e))?;
-        file.sync_all().map_err(|e| Error::io(format!("syncing {}", temp.path().display()), e))?;
-        drop(file);
-        temp.persist(&path)?;
+        finish(writer, temp, &path)?;
         Ok(rows)
     });
     result.map_err(PyErrLater::into_py)
+}
+
+/// Ends `writer`'s file, syncs it and renames it from `temp` to `path`.
+fn finish(writer: ParquetWriter<FileSink>, temp: TempFile, path: &std::path::Path) -> Result<FileMetaData, Error> {
+    let (sink, meta) = writer.into_inner()?;
+    let file = sink.into_file().map_err(|e| Error::io("flushing the file", e))?;
+    file.sync_all().map_err(|e| Error::io(format!("syncing {}", temp.path().display()), e))?;
+    drop(file);
+    temp.persist(path)?;
+    Ok(meta)
+}
+
+/// An open file being written batch by batch (Python's `parquetry.ParquetWriter`). The file
+/// is written to a temporary path beside `path` and renamed into place by `close`; a writer
+/// dropped without `close` (or after an error) removes it, leaving nothing valid-looking.
+#[pyclass(module = "parquetry._parquetry", name = "NativeWriter", frozen)]
+pub struct NativeWriter {
+    state: Mutex<Option<(ParquetWriter<FileSink>, TempFile)>>,
+    path: PathBuf,
+}
+
+#[pymethods]
+impl NativeWriter {
+    /// Opens the temporary file and writes the leading magic; `schema` is anything with
+    /// `__arrow_c_schema__`.
+    #[new]
+    fn new(py: Python<'_>, path: PathBuf, schema: &Bound<'_, PyAny>, options: &Bound<'_, PyDict>) -> PyResult<Self> {
+        let schema = Arc::new(import_schema(schema)?);
+        let threads: usize = opt(options, "threads")?.unwrap_or(1);
+        let options = write_options(options)?;
+        let state = py
+            .detach(|| -> Result<_, Error> {
+                let temp = TempFile::beside(&path)?;
+                let sink = FileSink::new(temp.file()?, threads)
+                    .map_err(|e| Error::io("starting the file's writing thread", e))?;
+                Ok((ParquetWriter::try_new(sink, schema, options)?, temp))
+            })
+            .py_err()?;
+        Ok(NativeWriter { state: Mutex::new(Some(state)), path })
+    }
+
+    /// Writes every batch of `data` (a stream or a record batch over the PyCapsule
+    /// interface), whose schema must be the writer's (checked by the Python side first).
+    fn write(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<u64> {
+        let mut reader = import_reader(data)?;
+        let mut guard = self.state.lock().map_err(|_| invalid("the writer failed earlier"))?;
+        let Some((writer, _)) = guard.as_mut() else {
+            return Err(invalid("the ParquetWriter is closed"));
+        };
+        let result = py.detach(|| -> Result<u64, PyErrLater> {
+            let mut rows = 0u64;
+            for batch in reader.by_ref() {
+                let batch = batch.map_err(PyErrLater::Arrow)?;
+                rows += batch.num_rows() as u64;
+                writer.write(&batch)?;
+            }
+            Ok(rows)
+        });
+        result.map_err(PyErrLater::into_py)
+    }
+
+    /// Adds a key/value entry to the footer (replacing one of the same key), at any time
+    /// before `close`.
+    fn add_key_value(&self, key: String, value: String) -> PyResult<()> {
+        let mut guard = self.state.lock().map_err(|_| invalid("the writer failed earlier"))?;
+        let Some((writer, _)) = guard.as_mut() else {
+            return Err(invalid("the ParquetWriter is closed"));
+        };
+        writer.add_key_value(key, value);
+        Ok(())
+    }
+
+    /// Ends the open row group (the next rows start a new one).
+    fn flush(&self, py: Python<'_>) -> PyResult<()> {
+        let mut guard = self.state.lock().map_err(|_| invalid("the writer failed earlier"))?;
+        let Some((writer, _)) = guard.as_mut() else {
+            return Err(invalid("the ParquetWriter is closed"));
+        };
+        py.detach(|| writer.flush()).py_err()
+    }
+
+    /// Ends the file and renames it into place; returns its footer as plain values.
+    fn close<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let state = self.state.lock().map_err(|_| invalid("the writer failed earlier"))?.take();
+        let Some((writer, temp)) = state else {
+            return Ok(None);
+        };
+        let meta = py.detach(|| finish(writer, temp, &self.path)).py_err()?;
+        crate::metadata::to_dict(py, &meta).map(Some)
+    }
+
+    /// Drops the file without finishing it (the temporary file is removed).
+    fn abort(&self) {
+        if let Ok(mut guard) = self.state.lock() {
+            guard.take();
+        }
+    }
+}
+
+/// An Arrow schema from an object with `__arrow_c_schema__` (a pyarrow Schema...).
+fn import_schema(obj: &Bound<'_, PyAny>) -> PyResult<arrow_schema::Schema> {
+    let capsule = obj.call_method0("__arrow_c_schema__")?;
+    let ptr = crate::ffi::checked_pointer(&capsule, "arrow_schema")? as *const FFI_ArrowSchema;
+    // SAFETY: the capsule is named `arrow_schema`, so by the PyCapsule protocol it points to
+    // a valid FFI_ArrowSchema, which stays owned by the capsule while it is borrowed here.
+    let ffi = unsafe { &*ptr };
+    arrow_schema::Schema::try_from(ffi).map_err(from_arrow)
 }
 
 /// An error made without the GIL, turned into a Python exception once it is held again.

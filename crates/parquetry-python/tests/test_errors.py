@@ -1,6 +1,7 @@
 """Bad input: an exception of the right class with a message naming the cause; never a crash."""
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 import parquetry
@@ -20,8 +21,13 @@ def test_classes_have_the_builtin_bases():
 def test_missing_path(tmp_path):
     with pytest.raises(parquetry.ParquetIOError, match="no-such.parquet"):
         parquetry.read_table(tmp_path / "no-such.parquet")
-    with pytest.raises(FileNotFoundError if False else OSError):
+    # What a pyarrow user catches, and parquetry's own class.
+    with pytest.raises(FileNotFoundError):
         parquetry.ParquetFile(str(tmp_path / "no-such.parquet"))
+    with pytest.raises(IsADirectoryError):
+        parquetry.ParquetFile(tmp_path)
+    with pytest.raises(OSError, match="is a directory"):  # pyarrow's: an OSError
+        pq.ParquetFile(tmp_path)
 
 
 @pytest.mark.parametrize("rel", bad_data())
@@ -62,12 +68,14 @@ def test_not_arrow_data_and_bad_options(tmp_path):
     with pytest.raises(parquetry.ArgumentTypeError):
         parquetry.read_table(12345)
     t = pa.table({"a": [1, 2]})
-    with pytest.raises(parquetry.InvalidArgumentError, match="unknown compression 'lzma'"):
+    with pytest.raises(parquetry.InvalidArgumentError, match="Unsupported compression: lzma"):
         parquetry.write_table(t, tmp_path / "x.parquet", compression="lzma")
-    with pytest.raises(parquetry.InvalidArgumentError, match="data_page_version"):
+    with pytest.raises(parquetry.InvalidArgumentError, match="data page version"):
         parquetry.write_table(t, tmp_path / "x.parquet", data_page_version="3.0")
-    with pytest.raises(parquetry.InvalidArgumentError, match="unknown encoding"):
-        parquetry.write_table(t, tmp_path / "x.parquet", column_encoding={"a": "ZIGZAG"})
+    with pytest.raises(parquetry.InvalidArgumentError, match="Unsupported column encoding: 'ZIGZAG'"):
+        parquetry.write_table(t, tmp_path / "x.parquet", column_encoding={"a": "ZIGZAG"}, use_dictionary=False)
+    with pytest.raises(parquetry.InvalidArgumentError, match="set 'use_dictionary' to False"):
+        parquetry.write_table(t, tmp_path / "x.parquet", column_encoding={"a": "PLAIN"})
     with pytest.raises(parquetry.ParquetIOError):
         parquetry.merge([tmp_path / "missing.parquet"], tmp_path / "m.parquet")
 

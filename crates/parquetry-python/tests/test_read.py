@@ -94,16 +94,32 @@ def test_binary_type_overrides(corpus):
 
 
 def test_metadata_and_schema(corpus):
+    # The metadata objects give what pyarrow's give for the same file.
     path = corpus / "data/alltypes_tiny_pages_plain.parquet"
     with parquetry.ParquetFile(path) as f:
         m, p = f.metadata, pq.ParquetFile(path).metadata
-        assert (m["num_rows"], m["num_row_groups"], m["created_by"]) == (p.num_rows, p.num_row_groups, p.created_by)
-        c, pc_ = m["row_groups"][0]["columns"][0], p.row_group(0).column(0)
-        assert c["path_in_schema"] == pc_.path_in_schema
-        assert c["physical_type"] == pc_.physical_type
-        assert c["compression"] == pc_.compression
-        assert c["total_compressed_size"] == pc_.total_compressed_size
-        assert sorted(c["encodings"]) == sorted(pc_.encodings)
-        assert c["statistics"]["null_count"] == pc_.statistics.null_count
+        assert (m.num_rows, m.num_row_groups, m.num_columns, m.created_by) == (
+            p.num_rows, p.num_row_groups, p.num_columns, p.created_by)
+        assert m.metadata == p.metadata
+        for i in range(p.num_columns):
+            c, w = m.row_group(0).column(i), p.row_group(0).column(i)
+            assert (c.path_in_schema, c.physical_type, c.compression, c.total_compressed_size) == (
+                w.path_in_schema, w.physical_type, w.compression, w.total_compressed_size)
+            assert sorted(c.encodings) == sorted(w.encodings)
+            assert c.statistics.to_dict() == w.statistics.to_dict(), c.path_in_schema
+            s, ws = m.schema[i], p.schema[i]
+            assert (s.name, s.path, s.max_definition_level, s.max_repetition_level, s.physical_type,
+                    s.converted_type, s.logical_type.type) == (
+                ws.name, ws.path, ws.max_definition_level, ws.max_repetition_level, ws.physical_type,
+                ws.converted_type, ws.logical_type.type)
+        assert m.to_dict()["row_groups"][0]["num_rows"] == p.to_dict()["row_groups"][0]["num_rows"]
         assert f.schema_arrow == pq.read_schema(path)
-    assert isinstance(parquetry.ParquetFile(corpus / "data/alltypes_plain.parquet").metadata["key_value_metadata"], dict)
+
+
+def test_metadata_keeps_the_dict_form(corpus):
+    # parquetry 0.1's ParquetFile.metadata was a dict; its keys still answer, as pyarrow's values.
+    path = corpus / "data/alltypes_plain.parquet"
+    m, p = parquetry.ParquetFile(path).metadata, pq.ParquetFile(path).metadata
+    assert (m["num_rows"], m["num_row_groups"], m["created_by"]) == (p.num_rows, p.num_row_groups, p.created_by)
+    assert m["row_groups"][0]["columns"][0]["path_in_schema"] == p.row_group(0).column(0).path_in_schema
+    assert isinstance(m["key_value_metadata"], dict)

@@ -56,7 +56,7 @@ def test_write_statistics_per_column_as_pyarrow(tmp_path, write_statistics):
     # The columns pyarrow gives statistics and a column index to, with the same values.
     table = sample(3000)
     ours, theirs = tmp_path / "ours.parquet", tmp_path / "theirs.parquet"
-    parquetry.write_table(table, ours, write_statistics=write_statistics)
+    parquetry.write_table(table, ours, write_statistics=write_statistics, write_page_index=True)
     pq.write_table(table, theirs, write_statistics=write_statistics, write_page_index=True)
     got, want = pq.ParquetFile(ours).metadata.row_group(0), pq.ParquetFile(theirs).metadata.row_group(0)
     for i in range(table.num_columns):

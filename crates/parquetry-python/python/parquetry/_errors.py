@@ -1,29 +1,46 @@
 """The exceptions of parquetry.
 
-Each has two bases: ``ParquetError``, to catch anything parquetry raises, and the builtin
-exception a caller would catch for that kind of failure anyway.
+Each has two kinds of bases: ``ParquetError``, to catch anything parquetry raises, and the
+exception a pyarrow user catches for that kind of failure: pyarrow's own classes
+(``pyarrow.ArrowInvalid``, a ``ValueError``; ``ArrowNotImplementedError``, a
+``NotImplementedError``; ``ArrowTypeError``, a ``TypeError``), which carry the builtin ones.
 """
+
+import pyarrow as pa
 
 
 class ParquetError(Exception):
     """Base class of every error parquetry raises."""
 
 
-class CorruptFileError(ParquetError, ValueError):
-    """The bytes are not valid Parquet: bad magic, bad Thrift, lengths past the end..."""
+class CorruptFileError(ParquetError, pa.ArrowInvalid, OSError):
+    """The bytes are not valid Parquet: bad magic, bad Thrift, lengths past the end, a page
+    CRC mismatch... Both a ``pyarrow.ArrowInvalid`` (a ``ValueError``) and an ``OSError``:
+    pyarrow raises one or the other depending on where the damage is found."""
 
 
-class UnsupportedError(ParquetError, NotImplementedError):
-    """Valid Parquet that this version does not handle yet (e.g. encrypted files)."""
+class UnsupportedError(ParquetError, pa.ArrowNotImplementedError):
+    """Valid Parquet or an option that this version does not handle yet (e.g. encrypted
+    files); a ``NotImplementedError``."""
 
 
 class ParquetIOError(ParquetError, OSError):
     """Reading or writing the underlying file failed."""
 
 
-class InvalidArgumentError(ParquetError, ValueError):
-    """A bad argument: a column or row group that is not there, an unknown codec name..."""
+class InvalidArgumentError(ParquetError, pa.ArrowInvalid):
+    """A bad argument: a column or row group that is not there, an unknown codec name...
+    (a ``pyarrow.ArrowInvalid``, so a ``ValueError``)."""
 
 
-class ArgumentTypeError(ParquetError, TypeError):
-    """An argument of the wrong type, e.g. an object that is not Arrow data."""
+class ArgumentTypeError(ParquetError, pa.ArrowTypeError):
+    """An argument of the wrong type, e.g. an object that is not Arrow data (a ``TypeError``)."""
+
+
+class MissingFileError(ParquetIOError, FileNotFoundError):
+    """The file to read is not there (a ``FileNotFoundError``, as pyarrow raises)."""
+
+
+class DirectoryError(ParquetIOError, IsADirectoryError):
+    """A directory where a file was expected (an ``IsADirectoryError``, an ``OSError`` as
+    pyarrow raises)."""

@@ -219,6 +219,14 @@ impl<W: Write> ParquetWriter<W> {
         self.guard(|w| w.flush_row_group())
     }
 
+    /// Adds a key/value entry to the footer, replacing an entry of the same key (pyarrow's
+    /// `ParquetWriter.add_key_value_metadata`, which may come after rows are written).
+    pub fn add_key_value(&mut self, key: impl Into<String>, value: impl Into<String>) {
+        let key = key.into();
+        self.options.key_value_metadata.retain(|kv| kv.key != key);
+        self.options.key_value_metadata.push(crate::format::KeyValue { key, value: Some(value.into()) });
+    }
+
     /// Rows in the row group not yet written.
     pub fn buffered_rows(&self) -> u64 {
         self.open_rows
