@@ -120,6 +120,10 @@ fn cases() -> Vec<Case> {
             col("k").lt(10).or(col("cat").eq("apple")).and(col("d").ge(date(MAR_1_2020))).and(!col("s").starts_with("key_09")),
             "(k < 10 OR cat = 'apple') AND d >= DATE '2020-03-01' AND NOT (s LIKE 'key_09%')",
         ),
+        duck("grp_eq", col("grp").eq("mid_3"), "grp = 'mid_3'"),
+        duck("grp_in", col("grp").is_in(["mid_3", "mid_7", "nope"]), "grp IN ('mid_3', 'mid_7', 'nope')"),
+        duck("grp_prefix", col("grp").starts_with("mid_1"), "grp LIKE 'mid_1%'"),
+        duck("grp_none", col("grp").eq("bbb"), "grp = 'bbb'"),
         pyarrow("f_gt", col("f").gt(50.0), "pc.field('f') > 50.0"),
         pyarrow("f_ne", col("f").ne(0.0), "pc.field('f') != 0.0"),
         pyarrow("f_not_lt", !col("f").lt(0.0), "~(pc.field('f') < 0.0)"),
@@ -300,7 +304,7 @@ fn late_materialization_reads_the_other_columns_only_at_matching_rows() {
     let bytes = std::fs::read(plain).unwrap();
     let (batches, m, _) = read(&bytes, ReadOptions::default().with_filter(col("id").eq(77_777))).unwrap();
     assert_eq!(ids(&batches), [77_777]);
-    assert_eq!(batches[0].num_columns(), 11);
+    assert_eq!(batches[0].num_columns(), 12);
     assert_eq!((m.late_row_groups, m.predicate_rows_decoded, m.rows_decoded), (1, 10_000, 1), "{m}");
     // `u` is unsorted: most of its pages may hold the value, but only one row does, and the
     // other columns' pages without it are not read.
@@ -422,6 +426,38 @@ fn random_conditions_return_duckdbs_rows() {
             assert!(got == want[case.name], "{} on {}: {} rows, duckdb {}\n{m}", case.expr, path.display(), got.len(), want[case.name].len());
         }
     }
+}
+
+#[test]
+fn dictionaries_prune_row_groups_their_statistics_cannot() {
+    let (indexed, _) = files();
+    let bytes = std::fs::read(indexed).unwrap();
+    for (p, pruned, rows) in [
+        (col("grp").eq("mid_3"), 9, 10),
+        (col("grp").is_in(["mid_3", "mid_7"]), 8, 20),
+        (col("grp").starts_with("mid_1"), 9, 10),
+        (col("grp").eq("bbb"), 10, 0),
+        // A test many values pass is not worth a dictionary read; nor is one on a chunk whose
+        // pages are not all dictionary-encoded.
+        (col("grp").ne("aaa"), 0, 50_000),
+        // Statistics cannot rule out `grp = 'bbb'` ('aaa' <= 'bbb' <= 'zzz'), the dictionaries
+        // can, leaving the row group that holds `s = 'key_000007'`.
+        (col("s").eq("key_000007").or(col("grp").eq("bbb")), 9, 1),
+    ] {
+        let (batches, m, _) = read(&bytes, ReadOptions::default().with_filter(p.clone())).unwrap();
+        assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), rows, "{p}");
+        assert_eq!((m.row_groups_pruned, m.row_groups_pruned_by_dictionary), (0, pruned), "{p}: {m}");
+    }
+    // Without encoding_stats nothing says every page is dictionary-encoded: no pruning.
+    let without = rewrite(&bytes, |meta, _, _| {
+        for rg in &mut meta.row_groups {
+            for c in &mut rg.columns {
+                c.meta_data.as_mut().unwrap().encoding_stats = None;
+            }
+        }
+    });
+    let (batches, m, _) = read(&without, ReadOptions::default().with_filter(col("grp").eq("mid_3"))).unwrap();
+    assert_eq!((ids(&batches).len(), m.row_groups_pruned_by_dictionary, m.dictionary_bytes_read), (10, 0, 0), "{m}");
 }
 
 // ---------------------------------------------------------------------------------------------

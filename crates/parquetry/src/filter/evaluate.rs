@@ -226,7 +226,9 @@ fn bool_matcher(test: &Test) -> Result<Matcher<bool>> {
     })
 }
 
-fn bytes_matcher(test: &Test) -> Result<Box<dyn Fn(&[u8]) -> bool + Send + Sync>> {
+type BytesMatcher = Box<dyn Fn(&[u8]) -> bool + Send + Sync>;
+
+fn bytes_matcher(test: &Test) -> Result<BytesMatcher> {
     Ok(match test {
         Test::Cmp(op, Key::Bytes(v)) => {
             let (op, v) = (*op, v.clone());

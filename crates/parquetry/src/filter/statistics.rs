@@ -123,19 +123,20 @@ fn big_endian_signed(bytes: &[u8]) -> Option<i128> {
     Some(i128::from_be_bytes(buf))
 }
 
-/// Whether any row may satisfy `node` (with `negated`, its negation), given each column's
-/// statistics.
-pub(crate) fn may_match(node: &Node, negated: bool, columns: &[BoundColumn], stats: &dyn Fn(usize) -> Stats) -> bool {
+/// Whether any row may satisfy `node` (with `negated`, its negation), given whether any
+/// value of column `i` may satisfy a test (or its negation): `leaf(i, test, negated)`.
+pub(crate) fn may_match(node: &Node, negated: bool, leaf: &mut dyn FnMut(usize, &Test, bool) -> bool) -> bool {
     match (node, negated) {
-        (Node::And(a, b), false) | (Node::Or(a, b), true) => {
-            may_match(a, negated, columns, stats) && may_match(b, negated, columns, stats)
-        }
-        (Node::Or(a, b), false) | (Node::And(a, b), true) => {
-            may_match(a, negated, columns, stats) || may_match(b, negated, columns, stats)
-        }
-        (Node::Not(p), _) => may_match(p, !negated, columns, stats),
-        (Node::Leaf(i, test), _) => leaf_may_match(test, negated, &stats(*i), nan_possible(columns[*i].stats_domain)),
+        (Node::And(a, b), false) | (Node::Or(a, b), true) => may_match(a, negated, leaf) && may_match(b, negated, leaf),
+        (Node::Or(a, b), false) | (Node::And(a, b), true) => may_match(a, negated, leaf) || may_match(b, negated, leaf),
+        (Node::Not(p), _) => may_match(p, !negated, leaf),
+        (Node::Leaf(i, test), _) => leaf(*i, test, negated),
     }
+}
+
+/// [`leaf_may_match`] for column `i` of `columns` with statistics `s`.
+pub(crate) fn column_may_match(columns: &[BoundColumn], i: usize, test: &Test, negated: bool, s: &Stats) -> bool {
+    leaf_may_match(test, negated, s, nan_possible(columns[i].stats_domain))
 }
 
 /// Whether a value among rows with statistics `s` may satisfy `test` (or, `negated`, its
