@@ -120,6 +120,9 @@ fn cases() -> Vec<Case> {
             col("k").lt(10).or(col("cat").eq("apple")).and(col("d").ge(date(MAR_1_2020))).and(!col("s").starts_with("key_09")),
             "(k < 10 OR cat = 'apple') AND d >= DATE '2020-03-01' AND NOT (s LIKE 'key_09%')",
         ),
+        duck("cat_contains", col("cat").contains("err"), "cat LIKE '%err%'"),
+        duck("s_contains", col("s").contains("999"), "s LIKE '%999%'"),
+        duck("not_cat_contains", !col("cat").contains("an"), "NOT (cat LIKE '%an%')"),
         duck("grp_eq", col("grp").eq("mid_3"), "grp = 'mid_3'"),
         duck("grp_in", col("grp").is_in(["mid_3", "mid_7", "nope"]), "grp IN ('mid_3', 'mid_7', 'nope')"),
         duck("grp_prefix", col("grp").starts_with("mid_1"), "grp LIKE 'mid_1%'"),
@@ -389,11 +392,19 @@ fn condition(rng: &mut Rng, depth: u32) -> String {
         5 => format!("{column} IS {}NULL", if rng.below(2) == 0 { "NOT " } else { "" }),
         6 => format!("{column} >= {} AND {column} < {}", value(rng, column), value(rng, column)),
         _ => {
-            // A prefix without '_' (a wildcard in LIKE, refused by `parse`).
+            // A prefix or a substring without '_' (a wildcard in LIKE, refused by `parse`).
             let v = value(rng, column);
-            let inner: Vec<char> = v[1..v.len() - 1].chars().take_while(|&c| c != '_').collect();
-            let cut = 1 + rng.below(inner.len() as u64) as usize;
-            format!("{column} LIKE '{}%'", inner[..cut].iter().collect::<String>())
+            let inner: Vec<char> = v[1..v.len() - 1].chars().collect();
+            if rng.below(2) == 0 {
+                let part: Vec<char> = inner.iter().copied().take_while(|&c| c != '_').collect();
+                let cut = 1 + rng.below(part.len() as u64) as usize;
+                return format!("{column} LIKE '{}%'", part[..cut].iter().collect::<String>());
+            }
+            let segments: Vec<&[char]> = inner.split(|&c| c == '_').filter(|s| !s.is_empty()).collect();
+            let seg = segments[rng.below(segments.len() as u64) as usize];
+            let from = rng.below(seg.len() as u64) as usize;
+            let to = from + 1 + rng.below((seg.len() - from) as u64) as usize;
+            format!("{column} LIKE '%{}%'", seg[from..to].iter().collect::<String>())
         }
     }
 }
@@ -436,6 +447,7 @@ fn dictionaries_prune_row_groups_their_statistics_cannot() {
         (col("grp").eq("mid_3"), 9, 10),
         (col("grp").is_in(["mid_3", "mid_7"]), 8, 20),
         (col("grp").starts_with("mid_1"), 9, 10),
+        (col("grp").contains("d_4"), 9, 10),
         (col("grp").eq("bbb"), 10, 0),
         // A test many values pass is not worth a dictionary read; nor is one on a chunk whose
         // pages are not all dictionary-encoded.

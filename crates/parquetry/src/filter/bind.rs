@@ -98,13 +98,15 @@ pub(crate) fn tree(predicate: &Predicate, columns: &[BoundColumn], domain: &dyn 
         }
         Predicate::IsNull(column) => Node::Leaf(index(column), Test::IsNull(false)),
         Predicate::IsNotNull(column) => Node::Leaf(index(column), Test::IsNull(true)),
-        Predicate::StartsWith { column, prefix } => {
+        Predicate::StartsWith { column, prefix: pattern } | Predicate::Contains { column, pattern } => {
             let i = index(column);
-            match domain(i)? {
-                Domain::Bytes => Node::Leaf(i, Test::StartsWith(prefix.as_bytes().to_vec(), false)),
+            let bytes = pattern.as_bytes().to_vec();
+            match (domain(i)?, predicate) {
+                (Domain::Bytes, Predicate::StartsWith { .. }) => Node::Leaf(i, Test::StartsWith(bytes, false)),
+                (Domain::Bytes, _) => Node::Leaf(i, Test::Contains(bytes, false)),
                 _ => {
                     return Err(Error::invalid_argument(format!(
-                        "filter: starts_with ('{prefix}%') needs a string or binary column; '{column}' is not one"
+                        "filter: {predicate} needs a string or binary column; '{column}' is not one"
                     )))
                 }
             }

@@ -26,7 +26,7 @@ pub(crate) fn worth_it(test: &Test, negated: bool) -> bool {
     match (test, negated) {
         (Test::Cmp(CmpOp::Eq, _), false) | (Test::Cmp(CmpOp::Ne, _), true) => true,
         (Test::In(_, not), _) => *not == negated,
-        (Test::StartsWith(_, not), _) => *not == negated,
+        (Test::StartsWith(_, not), _) | (Test::Contains(_, not), _) => *not == negated,
         _ => false,
     }
 }

@@ -6,8 +6,8 @@
 //! rec.a = 1   "odd name" = 'x'   t >= TIMESTAMP '2021-06-01 12:00:00.5'   flag = true
 //! ```
 //!
-//! Operators `= == != <> < <= > >=`; `LIKE` takes a pattern whose only wildcard is a final
-//! `%` (a prefix) or none (equality); keywords are case-insensitive. A number with a point
+//! Operators `= == != <> < <= > >=`; `LIKE` takes a prefix (`'ab%'`), a substring
+//! (`'%ab%'`) or a pattern without wildcards (equality); keywords are case-insensitive. A number with a point
 //! is an exact decimal (`12.50`), with an exponent a float (`1e3`).
 
 use arrow_schema::TimeUnit;
@@ -222,15 +222,24 @@ impl Parser<'_> {
                 return Err(self.error("expected a quoted pattern after LIKE"));
             };
             self.at += 1;
-            let body = pattern.strip_suffix('%').unwrap_or(&pattern);
-            if body.contains(['%', '_']) {
+            let (lead, body) = match pattern.strip_prefix('%') {
+                Some(rest) if !rest.is_empty() => (true, rest),
+                _ => (false, pattern.as_str()),
+            };
+            let (trail, body) = match body.strip_suffix('%') {
+                Some(rest) => (true, rest),
+                None => (false, body),
+            };
+            if body.contains(['%', '_']) || (lead && !trail) {
                 return Err(Error::unsupported(format!(
-                    "--where: LIKE '{pattern}': only a prefix ('abc%') or no wildcard is supported yet"
+                    "--where: LIKE '{pattern}': only a prefix ('abc%'), a substring ('%abc%') or no wildcard \
+                     is supported yet"
                 )));
             }
-            match pattern.ends_with('%') {
-                true => c.starts_with(body),
-                false => c.eq(body),
+            match (lead, trail) {
+                (true, _) => c.contains(body),
+                (false, true) => c.starts_with(body),
+                (false, false) => c.eq(body),
             }
         } else {
             return Err(self.error(&format!("expected an operator after column '{column}'")));
@@ -339,6 +348,8 @@ mod tests {
         let p = parse("k NOT IN (1, -2) AND s LIKE 'ab%' AND v BETWEEN 1.50 AND 2e3").unwrap();
         assert_eq!(p.to_string(), "((NOT k IN (1, -2) AND s LIKE 'ab%') AND (v >= 1.50 AND v <= 2000.0))");
         assert_eq!(parse("\"odd name\" <> 3").unwrap(), col("odd name").ne(3));
+        assert_eq!(parse("s LIKE '%b c%'").unwrap(), col("s").contains("b c"));
+        assert_eq!(parse("s LIKE 'abc'").unwrap(), col("s").eq("abc"));
     }
 
     #[test]

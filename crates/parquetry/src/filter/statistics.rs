@@ -104,6 +104,11 @@ pub(crate) fn f16_to_f64(bits: u16) -> f64 {
     }
 }
 
+/// Whether `pattern` occurs in `value`.
+pub(crate) fn contains(value: &[u8], pattern: &[u8]) -> bool {
+    pattern.is_empty() || value.windows(pattern.len()).any(|w| w == pattern)
+}
+
 /// A NaN bound says nothing (writers should leave NaN out of bounds; some did not).
 fn float(v: f64) -> Option<Key> {
     (!v.is_nan()).then_some(Key::Float(v))
@@ -199,6 +204,11 @@ pub(crate) fn leaf_may_match(test: &Test, negated: bool, s: &Stats, nan: bool) -
                 true => !(lo.starts_with(prefix) && hi.starts_with(prefix)),
             }
         }
+        (Test::Contains(pattern, not), _) => match (lo, hi) {
+            // Bounds say nothing about the middle of a value, unless there is one value.
+            (Key::Bytes(lo), Key::Bytes(hi)) if lo == hi => contains(lo, pattern) != (*not != negated),
+            _ => true,
+        },
         (Test::IsNull(_), _) => true, // answered above
     }
 }
