@@ -1,6 +1,6 @@
 //! Row group pruning by dictionary: when every data page of a column chunk is
 //! dictionary-encoded (as its `encoding_stats` say), the dictionary page lists every value the
-//! chunk holds, so an `=`, `IN` or prefix test that no dictionary value passes rules the row
+//! chunk holds, so an `=`, `IN`, prefix or substring test that no dictionary value passes rules the row
 //! group out, where min/max statistics (a range) cannot.
 //!
 //! Used only when it checks out: `encoding_stats` present and naming only dictionary

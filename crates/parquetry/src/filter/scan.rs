@@ -35,7 +35,7 @@ pub struct ScanMetrics {
     /// Row groups skipped because their statistics rule out a match.
     pub row_groups_pruned: usize,
     /// Row groups skipped because no value of a column's dictionary (every data page of the
-    /// chunk dictionary-encoded) passes an `=`, `IN` or prefix test.
+    /// chunk dictionary-encoded) passes an `=`, `IN`, prefix or substring test.
     pub row_groups_pruned_by_dictionary: usize,
     /// Bytes of dictionary pages read to prune row groups.
     pub dictionary_bytes_read: u64,
