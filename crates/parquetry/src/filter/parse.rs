@@ -306,7 +306,7 @@ fn timestamp(s: &str) -> Option<(i64, TimeUnit)> {
     };
     let mut parts = date.splitn(3, '-');
     let (y, m, d): (i64, i64, i64) = (parts.next()?.parse().ok()?, parts.next()?.parse().ok()?, parts.next()?.parse().ok()?);
-    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) || !(-999_999..=999_999).contains(&y) {
         return None;
     }
     // Days from civil (Howard Hinnant's algorithm).
@@ -323,6 +323,9 @@ fn timestamp(s: &str) -> Option<(i64, TimeUnit)> {
         };
         let v: Vec<i64> = hms.split(':').map(|x| x.parse().ok()).collect::<Option<_>>()?;
         let [h, mi, s] = v[..] else { return None };
+        if !(0..24).contains(&h) || !(0..60).contains(&mi) || !(0..=60).contains(&s) {
+            return None;
+        }
         secs += h * 3600 + mi * 60 + s;
         if let Some(f) = f {
             if f.is_empty() || f.len() > 9 || !f.chars().all(|c| c.is_ascii_digit()) {
@@ -332,8 +335,8 @@ fn timestamp(s: &str) -> Option<(i64, TimeUnit)> {
         }
     }
     match digits > 6 {
-        true => Some((secs.checked_mul(1_000_000_000)? + frac * 10i64.pow(9 - digits), TimeUnit::Nanosecond)),
-        false => Some((secs.checked_mul(1_000_000)? + frac * 10i64.pow(6 - digits), TimeUnit::Microsecond)),
+        true => Some((secs.checked_mul(1_000_000_000)?.checked_add(frac * 10i64.pow(9 - digits))?, TimeUnit::Nanosecond)),
+        false => Some((secs.checked_mul(1_000_000)?.checked_add(frac * 10i64.pow(6 - digits))?, TimeUnit::Microsecond)),
     }
 }
 
@@ -370,6 +373,8 @@ mod tests {
             ("s LIKE '%a'", "prefix"),
             ("d = DATE '2020-13-01'", "is not a DATE"),
             ("x ~ 1", "unexpected character"),
+            ("t = TIMESTAMP '2020-01-01 99999999999999:00:00'", "is not a TIMESTAMP"),
+            ("t = TIMESTAMP '99999999999999999-01-01'", "is not a TIMESTAMP"),
         ] {
             let e = parse(text).unwrap_err().to_string();
             assert!(e.contains(needle), "{text}: {e}");
