@@ -267,6 +267,11 @@ fn projections_row_selections_and_threads_combine_with_a_filter() {
     let (batches, _, _) = read(&bytes, options).unwrap();
     let both: Vec<i64> = want.iter().copied().filter(|&i| (10..20).contains(&i) || (30_000..60_000).contains(&i)).collect();
     assert_eq!(ids(&batches), both);
+    // Matches a few rows apart are read as one range inside a row group, never past the
+    // caller's selection.
+    let options = ReadOptions::default().with_row_selection([0..10, 15..25]).with_filter(col("id").lt(50));
+    let (batches, _, _) = read(&bytes, options).unwrap();
+    assert_eq!(ids(&batches), (0..10).chain(15..25).collect::<Vec<i64>>());
     // Row groups chosen by the caller, in their order.
     let options = ReadOptions::default().with_row_groups([5, 0]).with_filter(p.clone());
     let (batches, _, _) = read(&bytes, options).unwrap();

@@ -17,7 +17,7 @@ use arrow_schema::DataType;
 use super::bind::Node;
 use super::expr::CmpOp;
 use super::literal::{Key, Test};
-use super::statistics::{contains, f16_to_f64};
+use super::statistics::f16_to_f64;
 use crate::error::{Error, Result};
 
 /// Where a predicate's column is in a record batch: a top-level column, then struct fields.
@@ -248,8 +248,9 @@ fn bytes_matcher(test: &Test) -> Result<BytesMatcher> {
             Box::new(move |x: &[u8]| x.starts_with(&prefix) != not)
         }
         Test::Contains(pattern, not) => {
-            let (pattern, not) = (pattern.clone(), *not);
-            Box::new(move |x: &[u8]| contains(x, &pattern) != not)
+            // A naive search over every window took 2.4x as long as decoding the column.
+            let (finder, not) = (memchr::memmem::Finder::new(pattern).into_owned(), *not);
+            Box::new(move |x: &[u8]| finder.find(x).is_some() != not)
         }
         _ => return Err(mismatch(test, "string")),
     })

@@ -25,6 +25,13 @@ use crate::read::{ColumnSelector, ParquetFile, ReadOptions, Step};
 /// Dense row groups in a row after which late materialization stops for the read.
 const DENSE_LIMIT: usize = 2;
 
+/// Rows between two matches below which the rows are read rather than skipped: each skip
+/// and read is a step in every column, and on the `strings` data (2M rows, 64 KiB pages)
+/// matches at 1-2% of rows spread evenly made the second pass slower than reading every
+/// column whole (0.29 s against 0.14 s); joining gaps under 256 or 1,024 rows brought it to
+/// the whole read's time, with the same time for rare matches (0.07-0.09 s).
+const MERGE_GAP: u64 = 1024;
+
 /// A match fraction above which a row group counts as dense.
 const DENSE_FRACTION: f64 = 0.5;
 
@@ -142,7 +149,14 @@ impl Late {
             seen += batch.num_rows() as u64;
         }
         let matched = RowRanges::from_sorted(matched);
-        let dense = total > 0 && matched.rows() as f64 > DENSE_FRACTION * total as f64;
+        let total_matched = matched.rows();
+        // Matches closer than MERGE_GAP rows are read as one range (the rows between them
+        // are filtered out after decoding).
+        let joined = RowRanges::from_sorted(matched.0.into_iter().map(|r| r.start..r.end + MERGE_GAP));
+        let joined = RowRanges(joined.0.into_iter().map(|r| r.start..r.end - MERGE_GAP).collect());
+        // Never past the candidates: rows outside them are outside the caller's selection.
+        let matched = joined.intersect(&RowRanges::from_sorted(candidates.iter().cloned()));
+        let dense = total > 0 && total_matched as f64 > DENSE_FRACTION * total as f64;
         self.dense = if dense { self.dense + 1 } else { 0 };
         let mut out = VecDeque::new();
         let mut at = start;
