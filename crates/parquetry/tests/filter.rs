@@ -314,13 +314,14 @@ fn late_materialization_reads_the_other_columns_only_at_matching_rows() {
     assert_eq!(ids(&batches), [77_777]);
     assert_eq!(batches[0].num_columns(), 12);
     assert_eq!((m.late_row_groups, m.predicate_rows_decoded, m.rows_decoded), (1, 10_000, 1), "{m}");
-    // `u` is unsorted: most of its pages may hold the value, but only one row does, and the
-    // other columns' pages without it are not read.
+    // `dec` is unsorted (in runs) and has no dictionary or bloom filter: a quarter of its
+    // pages may hold the value, one row does, and the other columns' pages without it are
+    // not read.
     let indexed_bytes = std::fs::read(indexed).unwrap();
     let (_, _, all_bytes) = read(&indexed_bytes, ReadOptions::default()).unwrap();
-    let (batches, m, read_bytes) = read(&indexed_bytes, ReadOptions::default().with_filter(col("u").eq(lit(77_778u64)))).unwrap();
+    let (batches, m, read_bytes) = read(&indexed_bytes, ReadOptions::default().with_filter(col("dec").eq(Literal::Decimal { unscaled: -5554, scale: 2 }))).unwrap();
     assert_eq!(ids(&batches), [77_778]);
-    assert!(m.rows_candidate > 50_000 && m.rows_decoded == 1, "{m}");
+    assert!(m.rows_candidate > 20_000 && m.rows_decoded == 1, "{m}");
     assert!(read_bytes * 4 < all_bytes, "read {read_bytes} of a whole read's {all_bytes} bytes: {m}");
     // When the output holds only the predicate's columns there is nothing to read late.
     let options = ReadOptions::default().with_columns(["id"]).with_filter(col("id").eq(77_777));
@@ -475,6 +476,48 @@ fn dictionaries_prune_row_groups_their_statistics_cannot() {
     });
     let (batches, m, _) = read(&without, ReadOptions::default().with_filter(col("grp").eq("mid_3"))).unwrap();
     assert_eq!((ids(&batches).len(), m.row_groups_pruned_by_dictionary, m.dictionary_bytes_read), (10, 0, 0), "{m}");
+}
+
+#[test]
+fn bloom_filters_prune_row_groups_without_the_value() {
+    let (indexed, _) = files();
+    let bytes = std::fs::read(indexed).unwrap();
+    // Inside the statistics' and pages' bounds, but in no row group: only a bloom filter
+    // (pyarrow's, on `s` and `u`) says so.
+    for (p, by_stats) in [(col("s").eq("key_054321x"), 9), (col("u").eq(lit(4u64)), 9), (col("s").is_in(["key_00000a", "key_09999"]), 8)] {
+        let (batches, m, _) = read(&bytes, ReadOptions::default().with_filter(p.clone())).unwrap();
+        assert!(batches.is_empty(), "{p}");
+        assert_eq!((m.row_groups_pruned, m.row_groups_pruned_by_bloom_filter), (by_stats, 10 - by_stats), "{p}: {m}");
+        assert!(m.bloom_filter_bytes_read > 0, "{m}");
+    }
+    // Every value present is found (no false negative): 400 rows' `s` or `u`.
+    let mut want = Vec::new();
+    let mut p = col("s").eq("key_000000");
+    for i in (0..100_000i64).step_by(250) {
+        want.push(i);
+        let u = if i % 3 != 0 { (i as u64 * 2_654_435_761) as i128 } else { i as i128 };
+        let one = if i % 2 == 0 { col("s").eq(format!("key_{i:06}")) } else { col("u").eq(lit(u as u64)) };
+        p = if i == 0 { one } else { p.or(one) };
+    }
+    let (batches, m, _) = read(&bytes, ReadOptions::default().with_columns(["id"]).with_filter(p)).unwrap();
+    let mut got = ids(&batches);
+    got.sort_unstable();
+    got.dedup();
+    assert!(want.iter().all(|i| got.binary_search(i).is_ok()), "{m}");
+    assert_eq!(m.row_groups_pruned_by_bloom_filter, 0, "{m}");
+    // Bloom filters that do not check out are not used.
+    let broken = rewrite(&bytes, |meta, _, _| {
+        for rg in &mut meta.row_groups {
+            for c in &mut rg.columns {
+                let m = c.meta_data.as_mut().unwrap();
+                if let Some(o) = m.bloom_filter_offset.as_mut() {
+                    *o += 3;
+                }
+            }
+        }
+    });
+    let (batches, m, _) = read(&broken, ReadOptions::default().with_filter(col("s").eq("key_054321"))).unwrap();
+    assert_eq!((ids(&batches), m.row_groups_pruned_by_bloom_filter), (vec![54_321], 0), "{m}");
 }
 
 // ---------------------------------------------------------------------------------------------

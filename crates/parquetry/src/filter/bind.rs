@@ -48,6 +48,13 @@ pub(crate) struct Bound {
 /// Binds `predicate` to `schema`: an unknown or repeated column, or a literal that does not
 /// fit its column, is an error naming it.
 pub(crate) fn bind(predicate: &Predicate, schema: &SchemaDescriptor, orders: Option<&[ColumnOrder]>) -> Result<Bound> {
+    // Every step of a read walks the tree recursively: bound its depth, not the stack.
+    let depth = depth(predicate);
+    if depth > MAX_DEPTH {
+        return Err(Error::invalid_argument(format!(
+            "filter: the predicate nests {depth} deep (at most {MAX_DEPTH}); use is_in for long lists of values"
+        )));
+    }
     let mut columns = Vec::new();
     for path in predicate.columns() {
         let leaf = find_leaf(schema, path)?;
@@ -82,6 +89,23 @@ pub(crate) fn bind(predicate: &Predicate, schema: &SchemaDescriptor, orders: Opt
     }
     let parquet = tree(predicate, &columns, &|i| Ok(parquet_domain(&schema.columns[columns[i].leaf]).unwrap_or(Domain::Bytes)))?;
     Ok(Bound { columns, parquet })
+}
+
+/// The deepest nesting of `and`/`or`/`not` a predicate may have.
+pub(crate) const MAX_DEPTH: usize = 1000;
+
+/// How deep `predicate` nests, without recursing (a deep predicate is what this guards).
+fn depth(predicate: &Predicate) -> usize {
+    let (mut deepest, mut stack) = (0, vec![(predicate, 1usize)]);
+    while let Some((p, d)) = stack.pop() {
+        deepest = deepest.max(d);
+        match p {
+            Predicate::And(a, b) | Predicate::Or(a, b) => stack.extend([(&**a, d + 1), (&**b, d + 1)]),
+            Predicate::Not(a) => stack.push((&**a, d + 1)),
+            _ => {}
+        }
+    }
+    deepest
 }
 
 /// The tree of `predicate` with literals converted by the domain `domain(i)` of column `i`.

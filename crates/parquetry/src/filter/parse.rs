@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 /// Parses a condition such as `x > 5 and s = 'abc'` into a predicate.
 pub fn parse(text: &str) -> Result<Predicate> {
     let tokens = tokenize(text)?;
-    let mut p = Parser { tokens, at: 0, text };
+    let mut p = Parser { tokens, at: 0, text, depth: 0 };
     let predicate = p.or()?;
     match p.tokens.get(p.at) {
         None => Ok(predicate),
@@ -118,6 +118,8 @@ struct Parser<'a> {
     tokens: Vec<Token>,
     at: usize,
     text: &'a str,
+    /// Nesting of `NOT` and parentheses so far: bounded, so that no input overflows the stack.
+    depth: usize,
 }
 
 impl Parser<'_> {
@@ -162,6 +164,16 @@ impl Parser<'_> {
     }
 
     fn not(&mut self) -> Result<Predicate> {
+        self.depth += 1;
+        if self.depth > 200 {
+            return Err(self.error("more than 200 nested NOTs and parentheses"));
+        }
+        let p = self.not_inner();
+        self.depth -= 1;
+        p
+    }
+
+    fn not_inner(&mut self) -> Result<Predicate> {
         if self.keyword("not") {
             return Ok(!self.not()?);
         }
@@ -373,6 +385,7 @@ mod tests {
             ("s LIKE '%a'", "prefix"),
             ("d = DATE '2020-13-01'", "is not a DATE"),
             ("x ~ 1", "unexpected character"),
+            ("(".repeat(100_000).as_str(), "nested"),
             ("t = TIMESTAMP '2020-01-01 99999999999999:00:00'", "is not a TIMESTAMP"),
             ("t = TIMESTAMP '99999999999999999-01-01'", "is not a TIMESTAMP"),
         ] {

@@ -19,7 +19,7 @@ use super::expr::Predicate;
 use super::late::Late;
 use super::page_index::{self, candidate_rows, ChunkPages};
 use super::ranges::{well_formed, RowRanges};
-use super::dictionary;
+use super::{bloom, dictionary};
 use super::literal::{Key, Test};
 use super::statistics::{column_may_match, may_match, Stats};
 use crate::error::{Error, Result};
@@ -39,6 +39,11 @@ pub struct ScanMetrics {
     pub row_groups_pruned_by_dictionary: usize,
     /// Bytes of dictionary pages read to prune row groups.
     pub dictionary_bytes_read: u64,
+    /// Row groups skipped because a column's bloom filter has none of an `=` or `IN` test's
+    /// values.
+    pub row_groups_pruned_by_bloom_filter: usize,
+    /// Bytes of bloom filters read to prune row groups.
+    pub bloom_filter_bytes_read: u64,
     /// Data pages of the predicate's columns in the row groups left, as their OffsetIndex
     /// lists them (chunks without a usable page index are not counted).
     pub pages_total: usize,
@@ -67,8 +72,13 @@ impl std::fmt::Display for ScanMetrics {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         writeln!(
             f,
-            "row groups: {} of {} pruned by statistics, {} by dictionaries ({} dictionary bytes read)",
-            self.row_groups_pruned, self.row_groups_total, self.row_groups_pruned_by_dictionary, self.dictionary_bytes_read
+            "row groups: {} of {} pruned by statistics, {} by dictionaries ({} dictionary bytes read), \
+             {} by bloom filters",
+            self.row_groups_pruned,
+            self.row_groups_total,
+            self.row_groups_pruned_by_dictionary,
+            self.dictionary_bytes_read,
+            self.row_groups_pruned_by_bloom_filter
         )?;
         writeln!(
             f,
@@ -122,6 +132,7 @@ pub(crate) fn prepare<S: ChunkSource>(file: &ParquetFile<S>, mut options: ReadOp
             continue;
         };
         let rows = rg.num_rows.max(0) as u64;
+        let mut bloom_bytes = 0u64;
         metrics.row_groups_total += 1;
         metrics.rows_total += rows;
         let chunk = |i: usize| rg.columns.get(bound.columns[i].leaf);
@@ -152,6 +163,24 @@ pub(crate) fn prepare<S: ChunkSource>(file: &ParquetFile<S>, mut options: ReadOp
         };
         if !may_match(&bound.parquet, false, &mut by_dictionary) {
             metrics.row_groups_pruned_by_dictionary += 1;
+            continue;
+        }
+        // Bloom filters, for equality on columns without a dictionary that decides.
+        let mut blooms: Vec<Option<Option<bloom::Sbbf>>> = vec![None; bound.columns.len()];
+        let mut by_bloom = |i: usize, test: &Test, negated: bool| {
+            if !by_dictionary(i, test, negated) {
+                return false;
+            }
+            if !bloom::worth_it(test, negated) {
+                return true;
+            }
+            let filter = blooms[i].get_or_insert_with(|| bloom::read(file.source(), chunk(i)?, &mut bloom_bytes));
+            filter.as_ref().is_none_or(|f| f.any_may_match(&bound.columns[i], test))
+        };
+        let pruned = !may_match(&bound.parquet, false, &mut by_bloom);
+        metrics.bloom_filter_bytes_read += bloom_bytes;
+        if pruned {
+            metrics.row_groups_pruned_by_bloom_filter += 1;
             continue;
         }
         kept.push(index);

@@ -6,7 +6,8 @@ Usage: filter_cases.py write DIR            writes DIR/indexed.parquet, DIR/plai
 `write`: 100,000 rows in 10 row groups of 10,000, small pages (4 KiB), snappy; `indexed` has a
 page index, `plain` has none (statistics only). `id` is the row number (sorted); other columns
 are sorted (`s`, `d`, `ts`), unsorted (`k`, `f`, `dec`, `u`, `cat`), with nulls, NaN and -0.0;
-`grp` has a value of each row group's own, found only by its dictionary.
+`grp` has a value of each row group's own, found only by its dictionary. `indexed` has bloom
+filters on `s`, `u` and `k`.
 
 `answer`: the cases are {"name": ["duckdb", "SQL condition"] or ["pyarrow", "Python expression
 over pc (pyarrow.compute) and ds (pyarrow.dataset)"]}; prints {"name": [matching ids, in order]}.
@@ -56,10 +57,11 @@ def table(n=100_000):
 
 def write(directory):
     t = table()
+    blooms = {"s": {"ndv": 10_000, "fpp": 0.01}, "u": {"ndv": 10_000, "fpp": 0.01}, "k": True}
     for name, index in (("indexed", True), ("plain", False)):
         pq.write_table(t, f"{directory}/{name}.parquet", row_group_size=10_000, data_page_size=4096,
                        compression="snappy", write_page_index=index, use_dictionary=["cat", "grp"],
-                       write_statistics=True)
+                       write_statistics=True, bloom_filter_options=blooms if index else None)
 
 
 def answer(path):
