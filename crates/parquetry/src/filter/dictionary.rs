@@ -73,7 +73,7 @@ pub(crate) fn values<S: ChunkSource>(source: &S, chunk: &ColumnChunk, column: &B
     let width = match column.physical {
         PhysicalType::INT32 | PhysicalType::FLOAT => Some(4),
         PhysicalType::INT64 | PhysicalType::DOUBLE => Some(8),
-        PhysicalType::FIXED_LEN_BYTE_ARRAY => usize::try_from(meta_type_length(&plain, n)?).ok(),
+        PhysicalType::FIXED_LEN_BYTE_ARRAY => Some(meta_type_length(&plain, n)?),
         PhysicalType::BYTE_ARRAY => None,
         _ => return None,
     };
@@ -96,5 +96,5 @@ pub(crate) fn values<S: ChunkSource>(source: &S, chunk: &ColumnChunk, column: &B
 
 /// A FIXED_LEN_BYTE_ARRAY dictionary's value width: its bytes shared evenly by its values.
 fn meta_type_length(plain: &[u8], n: usize) -> Option<usize> {
-    (n > 0 && plain.len() % n == 0).then(|| plain.len() / n)
+    (n > 0 && plain.len().is_multiple_of(n)).then(|| plain.len() / n)
 }
