@@ -248,7 +248,6 @@ fn print_batches<S: parquetry::page::ChunkSource>(
         }
     }
     out.flush()?;
-    drop(next);
     Ok(batches.scan_metrics().cloned())
 }
 

@@ -48,6 +48,13 @@ pub(crate) struct Bound {
 /// Binds `predicate` to `schema`: an unknown or repeated column, or a literal that does not
 /// fit its column, is an error naming it.
 pub(crate) fn bind(predicate: &Predicate, schema: &SchemaDescriptor, orders: Option<&[ColumnOrder]>) -> Result<Bound> {
+    // Every step of a read walks the tree recursively: bound its depth, not the stack.
+    let depth = depth(predicate);
+    if depth > MAX_DEPTH {
+        return Err(Error::invalid_argument(format!(
+            "filter: the predicate nests {depth} deep (at most {MAX_DEPTH}); use is_in for long lists of values"
+        )));
+    }
     let mut columns = Vec::new();
     for path in predicate.columns() {
         let leaf = find_leaf(schema, path)?;
@@ -84,6 +91,23 @@ pub(crate) fn bind(predicate: &Predicate, schema: &SchemaDescriptor, orders: Opt
     Ok(Bound { columns, parquet })
 }
 
+/// The deepest nesting of `and`/`or`/`not` a predicate may have.
+pub(crate) const MAX_DEPTH: usize = 1000;
+
+/// How deep `predicate` nests, without recursing (a deep predicate is what this guards).
+fn depth(predicate: &Predicate) -> usize {
+    let (mut deepest, mut stack) = (0, vec![(predicate, 1usize)]);
+    while let Some((p, d)) = stack.pop() {
+        deepest = deepest.max(d);
+        match p {
+            Predicate::And(a, b) | Predicate::Or(a, b) => stack.extend([(&**a, d + 1), (&**b, d + 1)]),
+            Predicate::Not(a) => stack.push((&**a, d + 1)),
+            _ => {}
+        }
+    }
+    deepest
+}
+
 /// The tree of `predicate` with literals converted by the domain `domain(i)` of column `i`.
 pub(crate) fn tree(predicate: &Predicate, columns: &[BoundColumn], domain: &dyn Fn(usize) -> Result<Domain>) -> Result<Node> {
     let index = |path: &str| columns.iter().position(|c| c.path == path).unwrap_or(0);
@@ -98,13 +122,15 @@ pub(crate) fn tree(predicate: &Predicate, columns: &[BoundColumn], domain: &dyn 
         }
         Predicate::IsNull(column) => Node::Leaf(index(column), Test::IsNull(false)),
         Predicate::IsNotNull(column) => Node::Leaf(index(column), Test::IsNull(true)),
-        Predicate::StartsWith { column, prefix } => {
+        Predicate::StartsWith { column, prefix: pattern } | Predicate::Contains { column, pattern } => {
             let i = index(column);
-            match domain(i)? {
-                Domain::Bytes => Node::Leaf(i, Test::StartsWith(prefix.as_bytes().to_vec(), false)),
+            let bytes = pattern.as_bytes().to_vec();
+            match (domain(i)?, predicate) {
+                (Domain::Bytes, Predicate::StartsWith { .. }) => Node::Leaf(i, Test::StartsWith(bytes, false)),
+                (Domain::Bytes, _) => Node::Leaf(i, Test::Contains(bytes, false)),
                 _ => {
                     return Err(Error::invalid_argument(format!(
-                        "filter: starts_with ('{prefix}%') needs a string or binary column; '{column}' is not one"
+                        "filter: {predicate} needs a string or binary column; '{column}' is not one"
                     )))
                 }
             }

@@ -202,6 +202,13 @@ pub enum Predicate {
         /// The prefix.
         prefix: String,
     },
+    /// `column LIKE '%pattern%'`: the value's bytes contain the pattern's.
+    Contains {
+        /// The column's leaf path.
+        column: String,
+        /// The bytes looked for.
+        pattern: String,
+    },
     /// Both hold.
     And(Box<Predicate>, Box<Predicate>),
     /// Either holds.
@@ -283,6 +290,11 @@ impl Column {
     pub fn starts_with(&self, prefix: impl Into<String>) -> Predicate {
         Predicate::StartsWith { column: self.0.clone(), prefix: prefix.into() }
     }
+
+    /// `column LIKE '%pattern%'`, for string and binary columns.
+    pub fn contains(&self, pattern: impl Into<String>) -> Predicate {
+        Predicate::Contains { column: self.0.clone(), pattern: pattern.into() }
+    }
 }
 
 impl Predicate {
@@ -312,6 +324,7 @@ impl Predicate {
             Predicate::Compare { column, .. }
             | Predicate::InList { column, .. }
             | Predicate::StartsWith { column, .. }
+            | Predicate::Contains { column, .. }
             | Predicate::IsNull(column)
             | Predicate::IsNotNull(column) => f(column),
             Predicate::And(a, b) | Predicate::Or(a, b) => {
@@ -348,6 +361,9 @@ impl fmt::Display for Predicate {
             Predicate::IsNotNull(c) => write!(f, "{c} IS NOT NULL"),
             Predicate::StartsWith { column, prefix } => {
                 write!(f, "{column} LIKE {}", Literal::Str(format!("{prefix}%")))
+            }
+            Predicate::Contains { column, pattern } => {
+                write!(f, "{column} LIKE {}", Literal::Str(format!("%{pattern}%")))
             }
             Predicate::And(a, b) => write!(f, "({a} AND {b})"),
             Predicate::Or(a, b) => write!(f, "({a} OR {b})"),

@@ -161,6 +161,8 @@ pub(crate) enum Test {
     IsNull(bool),
     /// The bytes start with the prefix (`negated`: they do not).
     StartsWith(Vec<u8>, bool),
+    /// The bytes contain the pattern (`negated`: they do not).
+    Contains(Vec<u8>, bool),
 }
 
 /// `column op literal` as a test on keys of `domain`, exact also where the literal falls

@@ -19,6 +19,8 @@
 //! matching rows. [`ScanMetrics`] counts what each level pruned.
 
 mod bind;
+mod bloom;
+mod dictionary;
 mod evaluate;
 mod expr;
 mod late;

@@ -6,8 +6,8 @@
 //! rec.a = 1   "odd name" = 'x'   t >= TIMESTAMP '2021-06-01 12:00:00.5'   flag = true
 //! ```
 //!
-//! Operators `= == != <> < <= > >=`; `LIKE` takes a pattern whose only wildcard is a final
-//! `%` (a prefix) or none (equality); keywords are case-insensitive. A number with a point
+//! Operators `= == != <> < <= > >=`; `LIKE` takes a prefix (`'ab%'`), a substring
+//! (`'%ab%'`) or a pattern without wildcards (equality); keywords are case-insensitive. A number with a point
 //! is an exact decimal (`12.50`), with an exponent a float (`1e3`).
 
 use arrow_schema::TimeUnit;
@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 /// Parses a condition such as `x > 5 and s = 'abc'` into a predicate.
 pub fn parse(text: &str) -> Result<Predicate> {
     let tokens = tokenize(text)?;
-    let mut p = Parser { tokens, at: 0, text };
+    let mut p = Parser { tokens, at: 0, text, depth: 0 };
     let predicate = p.or()?;
     match p.tokens.get(p.at) {
         None => Ok(predicate),
@@ -118,6 +118,8 @@ struct Parser<'a> {
     tokens: Vec<Token>,
     at: usize,
     text: &'a str,
+    /// Nesting of `NOT` and parentheses so far: bounded, so that no input overflows the stack.
+    depth: usize,
 }
 
 impl Parser<'_> {
@@ -162,6 +164,16 @@ impl Parser<'_> {
     }
 
     fn not(&mut self) -> Result<Predicate> {
+        self.depth += 1;
+        if self.depth > 200 {
+            return Err(self.error("more than 200 nested NOTs and parentheses"));
+        }
+        let p = self.not_inner();
+        self.depth -= 1;
+        p
+    }
+
+    fn not_inner(&mut self) -> Result<Predicate> {
         if self.keyword("not") {
             return Ok(!self.not()?);
         }
@@ -222,15 +234,24 @@ impl Parser<'_> {
                 return Err(self.error("expected a quoted pattern after LIKE"));
             };
             self.at += 1;
-            let body = pattern.strip_suffix('%').unwrap_or(&pattern);
-            if body.contains(['%', '_']) {
+            let (lead, body) = match pattern.strip_prefix('%') {
+                Some(rest) if !rest.is_empty() => (true, rest),
+                _ => (false, pattern.as_str()),
+            };
+            let (trail, body) = match body.strip_suffix('%') {
+                Some(rest) => (true, rest),
+                None => (false, body),
+            };
+            if body.contains(['%', '_']) || (lead && !trail) {
                 return Err(Error::unsupported(format!(
-                    "--where: LIKE '{pattern}': only a prefix ('abc%') or no wildcard is supported yet"
+                    "--where: LIKE '{pattern}': only a prefix ('abc%'), a substring ('%abc%') or no wildcard \
+                     is supported yet"
                 )));
             }
-            match pattern.ends_with('%') {
-                true => c.starts_with(body),
-                false => c.eq(body),
+            match (lead, trail) {
+                (true, _) => c.contains(body),
+                (false, true) => c.starts_with(body),
+                (false, false) => c.eq(body),
             }
         } else {
             return Err(self.error(&format!("expected an operator after column '{column}'")));
@@ -297,7 +318,7 @@ fn timestamp(s: &str) -> Option<(i64, TimeUnit)> {
     };
     let mut parts = date.splitn(3, '-');
     let (y, m, d): (i64, i64, i64) = (parts.next()?.parse().ok()?, parts.next()?.parse().ok()?, parts.next()?.parse().ok()?);
-    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) || !(-999_999..=999_999).contains(&y) {
         return None;
     }
     // Days from civil (Howard Hinnant's algorithm).
@@ -314,6 +335,9 @@ fn timestamp(s: &str) -> Option<(i64, TimeUnit)> {
         };
         let v: Vec<i64> = hms.split(':').map(|x| x.parse().ok()).collect::<Option<_>>()?;
         let [h, mi, s] = v[..] else { return None };
+        if !(0..24).contains(&h) || !(0..60).contains(&mi) || !(0..=60).contains(&s) {
+            return None;
+        }
         secs += h * 3600 + mi * 60 + s;
         if let Some(f) = f {
             if f.is_empty() || f.len() > 9 || !f.chars().all(|c| c.is_ascii_digit()) {
@@ -323,8 +347,8 @@ fn timestamp(s: &str) -> Option<(i64, TimeUnit)> {
         }
     }
     match digits > 6 {
-        true => Some((secs.checked_mul(1_000_000_000)? + frac * 10i64.pow(9 - digits), TimeUnit::Nanosecond)),
-        false => Some((secs.checked_mul(1_000_000)? + frac * 10i64.pow(6 - digits), TimeUnit::Microsecond)),
+        true => Some((secs.checked_mul(1_000_000_000)?.checked_add(frac * 10i64.pow(9 - digits))?, TimeUnit::Nanosecond)),
+        false => Some((secs.checked_mul(1_000_000)?.checked_add(frac * 10i64.pow(6 - digits))?, TimeUnit::Microsecond)),
     }
 }
 
@@ -339,6 +363,8 @@ mod tests {
         let p = parse("k NOT IN (1, -2) AND s LIKE 'ab%' AND v BETWEEN 1.50 AND 2e3").unwrap();
         assert_eq!(p.to_string(), "((NOT k IN (1, -2) AND s LIKE 'ab%') AND (v >= 1.50 AND v <= 2000.0))");
         assert_eq!(parse("\"odd name\" <> 3").unwrap(), col("odd name").ne(3));
+        assert_eq!(parse("s LIKE '%b c%'").unwrap(), col("s").contains("b c"));
+        assert_eq!(parse("s LIKE 'abc'").unwrap(), col("s").eq("abc"));
     }
 
     #[test]
@@ -359,6 +385,9 @@ mod tests {
             ("s LIKE '%a'", "prefix"),
             ("d = DATE '2020-13-01'", "is not a DATE"),
             ("x ~ 1", "unexpected character"),
+            ("(".repeat(100_000).as_str(), "nested"),
+            ("t = TIMESTAMP '2020-01-01 99999999999999:00:00'", "is not a TIMESTAMP"),
+            ("t = TIMESTAMP '99999999999999999-01-01'", "is not a TIMESTAMP"),
         ] {
             let e = parse(text).unwrap_err().to_string();
             assert!(e.contains(needle), "{text}: {e}");

@@ -71,6 +71,7 @@ pub(crate) fn well_formed(ranges: &[Range<u64>]) -> bool {
 }
 
 #[cfg(test)]
+#[allow(clippy::single_range_in_vec_init)] // one-range selections are selections
 mod tests {
     use super::*;
 

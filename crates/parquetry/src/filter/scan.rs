@@ -19,7 +19,9 @@ use super::expr::Predicate;
 use super::late::Late;
 use super::page_index::{self, candidate_rows, ChunkPages};
 use super::ranges::{well_formed, RowRanges};
-use super::statistics::{may_match, Stats};
+use super::{bloom, dictionary};
+use super::literal::{Key, Test};
+use super::statistics::{column_may_match, may_match, Stats};
 use crate::error::{Error, Result};
 use crate::page::ChunkSource;
 use crate::read::{ColumnSelector, ParquetFile, ReadOptions, Step};
@@ -32,6 +34,16 @@ pub struct ScanMetrics {
     pub row_groups_total: usize,
     /// Row groups skipped because their statistics rule out a match.
     pub row_groups_pruned: usize,
+    /// Row groups skipped because no value of a column's dictionary (every data page of the
+    /// chunk dictionary-encoded) passes an `=`, `IN`, prefix or substring test.
+    pub row_groups_pruned_by_dictionary: usize,
+    /// Bytes of dictionary pages read to prune row groups.
+    pub dictionary_bytes_read: u64,
+    /// Row groups skipped because a column's bloom filter has none of an `=` or `IN` test's
+    /// values.
+    pub row_groups_pruned_by_bloom_filter: usize,
+    /// Bytes of bloom filters read to prune row groups.
+    pub bloom_filter_bytes_read: u64,
     /// Data pages of the predicate's columns in the row groups left, as their OffsetIndex
     /// lists them (chunks without a usable page index are not counted).
     pub pages_total: usize,
@@ -58,7 +70,16 @@ pub struct ScanMetrics {
 
 impl std::fmt::Display for ScanMetrics {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        writeln!(f, "row groups: {} of {} pruned by statistics", self.row_groups_pruned, self.row_groups_total)?;
+        writeln!(
+            f,
+            "row groups: {} of {} pruned by statistics, {} by dictionaries ({} dictionary bytes read), \
+             {} by bloom filters",
+            self.row_groups_pruned,
+            self.row_groups_total,
+            self.row_groups_pruned_by_dictionary,
+            self.dictionary_bytes_read,
+            self.row_groups_pruned_by_bloom_filter
+        )?;
         writeln!(
             f,
             "pages (predicate columns): {} of {} pruned by the page index ({} bytes; {} index bytes read)",
@@ -111,6 +132,7 @@ pub(crate) fn prepare<S: ChunkSource>(file: &ParquetFile<S>, mut options: ReadOp
             continue;
         };
         let rows = rg.num_rows.max(0) as u64;
+        let mut bloom_bytes = 0u64;
         metrics.row_groups_total += 1;
         metrics.rows_total += rows;
         let chunk = |i: usize| rg.columns.get(bound.columns[i].leaf);
@@ -118,8 +140,47 @@ pub(crate) fn prepare<S: ChunkSource>(file: &ParquetFile<S>, mut options: ReadOp
             let s = chunk(i).and_then(|c| c.meta_data.as_ref()).and_then(|m| m.statistics.as_ref());
             Stats::of_chunk(&bound.columns[i], s, rows)
         };
-        if !may_match(&bound.parquet, false, &bound.columns, &stats) {
+        let stats: Vec<Stats> = (0..bound.columns.len()).map(stats).collect();
+        let by_stats = |i: usize, test: &Test, negated: bool| column_may_match(&bound.columns, i, test, negated, &stats[i]);
+        if !may_match(&bound.parquet, false, &mut { by_stats }) {
             metrics.row_groups_pruned += 1;
+            continue;
+        }
+        // Dictionaries, loaded only for the tests they can decide, once per column.
+        let mut dictionaries: Vec<Option<Option<Vec<Key>>>> = vec![None; bound.columns.len()];
+        let mut by_dictionary = |i: usize, test: &Test, negated: bool| {
+            if !by_stats(i, test, negated) {
+                return false;
+            }
+            if !dictionary::worth_it(test, negated) {
+                return true;
+            }
+            let values = dictionaries[i].get_or_insert_with(|| {
+                let c = chunk(i)?;
+                dictionary::values(file.source(), c, &bound.columns[i], &mut metrics.dictionary_bytes_read)
+            });
+            values.as_ref().is_none_or(|v| dictionary::any_matches(v, test, negated))
+        };
+        if !may_match(&bound.parquet, false, &mut by_dictionary) {
+            metrics.row_groups_pruned_by_dictionary += 1;
+            continue;
+        }
+        // Bloom filters, for equality on columns without a dictionary that decides.
+        let mut blooms: Vec<Option<Option<bloom::Sbbf>>> = vec![None; bound.columns.len()];
+        let mut by_bloom = |i: usize, test: &Test, negated: bool| {
+            if !by_dictionary(i, test, negated) {
+                return false;
+            }
+            if !bloom::worth_it(test, negated) {
+                return true;
+            }
+            let filter = blooms[i].get_or_insert_with(|| bloom::read(file.source(), chunk(i)?, &mut bloom_bytes));
+            filter.as_ref().is_none_or(|f| f.any_may_match(&bound.columns[i], test))
+        };
+        let pruned = !may_match(&bound.parquet, false, &mut by_bloom);
+        metrics.bloom_filter_bytes_read += bloom_bytes;
+        if pruned {
+            metrics.row_groups_pruned_by_bloom_filter += 1;
             continue;
         }
         kept.push(index);

@@ -104,6 +104,11 @@ pub(crate) fn f16_to_f64(bits: u16) -> f64 {
     }
 }
 
+/// Whether `pattern` occurs in `value`.
+pub(crate) fn contains(value: &[u8], pattern: &[u8]) -> bool {
+    pattern.is_empty() || value.windows(pattern.len()).any(|w| w == pattern)
+}
+
 /// A NaN bound says nothing (writers should leave NaN out of bounds; some did not).
 fn float(v: f64) -> Option<Key> {
     (!v.is_nan()).then_some(Key::Float(v))
@@ -123,19 +128,20 @@ fn big_endian_signed(bytes: &[u8]) -> Option<i128> {
     Some(i128::from_be_bytes(buf))
 }
 
-/// Whether any row may satisfy `node` (with `negated`, its negation), given each column's
-/// statistics.
-pub(crate) fn may_match(node: &Node, negated: bool, columns: &[BoundColumn], stats: &dyn Fn(usize) -> Stats) -> bool {
+/// Whether any row may satisfy `node` (with `negated`, its negation), given whether any
+/// value of column `i` may satisfy a test (or its negation): `leaf(i, test, negated)`.
+pub(crate) fn may_match(node: &Node, negated: bool, leaf: &mut dyn FnMut(usize, &Test, bool) -> bool) -> bool {
     match (node, negated) {
-        (Node::And(a, b), false) | (Node::Or(a, b), true) => {
-            may_match(a, negated, columns, stats) && may_match(b, negated, columns, stats)
-        }
-        (Node::Or(a, b), false) | (Node::And(a, b), true) => {
-            may_match(a, negated, columns, stats) || may_match(b, negated, columns, stats)
-        }
-        (Node::Not(p), _) => may_match(p, !negated, columns, stats),
-        (Node::Leaf(i, test), _) => leaf_may_match(test, negated, &stats(*i), nan_possible(columns[*i].stats_domain)),
+        (Node::And(a, b), false) | (Node::Or(a, b), true) => may_match(a, negated, leaf) && may_match(b, negated, leaf),
+        (Node::Or(a, b), false) | (Node::And(a, b), true) => may_match(a, negated, leaf) || may_match(b, negated, leaf),
+        (Node::Not(p), _) => may_match(p, !negated, leaf),
+        (Node::Leaf(i, test), _) => leaf(*i, test, negated),
     }
+}
+
+/// [`leaf_may_match`] for column `i` of `columns` with statistics `s`.
+pub(crate) fn column_may_match(columns: &[BoundColumn], i: usize, test: &Test, negated: bool, s: &Stats) -> bool {
+    leaf_may_match(test, negated, s, nan_possible(columns[i].stats_domain))
 }
 
 /// Whether a value among rows with statistics `s` may satisfy `test` (or, `negated`, its
@@ -198,6 +204,11 @@ pub(crate) fn leaf_may_match(test: &Test, negated: bool, s: &Stats, nan: bool) -
                 true => !(lo.starts_with(prefix) && hi.starts_with(prefix)),
             }
         }
+        (Test::Contains(pattern, not), _) => match (lo, hi) {
+            // Bounds say nothing about the middle of a value, unless there is one value.
+            (Key::Bytes(lo), Key::Bytes(hi)) if lo == hi => contains(lo, pattern) != (*not != negated),
+            _ => true,
+        },
         (Test::IsNull(_), _) => true, // answered above
     }
 }

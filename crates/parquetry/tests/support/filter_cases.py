@@ -5,7 +5,9 @@ Usage: filter_cases.py write DIR            writes DIR/indexed.parquet, DIR/plai
 
 `write`: 100,000 rows in 10 row groups of 10,000, small pages (4 KiB), snappy; `indexed` has a
 page index, `plain` has none (statistics only). `id` is the row number (sorted); other columns
-are sorted (`s`, `d`, `ts`), unsorted (`k`, `f`, `dec`, `u`, `cat`), with nulls, NaN and -0.0.
+are sorted (`s`, `d`, `ts`), unsorted (`k`, `f`, `dec`, `u`, `cat`), with nulls, NaN and -0.0;
+`grp` has a value of each row group's own, found only by its dictionary. `indexed` has bloom
+filters on `s`, `u` and `k`.
 
 `answer`: the cases are {"name": ["duckdb", "SQL condition"] or ["pyarrow", "Python expression
 over pc (pyarrow.compute) and ds (pyarrow.dataset)"]}; prints {"name": [matching ids, in order]}.
@@ -46,16 +48,20 @@ def table(n=100_000):
                    pa.decimal128(9, 2))
     rec = pa.array([None if nth(i, 29) else {"a": (i * 3) % 500, "b": f"b{i % 97:03d}"} for i in range(n)],
                    pa.struct([("a", pa.int32()), ("b", pa.string())]))
+    # Every row group spans 'aaa'..'zzz' (its statistics rule nothing out between them), and
+    # holds one value of its own: only its dictionary tells which.
+    grp = pa.array([f"mid_{i // 10_000}" if i % 1000 == 500 else ("aaa" if i % 2 else "zzz") for i in range(n)])
     return pa.table({"id": ids, "k": k, "u": u, "f": f, "f32": f32, "s": s, "cat": cat, "d": d, "ts": ts,
-                     "dec": dec, "rec": rec})
+                     "dec": dec, "rec": rec, "grp": grp})
 
 
 def write(directory):
     t = table()
+    blooms = {"s": {"ndv": 10_000, "fpp": 0.01}, "u": {"ndv": 10_000, "fpp": 0.01}, "k": True}
     for name, index in (("indexed", True), ("plain", False)):
         pq.write_table(t, f"{directory}/{name}.parquet", row_group_size=10_000, data_page_size=4096,
-                       compression="snappy", write_page_index=index, use_dictionary=["cat"],
-                       write_statistics=True)
+                       compression="snappy", write_page_index=index, use_dictionary=["cat", "grp"],
+                       write_statistics=True, bloom_filter_options=blooms if index else None)
 
 
 def answer(path):

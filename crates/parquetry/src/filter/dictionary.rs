@@ -1,0 +1,100 @@
+//! Row group pruning by dictionary: when every data page of a column chunk is
+//! dictionary-encoded (as its `encoding_stats` say), the dictionary page lists every value the
+//! chunk holds, so an `=`, `IN`, prefix or substring test that no dictionary value passes rules the row
+//! group out, where min/max statistics (a range) cannot.
+//!
+//! Used only when it checks out: `encoding_stats` present and naming only dictionary
+//! encodings for data pages, a first page that is a PLAIN dictionary page of a plausible size,
+//! and values that all decode as the column's keys (a NaN in a dictionary stops it: NaN is not
+//! ordered). Anything else leaves the row group to the other checks.
+
+use super::bind::BoundColumn;
+use super::expr::CmpOp;
+use super::literal::{Key, Test};
+use super::statistics::{decode, leaf_may_match, Stats};
+use crate::compress::{Codec, Decompressor};
+use crate::format::{ColumnChunk, Encoding, PageType, PhysicalType};
+use crate::page::{ChunkSource, PageStream};
+
+/// The largest dictionary page decompressed to prune (bigger ones are left to the read).
+const MAX_DICTIONARY_BYTES: usize = 16 << 20;
+
+/// Whether a dictionary can rule out rows for `test` (`negated`: its negation): tests that
+/// hold for few values. `!=`, `NOT IN` and ranges rarely exclude a whole dictionary, and
+/// loading it would cost a read for nothing.
+pub(crate) fn worth_it(test: &Test, negated: bool) -> bool {
+    match (test, negated) {
+        (Test::Cmp(CmpOp::Eq, _), false) | (Test::Cmp(CmpOp::Ne, _), true) => true,
+        (Test::In(_, not), _) => *not == negated,
+        (Test::StartsWith(_, not), _) | (Test::Contains(_, not), _) => *not == negated,
+        _ => false,
+    }
+}
+
+/// Whether any value of the dictionary satisfies `test` (`negated`: its negation).
+pub(crate) fn any_matches(values: &[Key], test: &Test, negated: bool) -> bool {
+    values.iter().any(|v| {
+        let one = Stats { bounds: Some((v.clone(), v.clone())), null_count: Some(0), rows: 1 };
+        leaf_may_match(test, negated, &one, false)
+    })
+}
+
+/// The values of `chunk`'s dictionary if every data page of it is dictionary-encoded, else
+/// `None`. `bytes` counts the bytes read.
+pub(crate) fn values<S: ChunkSource>(source: &S, chunk: &ColumnChunk, column: &BoundColumn, bytes: &mut u64) -> Option<Vec<Key>> {
+    let meta = chunk.meta_data.as_ref()?;
+    column.stats_domain?;
+    let stats = meta.encoding_stats.as_ref()?;
+    let dictionary = |e: Encoding| matches!(e, Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY);
+    let data = |t: PageType| matches!(t, PageType::DATA_PAGE | PageType::DATA_PAGE_V2);
+    if !stats.iter().all(|s| !data(s.page_type) || s.count == 0 || dictionary(s.encoding)) {
+        return None;
+    }
+    if !stats.iter().any(|s| s.page_type == PageType::DICTIONARY_PAGE && s.count > 0) {
+        return None;
+    }
+    let mut stream = PageStream::new(meta, source.len(), false).ok()?;
+    let page = stream.next_page(source).ok()??;
+    let header = page.header.dictionary_page_header.as_ref()?;
+    if page.header.page_type != PageType::DICTIONARY_PAGE
+        || !matches!(header.encoding, Encoding::PLAIN | Encoding::PLAIN_DICTIONARY)
+    {
+        return None;
+    }
+    *bytes += page.body.len() as u64;
+    let size = usize::try_from(page.header.uncompressed_page_size).ok()?;
+    if size > MAX_DICTIONARY_BYTES {
+        return None;
+    }
+    let mut plain = Vec::new();
+    let codec = Codec::from_thrift(meta.codec.0).ok()?;
+    Decompressor::new().decompress(codec, page.body.as_slice(), size, &mut plain).ok()?;
+    let n = usize::try_from(header.num_values).ok()?;
+    let width = match column.physical {
+        PhysicalType::INT32 | PhysicalType::FLOAT => Some(4),
+        PhysicalType::INT64 | PhysicalType::DOUBLE => Some(8),
+        PhysicalType::FIXED_LEN_BYTE_ARRAY => Some(meta_type_length(&plain, n)?),
+        PhysicalType::BYTE_ARRAY => None,
+        _ => return None,
+    };
+    let mut out = Vec::with_capacity(n.min(plain.len()));
+    let mut at = 0usize;
+    for _ in 0..n {
+        let (start, len) = match width {
+            Some(w) => (at, w),
+            None => {
+                let len = u32::from_le_bytes(plain.get(at..at + 4)?.try_into().ok()?) as usize;
+                (at + 4, len)
+            }
+        };
+        let value = plain.get(start..start.checked_add(len)?)?;
+        out.push(decode(column, value)?);
+        at = start + len;
+    }
+    Some(out)
+}
+
+/// A FIXED_LEN_BYTE_ARRAY dictionary's value width: its bytes shared evenly by its values.
+fn meta_type_length(plain: &[u8], n: usize) -> Option<usize> {
+    (n > 0 && plain.len().is_multiple_of(n)).then(|| plain.len() / n)
+}
