@@ -147,6 +147,7 @@ impl RawFile {
     /// A lazy stream of batches: each batch is decoded when the consumer asks for it.
     /// `verify_crc` checks the CRC-32 of every page that has one.
     #[pyo3(signature = (columns=None, row_groups=None, threads=1, binary_type=None, batch_size=65536, verify_crc=false))]
+    #[allow(clippy::too_many_arguments)] // Python's keyword arguments, one by one.
     fn stream(
         &self,
         py: Python<'_>,

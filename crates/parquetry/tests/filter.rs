@@ -195,6 +195,9 @@ fn rows_at(whole: &Table, ids: &[i64]) -> Table {
 
 #[test]
 fn filtered_reads_return_the_reference_engines_rows() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let (indexed, plain) = files();
     let cases = cases();
     let want = answers(indexed, &cases);
@@ -224,6 +227,9 @@ fn filtered_reads_return_the_reference_engines_rows() {
 
 #[test]
 fn sorted_columns_prune_row_groups_and_pages_and_read_little() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let (indexed, plain) = files();
     let bytes = std::fs::read(indexed).unwrap();
     let (_, _, all_bytes) = read(&bytes, ReadOptions::default()).unwrap();
@@ -250,6 +256,9 @@ fn sorted_columns_prune_row_groups_and_pages_and_read_little() {
 
 #[test]
 fn projections_row_selections_and_threads_combine_with_a_filter() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let (indexed, _) = files();
     let bytes = std::fs::read(indexed).unwrap();
     let p = col("k").eq(500).or(col("id").lt(50));
@@ -287,6 +296,9 @@ fn projections_row_selections_and_threads_combine_with_a_filter() {
 
 #[test]
 fn bad_predicates_are_errors_naming_the_column() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let (indexed, _) = files();
     let bytes = std::fs::read(indexed).unwrap();
     let cases: Vec<(Predicate, &str)> = vec![
@@ -306,6 +318,9 @@ fn bad_predicates_are_errors_naming_the_column() {
 
 #[test]
 fn late_materialization_reads_the_other_columns_only_at_matching_rows() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let (indexed, plain) = files();
     // Without a page index, statistics leave one row group of 10,000 candidate rows: `id` is
     // decoded there, and the other columns only at the one matching row.
@@ -417,6 +432,9 @@ fn condition(rng: &mut Rng, depth: u32) -> String {
 
 #[test]
 fn random_conditions_return_duckdbs_rows() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let (indexed, plain) = files();
     // FILTER_SEED=n tries other conditions.
     let seed = std::env::var("FILTER_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(30);
@@ -447,6 +465,9 @@ fn random_conditions_return_duckdbs_rows() {
 
 #[test]
 fn dictionaries_prune_row_groups_their_statistics_cannot() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let (indexed, _) = files();
     let bytes = std::fs::read(indexed).unwrap();
     for (p, pruned, rows) in [
@@ -480,6 +501,9 @@ fn dictionaries_prune_row_groups_their_statistics_cannot() {
 
 #[test]
 fn bloom_filters_prune_row_groups_without_the_value() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let (indexed, _) = files();
     let bytes = std::fs::read(indexed).unwrap();
     // Inside the statistics' and pages' bounds, but in no row group: only a bloom filter
@@ -543,6 +567,9 @@ fn column(meta: &FileMetaData, name: &str) -> usize {
 
 #[test]
 fn statistics_that_do_not_check_out_prune_nothing() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let (indexed, _) = files();
     let bytes = std::fs::read(indexed).unwrap();
     let want: Vec<i64> = (25_000..25_100).collect();
@@ -578,6 +605,9 @@ fn statistics_that_do_not_check_out_prune_nothing() {
 
 #[test]
 fn page_indexes_that_do_not_check_out_prune_nothing() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let (indexed, _) = files();
     let bytes = std::fs::read(indexed).unwrap();
     let want: Vec<i64> = (25_000..25_100).collect();

@@ -48,6 +48,9 @@ fn count(path: &str, column: &str, p: Predicate) -> parquetry::Result<u64> {
 
 #[test]
 fn filters_on_the_corpus_count_pyarrows_rows() {
+    if common::pyarrow_missing() {
+        return;
+    }
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/filter_corpus.py");
     let out = Command::new(common::python()).arg(script).arg(common::corpus_dir()).output().expect("python3");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

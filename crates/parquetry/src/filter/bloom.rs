@@ -104,65 +104,10 @@ pub(crate) fn read<S: ChunkSource>(source: &S, chunk: &ColumnChunk, bytes: &mut 
     Some(Sbbf { blocks })
 }
 
-const P1: u64 = 0x9E37_79B1_85EB_CA87;
-const P2: u64 = 0xC2B2_AE3D_27D4_EB4F;
-const P3: u64 = 0x1656_67B1_9E37_79F9;
-const P4: u64 = 0x85EB_CA77_C2B2_AE63;
-const P5: u64 = 0x27D4_EB2F_1656_67C5;
-
-fn round(acc: u64, input: u64) -> u64 {
-    acc.wrapping_add(input.wrapping_mul(P2)).rotate_left(31).wrapping_mul(P1)
-}
-
-fn merge(acc: u64, value: u64) -> u64 {
-    (acc ^ round(0, value)).wrapping_mul(P1).wrapping_add(P4)
-}
-
-fn u64_at(b: &[u8], at: usize) -> u64 {
-    u64::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3], b[at + 4], b[at + 5], b[at + 6], b[at + 7]])
-}
-
-/// xxHash64 with seed 0, the hash the spec's bloom filters use.
+/// xxHash64 with seed 0, the hash the spec's bloom filters use (`xxhash-rust`: the field's
+/// well-kept implementation, rather than our own).
 pub(crate) fn xxh64(data: &[u8]) -> u64 {
-    let len = data.len();
-    let mut at = 0;
-    let mut h = if len >= 32 {
-        let mut v = [P1.wrapping_add(P2), P2, 0, 0u64.wrapping_sub(P1)];
-        while at + 32 <= len {
-            for (i, lane) in v.iter_mut().enumerate() {
-                *lane = round(*lane, u64_at(data, at + 8 * i));
-            }
-            at += 32;
-        }
-        let mut h = v[0].rotate_left(1).wrapping_add(v[1].rotate_left(7)).wrapping_add(v[2].rotate_left(12)).wrapping_add(v[3].rotate_left(18));
-        for lane in v {
-            h = merge(h, lane);
-        }
-        h
-    } else {
-        P5
-    };
-    h = h.wrapping_add(len as u64);
-    while at + 8 <= len {
-        h ^= round(0, u64_at(data, at));
-        h = h.rotate_left(27).wrapping_mul(P1).wrapping_add(P4);
-        at += 8;
-    }
-    if at + 4 <= len {
-        let w = u32::from_le_bytes([data[at], data[at + 1], data[at + 2], data[at + 3]]) as u64;
-        h ^= w.wrapping_mul(P1);
-        h = h.rotate_left(23).wrapping_mul(P2).wrapping_add(P3);
-        at += 4;
-    }
-    for &b in &data[at..] {
-        h ^= (b as u64).wrapping_mul(P5);
-        h = h.rotate_left(11).wrapping_mul(P1);
-    }
-    h ^= h >> 33;
-    h = h.wrapping_mul(P2);
-    h ^= h >> 29;
-    h = h.wrapping_mul(P3);
-    h ^ (h >> 32)
+    xxhash_rust::xxh64::xxh64(data, 0)
 }
 
 #[cfg(test)]
