@@ -15,8 +15,8 @@ use std::time::Instant;
 use serde_json::{json, Map, Value};
 
 use crate::checksum::file_checksum;
-use crate::{heap, memory, write};
 use crate::read::{self, NotRun, Output};
+use crate::{heap, memory, write};
 
 /// What the cells of a run measure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -133,15 +133,10 @@ fn run_cell_here(args: &CellArgs) -> Value {
         Some(Output::Batches(batches)) => {
             let schema = match batches.first() {
                 Some(b) => b.schema(),
-                None => {
-                    return json!({"error": "the read returned no batches", "impl_info": obj["impl_info"]})
-                }
+                None => return json!({"error": "the read returned no batches", "impl_info": obj["impl_info"]}),
             };
-            let types: Map<String, Value> = schema
-                .fields()
-                .iter()
-                .map(|f| (f.name().clone(), json!(f.data_type().to_string())))
-                .collect();
+            let types: Map<String, Value> =
+                schema.fields().iter().map(|f| (f.name().clone(), json!(f.data_type().to_string()))).collect();
             obj.insert("output_types".into(), Value::Object(types));
             obj.insert("batches".into(), json!(batches.len()));
             let output_bytes: usize = batches.iter().map(|b| b.get_array_memory_size()).sum();

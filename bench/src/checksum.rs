@@ -138,15 +138,9 @@ fn for_each_value<'a>(
 fn add_byte_array(s: &mut ByteSum, array: &dyn Array, row0: u64) -> Result<(), String> {
     use DataType::*;
     let nulls = match array.data_type() {
-        Utf8 => {
-            add_offsets(s, array.as_string::<i32>().offsets(), array.as_string::<i32>().values(), array, row0)
-        }
-        LargeUtf8 => {
-            add_offsets(s, array.as_string::<i64>().offsets(), array.as_string::<i64>().values(), array, row0)
-        }
-        Binary => {
-            add_offsets(s, array.as_binary::<i32>().offsets(), array.as_binary::<i32>().values(), array, row0)
-        }
+        Utf8 => add_offsets(s, array.as_string::<i32>().offsets(), array.as_string::<i32>().values(), array, row0),
+        LargeUtf8 => add_offsets(s, array.as_string::<i64>().offsets(), array.as_string::<i64>().values(), array, row0),
+        Binary => add_offsets(s, array.as_binary::<i32>().offsets(), array.as_binary::<i32>().values(), array, row0),
         LargeBinary => {
             add_offsets(s, array.as_binary::<i64>().offsets(), array.as_binary::<i64>().values(), array, row0)
         }
@@ -345,11 +339,8 @@ mod tests {
     use super::*;
 
     fn sum_of(columns: Vec<ArrayRef>) -> Value {
-        let fields: Vec<Field> = columns
-            .iter()
-            .enumerate()
-            .map(|(i, c)| Field::new(format!("c{i}"), c.data_type().clone(), true))
-            .collect();
+        let fields: Vec<Field> =
+            columns.iter().enumerate().map(|(i, c)| Field::new(format!("c{i}"), c.data_type().clone(), true)).collect();
         let schema = Arc::new(Schema::new(fields));
         let batch = RecordBatch::try_new(schema.clone(), columns).unwrap();
         // Two batches: the row index must continue across them.
@@ -379,14 +370,8 @@ mod tests {
         let ints: ArrayRef = Arc::new(Int32Array::from(vec![Some(-1), None, Some(2)]));
         let floats: ArrayRef = Arc::new(Float64Array::from(vec![Some(1.5), Some(-0.0), None]));
         let got = sum_of(vec![ints, floats]);
-        assert_eq!(
-            got["columns"]["c0"],
-            json!({"kind": "fixed", "null_count": 1, "values": 2, "bit_sum": 1})
-        );
+        assert_eq!(got["columns"]["c0"], json!({"kind": "fixed", "null_count": 1, "values": 2, "bit_sum": 1}));
         let bits = 1.5f64.to_bits().wrapping_add((-0.0f64).to_bits());
-        assert_eq!(
-            got["columns"]["c1"],
-            json!({"kind": "fixed", "null_count": 1, "values": 2, "bit_sum": bits})
-        );
+        assert_eq!(got["columns"]["c1"], json!({"kind": "fixed", "null_count": 1, "values": 2, "bit_sum": bits}));
     }
 }

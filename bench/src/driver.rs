@@ -74,10 +74,7 @@ pub fn now_utc() -> String {
         Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).trim().to_owned(),
         _ => format!(
             "unix {}",
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs())
-                .unwrap_or(0)
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
         ),
     }
 }
@@ -104,8 +101,7 @@ pub fn git_revision() -> String {
     };
     match run(&["rev-parse", "--short", "HEAD"]) {
         Some(rev) => {
-            let dirty =
-                run(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+            let dirty = run(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
             if dirty {
                 format!("{rev} + uncommitted changes")
             } else {
@@ -164,10 +160,7 @@ pub fn run(args: &RunArgs) {
     let peers: Option<Value> =
         std::fs::read_to_string(&args.reference).ok().and_then(|t| serde_json::from_str(&t).ok());
     if peers.is_none() {
-        eprintln!(
-            "note: no reference checksums in {} (run bench/peers.py first); using arrow-rs's",
-            args.reference
-        );
+        eprintln!("note: no reference checksums in {} (run bench/peers.py first); using arrow-rs's", args.reference);
     }
     let mut report = json!({
         "meta": {
@@ -184,8 +177,7 @@ pub fn run(args: &RunArgs) {
         "files": {},
     });
     for file in &args.files {
-        let name =
-            Path::new(file).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or(file.clone());
+        let name = Path::new(file).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or(file.clone());
         let reference = peers
             .as_ref()
             .and_then(|p| reference_from_peers(p, &args.reference, file))
@@ -249,10 +241,7 @@ fn annotate(cell: &mut Map<String, Value>, reference: &Reference) {
     if let Some(sum) = cell.get("checksum") {
         let ok = *sum == reference.checksum;
         cell.insert("checksum_ok".into(), json!(ok));
-        cell.insert(
-            "rows_ok".into(),
-            json!(cell.get("rows").and_then(Value::as_u64) == Some(reference.rows)),
-        );
+        cell.insert("rows_ok".into(), json!(cell.get("rows").and_then(Value::as_u64) == Some(reference.rows)));
     } else if let Some(e) = cell.get("checksum_error").cloned() {
         cell.insert("checksum_ok".into(), json!(false));
         cell.insert("checksum_note".into(), e);

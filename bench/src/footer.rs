@@ -2,9 +2,9 @@
 //! parquetry and by the arrow-rs `parquet` crate, from the same bytes, in the same run.
 
 use parquetry::format::{
-    self, thrift, ColumnChunk, ColumnMetaData, CompressionCodec, ConvertedType, Encoding,
-    FileMetaData, KeyValue, LogicalType, PageEncodingStats, PageType, PhysicalType, Repetition,
-    RowGroup, SchemaElement, SizeStatistics, Statistics,
+    self, thrift, ColumnChunk, ColumnMetaData, CompressionCodec, ConvertedType, Encoding, FileMetaData, KeyValue,
+    LogicalType, PageEncodingStats, PageType, PhysicalType, Repetition, RowGroup, SchemaElement, SizeStatistics,
+    Statistics,
 };
 use parquetry::schema::SchemaDescriptor;
 
@@ -48,7 +48,11 @@ pub fn wide_footer(columns: usize, row_groups: usize) -> Vec<u8> {
                     format!("aaaa-{g:04}-{c:06}").into_bytes(),
                     format!("zzzz-{g:04}-{c:06}").into_bytes(),
                 ),
-                1 => (PhysicalType::INT64, (-(c as i64)).to_le_bytes().to_vec(), (c as i64 * 1000).to_le_bytes().to_vec()),
+                1 => (
+                    PhysicalType::INT64,
+                    (-(c as i64)).to_le_bytes().to_vec(),
+                    (c as i64 * 1000).to_le_bytes().to_vec(),
+                ),
                 _ => (PhysicalType::DOUBLE, (-1.5f64).to_le_bytes().to_vec(), (c as f64).to_le_bytes().to_vec()),
             };
             let meta = ColumnMetaData {
@@ -69,16 +73,21 @@ pub fn wide_footer(columns: usize, row_groups: usize) -> Vec<u8> {
                     min_value: Some(min.into()),
                     ..Default::default()
                 }),
-                encoding_stats: Some(vec![
-                    PageEncodingStats { page_type: PageType::DICTIONARY_PAGE, encoding: Encoding::PLAIN, count: 1 },
-                    PageEncodingStats { page_type: PageType::DATA_PAGE, encoding: Encoding::RLE_DICTIONARY, count: 1 },
-                ].into()),
+                encoding_stats: Some(
+                    vec![
+                        PageEncodingStats { page_type: PageType::DICTIONARY_PAGE, encoding: Encoding::PLAIN, count: 1 },
+                        PageEncodingStats {
+                            page_type: PageType::DATA_PAGE,
+                            encoding: Encoding::RLE_DICTIONARY,
+                            count: 1,
+                        },
+                    ]
+                    .into(),
+                ),
                 bloom_filter_offset: None,
                 bloom_filter_length: None,
-                size_statistics: (kind(c) == 0).then(|| SizeStatistics {
-                    unencoded_byte_array_data_bytes: Some(size * 3),
-                    ..Default::default()
-                }),
+                size_statistics: (kind(c) == 0)
+                    .then(|| SizeStatistics { unencoded_byte_array_data_bytes: Some(size * 3), ..Default::default() }),
                 geospatial_statistics: None,
             };
             chunks.push(ColumnChunk { file_offset: offset, meta_data: Some(meta), ..Default::default() });
@@ -119,16 +128,17 @@ pub fn run(runs: usize) {
         .expect("arrow-rs decodes parquetry's encoding");
     assert_eq!(theirs.num_row_groups(), ours.row_groups.len());
     assert_eq!(theirs.file_metadata().schema_descr().num_columns(), columns);
-    assert_eq!(theirs.row_group(9).column(999).compressed_size(), ours.row_groups[9].columns[999].meta_data.as_ref().unwrap().total_compressed_size);
+    assert_eq!(
+        theirs.row_group(9).column(999).compressed_size(),
+        ours.row_groups[9].columns[999].meta_data.as_ref().unwrap().total_compressed_size
+    );
 
     let t_ours = measure(3, runs, || {
         let meta = format::footer::decode_file_metadata(&bytes).unwrap();
         let desc = SchemaDescriptor::from_metadata(&meta).unwrap();
         (meta, desc)
     });
-    let t_arrow = measure(3, runs, || {
-        parquet::file::metadata::ParquetMetaDataReader::decode_metadata(&bytes).unwrap()
-    });
+    let t_arrow = measure(3, runs, || parquet::file::metadata::ParquetMetaDataReader::decode_metadata(&bytes).unwrap());
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
     println!("### Footer decode: {columns} columns × {row_groups} row groups, {} KiB of Thrift", bytes.len() / 1024);
     println!();

@@ -68,8 +68,8 @@ fn walk_pages_in(bytes: Vec<u8>) -> Result<FilePages, String> {
                     .filter(|s| s + page.body.len() <= file_len as usize)
                     .ok_or_else(|| at("page body is not a slice of the in-memory file".into()))?;
                 let (skip, compressed) = if let Some(v2) = &h.data_page_header_v2 {
-                    let levels = (v2.definition_levels_byte_length.max(0)
-                        + v2.repetition_levels_byte_length.max(0)) as usize;
+                    let levels =
+                        (v2.definition_levels_byte_length.max(0) + v2.repetition_levels_byte_length.max(0)) as usize;
                     (levels, v2.is_compressed.unwrap_or(true))
                 } else if h.data_page_header.is_some() || h.dictionary_page_header.is_some() {
                     (0, true)
@@ -82,8 +82,7 @@ fn walk_pages_in(bytes: Vec<u8>) -> Result<FilePages, String> {
                 }
                 let bad = || at(format!("page {}: levels exceed the page", page.index));
                 let len = page.body.len().checked_sub(skip).ok_or_else(bad)?;
-                let expected =
-                    (h.uncompressed_page_size.max(0) as usize).checked_sub(skip).ok_or_else(bad)?;
+                let expected = (h.uncompressed_page_size.max(0) as usize).checked_sub(skip).ok_or_else(bad)?;
                 jobs.push(PageJob { codec, start: start + skip, len, expected });
             }
         }
@@ -139,7 +138,8 @@ pub fn decompress_fresh(path: &str) -> Result<Prepared, NotRun> {
     if jobs.is_empty() {
         return Err(NotRun::Skipped("no compressed pages: the limit is memcpy".into()));
     }
-    let info = json!({"what": "decompress every compressed page into a new buffer per page, all kept until the run ends"});
+    let info =
+        json!({"what": "decompress every compressed page into a new buffer per page, all kept until the run ends"});
     let mut decompressor = Decompressor::new();
     let run = move || -> Result<Output, String> {
         let file = source.bytes().as_slice();

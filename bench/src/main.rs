@@ -126,10 +126,8 @@ fn main() {
         Some(name @ ("read" | "write")) => {
             let mode = Mode::parse(name).expect("read or write");
             flags.check_known(&["files", "runs", "warmup", "json", "impls", "reference"]);
-            let files = flags
-                .all("files")
-                .filter(|f| !f.is_empty())
-                .unwrap_or_else(|| usage_error("--files is required"));
+            let files =
+                flags.all("files").filter(|f| !f.is_empty()).unwrap_or_else(|| usage_error("--files is required"));
             let (all, extra, reference): (&[&str], &[&str], &str) = match mode {
                 Mode::Read => (&read::IMPLS, &read::EXTRA_IMPLS, "bench/data/peers.json"),
                 Mode::Write => (&write::IMPLS, &[], "bench/data/peers-write.json"),
@@ -157,10 +155,8 @@ fn main() {
         }
         Some("sweep") => {
             flags.check_known(&["files", "batch-sizes", "runs", "warmup", "json", "peers"]);
-            let files = flags
-                .all("files")
-                .filter(|f| !f.is_empty())
-                .unwrap_or_else(|| usage_error("--files is required"));
+            let files =
+                flags.all("files").filter(|f| !f.is_empty()).unwrap_or_else(|| usage_error("--files is required"));
             let mut batch_sizes: Vec<usize> = match flags.one("batch-sizes") {
                 None => sweep::DEFAULT_BATCH_SIZES.to_vec(),
                 Some(list) => list
@@ -189,18 +185,9 @@ fn main() {
             });
         }
         Some("nested") => {
-            flags.check_known(&[
-                "files",
-                "runs",
-                "warmup",
-                "json",
-                "parquetry-only",
-                "batch-sizes",
-            ]);
-            let files = flags
-                .all("files")
-                .filter(|f| !f.is_empty())
-                .unwrap_or_else(|| usage_error("--files is required"));
+            flags.check_known(&["files", "runs", "warmup", "json", "parquetry-only", "batch-sizes"]);
+            let files =
+                flags.all("files").filter(|f| !f.is_empty()).unwrap_or_else(|| usage_error("--files is required"));
             nested::main(&nested::NestedArgs {
                 files: files.to_vec(),
                 runs: flags.number("runs", 5usize).max(1),
@@ -214,9 +201,7 @@ fn main() {
                     list.split(',')
                         .filter(|s| !s.is_empty())
                         .map(|s| {
-                            s.parse().unwrap_or_else(|_| {
-                                usage_error(&format!("--batch-sizes: not a number: {s:?}"))
-                            })
+                            s.parse().unwrap_or_else(|_| usage_error(&format!("--batch-sizes: not a number: {s:?}")))
                         })
                         .collect()
                 }),
@@ -224,9 +209,8 @@ fn main() {
         }
         // Hidden: one implementation × one file, run by `read` in a child process.
         Some("cell") => {
-            let need = |n: &str| {
-                flags.one(n).unwrap_or_else(|| usage_error(&format!("cell: --{n} is required"))).to_owned()
-            };
+            let need =
+                |n: &str| flags.one(n).unwrap_or_else(|| usage_error(&format!("cell: --{n} is required"))).to_owned();
             let mode = flags.one("mode").unwrap_or("read");
             cells::cell_main(&cells::CellArgs {
                 mode: Mode::parse(mode).unwrap_or_else(|| usage_error(&format!("cell: unknown --mode {mode:?}"))),

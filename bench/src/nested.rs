@@ -179,20 +179,13 @@ fn time_writes(path: &str, args: &NestedArgs) -> Result<(f64, f64, usize, usize)
 /// For each `struct_X` file read beside `strings_X`: parquetry's median time on the struct
 /// ÷ on the flat columns, per mode and batch size (≤ 1: the struct is no slower).
 fn struct_vs_flat(compared: &[(String, Vec<usize>)], times: &[Vec<Vec<Vec<f64>>>]) {
-    let name = |p: &str| {
-        std::path::Path::new(p)
-            .file_name()
-            .map_or(p.to_owned(), |n| n.to_string_lossy().into_owned())
-    };
+    let name = |p: &str| std::path::Path::new(p).file_name().map_or(p.to_owned(), |n| n.to_string_lossy().into_owned());
     let mut lines = Vec::new();
     for (si, (path, _)) in compared.iter().enumerate() {
         let Some(rest) = name(path).strip_prefix("struct_").map(str::to_owned) else {
             continue;
         };
-        let Some(fi) = compared
-            .iter()
-            .position(|(p, _)| name(p) == format!("strings_{rest}"))
-        else {
+        let Some(fi) = compared.iter().position(|(p, _)| name(p) == format!("strings_{rest}")) else {
             continue;
         };
         for (mode, imp) in [("stream", 0), ("collect", 2)] {
@@ -202,10 +195,7 @@ fn struct_vs_flat(compared: &[(String, Vec<usize>)], times: &[Vec<Vec<Vec<f64>>>
                     format!("{:.2}", median(&mut s) / median(&mut f))
                 })
                 .collect();
-            lines.push(format!(
-                "| struct_{rest} ÷ strings_{rest} | {mode} | {} |",
-                cells.join(" | ")
-            ));
+            lines.push(format!("| struct_{rest} ÷ strings_{rest} | {mode} | {} |", cells.join(" | ")));
         }
     }
     if !lines.is_empty() {
@@ -235,11 +225,7 @@ pub fn main(args: &NestedArgs) {
         let rg = row_group_rows(path);
         let sizes: Vec<usize> = BATCH_SIZES.iter().map(|&b| if b == 0 { rg } else { b }).collect();
         if args.parquetry_only {
-            let imp = if args.collect {
-                "parquetry_collect"
-            } else {
-                "parquetry_stream"
-            };
+            let imp = if args.collect { "parquetry_collect" } else { "parquetry_stream" };
             let only: Vec<usize> = match &args.batch_sizes {
                 Some(list) => list.iter().map(|&b| if b == 0 { rg } else { b }).collect(),
                 None => sizes.clone(),
@@ -267,11 +253,7 @@ pub fn main(args: &NestedArgs) {
                 }
             }
             // Medians, to see a change's effect while profiling (no comparison here).
-            for (b, ms) in only
-                .iter()
-                .zip(&mut read_ms)
-                .filter(|(_, ms)| !ms.is_empty())
-            {
+            for (b, ms) in only.iter().zip(&mut read_ms).filter(|(_, ms)| !ms.is_empty()) {
                 eprintln!("{path}: {imp} batch {b}: {:.1} ms", median(ms));
             }
             if !write_ms.is_empty() {
@@ -298,10 +280,8 @@ pub fn main(args: &NestedArgs) {
     }
     // Every file's cells in each round, so that a drift of the machine hits every file alike
     // (a struct of the strings columns is compared with the flat strings file this way).
-    let mut times: Vec<Vec<Vec<Vec<f64>>>> = compared
-        .iter()
-        .map(|(_, sizes)| vec![vec![Vec::new(); IMPLS.len()]; sizes.len()])
-        .collect();
+    let mut times: Vec<Vec<Vec<Vec<f64>>>> =
+        compared.iter().map(|(_, sizes)| vec![vec![Vec::new(); IMPLS.len()]; sizes.len()]).collect();
     for round in 0..args.warmup + args.runs {
         for ((path, sizes), file_times) in compared.iter().zip(times.iter_mut()) {
             // One untimed read first: the first timed cell after another file's whole-table
@@ -321,9 +301,7 @@ pub fn main(args: &NestedArgs) {
         }
     }
     for ((path, _), file_times) in compared.iter().zip(times.iter_mut()) {
-        let name = std::path::Path::new(path)
-            .file_name()
-            .map_or(path.clone(), |n| n.to_string_lossy().into_owned());
+        let name = std::path::Path::new(path).file_name().map_or(path.clone(), |n| n.to_string_lossy().into_owned());
         let mut file_json = serde_json::Map::new();
         for (mode, ours, theirs) in [("stream", 0, 1), ("collect", 2, 3)] {
             let mut cells = Vec::new();
@@ -357,9 +335,7 @@ pub fn main(args: &NestedArgs) {
         report.insert(path.clone(), Value::Object(file_json));
     }
     struct_vs_flat(&compared, &times);
-    println!(
-        "\nWriting the file's rows from Arrow (whole row groups), its settings on both sides:\n"
-    );
+    println!("\nWriting the file's rows from Arrow (whole row groups), its settings on both sides:\n");
     println!("| file | parquetry ms | arrow-rs ms | arrow-rs ÷ parquetry | size ÷ arrow-rs's |");
     println!("|---|---:|---:|---:|---:|");
     for line in &writes {

@@ -78,9 +78,10 @@ pub fn prepare(name: &str, path: &str, value_bytes: u64) -> Result<Prepared, Not
         "decompress_fresh" => limits::decompress_fresh(path),
         "decompress_snap" => limits::decompress_snap(path),
         "memcpy" => Ok(limits::memcpy(value_bytes)),
-        other => {
-            Err(NotRun::Failed(format!("unknown implementation {other:?} (known: {})", [&IMPLS[..], &EXTRA_IMPLS[..]].concat().join(","))))
-        }
+        other => Err(NotRun::Failed(format!(
+            "unknown implementation {other:?} (known: {})",
+            [&IMPLS[..], &EXTRA_IMPLS[..]].concat().join(",")
+        ))),
     }
 }
 
@@ -138,7 +139,10 @@ fn arrow_rs(path: &str, view: bool, mmap: bool) -> Result<Prepared, String> {
             // SAFETY: the bench's data files are not modified while it runs.
             let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) }
                 .map_err(|e| format!("mapping {path}: {e}"))?;
-            collect(ParquetRecordBatchReaderBuilder::try_new_with_options(bytes::Bytes::from_owner(map), options.clone()), batch_size)
+            collect(
+                ParquetRecordBatchReaderBuilder::try_new_with_options(bytes::Bytes::from_owner(map), options.clone()),
+                batch_size,
+            )
         } else {
             collect(ParquetRecordBatchReaderBuilder::try_new_with_options(file, options.clone()), batch_size)
         };

@@ -66,10 +66,9 @@ fn dictionary_input(input: Input) -> Result<Input, NotRun> {
         return Err(NotRun::Skipped("dictionary input: only for files written with dictionaries".into()));
     }
     let to_dict = |f: &Field| match f.data_type() {
-        DataType::Utf8 => f.clone().with_data_type(DataType::Dictionary(
-            Box::new(DataType::Int32),
-            Box::new(DataType::Utf8),
-        )),
+        DataType::Utf8 => {
+            f.clone().with_data_type(DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)))
+        }
         _ => f.clone(),
     };
     let fields: Vec<Field> = input.schema.fields().iter().map(|f| to_dict(f)).collect();
@@ -107,7 +106,9 @@ pub fn prepare(name: &str, path: &str, value_bytes: u64) -> Result<Prepared, Not
     let input = load(path).map_err(NotRun::Failed)?;
     match name {
         "parquetry" => Ok(parquetry(input, "Utf8/Binary columns as read")),
-        "parquetry_dict_input" => Ok(parquetry(dictionary_input(input)?, "Utf8 columns as DictionaryArray<Int32, Utf8>")),
+        "parquetry_dict_input" => {
+            Ok(parquetry(dictionary_input(input)?, "Utf8 columns as DictionaryArray<Int32, Utf8>"))
+        }
         "arrow_rs" => arrow_rs(input, "Utf8/Binary columns as read").map_err(NotRun::Failed),
         "arrow_rs_dict_input" => {
             arrow_rs(dictionary_input(input)?, "Utf8 columns as DictionaryArray<Int32, Utf8>").map_err(NotRun::Failed)
@@ -130,14 +131,19 @@ fn info(input: &Input, version: String, arrow_input: &str) -> Value {
 
 /// parquetry's `ParquetWriter`.
 fn parquetry(input: Input, arrow_input: &str) -> Prepared {
-    let info = info(&input, concat!("parquetry (workspace) via parquetry-bench ", env!("CARGO_PKG_VERSION")).into(), arrow_input);
+    let info = info(
+        &input,
+        concat!("parquetry (workspace) via parquetry-bench ", env!("CARGO_PKG_VERSION")).into(),
+        arrow_input,
+    );
     let options = input.spec.parquetry();
     let sink = new_sink(&input);
     let Input { schema, batches, .. } = input;
     let run = move || -> Result<Output, String> {
         let mut buf = sink.borrow_mut();
         buf.clear();
-        let mut writer = ParquetWriter::try_new(&mut *buf, schema.clone(), options.clone()).map_err(|e| e.to_string())?;
+        let mut writer =
+            ParquetWriter::try_new(&mut *buf, schema.clone(), options.clone()).map_err(|e| e.to_string())?;
         for b in &batches {
             writer.write(b).map_err(|e| e.to_string())?;
         }

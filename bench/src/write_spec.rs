@@ -279,7 +279,10 @@ impl OutputShape {
                 }
                 if let Some(stats) = &cm.encoding_stats {
                     let mut listed: BTreeMap<Encoding, i32> = BTreeMap::new();
-                    for s in stats.iter().filter(|s| s.page_type == PageType::DATA_PAGE || s.page_type == PageType::DATA_PAGE_V2) {
+                    for s in stats
+                        .iter()
+                        .filter(|s| s.page_type == PageType::DATA_PAGE || s.page_type == PageType::DATA_PAGE_V2)
+                    {
                         *listed.entry(s.encoding).or_default() += s.count;
                     }
                     shape.encoding_stats_match &= listed == counts;

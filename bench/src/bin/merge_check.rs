@@ -36,7 +36,8 @@ fn read(path: &str, page_index: bool, selection: Option<RowSelection>) -> Result
         None => builder,
     };
     let reader = builder.with_batch_size(8192).build().map_err(|e| format!("{path}: {e}"))?;
-    let batches: Vec<RecordBatch> = reader.collect::<Result<_, _>>().map_err(|e| format!("{path}: arrow-rs read failed: {e}"))?;
+    let batches: Vec<RecordBatch> =
+        reader.collect::<Result<_, _>>().map_err(|e| format!("{path}: arrow-rs read failed: {e}"))?;
     let columns = crate::columns::concat_columns(&schema, &batches);
     Ok((columns, groups))
 }

@@ -79,9 +79,7 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
     let mut path = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
-        let mut value = |name: &str| {
-            it.next().cloned().ok_or_else(|| format!("cat: {name} needs a value"))
-        };
+        let mut value = |name: &str| it.next().cloned().ok_or_else(|| format!("cat: {name} needs a value"));
         match a.as_str() {
             "-h" | "--help" => {
                 print!("{HELP}");
@@ -127,7 +125,11 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
             "--stats" => opts.stats = true,
             "--threads" => {
                 let v = value("--threads")?;
-                let n: usize = v.parse().ok().filter(|&n| n > 0).ok_or_else(|| format!("cat: --threads '{v}' is not a positive number"))?;
+                let n: usize = v
+                    .parse()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| format!("cat: --threads '{v}' is not a positive number"))?;
                 opts.read = opts.read.clone().with_threads(n);
             }
             "--batch-size" => {
@@ -314,9 +316,8 @@ fn write_table<W: Write>(
     widths: &mut Option<Vec<usize>>,
 ) -> io::Result<()> {
     let cols = columns(batch);
-    let rows: Vec<Vec<String>> = (0..batch.num_rows())
-        .map(|r| cols.iter().map(|c| cell(display::text(c, r))).collect())
-        .collect();
+    let rows: Vec<Vec<String>> =
+        (0..batch.num_rows()).map(|r| cols.iter().map(|c| cell(display::text(c, r))).collect()).collect();
     // Column widths come from the first batch (and the header), so a stream of batches
     // stays aligned without holding the whole file.
     let first = widths.is_none();
@@ -328,8 +329,7 @@ fn write_table<W: Write>(
             .collect()
     });
     let line = |cells: &[String]| -> String {
-        let parts: Vec<String> =
-            cells.iter().enumerate().map(|(i, c)| format!("{c:<width$}", width = w[i])).collect();
+        let parts: Vec<String> = cells.iter().enumerate().map(|(i, c)| format!("{c:<width$}", width = w[i])).collect();
         parts.join("  ").trim_end().to_owned()
     };
     if first {

@@ -40,7 +40,8 @@ pub fn json(array: &ArrayRef, row: usize) -> Value {
 /// A list, map or struct value as JSON; `None` for other types.
 fn nested_json(a: &ArrayRef, i: usize) -> Option<Value> {
     use DataType as D;
-    let items = |values: &ArrayRef, range: std::ops::Range<usize>| Value::Array(range.map(|j| json(values, j)).collect());
+    let items =
+        |values: &ArrayRef, range: std::ops::Range<usize>| Value::Array(range.map(|j| json(values, j)).collect());
     Some(match a.data_type() {
         D::List(_) => {
             let l = a.as_list::<i32>();
@@ -65,7 +66,8 @@ fn nested_json(a: &ArrayRef, i: usize) -> Option<Value> {
             let m = a.as_map();
             let o = m.value_offsets();
             let (keys, values) = (m.keys(), m.values());
-            let object = (o[i] as usize..o[i + 1] as usize).map(|j| (text(keys, j).unwrap_or_default(), json(values, j)));
+            let object =
+                (o[i] as usize..o[i + 1] as usize).map(|j| (text(keys, j).unwrap_or_default(), json(values, j)));
             Value::Object(object.collect())
         }
         _ => return None,

@@ -195,11 +195,7 @@ fn column_chunk(desc: &SchemaDescriptor, leaf: usize, chunk: &ColumnChunk) -> Ma
     m
 }
 
-fn chunk_pages<S: ChunkSource>(
-    source: &S,
-    chunk: &ColumnChunk,
-    padding: bool,
-) -> parquetry::Result<Vec<Value>> {
+fn chunk_pages<S: ChunkSource>(source: &S, chunk: &ColumnChunk, padding: bool) -> parquetry::Result<Vec<Value>> {
     let Some(md) = &chunk.meta_data else { return Ok(Vec::new()) };
     let mut stream = PageStream::new(md, source.len(), padding)?;
     let mut pages = Vec::new();
@@ -211,18 +207,26 @@ fn chunk_pages<S: ChunkSource>(
 
 fn page_json(h: &PageHeader, offset: u64) -> Value {
     let (encoding, num_values, extra) = if let Some(d) = &h.data_page_header {
-        (Some(d.encoding), Some(d.num_values), json!({
-            "definition_level_encoding": d.definition_level_encoding.to_string(),
-            "repetition_level_encoding": d.repetition_level_encoding.to_string(),
-        }))
+        (
+            Some(d.encoding),
+            Some(d.num_values),
+            json!({
+                "definition_level_encoding": d.definition_level_encoding.to_string(),
+                "repetition_level_encoding": d.repetition_level_encoding.to_string(),
+            }),
+        )
     } else if let Some(d) = &h.data_page_header_v2 {
-        (Some(d.encoding), Some(d.num_values), json!({
-            "num_nulls": d.num_nulls,
-            "num_rows": d.num_rows,
-            "definition_levels_byte_length": d.definition_levels_byte_length,
-            "repetition_levels_byte_length": d.repetition_levels_byte_length,
-            "is_compressed": d.is_compressed.unwrap_or(true),
-        }))
+        (
+            Some(d.encoding),
+            Some(d.num_values),
+            json!({
+                "num_nulls": d.num_nulls,
+                "num_rows": d.num_rows,
+                "definition_levels_byte_length": d.definition_levels_byte_length,
+                "repetition_levels_byte_length": d.repetition_levels_byte_length,
+                "is_compressed": d.is_compressed.unwrap_or(true),
+            }),
+        )
     } else if let Some(d) = &h.dictionary_page_header {
         (Some(d.encoding), Some(d.num_values), json!({ "is_sorted": d.is_sorted }))
     } else {
@@ -246,7 +250,13 @@ fn text(v: &Value) -> String {
     match v {
         Value::Null => "-".into(),
         Value::String(s) => s.clone(),
-        Value::Bool(b) => if *b { "yes".into() } else { "no".into() },
+        Value::Bool(b) => {
+            if *b {
+                "yes".into()
+            } else {
+                "no".into()
+            }
+        }
         other => other.to_string(),
     }
 }
@@ -268,9 +278,24 @@ fn render(r: &Value) -> String {
     for rg in r["row_groups"].as_array().into_iter().flatten() {
         out += &format!(
             "\nrow group {}: {} rows, {} bytes compressed, {} uncompressed\n",
-            rg["index"], rg["num_rows"], text(&rg["total_compressed_size"]), rg["total_byte_size"]
+            rg["index"],
+            rg["num_rows"],
+            text(&rg["total_compressed_size"]),
+            rg["total_byte_size"]
         );
-        let headers = ["column", "type", "encodings", "codec", "compressed", "uncompressed", "values", "nulls", "min", "max", "dict"];
+        let headers = [
+            "column",
+            "type",
+            "encodings",
+            "codec",
+            "compressed",
+            "uncompressed",
+            "values",
+            "nulls",
+            "min",
+            "max",
+            "dict",
+        ];
         let mut rows = vec![headers.iter().map(|s| s.to_string()).collect::<Vec<_>>()];
         for c in rg["columns"].as_array().into_iter().flatten() {
             let ty = match c["logical_type"].as_str() {
@@ -279,9 +304,17 @@ fn render(r: &Value) -> String {
             };
             let enc: Vec<String> = c["encodings"].as_array().into_iter().flatten().map(text).collect();
             rows.push(vec![
-                text(&c["path"]), ty, enc.join(","), text(&c["codec"]), text(&c["compressed_bytes"]),
-                text(&c["uncompressed_bytes"]), text(&c["num_values"]), text(&c["null_count"]),
-                text(&c["min"]), text(&c["max"]), text(&c["dictionary_page"]),
+                text(&c["path"]),
+                ty,
+                enc.join(","),
+                text(&c["codec"]),
+                text(&c["compressed_bytes"]),
+                text(&c["uncompressed_bytes"]),
+                text(&c["num_values"]),
+                text(&c["null_count"]),
+                text(&c["min"]),
+                text(&c["max"]),
+                text(&c["dictionary_page"]),
             ]);
         }
         out += &table(&rows, "  ");
@@ -289,10 +322,16 @@ fn render(r: &Value) -> String {
             let Some(pages) = c["pages"].as_array() else { continue };
             out += &format!("  pages of {}:\n", text(&c["path"]));
             let mut rows = vec![["offset", "type", "encoding", "compressed", "uncompressed", "values", "crc"]
-                .iter().map(|s| s.to_string()).collect::<Vec<_>>()];
+                .iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()];
             for p in pages {
-                rows.push(["offset", "type", "encoding", "compressed_size", "uncompressed_size", "num_values", "crc"]
-                    .iter().map(|k| text(&p[*k])).collect());
+                rows.push(
+                    ["offset", "type", "encoding", "compressed_size", "uncompressed_size", "num_values", "crc"]
+                        .iter()
+                        .map(|k| text(&p[*k]))
+                        .collect(),
+                );
             }
             out += &table(&rows, "    ");
         }
@@ -314,10 +353,8 @@ fn render_node(n: &Value, depth: usize, out: &mut String) {
         None => line += "group",
     }
     line += &format!(" {}", text(&n["name"]));
-    let notes: Vec<String> = ["logical_type", "converted_type"]
-        .iter()
-        .filter_map(|k| n[*k].as_str().map(str::to_owned))
-        .collect();
+    let notes: Vec<String> =
+        ["logical_type", "converted_type"].iter().filter_map(|k| n[*k].as_str().map(str::to_owned)).collect();
     if !notes.is_empty() {
         line += &format!(" ({})", notes.join(", "));
     }
@@ -333,13 +370,11 @@ fn render_node(n: &Value, depth: usize, out: &mut String) {
 
 fn table(rows: &[Vec<String>], indent: &str) -> String {
     let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..cols)
-        .map(|i| rows.iter().map(|r| r.get(i).map_or(0, |s| s.chars().count())).max().unwrap_or(0))
-        .collect();
+    let widths: Vec<usize> =
+        (0..cols).map(|i| rows.iter().map(|r| r.get(i).map_or(0, |s| s.chars().count())).max().unwrap_or(0)).collect();
     let mut out = String::new();
     for r in rows {
-        let cells: Vec<String> =
-            r.iter().enumerate().map(|(i, s)| format!("{s:<w$}", w = widths[i])).collect();
+        let cells: Vec<String> = r.iter().enumerate().map(|(i, s)| format!("{s:<w$}", w = widths[i])).collect();
         out += indent;
         out += cells.join("  ").trim_end();
         out += "\n";

@@ -174,8 +174,8 @@ fn check_paths(inputs: &[PathBuf], output: &Path) -> Result<u64, String> {
     let mut total = 0;
     for input in inputs {
         let meta = std::fs::metadata(input).map_err(|e| format!("{}: cannot read it: {e}", input.display()))?;
-        let same = out.is_some()
-            && (std::fs::canonicalize(input).ok() == out || crate::convert::same_inode(input, output));
+        let same =
+            out.is_some() && (std::fs::canonicalize(input).ok() == out || crate::convert::same_inode(input, output));
         if same {
             return Err(format!(
                 "{} is also an input: choose another OUT (merge never overwrites its inputs)",
@@ -240,9 +240,18 @@ mod tests {
         assert_eq!(opts.merge.dictionary_page_size_limit, 2 << 20);
         assert!(parse(&args(&["a.parquet"])).err().unwrap().contains("needs --output OUT"));
         assert!(parse(&args(&["-o", "x.parquet"])).err().unwrap().contains("no INPUT files"));
-        assert!(parse(&args(&["-o", "x", "--compression", "lzo", "a"])).err().unwrap().starts_with("merge: --compression: unknown codec 'lzo'"));
-        assert!(parse(&args(&["-o", "x", "--row-group-bytes", "lots", "a"])).err().unwrap().contains("'lots' is not a size"));
-        assert!(parse(&args(&["-o", "x", "--frobnicate", "a"])).err().unwrap().contains("unknown option '--frobnicate'"));
+        assert!(parse(&args(&["-o", "x", "--compression", "lzo", "a"]))
+            .err()
+            .unwrap()
+            .starts_with("merge: --compression: unknown codec 'lzo'"));
+        assert!(parse(&args(&["-o", "x", "--row-group-bytes", "lots", "a"]))
+            .err()
+            .unwrap()
+            .contains("'lots' is not a size"));
+        assert!(parse(&args(&["-o", "x", "--frobnicate", "a"]))
+            .err()
+            .unwrap()
+            .contains("unknown option '--frobnicate'"));
         assert!(parse(&args(&["a", "--output"])).err().unwrap().contains("--output needs a value"));
     }
 }

@@ -12,20 +12,8 @@ pub fn stat_value(c: &ColumnDescriptor, bytes: &[u8]) -> String {
     let le8 = || bytes.try_into().ok().map(i64::from_le_bytes);
     let shown = match c.physical_type {
         PhysicalType::BOOLEAN => bytes.first().map(|b| (*b != 0).to_string()),
-        PhysicalType::INT32 => le4().map(|v| {
-            if is_unsigned(c) {
-                (v as u32).to_string()
-            } else {
-                v.to_string()
-            }
-        }),
-        PhysicalType::INT64 => le8().map(|v| {
-            if is_unsigned(c) {
-                (v as u64).to_string()
-            } else {
-                v.to_string()
-            }
-        }),
+        PhysicalType::INT32 => le4().map(|v| if is_unsigned(c) { (v as u32).to_string() } else { v.to_string() }),
+        PhysicalType::INT64 => le8().map(|v| if is_unsigned(c) { (v as u64).to_string() } else { v.to_string() }),
         PhysicalType::FLOAT => bytes.try_into().ok().map(|b| f32::from_le_bytes(b).to_string()),
         PhysicalType::DOUBLE => bytes.try_into().ok().map(|b| f64::from_le_bytes(b).to_string()),
         PhysicalType::BYTE_ARRAY if is_text(c) => std::str::from_utf8(bytes).ok().map(cut),

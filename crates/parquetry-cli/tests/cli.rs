@@ -135,10 +135,8 @@ fn cat_json_lines_and_csv_hold_every_row() {
     let file = corpus("data/alltypes_plain.parquet");
     let out = parquetry(&["cat", "--json", "--columns", "id,string_col", file.to_str().unwrap()]);
     assert!(out.status.success());
-    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     // The file's ids, in file order, as pyarrow and the corpus README give them.
     let ids: Vec<i64> = lines.iter().map(|l| l["id"].as_i64().unwrap()).collect();
     assert_eq!(ids, [4, 5, 6, 7, 2, 3, 0, 1]);
@@ -169,7 +167,8 @@ table = pq.read_table(sys.argv[1])
 for row in table.to_pylist():
     print(json.dumps({f.name: plain(row[f.name], f.type) for f in table.schema}))
 "#;
-    for name in ["data/nullable.impala.parquet", "data/nested_lists.snappy.parquet", "data/nested_maps.snappy.parquet"] {
+    for name in ["data/nullable.impala.parquet", "data/nested_lists.snappy.parquet", "data/nested_maps.snappy.parquet"]
+    {
         let file = corpus(name);
         let out = parquetry(&["cat", "--json", file.to_str().unwrap()]);
         assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));

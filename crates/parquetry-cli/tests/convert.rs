@@ -121,7 +121,8 @@ fn nested_jsonl_to_parquet_and_back_to_jsonl() {
     // written nested, read by pyarrow as pyarrow reads the JSON, and converted back to the same
     // JSON lines, and to CSV with JSON text cells.
     let dir = TempDir::new("convert", "nested-jsonl");
-    let (json, out, back, csv) = (dir.path("in.jsonl"), dir.path("out.parquet"), dir.path("back.jsonl"), dir.path("out.csv"));
+    let (json, out, back, csv) =
+        (dir.path("in.jsonl"), dir.path("out.parquet"), dir.path("back.jsonl"), dir.path("out.csv"));
     let mut text = String::new();
     for i in 0..2000 {
         let tags = match i % 4 {
@@ -129,7 +130,8 @@ fn nested_jsonl_to_parquet_and_back_to_jsonl() {
             1 => "[]".to_owned(),
             _ => format!("[\"t{}\", \"t{}\"]", i % 7, i % 5),
         };
-        let rec = if i % 6 == 0 { "null".to_owned() } else { format!("{{\"b\": {i}, \"c\": [{}, {}]}}", i % 3, i % 11) };
+        let rec =
+            if i % 6 == 0 { "null".to_owned() } else { format!("{{\"b\": {i}, \"c\": [{}, {}]}}", i % 3, i % 11) };
         text.push_str(&format!("{{\"id\": {i}, \"tags\": {tags}, \"rec\": {rec}}}\n"));
     }
     std::fs::write(&json, text).unwrap();
@@ -297,7 +299,8 @@ print("ok")
         &[&out, &input],
     );
     // pyarrow does not show page headers; parquetry inspect does: every data page is v2.
-    let inspect = Command::new(env!("CARGO_BIN_EXE_parquetry")).args(["inspect", "--json", "--pages", &out]).output().unwrap();
+    let inspect =
+        Command::new(env!("CARGO_BIN_EXE_parquetry")).args(["inspect", "--json", "--pages", &out]).output().unwrap();
     assert!(inspect.status.success());
     let text = String::from_utf8_lossy(&inspect.stdout);
     assert!(text.contains("DATA_PAGE_V2") && !text.contains("\"DATA_PAGE\""), "{text}");
@@ -425,12 +428,22 @@ fn bad_options_and_inputs_fail_naming_the_cause_and_leave_nothing() {
     }
     // A missing input, an unknown extension, input == output (also through another spelling).
     assert_fails(&dir, &[&dir.path("missing.csv"), &out], "out.parquet", "missing.csv: cannot read it");
-    assert_fails(&dir, &[&input, &dir.path("out.txt")], "out.txt", "unknown output format '.txt' (known: .parquet, .csv");
+    assert_fails(
+        &dir,
+        &[&input, &dir.path("out.txt")],
+        "out.txt",
+        "unknown output format '.txt' (known: .parquet, .csv",
+    );
     assert_fails(&dir, &[&dir.path("in.xlsx"), &out], "out.parquet", "unknown input format '.xlsx' (known: .parquet");
     assert_fails(&dir, &[&input, &input], "in.parquet", "is the input file");
     let other_spelling = format!("{}/../{}/in.parquet", dir.0.display(), dir.0.file_name().unwrap().to_str().unwrap());
     assert_fails(&dir, &[&input, &other_spelling], "in.parquet", "is the input file");
-    assert_fails(&dir, &["--compression", "zstd", &input, &dir.path("out.csv")], "out.csv", "--compression applies to Parquet output only");
+    assert_fails(
+        &dir,
+        &["--compression", "zstd", &input, &dir.path("out.csv")],
+        "out.csv",
+        "--compression applies to Parquet output only",
+    );
     // Parquet options on a CSV input are fine; the input's own error names the line.
     let bad = dir.path("bad.csv");
     let mut text = std::fs::read_to_string(&csv).unwrap();

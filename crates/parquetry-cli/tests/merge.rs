@@ -259,7 +259,11 @@ pq.write_table(t, sys.argv[2])
     assert_fails(&dir, &["-o", b, a, b], "is also an input");
     let other_spelling = format!("{}/../{}/in0.parquet", dir.0.display(), dir.0.file_name().unwrap().to_str().unwrap());
     assert_fails(&dir, &["-o", &other_spelling, a, b], "is also an input");
-    assert_fails(&dir, &["--compression", "lzo", "-o", &out, a, b], "merge: --compression: unknown codec 'lzo' (codecs:");
+    assert_fails(
+        &dir,
+        &["--compression", "lzo", "-o", &out, a, b],
+        "merge: --compression: unknown codec 'lzo' (codecs:",
+    );
     assert_fails(&dir, &["--compression", "zstd:99", "-o", &out, a, b], "'99' is not a zstd level");
     assert_fails(&dir, &["--row-group-rows", "0", "-o", &out, a], "--row-group-rows '0' is not a whole number");
     assert_fails(&dir, &["--row-group-bytes", "big", "-o", &out, a], "--row-group-bytes 'big' is not a size");

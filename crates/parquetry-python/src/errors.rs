@@ -24,9 +24,7 @@ fn class_name(kind: ErrorKind) -> &'static str {
 /// Builds the Python exception of `kind` with `message`.
 pub fn exception(kind: ErrorKind, message: &str) -> PyErr {
     Python::attach(|py| {
-        let class = py
-            .import("parquetry._errors")
-            .and_then(|m| m.getattr(class_name(kind)));
+        let class = py.import("parquetry._errors").and_then(|m| m.getattr(class_name(kind)));
         match class {
             Ok(class) => PyErr::from_type(class.cast_into().expect("an exception class"), message.to_owned()),
             // Only if the package's Python half is missing; still say what went wrong.
@@ -59,11 +57,9 @@ pub fn from_arrow(e: arrow_schema::ArrowError) -> PyErr {
 
 /// An argument of the wrong type, raised as `parquetry.ArgumentTypeError` (a `TypeError`).
 pub fn type_error(message: impl Into<String>) -> PyErr {
-    Python::attach(|py| {
-        match py.import("parquetry._errors").and_then(|m| m.getattr("ArgumentTypeError")) {
-            Ok(class) => PyErr::from_type(class.cast_into().expect("an exception class"), message.into()),
-            Err(_) => pyo3::exceptions::PyTypeError::new_err(message.into()),
-        }
+    Python::attach(|py| match py.import("parquetry._errors").and_then(|m| m.getattr("ArgumentTypeError")) {
+        Ok(class) => PyErr::from_type(class.cast_into().expect("an exception class"), message.into()),
+        Err(_) => pyo3::exceptions::PyTypeError::new_err(message.into()),
     })
 }
 

@@ -156,9 +156,7 @@ fn schema_capsule<'py>(py: Python<'py>, schema: &SchemaRef) -> PyResult<Bound<'p
 /// The pointer a PyCapsule holds, checked to be named `name` (the PyCapsule protocol's
 /// `arrow_schema`, `arrow_array`, `arrow_array_stream`).
 pub(crate) fn checked_pointer<'a>(capsule: &Bound<'a, PyAny>, name: &str) -> PyResult<*mut std::ffi::c_void> {
-    let capsule = capsule
-        .cast::<PyCapsule>()
-        .map_err(|_| type_error(format!("expected a '{name}' PyCapsule")))?;
+    let capsule = capsule.cast::<PyCapsule>().map_err(|_| type_error(format!("expected a '{name}' PyCapsule")))?;
     let name = capsule_name(name);
     Ok(capsule.pointer_checked(Some(&name))?.as_ptr())
 }

@@ -116,9 +116,9 @@ fn options(
         for c in columns.iter() {
             selected.push(match c.extract::<usize>() {
                 Ok(i) => ColumnSelector::Index(i),
-                Err(_) => ColumnSelector::Name(c.extract::<String>().map_err(|_| {
-                    type_error("columns must be names (str) or positions (int)")
-                })?),
+                Err(_) => ColumnSelector::Name(
+                    c.extract::<String>().map_err(|_| type_error("columns must be names (str) or positions (int)"))?,
+                ),
             });
         }
         o = o.with_columns(selected);

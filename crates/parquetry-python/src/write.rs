@@ -143,7 +143,12 @@ fn write_options(d: &Bound<'_, PyDict>) -> PyResult<WriteOptions> {
 /// Writes the Arrow data of `data` to `path`, pulling batches from the producer one at a
 /// time (nothing is materialised first). Returns the rows written.
 #[pyfunction]
-pub fn write_table(py: Python<'_>, data: &Bound<'_, PyAny>, path: PathBuf, options: &Bound<'_, PyDict>) -> PyResult<u64> {
+pub fn write_table(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    path: PathBuf,
+    options: &Bound<'_, PyDict>,
+) -> PyResult<u64> {
     let threads: usize = opt(options, "threads")?.unwrap_or(1);
     let options = write_options(options)?;
     let mut reader = import_reader(data)?;
@@ -152,7 +157,8 @@ pub fn write_table(py: Python<'_>, data: &Bound<'_, PyAny>, path: PathBuf, optio
     let result = py.detach(move || -> Result<u64, PyErrLater> {
         let temp = TempFile::beside(&path)?;
         // With threads, the file's writes run on a thread of their own, beside the encoding.
-        let sink = FileSink::new(temp.file()?, threads).map_err(|e| Error::io("starting the file's writing thread", e))?;
+        let sink =
+            FileSink::new(temp.file()?, threads).map_err(|e| Error::io("starting the file's writing thread", e))?;
         let mut writer = ParquetWriter::try_new(sink, reader.schema(), options)?;
         let mut rows = 0u64;
         for batch in reader.by_ref() {

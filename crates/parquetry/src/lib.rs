@@ -10,18 +10,18 @@
 #![warn(missing_docs)]
 
 mod alloc;
-pub mod error;
-pub mod format;
 pub mod compress;
 pub mod encoding;
-pub mod page;
+pub mod error;
+pub mod filter;
+pub mod format;
 pub mod io;
+pub mod merge;
+pub mod page;
 pub mod read;
 pub mod schema;
 mod threads;
 pub mod write;
-pub mod merge;
-pub mod filter;
 
 pub use error::{Error, ErrorKind, Result};
 

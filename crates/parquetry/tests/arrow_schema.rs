@@ -35,8 +35,7 @@ fn canon(t: &DataType) -> String {
             other => format!("map<{other:?}>"),
         },
         D::Struct(fs) => {
-            let inner: Vec<String> =
-                fs.iter().map(|f| format!("{}:{}", f.name(), canon(f.data_type()))).collect();
+            let inner: Vec<String> = fs.iter().map(|f| format!("{}:{}", f.name(), canon(f.data_type()))).collect();
             format!("struct<{}>", inner.join(","))
         }
         D::Timestamp(u, tz) => format!("timestamp[{},{}]", unit(u), tz.as_deref().unwrap_or("")),
@@ -67,8 +66,7 @@ fn arrow_schema_matches_pyarrow_for_every_readable_corpus_file() {
         return;
     }
     let dir = common::corpus_dir();
-    let rows: Vec<_> =
-        common::manifest().into_iter().filter(|r| r.readable_by_pyarrow == "yes").collect();
+    let rows: Vec<_> = common::manifest().into_iter().filter(|r| r.readable_by_pyarrow == "yes").collect();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/pyarrow_schema.py");
     let mut child = Command::new(common::python())
         .arg(script)

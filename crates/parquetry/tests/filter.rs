@@ -53,7 +53,8 @@ fn files() -> &'static (PathBuf, PathBuf) {
     FILES.get_or_init(|| {
         let dir = std::env::temp_dir().join(format!("parquetry-filter-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let out = Command::new(common::python()).args([SCRIPT, "write", dir.to_str().unwrap()]).output().expect("python3");
+        let out =
+            Command::new(common::python()).args([SCRIPT, "write", dir.to_str().unwrap()]).output().expect("python3");
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         (dir.join("indexed.parquet"), dir.join("plain.parquet"))
     })
@@ -102,11 +103,16 @@ fn cases() -> Vec<Case> {
         duck("cat_not_prefix", !col("cat").starts_with("ap"), "NOT (cat LIKE 'ap%')"),
         duck("cat_ne", col("cat").ne("banana"), "cat <> 'banana'"),
         duck("cat_unicode_gt", col("cat").gt("zebra"), "cat > 'zebra'"),
-        duck("d_range", col("d").between(date(MAR_1_2020), date(MAR_1_2020 + 4)), "d BETWEEN DATE '2020-03-01' AND DATE '2020-03-05'"),
+        duck(
+            "d_range",
+            col("d").between(date(MAR_1_2020), date(MAR_1_2020 + 4)),
+            "d BETWEEN DATE '2020-03-01' AND DATE '2020-03-05'",
+        ),
         duck("ts_ge", col("ts").ge(seconds(JUN_2_2021_S)), "ts >= TIMESTAMP '2021-06-02 00:00:00'"),
         duck(
             "ts_lt_ns",
-            col("ts").lt(Literal::Timestamp { value: JUN_1_2021_0030_S * 1_000_000_000 + 1500, unit: TimeUnit::Nanosecond }),
+            col("ts")
+                .lt(Literal::Timestamp { value: JUN_1_2021_0030_S * 1_000_000_000 + 1500, unit: TimeUnit::Nanosecond }),
             "ts < TIMESTAMP '2021-06-01 00:30:00.0000015'",
         ),
         duck("dec_gt", col("dec").gt(Literal::Decimal { unscaled: 12_345, scale: 2 }), "dec > 123.45"),
@@ -117,7 +123,11 @@ fn cases() -> Vec<Case> {
         duck("rec_b_prefix", col("rec.b").starts_with("b01"), "rec.b LIKE 'b01%'"),
         duck(
             "mixed",
-            col("k").lt(10).or(col("cat").eq("apple")).and(col("d").ge(date(MAR_1_2020))).and(!col("s").starts_with("key_09")),
+            col("k")
+                .lt(10)
+                .or(col("cat").eq("apple"))
+                .and(col("d").ge(date(MAR_1_2020)))
+                .and(!col("s").starts_with("key_09")),
             "(k < 10 OR cat = 'apple') AND d >= DATE '2020-03-01' AND NOT (s LIKE 'key_09%')",
         ),
         duck("cat_contains", col("cat").contains("err"), "cat LIKE '%err%'"),
@@ -174,7 +184,8 @@ fn read(bytes: &[u8], options: ReadOptions) -> parquetry::Result<(Vec<RecordBatc
 }
 
 fn ids(batches: &[RecordBatch]) -> Vec<i64> {
-    let column = |b: &RecordBatch| b.column_by_name("id").expect("id column").as_primitive::<Int64Type>().values().to_vec();
+    let column =
+        |b: &RecordBatch| b.column_by_name("id").expect("id column").as_primitive::<Int64Type>().values().to_vec();
     batches.iter().flat_map(column).collect()
 }
 
@@ -210,7 +221,15 @@ fn filtered_reads_return_the_reference_engines_rows() {
                 let options = ReadOptions::default().with_batch_size(batch_size).with_filter(case.predicate.clone());
                 let (batches, metrics, _) = read(&bytes, options).unwrap_or_else(|e| panic!("{}: {e}", case.name));
                 let got = ids(&batches);
-                assert_eq!(got.len(), expected.len(), "{} on {}: {} ({})", case.name, path.display(), case.predicate, metrics);
+                assert_eq!(
+                    got.len(),
+                    expected.len(),
+                    "{} on {}: {} ({})",
+                    case.name,
+                    path.display(),
+                    case.predicate,
+                    metrics
+                );
                 assert_eq!(&got, expected, "{} on {}", case.name, path.display());
                 assert_eq!(metrics.rows_selected, expected.len() as u64, "{}", case.name);
                 assert!(batches.iter().all(|b| b.num_rows() <= batch_size && b.num_rows() > 0));
@@ -233,7 +252,8 @@ fn sorted_columns_prune_row_groups_and_pages_and_read_little() {
     let (indexed, plain) = files();
     let bytes = std::fs::read(indexed).unwrap();
     let (_, _, all_bytes) = read(&bytes, ReadOptions::default()).unwrap();
-    let (batches, m, read_bytes) = read(&bytes, ReadOptions::default().with_filter(col("id").between(25_000, 25_099))).unwrap();
+    let (batches, m, read_bytes) =
+        read(&bytes, ReadOptions::default().with_filter(col("id").between(25_000, 25_099))).unwrap();
     assert_eq!(ids(&batches), (25_000..25_100).collect::<Vec<_>>());
     assert_eq!((m.row_groups_total, m.row_groups_pruned), (10, 9), "{m}");
     assert!(m.pages_pruned > 0 && m.pages_pruned < m.pages_total, "{m}");
@@ -247,7 +267,9 @@ fn sorted_columns_prune_row_groups_and_pages_and_read_little() {
     assert_eq!((m.row_groups_pruned, m.pages_total, m.rows_candidate), (9, 0, 10_000), "{m}");
     // A string prefix on a sorted column and a date range prune as well.
     let bytes = std::fs::read(indexed).unwrap();
-    for p in [col("s").starts_with("key_0123"), col("d").between(Literal::Date(MAR_1_2020), Literal::Date(MAR_1_2020 + 4))] {
+    for p in
+        [col("s").starts_with("key_0123"), col("d").between(Literal::Date(MAR_1_2020), Literal::Date(MAR_1_2020 + 4))]
+    {
         let (_, m, _) = read(&bytes, ReadOptions::default().with_filter(p.clone())).unwrap();
         assert_eq!(m.row_groups_pruned, 9, "{p}: {m}");
         assert!(m.pages_pruned > 0, "{p}: {m}");
@@ -269,12 +291,16 @@ fn projections_row_selections_and_threads_combine_with_a_filter() {
     let (batches, _, _) = read(&bytes, options).unwrap();
     let names: Vec<String> = batches[0].schema().fields().iter().map(|f| f.name().clone()).collect();
     assert_eq!(names, ["s"]);
-    let s: Vec<String> = batches.iter().flat_map(|b| b.column(0).as_string::<i32>().iter().map(|v| v.unwrap().to_owned()).collect::<Vec<_>>()).collect();
+    let s: Vec<String> = batches
+        .iter()
+        .flat_map(|b| b.column(0).as_string::<i32>().iter().map(|v| v.unwrap().to_owned()).collect::<Vec<_>>())
+        .collect();
     assert_eq!(s, want.iter().map(|i| format!("key_{i:06}")).collect::<Vec<_>>());
     // A row selection and the filter: the rows in both.
     let options = ReadOptions::default().with_row_selection([10..20, 30_000..60_000]).with_filter(p.clone());
     let (batches, _, _) = read(&bytes, options).unwrap();
-    let both: Vec<i64> = want.iter().copied().filter(|&i| (10..20).contains(&i) || (30_000..60_000).contains(&i)).collect();
+    let both: Vec<i64> =
+        want.iter().copied().filter(|&i| (10..20).contains(&i) || (30_000..60_000).contains(&i)).collect();
     assert_eq!(ids(&batches), both);
     // Matches a few rows apart are read as one range inside a row group, never past the
     // caller's selection.
@@ -334,7 +360,11 @@ fn late_materialization_reads_the_other_columns_only_at_matching_rows() {
     // not read.
     let indexed_bytes = std::fs::read(indexed).unwrap();
     let (_, _, all_bytes) = read(&indexed_bytes, ReadOptions::default()).unwrap();
-    let (batches, m, read_bytes) = read(&indexed_bytes, ReadOptions::default().with_filter(col("dec").eq(Literal::Decimal { unscaled: -5554, scale: 2 }))).unwrap();
+    let (batches, m, read_bytes) = read(
+        &indexed_bytes,
+        ReadOptions::default().with_filter(col("dec").eq(Literal::Decimal { unscaled: -5554, scale: 2 })),
+    )
+    .unwrap();
     assert_eq!(ids(&batches), [77_778]);
     assert!(m.rows_candidate > 20_000 && m.rows_decoded == 1, "{m}");
     assert!(read_bytes * 4 < all_bytes, "read {read_bytes} of a whole read's {all_bytes} bytes: {m}");
@@ -388,7 +418,18 @@ fn condition(rng: &mut Rng, depth: u32) -> String {
             "f32" => format!("{}", rng.below(1_000) as f64 / 8.0),
             "s" => format!("'key_{:06}'", rng.below(100_000)),
             "cat" | "rec.b" => {
-                let v = rng.pick(&["apple", "apricot", "banana", "blueberry", "cherry", "\u{e9}clair", "zucchini", "b", "b050", "c"]);
+                let v = rng.pick(&[
+                    "apple",
+                    "apricot",
+                    "banana",
+                    "blueberry",
+                    "cherry",
+                    "\u{e9}clair",
+                    "zucchini",
+                    "b",
+                    "b050",
+                    "c",
+                ]);
                 format!("'{v}'")
             }
             "d" => format!("DATE '2020-{:02}-{:02}'", 1 + rng.below(12), 1 + rng.below(28)),
@@ -458,7 +499,14 @@ fn random_conditions_return_duckdbs_rows() {
             let options = ReadOptions::default().with_batch_size(20_000).with_filter(case.predicate.clone());
             let (batches, m, _) = read(&bytes, options).unwrap_or_else(|e| panic!("{}: {e}", case.expr));
             let got = ids(&batches);
-            assert!(got == want[case.name], "{} on {}: {} rows, duckdb {}\n{m}", case.expr, path.display(), got.len(), want[case.name].len());
+            assert!(
+                got == want[case.name],
+                "{} on {}: {} rows, duckdb {}\n{m}",
+                case.expr,
+                path.display(),
+                got.len(),
+                want[case.name].len()
+            );
         }
     }
 }
@@ -508,7 +556,9 @@ fn bloom_filters_prune_row_groups_without_the_value() {
     let bytes = std::fs::read(indexed).unwrap();
     // Inside the statistics' and pages' bounds, but in no row group: only a bloom filter
     // (pyarrow's, on `s` and `u`) says so.
-    for (p, by_stats) in [(col("s").eq("key_054321x"), 9), (col("u").eq(lit(4u64)), 9), (col("s").is_in(["key_00000a", "key_09999"]), 8)] {
+    for (p, by_stats) in
+        [(col("s").eq("key_054321x"), 9), (col("u").eq(lit(4u64)), 9), (col("s").is_in(["key_00000a", "key_09999"]), 8)]
+    {
         let (batches, m, _) = read(&bytes, ReadOptions::default().with_filter(p.clone())).unwrap();
         assert!(batches.is_empty(), "{p}");
         assert_eq!((m.row_groups_pruned, m.row_groups_pruned_by_bloom_filter), (by_stats, 10 - by_stats), "{p}: {m}");
@@ -562,7 +612,11 @@ fn rewrite(bytes: &[u8], edit: impl FnOnce(&mut FileMetaData, &mut Vec<u8>, u64)
 }
 
 fn column(meta: &FileMetaData, name: &str) -> usize {
-    meta.row_groups[0].columns.iter().position(|c| c.meta_data.as_ref().unwrap().path_in_schema.join(".") == name).unwrap()
+    meta.row_groups[0]
+        .columns
+        .iter()
+        .position(|c| c.meta_data.as_ref().unwrap().path_in_schema.join(".") == name)
+        .unwrap()
 }
 
 #[test]
@@ -618,7 +672,8 @@ fn page_indexes_that_do_not_check_out_prune_nothing() {
             let c = column(meta, "id");
             for rg in &mut meta.row_groups {
                 let chunk = &mut rg.columns[c];
-                let (at, len) = (chunk.column_index_offset.unwrap() as usize, chunk.column_index_length.unwrap() as usize);
+                let (at, len) =
+                    (chunk.column_index_offset.unwrap() as usize, chunk.column_index_length.unwrap() as usize);
                 let (mut index, _) = decode::<ColumnIndex>(&bytes[at..at + len]).unwrap();
                 f(&mut index);
                 let mut encoded = Vec::new();
@@ -647,7 +702,8 @@ fn page_indexes_that_do_not_check_out_prune_nothing() {
             }
         }
     });
-    for (name, file) in [("min > max", &swapped), ("a page short", &fewer), ("3-byte bounds", &garbage), ("cut", &cut)] {
+    for (name, file) in [("min > max", &swapped), ("a page short", &fewer), ("3-byte bounds", &garbage), ("cut", &cut)]
+    {
         let (batches, m, _) = read(file, ReadOptions::default().with_filter(p.clone())).unwrap();
         assert_eq!(ids(&batches), want, "{name}");
         assert_eq!(m.row_groups_pruned, 9, "{name}: the footer's statistics still hold: {m}");

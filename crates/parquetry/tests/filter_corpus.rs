@@ -60,12 +60,19 @@ fn filters_on_the_corpus_count_pyarrows_rows() {
         let (path, column) = (e["file"].as_str().unwrap(), e["column"].as_str().unwrap());
         let Some(v) = literal(e) else { continue };
         // Files or columns parquetry cannot read at all are the read tests' business.
-        if ParquetFile::open(path).and_then(|mut f| f.read_all(&ReadOptions::default().with_columns([column]))).is_err() {
+        if ParquetFile::open(path).and_then(|mut f| f.read_all(&ReadOptions::default().with_columns([column]))).is_err()
+        {
             skipped.push(format!("{path} {column}: not readable"));
             continue;
         }
         let c = col(column);
-        let cases = [("eq", c.eq(v.clone())), ("ne", c.ne(v.clone())), ("lt", c.lt(v.clone())), ("ge", c.ge(v.clone())), ("null", c.is_null())];
+        let cases = [
+            ("eq", c.eq(v.clone())),
+            ("ne", c.ne(v.clone())),
+            ("lt", c.lt(v.clone())),
+            ("ge", c.ge(v.clone())),
+            ("null", c.is_null()),
+        ];
         for (name, p) in cases {
             let want = e["counts"][name].as_u64().unwrap();
             match count(path, column, p.clone()) {
@@ -75,6 +82,12 @@ fn filters_on_the_corpus_count_pyarrows_rows() {
             }
         }
     }
-    assert!(failures.is_empty(), "{} of {} conditions differ:\n{}", failures.len(), checked + failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} conditions differ:\n{}",
+        failures.len(),
+        checked + failures.len(),
+        failures.join("\n")
+    );
     assert!(checked > 500, "only {checked} conditions checked; skipped: {skipped:?}");
 }

@@ -8,8 +8,8 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use parquetry::merge::{merge_files, MergeOptions};
 use parquetry::compress::Codec;
+use parquetry::merge::{merge_files, MergeOptions};
 
 struct TempDir(PathBuf);
 
@@ -24,15 +24,22 @@ fn script() -> &'static str {
 }
 
 fn make_cases(dir: &Path) -> Vec<String> {
-    let out = Command::new(common::python()).arg(script()).arg("make").arg(dir).output()
+    let out = Command::new(common::python())
+        .arg(script())
+        .arg("make")
+        .arg(dir)
+        .output()
         .unwrap_or_else(|e| panic!("cannot run python3 ({e}); ./test.sh installs pyarrow"));
     assert!(out.status.success(), "merge_cases.py make failed:\n{}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap().lines().map(str::to_owned).collect()
 }
 
 fn inputs_of(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "parquet")).collect();
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
+        .collect();
     v.sort();
     v
 }
@@ -57,7 +64,10 @@ fn merged_files_read_as_the_inputs_concatenated() {
         let settings: Vec<(&str, MergeOptions)> = vec![
             ("default", MergeOptions::default()),
             ("small_groups", MergeOptions { row_group_rows: 2500, ..Default::default() }),
-            ("tiny_dictionary", MergeOptions { dictionary_page_size_limit: 500, row_group_rows: 7000, ..Default::default() }),
+            (
+                "tiny_dictionary",
+                MergeOptions { dictionary_page_size_limit: 500, row_group_rows: 7000, ..Default::default() },
+            ),
             ("zstd", MergeOptions { compression: Some((Codec::Zstd, Some(3))), ..Default::default() }),
             ("copy_whole", MergeOptions { row_group_rows: 100, ..Default::default() }),
             // The output written by a thread of its own: coalesced pages, and whole row
@@ -82,7 +92,9 @@ fn merged_files_read_as_the_inputs_concatenated() {
                         // Unique columns (id, n, x) past the limit become PLAIN pages made of
                         // their input dictionary pages (v1 SNAPPY, v2 gzip, no codec); the
                         // rest (category, a new codec) are gathered and compressed.
-                        ("dict_snappy" | "v2_gzip_mixed" | "dict_none" | "v2_snappy", "tiny_dictionary") => p.remapped > 0 && p.reencoded > 0 && p.from_dictionary > 0,
+                        ("dict_snappy" | "v2_gzip_mixed" | "dict_none" | "v2_snappy", "tiny_dictionary") => {
+                            p.remapped > 0 && p.reencoded > 0 && p.from_dictionary > 0
+                        }
                         (_, "zstd") => p.from_dictionary == 0,
                         ("dict_snappy", "copy_whole" | "copy_whole_threads") => summary.row_groups_copied == 8,
                         _ => true,
@@ -125,10 +137,18 @@ fn bad_inputs_leave_no_output() {
     cut[mid..mid + 200].iter_mut().for_each(|b| *b = 0xff);
     std::fs::write(&bad, &cut).unwrap();
     let inputs = [src.clone(), bad.clone(), src.clone()];
-    let e = merge_files(&inputs, &out, &MergeOptions { row_group_rows: 1 << 30, compression: Some((Codec::Snappy, None)), ..Default::default() });
+    let e = merge_files(
+        &inputs,
+        &out,
+        &MergeOptions { row_group_rows: 1 << 30, compression: Some((Codec::Snappy, None)), ..Default::default() },
+    );
     assert!(e.is_err(), "a corrupt input merged without error");
     assert!(!out.exists());
-    let leftovers: Vec<_> = std::fs::read_dir(&dir.0).unwrap().filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().ends_with(".tmp")).collect();
+    let leftovers: Vec<_> = std::fs::read_dir(&dir.0)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
     assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
     // The output may not be an input.
     let e = merge_files(std::slice::from_ref(&src), &src, &MergeOptions::default()).unwrap_err();

@@ -193,10 +193,10 @@ fn footer_start(bytes: &[u8]) -> usize {
 
 /// Small valid files of different encodings, codecs and page versions.
 const VICTIMS: &[&str] = &[
-    "data/alltypes_plain.parquet",                 // PLAIN/dictionary, v1, uncompressed
-    "data/rle-dict-snappy-checksum.parquet",       // RLE_DICTIONARY, v2, snappy
-    "data/delta_length_byte_array.parquet",        // DELTA_LENGTH_BYTE_ARRAY, v2, zstd
-    "data/delta_encoding_optional_column.parquet", // DELTA_BINARY_PACKED + DELTA_BYTE_ARRAY, v2
+    "data/alltypes_plain.parquet",                         // PLAIN/dictionary, v1, uncompressed
+    "data/rle-dict-snappy-checksum.parquet",               // RLE_DICTIONARY, v2, snappy
+    "data/delta_length_byte_array.parquet",                // DELTA_LENGTH_BYTE_ARRAY, v2, zstd
+    "data/delta_encoding_optional_column.parquet",         // DELTA_BINARY_PACKED + DELTA_BYTE_ARRAY, v2
     "data/datapage_v1-snappy-compressed-checksum.parquet", // v1, snappy, CRCs
 ];
 

@@ -14,18 +14,13 @@ use std::sync::OnceLock;
 
 use parquetry::read::{ByteArrayType, ParquetFile, ReadOptions};
 use read_compare::{
-    diff_tables, diff_with_byte_array_type, read_parquetry, read_parquetry_batches,
-    read_parquetry_mapped, Table,
+    diff_tables, diff_with_byte_array_type, read_parquetry, read_parquetry_batches, read_parquetry_mapped, Table,
 };
 
 /// The files under test: every file pyarrow reads, flat and nested.
 fn corpus_files() -> Vec<PathBuf> {
     let dir = common::corpus_dir();
-    common::manifest()
-        .into_iter()
-        .filter(|r| r.readable_by_pyarrow == "yes")
-        .map(|r| dir.join(r.path))
-        .collect()
+    common::manifest().into_iter().filter(|r| r.readable_by_pyarrow == "yes").map(|r| dir.join(r.path)).collect()
 }
 
 /// pyarrow's table of every corpus file, computed once for all tests of this binary.
@@ -245,11 +240,8 @@ fn corpus_row_selection_reads_pyarrows_rows() {
 fn bad_row_selections_are_errors_naming_the_range() {
     let path = corpus_path(MULTI_PAGE[0]);
     let rows = row_group_rows(&path).iter().sum::<usize>() as u64;
-    for (ranges, says) in [
-        (vec![0..2, 1..3], "overlap"),
-        (vec![5..5], "empty"),
-        (vec![0..rows + 1], "past the file's"),
-    ] {
+    for (ranges, says) in [(vec![0..2, 1..3], "overlap"), (vec![5..5], "empty"), (vec![0..rows + 1], "past the file's")]
+    {
         let file = ParquetFile::open(&path).unwrap();
         let e = file.batches(ReadOptions::default().with_row_selection(ranges.clone())).err();
         let e = e.map(|e| e.to_string()).unwrap_or_default();
@@ -269,7 +261,12 @@ fn the_owning_reader_is_an_arrow_record_batch_reader_with_pyarrows_rows() {
     let builder = ParquetReaderBuilder::open(&path).unwrap();
     let id = builder.schema().index_of("id").unwrap();
     let string_col = builder.schema().index_of("string_col").unwrap();
-    let reader = builder.with_columns(["string_col", "id"]).with_row_selection([10..20, 5000..5100]).with_batch_size(33).build().unwrap();
+    let reader = builder
+        .with_columns(["string_col", "id"])
+        .with_row_selection([10..20, 5000..5100])
+        .with_batch_size(33)
+        .build()
+        .unwrap();
     // Sent to another thread and read there, through the Arrow trait.
     let (schema, batches) = std::thread::spawn(move || {
         let schema = RecordBatchReader::schema(&reader);
@@ -310,16 +307,15 @@ fn corpus_projection_and_row_group_selection() {
         return;
     }
     let mut failures = Vec::new();
-    let mut check = |what: String, path: &PathBuf, options: ReadOptions, want: Table| {
-        match read_parquetry(path, &options) {
+    let mut check =
+        |what: String, path: &PathBuf, options: ReadOptions, want: Table| match read_parquetry(path, &options) {
             Err(e) => failures.push(format!("{what}: {e}")),
             Ok(got) => {
                 for d in diff_tables(&want, &got) {
                     failures.push(format!("{what}: {d}"));
                 }
             }
-        }
-    };
+        };
 
     // 5 row groups of 10 rows, 6 float columns.
     let path = corpus_path("data/floating_orders_nan_count.parquet");
@@ -339,12 +335,7 @@ fn corpus_projection_and_row_group_selection() {
         ReadOptions::default().with_columns([5usize, 1, 2]),
         want.project(&[5, 1, 2]),
     );
-    check(
-        "row group 1".into(),
-        &path,
-        ReadOptions::default().with_row_groups([1]),
-        row_group_slice(want, &rows, 1),
-    );
+    check("row group 1".into(), &path, ReadOptions::default().with_row_groups([1]), row_group_slice(want, &rows, 1));
     check(
         "row groups 3 then 0".into(),
         &path,
@@ -370,7 +361,9 @@ fn corpus_projection_and_row_group_selection() {
     );
 
     // read_row_group(i) is row group i, every column.
-    for (rel_path, rg) in [("data/floating_orders_nan_count.parquet", 2), ("data/geospatial/geography-points.parquet", 1)] {
+    for (rel_path, rg) in
+        [("data/floating_orders_nan_count.parquet", 2), ("data/geospatial/geography-points.parquet", 1)]
+    {
         let path = corpus_path(rel_path);
         let want = expected(&path).unwrap();
         let slice = row_group_slice(want, &row_group_rows(&path), rg);
@@ -414,8 +407,7 @@ fn comparison_helpers_detect_differences() {
     // The machinery above must not pass vacuously: pyarrow's table against itself and against
     // altered copies of itself.
     use arrow_array::{
-        Array, ArrayRef, BinaryViewArray, DictionaryArray, Int32Array, LargeStringArray,
-        StringArray, StringViewArray,
+        Array, ArrayRef, BinaryViewArray, DictionaryArray, Int32Array, LargeStringArray, StringArray, StringViewArray,
     };
     use std::sync::Arc;
 
@@ -449,7 +441,10 @@ fn comparison_helpers_detect_differences() {
     }
     let bin = BinaryViewArray::from(vec![Some(&b"a"[..]), None, Some(b""), Some(b"x")]);
     let bin_bytes = read_compare::byte_values(&bin).unwrap();
-    assert_eq!(read_compare::diff_byte_values(&want_bytes, &bin_bytes).unwrap(), "row 3 differs: want \"日本語 and a string longer than twelve bytes\" got \"x\"");
+    assert_eq!(
+        read_compare::diff_byte_values(&want_bytes, &bin_bytes).unwrap(),
+        "row 3 differs: want \"日本語 and a string longer than twelve bytes\" got \"x\""
+    );
     assert!(read_compare::byte_values(&Int32Array::from(vec![1])).is_none());
 }
 

@@ -177,9 +177,10 @@ fn expect_csv_files_match_parquetry() {
     for (parquet, csv) in &files {
         for (what, options) in [
             ("default", ReadOptions::default()),
-            ("View, batch size 33", ReadOptions::default()
-                .with_byte_array_type(parquetry::read::ByteArrayType::View)
-                .with_batch_size(33)),
+            (
+                "View, batch size 33",
+                ReadOptions::default().with_byte_array_type(parquetry::read::ByteArrayType::View).with_batch_size(33),
+            ),
         ] {
             let diffs = check(parquet, csv, &options);
             if !diffs.is_empty() {
@@ -191,5 +192,10 @@ fn expect_csv_files_match_parquetry() {
             }
         }
     }
-    assert!(failures.is_empty(), "{} reads differ from the _expect.csv files:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} reads differ from the _expect.csv files:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

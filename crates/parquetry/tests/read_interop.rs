@@ -74,7 +74,8 @@ fn layout_problems(case: &Value) -> Vec<String> {
         problems.push(format!("pages are not small: {layout}"));
     }
     // An encoding the settings name must be in the file; duckdb's V2 means DELTA encodings.
-    let encodings = ["RLE_DICTIONARY", "DELTA_BINARY_PACKED", "DELTA_LENGTH_BYTE_ARRAY", "DELTA_BYTE_ARRAY", "BYTE_STREAM_SPLIT"];
+    let encodings =
+        ["RLE_DICTIONARY", "DELTA_BINARY_PACKED", "DELTA_LENGTH_BYTE_ARRAY", "DELTA_BYTE_ARRAY", "BYTE_STREAM_SPLIT"];
     problems.extend(write_helpers::settings_layout_problems(&settings, layout, &encodings));
     problems
 }
@@ -159,16 +160,11 @@ fn parquetry_reads_every_writers_files_as_the_writer_does() {
     let mut summary = vec![format!("versions: {}", written["versions"])];
     summary.extend(go_note);
     for s in written["skipped"].as_array().into_iter().flatten() {
-        summary
-            .push(format!("SKIP {} [{}]: the writer refused: {}", s["writer"], s["settings"], s["reason"]));
+        summary.push(format!("SKIP {} [{}]: the writer refused: {}", s["writer"], s["settings"], s["reason"]));
     }
     let mut failed = 0;
     for case in cases {
-        let name = format!(
-            "{} [{}]",
-            case["writer"].as_str().unwrap_or("?"),
-            case["settings"].as_str().unwrap_or("?")
-        );
+        let name = format!("{} [{}]", case["writer"].as_str().unwrap_or("?"), case["settings"].as_str().unwrap_or("?"));
         let failures = check_case(case);
         let note = case["note"].as_str().map(|n| format!(" (note: {n})")).unwrap_or_default();
         if failures.is_empty() {

@@ -32,11 +32,9 @@ fn matrix_files_match_pyarrow() {
     let dir = TempDir(std::env::temp_dir().join(format!("parquetry-matrix-{}", std::process::id())));
     let _ = std::fs::remove_dir_all(&dir.0);
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/make_matrix.py");
-    let out = Command::new(common::python())
-        .arg(script)
-        .arg(&dir.0)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run python3 ({e}): python3 with pyarrow is required (./test.sh installs it)"));
+    let out = Command::new(common::python()).arg(script).arg(&dir.0).output().unwrap_or_else(|e| {
+        panic!("cannot run python3 ({e}): python3 with pyarrow is required (./test.sh installs it)")
+    });
     assert!(
         out.status.success(),
         "make_matrix.py failed (is pyarrow installed? ./test.sh installs it):\n{}",
@@ -108,7 +106,8 @@ fn matrix_files_match_pyarrow() {
                 Ok(got) => diff_tables(&selected, &got),
             };
             if !diffs.is_empty() {
-                failures.push(format!("{name} (rows {ranges:?}, batch size {batch_size}):\n    {}", diffs.join("\n    ")));
+                failures
+                    .push(format!("{name} (rows {ranges:?}, batch size {batch_size}):\n    {}", diffs.join("\n    ")));
             }
         }
     }
@@ -124,7 +123,8 @@ fn matrix_files_match_pyarrow() {
 /// Scattered ranges over `rows` rows: a few rows near the start, a long stretch, one row in
 /// the middle, and a run to one row before the end.
 fn selection_of(rows: u64) -> Vec<std::ops::Range<u64>> {
-    let candidates = [rows / 97..rows / 97 + 3, rows / 5..rows / 5 + rows / 7, rows / 2..rows / 2 + 1, rows * 3 / 4..rows - 1];
+    let candidates =
+        [rows / 97..rows / 97 + 3, rows / 5..rows / 5 + rows / 7, rows / 2..rows / 2 + 1, rows * 3 / 4..rows - 1];
     let mut out: Vec<std::ops::Range<u64>> = Vec::new();
     for r in candidates {
         let start = r.start.max(out.last().map_or(0, |l| l.end));

@@ -89,18 +89,22 @@ fn read(path: &Path, options: &ReadOptions) -> Result<Table, String> {
 
 /// `table`'s rows in `ranges`, in order.
 fn rows_of(table: &Table, ranges: &[Range<u64>]) -> Table {
-    let parts: Vec<Table> =
-        ranges.iter().map(|r| table.slice(r.start as usize, (r.end - r.start) as usize)).collect();
+    let parts: Vec<Table> = ranges.iter().map(|r| table.slice(r.start as usize, (r.end - r.start) as usize)).collect();
     parts[1..].iter().fold(parts[0].clone(), |acc, p| acc.append(p))
 }
 
 fn size_name(batch_size: usize) -> String {
-    if batch_size == usize::MAX { "MAX".to_owned() } else { batch_size.to_string() }
+    if batch_size == usize::MAX {
+        "MAX".to_owned()
+    } else {
+        batch_size.to_string()
+    }
 }
 
 /// Every read of one case, with its expected table.
 fn reads(case: &Value, want: &Table) -> Result<Vec<Read>, String> {
-    let plain = |name: String, options: ReadOptions, want: &Table| Read { name, options, want: want.clone(), byte_type: None };
+    let plain =
+        |name: String, options: ReadOptions, want: &Table| Read { name, options, want: want.clone(), byte_type: None };
     let every = case["options"] == true;
     // Every file at whole row groups and 7 rows a batch; the files read with every option
     // also at 400 (inside row groups, across pages).
@@ -136,8 +140,13 @@ fn reads(case: &Value, want: &Table) -> Result<Vec<Read>, String> {
     }
     out.push(plain("2 threads, batch size MAX".to_owned(), ReadOptions::default().with_threads(2), want));
     // Row groups out of order: the last, then the first.
-    let group_rows: Vec<usize> =
-        case["layout"]["row_group_rows"].as_array().into_iter().flatten().filter_map(Value::as_u64).map(|n| n as usize).collect();
+    let group_rows: Vec<usize> = case["layout"]["row_group_rows"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_u64)
+        .map(|n| n as usize)
+        .collect();
     if let [first, .., last] = group_rows[..] {
         let last_index = group_rows.len() - 1;
         let want = want.slice(want.num_rows() - last, last).append(&want.slice(0, first));
@@ -175,7 +184,11 @@ fn reads(case: &Value, want: &Table) -> Result<Vec<Read>, String> {
             .with_columns(columns.iter().copied())
             .with_row_selection(ranges.clone())
             .with_threads(2);
-        out.push(plain(format!("columns {columns:?}, rows, 2 threads, batch size 100"), options, &rows_of(&projected, &ranges)));
+        out.push(plain(
+            format!("columns {columns:?}, rows, 2 threads, batch size 100"),
+            options,
+            &rows_of(&projected, &ranges),
+        ));
     }
     Ok(out)
 }
@@ -240,11 +253,19 @@ fn check_case(case: &Value) -> (Vec<String>, usize) {
     let path = Path::new(case["parquet"].as_str().unwrap());
     // A table compares types (nested fields' nullability included); top-level fields'
     // nullability is in the schema.
-    match (ipc_schema(Path::new(case["reference"].as_str().unwrap())), read_parquetry_batches(path, &ReadOptions::default())) {
+    match (
+        ipc_schema(Path::new(case["reference"].as_str().unwrap())),
+        read_parquetry_batches(path, &ReadOptions::default()),
+    ) {
         (Ok(want), Ok((got, _))) => {
             for (w, g) in want.fields().iter().zip(got.fields().iter()) {
                 if w.is_nullable() != g.is_nullable() {
-                    failures.push(format!("field '{}': nullable {}, pyarrow's {}", g.name(), g.is_nullable(), w.is_nullable()));
+                    failures.push(format!(
+                        "field '{}': nullable {}, pyarrow's {}",
+                        g.name(),
+                        g.is_nullable(),
+                        w.is_nullable()
+                    ));
                 }
             }
         }
@@ -266,7 +287,10 @@ fn check_case(case: &Value) -> (Vec<String>, usize) {
 /// One line of what a file holds.
 fn describe(layout: &Value) -> String {
     let list = |key: &str| {
-        layout[key].as_array().map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(",")).unwrap_or_default()
+        layout[key]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(","))
+            .unwrap_or_default()
     };
     format!(
         "{} row groups, up to {} data pages a chunk, {} pages begin inside a record; {}; {}; {}",
@@ -287,10 +311,16 @@ fn parquetry_reads_nested_columns_as_independent_readers_do() {
     let start = Instant::now();
     let dir = TempDir::new("read-nested");
     let (extra, go_note) = match run_go_writer(&dir, &["-nested"]) {
-        Ok(lines) => (lines.into_iter().map(|mut l| {
-            l["writer"] = json!("parquet-go");
-            l
-        }).collect::<Vec<_>>(), None),
+        Ok(lines) => (
+            lines
+                .into_iter()
+                .map(|mut l| {
+                    l["writer"] = json!("parquet-go");
+                    l
+                })
+                .collect::<Vec<_>>(),
+            None,
+        ),
         Err(note) => (Vec::new(), Some(note)),
     };
     let written = run_python_json("read_nested_write.py", &json!({"out_dir": dir.0, "extra": extra}));

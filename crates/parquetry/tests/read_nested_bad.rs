@@ -229,8 +229,10 @@ fn corrupt_nested_levels_give_errors_that_say_where() {
             failures.push(format!("v{version}: the valid file fails: {e}"));
             continue;
         }
-        let pages: Vec<PageAt> =
-            pages(&original, ROW_GROUP, COLUMN).into_iter().filter(|p| p.header.dictionary_page_header.is_none()).collect();
+        let pages: Vec<PageAt> = pages(&original, ROW_GROUP, COLUMN)
+            .into_iter()
+            .filter(|p| p.header.dictionary_page_header.is_none())
+            .collect();
         // Rows of row group 1 before and after the corrupt page's: the read passes over it.
         let half = rows / 2;
         let around = [0..1, half + 1..half + 2, rows - 1..rows];
@@ -319,7 +321,11 @@ fn flipped_bytes_in_nested_pages_never_panic() {
         for variant in 0..600 {
             let mut bytes = original.clone();
             for _ in 0..1 + rng.below(3) {
-                let at = if variant % 4 == 3 { anywhere[rng.below(anywhere.len())] } else { levels[rng.below(levels.len())] };
+                let at = if variant % 4 == 3 {
+                    anywhere[rng.below(anywhere.len())]
+                } else {
+                    levels[rng.below(levels.len())]
+                };
                 bytes[at] ^= 1 + rng.below(255) as u8;
             }
             let options = match variant % 3 {

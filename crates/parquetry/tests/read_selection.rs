@@ -125,7 +125,6 @@ for path, index in ((sys.argv[1], True), (sys.argv[2], False)):
 /// Reads selections of the file `bytes` and compares them with pyarrow's `want`; a
 /// selection of a few rows must read less than 1/`at_most` of what a whole read does.
 fn check_selections(bytes: &[u8], want: &Table, at_most: u64, name: &str) {
-
     let (all, all_bytes) = read(bytes, None, 8192);
     assert!(diff_tables(want, &all).is_empty());
     // Batches large enough for the columns to be decoded on two threads at once.
@@ -162,8 +161,8 @@ fn check_selections(bytes: &[u8], want: &Table, at_most: u64, name: &str) {
         assert_eq!(batch_rows(bytes, everything.to_vec(), options), promised, "{name}: lanes, batch {batch_size}");
     }
     let cases: Vec<Vec<Range<u64>>> = vec![
-        vec![199_990..200_000],                                    // the last rows only
-        vec![5..6, 119_999..120_001],                              // across the row groups
+        vec![199_990..200_000],                                     // the last rows only
+        vec![5..6, 119_999..120_001],                               // across the row groups
         (0..100).map(|k| k * 2000 + 777..k * 2000 + 797).collect(), // 1% in 100 ranges
     ];
     for ranges in cases {
@@ -174,7 +173,12 @@ fn check_selections(bytes: &[u8], want: &Table, at_most: u64, name: &str) {
         for batch_size in [8192, 3] {
             let (got, read_bytes) = read(bytes, Some(ranges.clone()), batch_size);
             let diffs = diff_tables(&selected, &got);
-            assert!(diffs.is_empty(), "{name}: {} ranges from {:?}, batch {batch_size}: {diffs:?}", ranges.len(), ranges[0]);
+            assert!(
+                diffs.is_empty(),
+                "{name}: {} ranges from {:?}, batch {batch_size}: {diffs:?}",
+                ranges.len(),
+                ranges[0]
+            );
             if ranges.len() < 100 {
                 assert!(
                     read_bytes * at_most < all_bytes,

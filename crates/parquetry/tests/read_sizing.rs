@@ -29,17 +29,13 @@ fn byte_array_buffers_match_size_statistics_without_growing() {
             let mut batches = None;
             for (c, chunk) in rg.columns.iter().enumerate() {
                 let Some(md) = &chunk.meta_data else { continue };
-                let Some(exact) =
-                    md.size_statistics.as_ref().and_then(|s| s.unencoded_byte_array_data_bytes)
-                else {
+                let Some(exact) = md.size_statistics.as_ref().and_then(|s| s.unencoded_byte_array_data_bytes) else {
                     continue;
                 };
                 if md.physical_type != PhysicalType::BYTE_ARRAY {
                     continue;
                 }
-                let batch = batches
-                    .get_or_insert_with(|| file.read_all(&options).unwrap().remove(0))
-                    .clone();
+                let batch = batches.get_or_insert_with(|| file.read_all(&options).unwrap().remove(0)).clone();
                 let array = batch.column(c);
                 let (len, capacity) = match array.data_type() {
                     DataType::Utf8 => {

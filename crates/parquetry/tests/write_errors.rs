@@ -46,7 +46,9 @@ fn int_batch(schema: &SchemaRef, values: &[i32]) -> RecordBatch {
         .iter()
         .map(|f| match f.data_type() {
             DataType::Int32 => Arc::new(Int32Array::from(values.to_vec())) as ArrayRef,
-            DataType::Utf8 => Arc::new(StringArray::from_iter_values(values.iter().map(|v| format!("v{v}")))) as ArrayRef,
+            DataType::Utf8 => {
+                Arc::new(StringArray::from_iter_values(values.iter().map(|v| format!("v{v}")))) as ArrayRef
+            }
             t => panic!("int_batch: {t}"),
         })
         .collect();
@@ -78,9 +80,15 @@ fn arrow_types_without_a_mapping_name_the_column() {
         (Field::new("iv", DataType::Interval(IntervalUnit::MonthDayNano), true), vec!["'iv'", "Interval"]),
         (Field::new("iv_ym", DataType::Interval(IntervalUnit::YearMonth), true), vec!["'iv_ym'", "Interval"]),
         // Nested types are written (tests/write_nested.rs), except these.
-        (Field::new("lv", DataType::ListView(Arc::new(Field::new("item", DataType::Int32, true))), true), vec!["'lv'", "no Parquet mapping"]),
+        (
+            Field::new("lv", DataType::ListView(Arc::new(Field::new("item", DataType::Int32, true))), true),
+            vec!["'lv'", "no Parquet mapping"],
+        ),
         (Field::new("s0", DataType::Struct(Fields::empty()), true), vec!["'s0'", "struct without fields"]),
-        (Field::new("d_of_list", DataType::Dictionary(Box::new(DataType::Int32), Box::new(list)), true), vec!["'d_of_list'", "no Parquet mapping"]),
+        (
+            Field::new("d_of_list", DataType::Dictionary(Box::new(DataType::Int32), Box::new(list)), true),
+            vec!["'d_of_list'", "no Parquet mapping"],
+        ),
         (
             Field::new(
                 "dd",
@@ -114,19 +122,34 @@ fn a_batch_of_another_schema_is_refused_and_the_writer_goes_on() {
     let dir = TempDir::new("write-errors-schema");
     let path = dir.join("out.parquet");
     let schema = two_columns(true);
-    let mut w = ParquetWriter::try_new(std::fs::File::create(&path).unwrap(), schema.clone(), WriteOptions::default()).unwrap();
+    let mut w =
+        ParquetWriter::try_new(std::fs::File::create(&path).unwrap(), schema.clone(), WriteOptions::default()).unwrap();
     let good = int_batch(&schema, &[1, 2, 3]);
     w.write(&good).unwrap();
     // Another type for 'name'.
-    let other_type = Arc::new(Schema::new(vec![Field::new("id", DataType::Int32, true), Field::new("name", DataType::Int32, true)]));
-    let e = assert_error(no_panic("type", || w.write(&int_batch(&other_type, &[4]))), ErrorKind::InvalidArgument, &["'name'"]);
+    let other_type =
+        Arc::new(Schema::new(vec![Field::new("id", DataType::Int32, true), Field::new("name", DataType::Int32, true)]));
+    let e = assert_error(
+        no_panic("type", || w.write(&int_batch(&other_type, &[4]))),
+        ErrorKind::InvalidArgument,
+        &["'name'"],
+    );
     assert!(e.message().contains("Int32") && e.message().contains("Utf8"), "{e}");
     // Another name.
-    let renamed = Arc::new(Schema::new(vec![Field::new("id", DataType::Int32, true), Field::new("label", DataType::Utf8, true)]));
-    assert_error(no_panic("name", || w.write(&int_batch(&renamed, &[5]))), ErrorKind::InvalidArgument, &["'label'", "'name'"]);
+    let renamed =
+        Arc::new(Schema::new(vec![Field::new("id", DataType::Int32, true), Field::new("label", DataType::Utf8, true)]));
+    assert_error(
+        no_panic("name", || w.write(&int_batch(&renamed, &[5]))),
+        ErrorKind::InvalidArgument,
+        &["'label'", "'name'"],
+    );
     // Fewer columns.
     let one = Arc::new(Schema::new(vec![Field::new("id", DataType::Int32, true)]));
-    assert_error(no_panic("count", || w.write(&int_batch(&one, &[6]))), ErrorKind::InvalidArgument, &["1 columns", "2"]);
+    assert_error(
+        no_panic("count", || w.write(&int_batch(&one, &[6]))),
+        ErrorKind::InvalidArgument,
+        &["1 columns", "2"],
+    );
     // Refused batches left nothing behind: the file holds the good batches only.
     let more = int_batch(&schema, &[7, 8]);
     w.write(&more).unwrap();
@@ -158,7 +181,11 @@ fn encodings_that_do_not_fit_the_column_type_are_refused_at_try_new() {
         assert_error(r, ErrorKind::InvalidArgument, &parts);
     }
     // The file-wide setting names the first column that cannot take it.
-    let r = ParquetWriter::try_new(Vec::new(), schema.clone(), WriteOptions::default().with_encoding(Encoding::DELTA_LENGTH_BYTE_ARRAY));
+    let r = ParquetWriter::try_new(
+        Vec::new(),
+        schema.clone(),
+        WriteOptions::default().with_encoding(Encoding::DELTA_LENGTH_BYTE_ARRAY),
+    );
     assert_error(r.map(|_| ()), ErrorKind::InvalidArgument, &["'n'", "DELTA_LENGTH_BYTE_ARRAY"]);
 }
 
@@ -191,7 +218,14 @@ fn out_of_range_codec_levels_are_refused_or_clamped_without_panic() {
     let schema = two_columns(true);
     let batch = int_batch(&schema, &[1, 2, 3]);
     let mut written = Vec::new();
-    for (codec, level) in [(Codec::Zstd, 99), (Codec::Zstd, -200_000), (Codec::Gzip, 10), (Codec::Gzip, -5), (Codec::Brotli, 12), (Codec::Brotli, -1)] {
+    for (codec, level) in [
+        (Codec::Zstd, 99),
+        (Codec::Zstd, -200_000),
+        (Codec::Gzip, 10),
+        (Codec::Gzip, -5),
+        (Codec::Brotli, 12),
+        (Codec::Brotli, -1),
+    ] {
         let path = dir.join(&format!("{}-{level}.parquet", codec.name()));
         let result = no_panic(codec.name(), || -> Result<(), Error> {
             let options = WriteOptions::default().with_compression_level(codec, level);
@@ -201,7 +235,9 @@ fn out_of_range_codec_levels_are_refused_or_clamped_without_panic() {
         });
         match result {
             Ok(()) => written.push(path),
-            Err(e) => assert!(e.message().contains(codec.name()) || e.message().to_lowercase().contains("level"), "{e}"),
+            Err(e) => {
+                assert!(e.message().contains(codec.name()) || e.message().to_lowercase().contains("level"), "{e}")
+            }
         }
     }
     for path in &written {
@@ -220,7 +256,11 @@ fn nulls_in_a_non_nullable_column_name_it() {
         vec![Arc::new(Int32Array::from(vec![Some(1), Some(2)])), Arc::new(StringArray::from(vec![Some("a"), None]))],
     )
     .unwrap();
-    assert_error(no_panic("nulls", || w.write(&batch)), ErrorKind::InvalidArgument, &["'name'", "not nullable", "null"]);
+    assert_error(
+        no_panic("nulls", || w.write(&batch)),
+        ErrorKind::InvalidArgument,
+        &["'name'", "not nullable", "null"],
+    );
     // A dictionary whose keys are valid but point at a null value is null too.
     let dict_schema = Arc::new(Schema::new(vec![Field::new(
         "d",
@@ -232,14 +272,20 @@ fn nulls_in_a_non_nullable_column_name_it() {
     let d = DictionaryArray::<Int32Type>::try_new(Int32Array::from(vec![0, 1, 0]), values).unwrap();
     let loose = Arc::new(Schema::new(vec![Field::new("d", d.data_type().clone(), true)]));
     let batch = RecordBatch::try_new(loose, vec![Arc::new(d)]).unwrap();
-    assert_error(no_panic("dictionary nulls", || w.write(&batch)), ErrorKind::InvalidArgument, &["'d'", "not nullable"]);
+    assert_error(
+        no_panic("dictionary nulls", || w.write(&batch)),
+        ErrorKind::InvalidArgument,
+        &["'d'", "not nullable"],
+    );
 }
 
 #[test]
 fn a_value_that_overflows_its_stored_unit_names_the_column() {
     // Timestamp(Second) is stored as milliseconds: i64::MAX seconds cannot be.
     let schema = Arc::new(Schema::new(vec![Field::new("t", DataType::Timestamp(TimeUnit::Second, None), true)]));
-    let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(TimestampSecondArray::from(vec![Some(1), Some(i64::MAX)]))]).unwrap();
+    let batch =
+        RecordBatch::try_new(schema.clone(), vec![Arc::new(TimestampSecondArray::from(vec![Some(1), Some(i64::MAX)]))])
+            .unwrap();
     let mut w = ParquetWriter::try_new(Vec::new(), schema, WriteOptions::default()).unwrap();
     assert_error(no_panic("overflow", || w.write(&batch)), ErrorKind::InvalidArgument, &["'t'", "overflows"]);
 }
@@ -272,7 +318,9 @@ fn decimals_parquet_cannot_hold_are_refused_and_the_rest_read_back_as_pyarrow_re
         let good = Decimal128Array::from(vec![Some(fits), None, Some(-1), Some(fits / 3)]).with_data_type(t);
         let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(good)]).unwrap();
         let path = dir.0.join(format!("d{precision}.parquet"));
-        let mut w = ParquetWriter::try_new(std::fs::File::create(&path).unwrap(), schema.clone(), WriteOptions::default()).unwrap();
+        let mut w =
+            ParquetWriter::try_new(std::fs::File::create(&path).unwrap(), schema.clone(), WriteOptions::default())
+                .unwrap();
         w.write(&batch).unwrap();
         w.close().unwrap();
         assert_pyarrow_reads(&path, &schema, std::slice::from_ref(&batch));
@@ -335,7 +383,9 @@ fn a_failing_sink_gives_io_errors_and_the_writer_refuses_more() {
     assert_error(no_panic("close", || w.close()), ErrorKind::Io, &["disk full"]);
 
     // The magic itself cannot be written.
-    let r = no_panic("try_new", || ParquetWriter::try_new(FailingSink::new(0), schema.clone(), options.clone()).map(|_| ()));
+    let r = no_panic("try_new", || {
+        ParquetWriter::try_new(FailingSink::new(0), schema.clone(), options.clone()).map(|_| ())
+    });
     assert_error(r, ErrorKind::Io, &["disk full"]);
 
     // The final flush fails.
@@ -356,7 +406,8 @@ fn short_writes_still_make_a_whole_file() {
     let mut sink = FailingSink::new(usize::MAX);
     sink.chunk = 7;
     let batches = [big_batch(&schema, 3000), big_batch(&schema, 5)];
-    let mut w = ParquetWriter::try_new(sink, schema.clone(), WriteOptions::default().with_row_group_rows(1000)).unwrap();
+    let mut w =
+        ParquetWriter::try_new(sink, schema.clone(), WriteOptions::default().with_row_group_rows(1000)).unwrap();
     for b in &batches {
         w.write(b).unwrap();
     }
@@ -367,7 +418,8 @@ fn short_writes_still_make_a_whole_file() {
 }
 
 fn dir_entries(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let mut names: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     names.sort();
     names
 }
@@ -465,16 +517,38 @@ fn unusual_but_legal_columns_write_or_fail_cleanly() {
         Arc::new(StringArray::from(Vec::<&str>::new())),
     )
     .unwrap();
-    writes_or_fails_cleanly(&dir, "empty_dictionary", Field::new("d", empty_dict.data_type().clone(), true), Arc::new(empty_dict), None);
+    writes_or_fails_cleanly(
+        &dir,
+        "empty_dictionary",
+        Field::new("d", empty_dict.data_type().clone(), true),
+        Arc::new(empty_dict),
+        None,
+    );
     // Seconds of a day, stored as milliseconds: pyarrow reads them as milliseconds (its own
     // files too).
     let t = Time32SecondArray::from(vec![Some(0), Some(86_399), None]);
     let ms = Time32MillisecondArray::from(vec![Some(0), Some(86_399_000), None]);
-    writes_or_fails_cleanly(&dir, "time32_seconds", Field::new("t", DataType::Time32(TimeUnit::Second), true), Arc::new(t), Some(Arc::new(ms)));
+    writes_or_fails_cleanly(
+        &dir,
+        "time32_seconds",
+        Field::new("t", DataType::Time32(TimeUnit::Second), true),
+        Arc::new(t),
+        Some(Arc::new(ms)),
+    );
     // A dictionary of integers (values gathered, not interned as bytes); pyarrow restores
     // dictionaries of strings and binaries only, so it reads the values.
-    let d = DictionaryArray::<Int32Type>::try_new(Int32Array::from(vec![Some(1), None, Some(0), Some(1)]), Arc::new(Int64Array::from(vec![-5, i64::MAX]))).unwrap();
-    writes_or_fails_cleanly(&dir, "dictionary_of_ints", Field::new("di", d.data_type().clone(), true), Arc::new(d), Some(Arc::new(Int64Array::from(vec![Some(i64::MAX), None, Some(-5), Some(i64::MAX)]))));
+    let d = DictionaryArray::<Int32Type>::try_new(
+        Int32Array::from(vec![Some(1), None, Some(0), Some(1)]),
+        Arc::new(Int64Array::from(vec![-5, i64::MAX])),
+    )
+    .unwrap();
+    writes_or_fails_cleanly(
+        &dir,
+        "dictionary_of_ints",
+        Field::new("di", d.data_type().clone(), true),
+        Arc::new(d),
+        Some(Arc::new(Int64Array::from(vec![Some(i64::MAX), None, Some(-5), Some(i64::MAX)]))),
+    );
 }
 
 /// pyarrow refuses to write `fixed_size_binary(0)` ("Invalid FIXED_LEN_BYTE_ARRAY length: 0")
@@ -482,7 +556,9 @@ fn unusual_but_legal_columns_write_or_fail_cleanly() {
 #[test]
 fn fixed_size_binary_of_width_zero_is_refused_or_readable() {
     let dir = TempDir::new("write-errors-fixed0");
-    let array = FixedSizeBinaryArray::try_from_sparse_iter_with_size(vec![Some(vec![]), None, Some(vec![])].into_iter(), 0).unwrap();
+    let array =
+        FixedSizeBinaryArray::try_from_sparse_iter_with_size(vec![Some(vec![]), None, Some(vec![])].into_iter(), 0)
+            .unwrap();
     writes_or_fails_cleanly(&dir, "fixed0", Field::new("f", DataType::FixedSizeBinary(0), true), Arc::new(array), None);
 }
 

@@ -67,7 +67,10 @@ const EXCLUSIONS: &[Exclusion] = &[
         columns: &["dec256_50_10"],
         when: &[],
         // The second when every value is null (a Rust panic inside polars' to_arrow).
-        error_contains: &["precision must be between 1 and 38, got 50", "assertion failed: *precision >= 1 && *precision <= 38"],
+        error_contains: &[
+            "precision must be between 1 and 38, got 50",
+            "assertion failed: *precision >= 1 && *precision <= 38",
+        ],
         reason: "polars decimals hold at most 38 digits",
     },
 ];
@@ -92,11 +95,25 @@ fn encoding_sets(schema: &arrow_schema::Schema) -> Vec<(&'static str, WriteOptio
         ("plain", base.clone().with_dictionary(false)),
         (
             "delta",
-            per_type(base.clone(), schema, E::DELTA_BINARY_PACKED, E::DELTA_LENGTH_BYTE_ARRAY, E::BYTE_STREAM_SPLIT, E::DELTA_BYTE_ARRAY),
+            per_type(
+                base.clone(),
+                schema,
+                E::DELTA_BINARY_PACKED,
+                E::DELTA_LENGTH_BYTE_ARRAY,
+                E::BYTE_STREAM_SPLIT,
+                E::DELTA_BYTE_ARRAY,
+            ),
         ),
         (
             "deltaba",
-            per_type(base.clone(), schema, E::DELTA_BINARY_PACKED, E::DELTA_BYTE_ARRAY, E::BYTE_STREAM_SPLIT, E::BYTE_STREAM_SPLIT),
+            per_type(
+                base.clone(),
+                schema,
+                E::DELTA_BINARY_PACKED,
+                E::DELTA_BYTE_ARRAY,
+                E::BYTE_STREAM_SPLIT,
+                E::BYTE_STREAM_SPLIT,
+            ),
         ),
         ("bss", per_type(base, schema, E::BYTE_STREAM_SPLIT, E::PLAIN, E::BYTE_STREAM_SPLIT, E::BYTE_STREAM_SPLIT)),
     ]

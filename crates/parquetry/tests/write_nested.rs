@@ -22,10 +22,10 @@ use std::sync::Arc;
 use arrow_array::{Array, ArrayRef, ListArray, RecordBatch};
 use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef, TimeUnit};
+use nested_data::{diff_named_like, leaf_array, map_type, per_leaf, random_array, NestedShape};
 use parquetry::compress::Codec;
 use parquetry::format::Encoding;
 use parquetry::write::{DataPageVersion, StatisticsLevel, WriteOptions};
-use nested_data::{diff_named_like, leaf_array, map_type, per_leaf, random_array, NestedShape};
 use read_compare::{pyarrow_tables, Table};
 use write_data::Rng;
 use write_helpers::{run_python_json, write_ipc, write_parquet, TempDir};
@@ -268,7 +268,8 @@ fn check_shapes(tag: &str, schema: &SchemaRef, input: &[RecordBatch]) {
     let pyarrow = pyarrow_tables(&format!("nested-{tag}"), &paths);
     for path in &paths {
         match &pyarrow[path] {
-            Ok(got) => failures.extend(diff_named_like(&want, got).into_iter().map(|d| format!("{} (pyarrow): {d}", path.display()))),
+            Ok(got) => failures
+                .extend(diff_named_like(&want, got).into_iter().map(|d| format!("{} (pyarrow): {d}", path.display()))),
             Err(e) => failures.push(format!("{}: {e}", path.display())),
         }
         // parquetry's reader, batches cutting records apart from pages, and whole.
@@ -276,7 +277,9 @@ fn check_shapes(tag: &str, schema: &SchemaRef, input: &[RecordBatch]) {
             let options = parquetry::read::ReadOptions::default().with_batch_size(batch_size);
             match read_compare::read_parquetry(path, &options) {
                 Ok(got) => failures.extend(
-                    diff_named_like(&want, &got).into_iter().map(|d| format!("{} (parquetry, batch {batch_size}): {d}", path.display())),
+                    diff_named_like(&want, &got)
+                        .into_iter()
+                        .map(|d| format!("{} (parquetry, batch {batch_size}): {d}", path.display())),
                 ),
                 Err(e) => failures.push(format!("{} (parquetry, batch {batch_size}): {e}", path.display())),
             }
@@ -348,7 +351,11 @@ fn batches_longer_than_a_shredding_window() {
     let input: Vec<RecordBatch> = [40_000, 17_000]
         .iter()
         .map(|&n| {
-            let columns = schema.fields().iter().map(|f| random_array(&mut rng, f.data_type(), n, f.is_nullable(), &shape)).collect();
+            let columns = schema
+                .fields()
+                .iter()
+                .map(|f| random_array(&mut rng, f.data_type(), n, f.is_nullable(), &shape))
+                .collect();
             RecordBatch::try_new(schema.clone(), columns).unwrap()
         })
         .collect();
@@ -356,7 +363,13 @@ fn batches_longer_than_a_shredding_window() {
     let want = Table::from_batches(&schema, &input).unwrap();
     let sets = [
         ("default", WriteOptions::default()),
-        ("v2_small_pages", WriteOptions::default().with_data_page_version(DataPageVersion::V2).with_data_page_size(4000).with_row_group_rows(25_000)),
+        (
+            "v2_small_pages",
+            WriteOptions::default()
+                .with_data_page_version(DataPageVersion::V2)
+                .with_data_page_size(4000)
+                .with_row_group_rows(25_000),
+        ),
     ];
     let mut paths = Vec::new();
     for (name, options) in sets {
@@ -368,7 +381,9 @@ fn batches_longer_than_a_shredding_window() {
     let mut failures = Vec::new();
     for path in &paths {
         match &pyarrow[path] {
-            Ok(got) => failures.extend(diff_named_like(&want, got).into_iter().map(|d| format!("{}: {d}", path.display()))),
+            Ok(got) => {
+                failures.extend(diff_named_like(&want, got).into_iter().map(|d| format!("{}: {d}", path.display())))
+            }
             Err(e) => failures.push(format!("{}: {e}", path.display())),
         }
     }
@@ -398,7 +413,8 @@ fn a_dictionary_in_a_list_with_a_delta_fallback_reads_back_as_its_values() {
     ]));
     let mut rng = Rng::new(41);
     let shape = NestedShape { null_percent: 20, max_len: 4, distinct: 400 };
-    let columns = schema.fields().iter().map(|f| random_array(&mut rng, f.data_type(), 500, f.is_nullable(), &shape)).collect();
+    let columns =
+        schema.fields().iter().map(|f| random_array(&mut rng, f.data_type(), 500, f.is_nullable(), &shape)).collect();
     let input = vec![RecordBatch::try_new(schema.clone(), columns).unwrap()];
     let dir = TempDir::new("nested-dict-delta");
     let ipc = dir.join("input.arrow");
@@ -429,7 +445,10 @@ fn nested_files_merge_into_one_pyarrow_reads() {
     let mut schema = None;
     let sets = [
         WriteOptions::default().with_row_group_rows(40),
-        WriteOptions::default().with_data_page_size(100).with_data_page_row_limit(4).with_dictionary_page_size_limit(100),
+        WriteOptions::default()
+            .with_data_page_size(100)
+            .with_data_page_row_limit(4)
+            .with_dictionary_page_size_limit(100),
         WriteOptions::default().with_data_page_version(DataPageVersion::V2).with_dictionary(false),
     ];
     for (i, options) in sets.into_iter().enumerate() {
@@ -473,12 +492,21 @@ fn duckdb_and_polars_read_nested_columns() {
         field("list_list", list(list(DataType::Int32, true), true), true),
         field(
             "struct",
-            DataType::Struct(Fields::from(vec![field("a", DataType::Int32, true), field("b", list(utf8.clone(), true), true)])),
+            DataType::Struct(Fields::from(vec![
+                field("a", DataType::Int32, true),
+                field("b", list(utf8.clone(), true), true),
+            ])),
             true,
         ),
         field(
             "list_struct",
-            list(DataType::Struct(Fields::from(vec![field("x", DataType::Float64, true), field("y", utf8.clone(), true)])), true),
+            list(
+                DataType::Struct(Fields::from(vec![
+                    field("x", DataType::Float64, true),
+                    field("y", utf8.clone(), true),
+                ])),
+                true,
+            ),
             true,
         ),
         field("map", map_type(utf8.clone(), DataType::Int32, true), true),
@@ -488,7 +516,11 @@ fn duckdb_and_polars_read_nested_columns() {
     let shape = NestedShape::default();
     let input: Vec<RecordBatch> = (0..2)
         .map(|_| {
-            let columns = schema.fields().iter().map(|f| random_array(&mut rng, f.data_type(), 200, f.is_nullable(), &shape)).collect();
+            let columns = schema
+                .fields()
+                .iter()
+                .map(|f| random_array(&mut rng, f.data_type(), 200, f.is_nullable(), &shape))
+                .collect();
             RecordBatch::try_new(schema.clone(), columns).unwrap()
         })
         .collect();
@@ -497,8 +529,17 @@ fn duckdb_and_polars_read_nested_columns() {
     let mut cases = Vec::new();
     let sets = [
         ("default", WriteOptions::default()),
-        ("v2_zstd_small_pages", WriteOptions::default().with_data_page_version(DataPageVersion::V2).with_compression(Codec::Zstd).with_data_page_size(200)),
-        ("plain_v1_row_groups", WriteOptions::default().with_dictionary(false).with_row_group_rows(64).with_data_page_row_limit(10)),
+        (
+            "v2_zstd_small_pages",
+            WriteOptions::default()
+                .with_data_page_version(DataPageVersion::V2)
+                .with_compression(Codec::Zstd)
+                .with_data_page_size(200),
+        ),
+        (
+            "plain_v1_row_groups",
+            WriteOptions::default().with_dictionary(false).with_row_group_rows(64).with_data_page_row_limit(10),
+        ),
     ];
     for (name, options) in sets {
         let path: PathBuf = dir.join(&format!("{name}.parquet"));

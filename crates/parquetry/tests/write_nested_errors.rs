@@ -17,9 +17,9 @@ use std::sync::Arc;
 use arrow_array::{ArrayRef, Int32Array, ListArray, MapArray, RecordBatch, StringArray, StructArray};
 use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Fields, Schema};
+use nested_data::map_type;
 use parquetry::format::Encoding;
 use parquetry::write::{ParquetWriter, WriteOptions};
-use nested_data::map_type;
 
 fn list(t: DataType, nullable: bool) -> DataType {
     DataType::List(Arc::new(Field::new("item", t, nullable)))
@@ -28,7 +28,6 @@ fn list(t: DataType, nullable: bool) -> DataType {
 fn field(name: &str, t: DataType, nullable: bool) -> Field {
     Field::new(name, t, nullable)
 }
-
 
 /// Writes one column; the error message, or a note that it was written.
 fn write_error(column: ArrayRef, nullable: bool) -> String {
@@ -115,7 +114,9 @@ fn list_offsets_past_the_values_are_refused() {
     let f = Arc::new(field("item", DataType::Int32, true));
     // SAFETY: deliberately invalid (offsets 0, 3, 1, 3); the writer must refuse it without
     // reading values through the bad range.
-    let l = unsafe { ListArray::new_unchecked(f, OffsetBuffer::new_unchecked(ScalarBuffer::from(vec![0, 3, 1, 3])), values, None) };
+    let l = unsafe {
+        ListArray::new_unchecked(f, OffsetBuffer::new_unchecked(ScalarBuffer::from(vec![0, 3, 1, 3])), values, None)
+    };
     let e = write_error(Arc::new(l), true);
     assert!(e.contains("c.list.element") && e.contains("decreasing"), "{e}");
 }
@@ -134,7 +135,9 @@ fn a_struct_child_shorter_than_the_struct_is_refused() {
 #[test]
 fn unsupported_nested_types_are_refused_at_open() {
     let schema = |t: DataType| Arc::new(Schema::new(vec![field("c", t, true)]));
-    let open = |t: DataType| ParquetWriter::try_new(Vec::new(), schema(t), WriteOptions::default()).err().map(|e| e.to_string());
+    let open = |t: DataType| {
+        ParquetWriter::try_new(Vec::new(), schema(t), WriteOptions::default()).err().map(|e| e.to_string())
+    };
     let e = open(DataType::Struct(Fields::empty())).unwrap();
     assert!(e.contains("'c'") && e.contains("struct"), "{e}");
     let e = open(DataType::ListView(Arc::new(field("item", DataType::Int32, true)))).unwrap();

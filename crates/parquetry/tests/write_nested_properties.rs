@@ -24,10 +24,12 @@ use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::{Field, Schema};
+use nested_data::{
+    diff_named_like, leaf_paths, leaf_types, per_leaf, random_array, random_nullable, random_type, NestedShape,
+};
 use parquetry::compress::Codec;
 use parquetry::format::Encoding;
 use parquetry::write::{DataPageVersion, StatisticsLevel, WriteOptions};
-use nested_data::{diff_named_like, leaf_paths, leaf_types, per_leaf, random_array, random_nullable, random_type, NestedShape};
 use read_compare::{catch, pyarrow_tables, Table};
 use write_data::{log_uniform, pick, property_seeds as seeds, Rng};
 use write_helpers::{run_python_json, try_write_parquet, write_ipc, TempDir};
@@ -59,11 +61,15 @@ fn random_input(rng: &mut Rng) -> (Arc<Schema>, Vec<RecordBatch>, String) {
     let input = (0..batches)
         .map(|_| {
             let n = rows / batches + rng.below(3) as usize;
-            let columns = schema.fields().iter().map(|f| random_array(rng, f.data_type(), n, f.is_nullable(), &shape)).collect();
+            let columns =
+                schema.fields().iter().map(|f| random_array(rng, f.data_type(), n, f.is_nullable(), &shape)).collect();
             RecordBatch::try_new(schema.clone(), columns).unwrap()
         })
         .collect();
-    let describe = format!("{shape:?}, schema {:?}", schema.fields().iter().map(|f| (f.name(), f.data_type().to_string())).collect::<Vec<_>>());
+    let describe = format!(
+        "{shape:?}, schema {:?}",
+        schema.fields().iter().map(|f| (f.name(), f.data_type().to_string())).collect::<Vec<_>>()
+    );
     (schema, input, describe)
 }
 
@@ -97,7 +103,10 @@ fn random_options(rng: &mut Rng, schema: &Schema, rows: usize) -> WriteOptions {
             }
         }
     }
-    o = o.with_statistics(pick(rng, &[StatisticsLevel::None, StatisticsLevel::Chunk, StatisticsLevel::Page, StatisticsLevel::Page]));
+    o = o.with_statistics(pick(
+        rng,
+        &[StatisticsLevel::None, StatisticsLevel::Chunk, StatisticsLevel::Page, StatisticsLevel::Page],
+    ));
     o = o.with_page_index(rng.chance(70));
     o = o.with_page_header_statistics(rng.chance(30));
     o = o.with_size_statistics(rng.chance(70));
@@ -150,7 +159,9 @@ fn random_nested_tables_and_options_read_back_exactly() {
     let pyarrow = pyarrow_tables("nested-properties", &paths);
     for (describe, path, want) in &written {
         match &pyarrow[path] {
-            Ok(got) => failures.extend(diff_named_like(want, got).into_iter().map(|d| format!("{describe}\n  pyarrow: {d}"))),
+            Ok(got) => {
+                failures.extend(diff_named_like(want, got).into_iter().map(|d| format!("{describe}\n  pyarrow: {d}")))
+            }
             // pyarrow may give a required struct under a null grandparent nulls its parent
             // lacks, which arrow-rs's IPC reader refuses; its values are compared in Python
             // then (the "pyarrow" reader of nested_check.py).
@@ -165,7 +176,9 @@ fn random_nested_tables_and_options_read_back_exactly() {
             let options = parquetry::read::ReadOptions::default().with_batch_size(batch_size);
             match read_compare::read_parquetry(path, &options) {
                 Ok(got) => failures.extend(
-                    diff_named_like(want, &got).into_iter().map(|d| format!("{describe}\n  parquetry (batch {batch_size}): {d}")),
+                    diff_named_like(want, &got)
+                        .into_iter()
+                        .map(|d| format!("{describe}\n  parquetry (batch {batch_size}): {d}")),
                 ),
                 Err(e) => failures.push(format!("{describe}\n  parquetry (batch {batch_size}): {e}")),
             }

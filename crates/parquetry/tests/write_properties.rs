@@ -83,7 +83,10 @@ fn random_options(rng: &mut Rng, schema: &arrow_schema::Schema, rows: usize) -> 
             }
         }
     }
-    o = o.with_statistics(pick(rng, &[StatisticsLevel::None, StatisticsLevel::Chunk, StatisticsLevel::Page, StatisticsLevel::Page]));
+    o = o.with_statistics(pick(
+        rng,
+        &[StatisticsLevel::None, StatisticsLevel::Chunk, StatisticsLevel::Page, StatisticsLevel::Page],
+    ));
     o = o.with_page_index(rng.chance(70));
     o = o.with_page_header_statistics(rng.chance(30));
     o = o.with_size_statistics(rng.chance(70));
@@ -139,7 +142,9 @@ fn random_tables_and_options_read_back_exactly() {
         let mut want = Table::from_batches(&schema, &input).unwrap();
         want.columns = write_data::as_read_back(&want.columns);
         match read_parquetry(&path, &ReadOptions::default()) {
-            Ok(got) => failures.extend(diff_tables(&want, &got).into_iter().map(|d| format!("{describe}\n  parquetry: {d}"))),
+            Ok(got) => {
+                failures.extend(diff_tables(&want, &got).into_iter().map(|d| format!("{describe}\n  parquetry: {d}")))
+            }
             Err(e) => failures.push(format!("{describe}\n  parquetry: {e}")),
         }
         written.push(Written { seed, describe, path, want });
@@ -148,7 +153,8 @@ fn random_tables_and_options_read_back_exactly() {
     let pyarrow = pyarrow_tables("write-properties", &paths);
     for w in &written {
         match &pyarrow[&w.path] {
-            Ok(got) => failures.extend(diff_tables(&w.want, got).into_iter().map(|d| format!("{}\n  pyarrow: {d}", w.describe))),
+            Ok(got) => failures
+                .extend(diff_tables(&w.want, got).into_iter().map(|d| format!("{}\n  pyarrow: {d}", w.describe))),
             Err(e) => failures.push(format!("{}\n  pyarrow (seed {}): {e}", w.describe, w.seed)),
         }
     }

@@ -35,7 +35,14 @@ fn temp_dir(tag: &str) -> TempDir {
 
 /// Sets each column's non-dictionary encoding by its type: `ints` for integer-like columns,
 /// `bytes` for BYTE_ARRAY, `floats` for FLOAT/DOUBLE, `fixed` for FIXED_LEN_BYTE_ARRAY.
-fn per_type(mut o: WriteOptions, schema: &Schema, ints: Encoding, bytes: Encoding, floats: Encoding, fixed: Encoding) -> WriteOptions {
+fn per_type(
+    mut o: WriteOptions,
+    schema: &Schema,
+    ints: Encoding,
+    bytes: Encoding,
+    floats: Encoding,
+    fixed: Encoding,
+) -> WriteOptions {
     for f in schema.fields() {
         // pyarrow reads a dictionary-typed column only from dictionary or PLAIN pages
         // ("DecodeArrow of DictAccumulator for DeltaLengthByteArrayDecoder" otherwise), so
@@ -46,8 +53,12 @@ fn per_type(mut o: WriteOptions, schema: &Schema, ints: Encoding, bytes: Encodin
         };
         let e = match t {
             DataType::Float32 | DataType::Float64 => floats,
-            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View | DataType::Binary
-            | DataType::LargeBinary | DataType::BinaryView => bytes,
+            DataType::Utf8
+            | DataType::LargeUtf8
+            | DataType::Utf8View
+            | DataType::Binary
+            | DataType::LargeBinary
+            | DataType::BinaryView => bytes,
             DataType::FixedSizeBinary(_) | DataType::Float16 => fixed,
             DataType::Decimal128(p, _) | DataType::Decimal256(p, _) if *p > 18 => fixed,
             DataType::Boolean | DataType::Null => continue,
@@ -141,9 +152,15 @@ fn option_sets(schema: &Schema) -> Vec<(&'static str, WriteOptions)> {
     ]
 }
 
-fn write_file(path: &PathBuf, schema: &arrow_schema::SchemaRef, batches: &[arrow_array::RecordBatch], options: WriteOptions) {
+fn write_file(
+    path: &PathBuf,
+    schema: &arrow_schema::SchemaRef,
+    batches: &[arrow_array::RecordBatch],
+    options: WriteOptions,
+) {
     let file = std::fs::File::create(path).unwrap();
-    let mut w = ParquetWriter::try_new(file, schema.clone(), options).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut w =
+        ParquetWriter::try_new(file, schema.clone(), options).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     for b in batches {
         w.write(b).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     }
@@ -170,12 +187,14 @@ fn assert_read_back(tag: &str, want: &Table, paths: &[PathBuf]) {
     let pyarrow = pyarrow_tables(tag, paths);
     for path in paths {
         match &pyarrow[path] {
-            Ok(got) => failures.extend(diff_tables(want, got).into_iter().map(|d| format!("{} (pyarrow): {d}", path.display()))),
+            Ok(got) => failures
+                .extend(diff_tables(want, got).into_iter().map(|d| format!("{} (pyarrow): {d}", path.display()))),
             Err(e) => failures.push(format!("{}: {e}", path.display())),
         }
         // With CRCs checked where pages have them (every page of the sets that ask for them).
         match read_parquetry(path, &ReadOptions::default().with_verify_crc(true)) {
-            Ok(got) => failures.extend(diff_tables(want, &got).into_iter().map(|d| format!("{} (parquetry): {d}", path.display()))),
+            Ok(got) => failures
+                .extend(diff_tables(want, &got).into_iter().map(|d| format!("{} (parquetry): {d}", path.display()))),
             Err(e) => failures.push(format!("{} (parquetry): {e}", path.display())),
         }
     }
@@ -233,22 +252,28 @@ fn pages_written_as_they_come() {
         // Uncompressed pages of 64 KiB or more are handed to the chunk as they are, not copied:
         // their CRCs and places must come out the same.
         ("plain", WriteOptions::default().with_dictionary(false).with_row_group_rows(20_000).with_crc(true)),
-        ("dictionary_fallback_snappy", WriteOptions::default()
-            .with_compression(Codec::Snappy)
-            .with_dictionary_page_size_limit(2_000)
-            .with_row_group_rows(20_000)),
-        ("delta_v2_spill", per_type(
+        (
+            "dictionary_fallback_snappy",
             WriteOptions::default()
-                .with_data_page_version(DataPageVersion::V2)
-                .with_max_buffered_bytes(100_000)
-                .with_row_group_rows(30_000)
-                .with_crc(true),
-            &schema,
-            Encoding::DELTA_BINARY_PACKED,
-            Encoding::DELTA_LENGTH_BYTE_ARRAY,
-            Encoding::BYTE_STREAM_SPLIT,
-            Encoding::DELTA_BYTE_ARRAY,
-        )),
+                .with_compression(Codec::Snappy)
+                .with_dictionary_page_size_limit(2_000)
+                .with_row_group_rows(20_000),
+        ),
+        (
+            "delta_v2_spill",
+            per_type(
+                WriteOptions::default()
+                    .with_data_page_version(DataPageVersion::V2)
+                    .with_max_buffered_bytes(100_000)
+                    .with_row_group_rows(30_000)
+                    .with_crc(true),
+                &schema,
+                Encoding::DELTA_BINARY_PACKED,
+                Encoding::DELTA_LENGTH_BYTE_ARRAY,
+                Encoding::BYTE_STREAM_SPLIT,
+                Encoding::DELTA_BYTE_ARRAY,
+            ),
+        ),
     ];
     let mut paths = Vec::new();
     for (name, options) in &sets {
@@ -289,44 +314,23 @@ fn dictionaries_that_change_between_batches() {
     let dir = temp_dir("dict-change");
     let t = DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
     let schema = Arc::new(Schema::new(vec![Field::new("d", t, true)]));
-    let first: ArrayRef = Arc::new(StringArray::from(vec![
-        "b",
-        "a",
-        "b",
-        "long value past eight bytes",
-    ]));
-    let second: ArrayRef = Arc::new(StringArray::from(vec![
-        "c",
-        "long value past eight bytes",
-        "a",
-        "d",
-    ]));
+    let first: ArrayRef = Arc::new(StringArray::from(vec!["b", "a", "b", "long value past eight bytes"]));
+    let second: ArrayRef = Arc::new(StringArray::from(vec!["c", "long value past eight bytes", "a", "d"]));
     let batch = |keys: Vec<Option<i32>>, values: &ArrayRef| {
         let keys = Int32Array::from(keys);
         let array = DictionaryArray::<Int32Type>::try_new(keys, values.clone()).unwrap();
         RecordBatch::try_new(schema.clone(), vec![Arc::new(array) as ArrayRef]).unwrap()
     };
     let input = vec![
-        batch(
-            vec![Some(0), Some(1), Some(2), None, Some(3), Some(0)],
-            &first,
-        ),
-        batch(
-            vec![Some(3), Some(0), None, Some(1), Some(2), Some(0)],
-            &second,
-        ),
+        batch(vec![Some(0), Some(1), Some(2), None, Some(3), Some(0)], &first),
+        batch(vec![Some(3), Some(0), None, Some(1), Some(2), Some(0)], &second),
         batch(vec![Some(2), Some(3), Some(1), Some(1)], &first),
     ];
     let want = Table::from_batches(&schema, &input).unwrap();
     let mut paths = Vec::new();
     for (name, options) in [
         ("default", WriteOptions::default()),
-        (
-            "fallback",
-            WriteOptions::default()
-                .with_dictionary_page_size_limit(20)
-                .with_data_page_row_limit(2),
-        ),
+        ("fallback", WriteOptions::default().with_dictionary_page_size_limit(20).with_data_page_row_limit(2)),
         ("plain", WriteOptions::default().with_dictionary(false)),
     ] {
         let path = dir.0.join(format!("{name}.parquet"));
@@ -336,16 +340,11 @@ fn dictionaries_that_change_between_batches() {
     let pyarrow = pyarrow_tables("dict-change", &paths);
     let mut failures = Vec::new();
     for path in &paths {
-        let got = [
-            ("pyarrow", pyarrow[path].clone()),
-            ("parquetry", read_parquetry(path, &ReadOptions::default())),
-        ];
+        let got = [("pyarrow", pyarrow[path].clone()), ("parquetry", read_parquetry(path, &ReadOptions::default()))];
         for (reader, got) in got {
             match got {
                 Ok(got) => failures.extend(
-                    diff_tables(&want, &got)
-                        .into_iter()
-                        .map(|d| format!("{} ({reader}): {d}", path.display())),
+                    diff_tables(&want, &got).into_iter().map(|d| format!("{} ({reader}): {d}", path.display())),
                 ),
                 Err(e) => failures.push(format!("{} ({reader}): {e}", path.display())),
             }

@@ -111,13 +111,45 @@ fn every_type_matches_pyarrow_and_the_data() {
     check(vec![
         // Dictionary pages (byte-array bounds come from the dictionary values a page names),
         // falling back to PLAIN mid-chunk.
-        Case { name: "dictionary", schema, batches, options: paged().with_dictionary_page_size_limit(3000), row_group_rows: 600, truncate: Some(64), dictionary: true },
+        Case {
+            name: "dictionary",
+            schema,
+            batches,
+            options: paged().with_dictionary_page_size_limit(3000),
+            row_group_rows: 600,
+            truncate: Some(64),
+            dictionary: true,
+        },
         // No dictionary: bounds folded value by value.
-        Case { name: "plain", schema: s2, batches: b2, options: paged().with_dictionary(false), row_group_rows: 512, truncate: Some(64), dictionary: false },
+        Case {
+            name: "plain",
+            schema: s2,
+            batches: b2,
+            options: paged().with_dictionary(false),
+            row_group_rows: 512,
+            truncate: Some(64),
+            dictionary: false,
+        },
         // DELTA and BYTE_STREAM_SPLIT pages, v2.
-        Case { name: "delta_v2", schema: s3, batches: b3, options: delta, row_group_rows: 1000, truncate: Some(64), dictionary: false },
+        Case {
+            name: "delta_v2",
+            schema: s3,
+            batches: b3,
+            options: delta,
+            row_group_rows: 1000,
+            truncate: Some(64),
+            dictionary: false,
+        },
         // Every value null: null counts only, no min/max, null pages.
-        Case { name: "all_null", schema: nulls_schema, batches: nulls, options: paged(), row_group_rows: 128, truncate: Some(64), dictionary: true },
+        Case {
+            name: "all_null",
+            schema: nulls_schema,
+            batches: nulls,
+            options: paged(),
+            row_group_rows: 128,
+            truncate: Some(64),
+            dictionary: true,
+        },
     ]);
 }
 
@@ -166,7 +198,15 @@ fn long_byte_arrays_untruncated_and_truncated() {
             truncate: None,
             dictionary: false,
         },
-        Case { name: "truncated_64", schema: schema.clone(), batches: batches.clone(), options: paged(), row_group_rows: 250, truncate: Some(64), dictionary: false },
+        Case {
+            name: "truncated_64",
+            schema: schema.clone(),
+            batches: batches.clone(),
+            options: paged(),
+            row_group_rows: 250,
+            truncate: Some(64),
+            dictionary: false,
+        },
         Case {
             name: "truncated_5",
             schema,
@@ -197,12 +237,30 @@ fn edge_table(nans: Nan) -> (SchemaRef, Vec<RecordBatch>) {
     let nan = if nans == Nan::None { 7.0 } else { f64::NAN };
     // Row groups of 4 values each (None is null).
     let mut f64s: Vec<Option<f64>> = vec![
-        Some(-0.0), Some(0.0), None, Some(-0.0),
-        Some(0.0), Some(0.0), Some(1.5), Some(nan),
-        Some(-0.0), Some(-2.0), Some(nan), None,
-        None, None, None, None,
-        Some(f64::INFINITY), Some(f64::NEG_INFINITY), Some(nan), Some(3.0),
-        Some(nan), Some(-1.0), Some(0.0), Some(nan),
+        Some(-0.0),
+        Some(0.0),
+        None,
+        Some(-0.0),
+        Some(0.0),
+        Some(0.0),
+        Some(1.5),
+        Some(nan),
+        Some(-0.0),
+        Some(-2.0),
+        Some(nan),
+        None,
+        None,
+        None,
+        None,
+        None,
+        Some(f64::INFINITY),
+        Some(f64::NEG_INFINITY),
+        Some(nan),
+        Some(3.0),
+        Some(nan),
+        Some(-1.0),
+        Some(0.0),
+        Some(nan),
     ];
     if nans == Nan::OnlyNanRowGroup {
         f64s.extend([Some(nan), Some(nan), None, Some(nan)]);
@@ -229,13 +287,28 @@ fn edge_table(nans: Nan) -> (SchemaRef, Vec<RecordBatch>) {
     let f64s = Float64Array::from(f64s);
     let n = groups * 4;
     let cycle = |values: &[Option<i128>]| -> Vec<Option<i128>> { (0..n).map(|i| values[i % values.len()]).collect() };
-    let u64s: UInt64Array = cycle(&[Some(0), Some(u64::MAX as i128), Some(1 << 63), Some(5), None, Some((1 << 63) - 1), Some(u64::MAX as i128 - 1)])
+    let u64s: UInt64Array = cycle(&[
+        Some(0),
+        Some(u64::MAX as i128),
+        Some(1 << 63),
+        Some(5),
+        None,
+        Some((1 << 63) - 1),
+        Some(u64::MAX as i128 - 1),
+    ])
+    .into_iter()
+    .map(|v| v.map(|x| x as u64))
+    .collect();
+    let u32s: UInt32Array = cycle(&[Some(u32::MAX as i128), Some(1 << 31), None, Some(7), Some(0)])
         .into_iter()
-        .map(|v| v.map(|x| x as u64))
+        .map(|v| v.map(|x| x as u32))
         .collect();
-    let u32s: UInt32Array = cycle(&[Some(u32::MAX as i128), Some(1 << 31), None, Some(7), Some(0)]).into_iter().map(|v| v.map(|x| x as u32)).collect();
-    let u8s: UInt8Array = cycle(&[Some(255), Some(128), Some(127), None, Some(1)]).into_iter().map(|v| v.map(|x| x as u8)).collect();
-    let i64s: Int64Array = cycle(&[Some(i64::MIN as i128), Some(i64::MAX as i128), Some(0), Some(-1), None]).into_iter().map(|v| v.map(|x| x as i64)).collect();
+    let u8s: UInt8Array =
+        cycle(&[Some(255), Some(128), Some(127), None, Some(1)]).into_iter().map(|v| v.map(|x| x as u8)).collect();
+    let i64s: Int64Array = cycle(&[Some(i64::MIN as i128), Some(i64::MAX as i128), Some(0), Some(-1), None])
+        .into_iter()
+        .map(|v| v.map(|x| x as i64))
+        .collect();
     let dec = |p: u8, s: i8, values: &[Option<i128>]| -> ArrayRef {
         Arc::new(Decimal128Array::from(cycle(values)).with_precision_and_scale(p, s).unwrap())
     };
@@ -250,8 +323,16 @@ fn edge_table(nans: Nan) -> (SchemaRef, Vec<RecordBatch>) {
         .collect();
     let d256 = d256.with_precision_and_scale(50, 10).unwrap();
     let tz: Option<Arc<str>> = Some("-05:00".into());
-    let ts_ns: TimestampNanosecondArray = cycle(&[Some(-1), Some(i64::MAX as i128), Some(0), None, Some(-86_400_000_000_000)]).into_iter().map(|v| v.map(|x| x as i64)).collect();
-    let ts_ms: TimestampMillisecondArray = cycle(&[Some(-62_135_596_800_000), Some(253_402_300_799_999), None, Some(0)]).into_iter().map(|v| v.map(|x| x as i64)).collect();
+    let ts_ns: TimestampNanosecondArray =
+        cycle(&[Some(-1), Some(i64::MAX as i128), Some(0), None, Some(-86_400_000_000_000)])
+            .into_iter()
+            .map(|v| v.map(|x| x as i64))
+            .collect();
+    let ts_ms: TimestampMillisecondArray =
+        cycle(&[Some(-62_135_596_800_000), Some(253_402_300_799_999), None, Some(0)])
+            .into_iter()
+            .map(|v| v.map(|x| x as i64))
+            .collect();
     let ts_ms = ts_ms.with_timezone_opt(tz);
     // Booleans: all true, all false, mixed, null with true, all null, ...
     let bool_groups: [[Option<bool>; 4]; 7] = [
@@ -323,11 +404,43 @@ fn edge_cases() -> Vec<Case> {
     let two_row_pages_plain = WriteOptions::default().with_data_page_row_limit(2).with_dictionary(false);
     vec![
         // One page per row group.
-        Case { name: "edges", schema: schema.clone(), batches: batches.clone(), options: WriteOptions::default(), row_group_rows: 4, truncate: Some(64), dictionary: true },
-        Case { name: "edges_plain", schema, batches, options: WriteOptions::default().with_dictionary(false), row_group_rows: 8, truncate: Some(64), dictionary: false },
+        Case {
+            name: "edges",
+            schema: schema.clone(),
+            batches: batches.clone(),
+            options: WriteOptions::default(),
+            row_group_rows: 4,
+            truncate: Some(64),
+            dictionary: true,
+        },
+        Case {
+            name: "edges_plain",
+            schema,
+            batches,
+            options: WriteOptions::default().with_dictionary(false),
+            row_group_rows: 8,
+            truncate: Some(64),
+            dictionary: false,
+        },
         // A ColumnIndex entry per row or two.
-        Case { name: "edges_one_row_pages", schema: finite_schema.clone(), batches: finite.clone(), options: one_row_pages, row_group_rows: 4, truncate: Some(64), dictionary: true },
-        Case { name: "edges_plain_2_row_pages", schema: finite_schema, batches: finite, options: two_row_pages_plain, row_group_rows: 8, truncate: Some(64), dictionary: false },
+        Case {
+            name: "edges_one_row_pages",
+            schema: finite_schema.clone(),
+            batches: finite.clone(),
+            options: one_row_pages,
+            row_group_rows: 4,
+            truncate: Some(64),
+            dictionary: true,
+        },
+        Case {
+            name: "edges_plain_2_row_pages",
+            schema: finite_schema,
+            batches: finite,
+            options: two_row_pages_plain,
+            row_group_rows: 8,
+            truncate: Some(64),
+            dictionary: false,
+        },
     ]
 }
 
@@ -351,8 +464,24 @@ fn page_of_only_nan_values_is_not_a_null_page() {
     let (schema, batches) = edge_table(Nan::OnlyNanRowGroup);
     let one_row_pages = WriteOptions::default().with_data_page_row_limit(1);
     check(vec![
-        Case { name: "nan_pages", schema: schema.clone(), batches: batches.clone(), options: WriteOptions::default(), row_group_rows: 4, truncate: Some(64), dictionary: true },
-        Case { name: "nan_one_row_pages", schema, batches, options: one_row_pages, row_group_rows: 4, truncate: Some(64), dictionary: true },
+        Case {
+            name: "nan_pages",
+            schema: schema.clone(),
+            batches: batches.clone(),
+            options: WriteOptions::default(),
+            row_group_rows: 4,
+            truncate: Some(64),
+            dictionary: true,
+        },
+        Case {
+            name: "nan_one_row_pages",
+            schema,
+            batches,
+            options: one_row_pages,
+            row_group_rows: 4,
+            truncate: Some(64),
+            dictionary: true,
+        },
     ]);
 }
 
@@ -367,9 +496,15 @@ fn encoding_stats_count_each_page_once() {
     }
     let (schema, batches) = all_types(3, 500, 2, Shape::default());
     check_also(
-        vec![
-            Case { name: "encoding_stats", schema, batches, options: paged(), row_group_rows: 300, truncate: Some(64), dictionary: true },
-        ],
+        vec![Case {
+            name: "encoding_stats",
+            schema,
+            batches,
+            options: paged(),
+            row_group_rows: 300,
+            truncate: Some(64),
+            dictionary: true,
+        }],
         Also::EncodingStats,
     );
     let _ = edge_table(Nan::None);

@@ -62,17 +62,14 @@ fn read_all(
     let builder = match selection {
         // Selectors, not a bitmask: pages wholly inside a skipped range are skipped through
         // the offset index instead of being decoded.
-        Some(s) => builder
-            .with_row_selection(s)
-            .with_row_selection_policy(RowSelectionPolicy::Selectors)
-            .with_batch_size(100),
+        Some(s) => {
+            builder.with_row_selection(s).with_row_selection_policy(RowSelectionPolicy::Selectors).with_batch_size(100)
+        }
         None => builder.with_batch_size(1_000),
     };
     let reader = builder.build().map_err(|e| problems.push(format!("arrow-rs reader: {e}"))).ok()?;
-    let batches: Vec<RecordBatch> = reader
-        .collect::<Result<_, _>>()
-        .map_err(|e| problems.push(format!("arrow-rs read failed: {e}")))
-        .ok()?;
+    let batches: Vec<RecordBatch> =
+        reader.collect::<Result<_, _>>().map_err(|e| problems.push(format!("arrow-rs read failed: {e}"))).ok()?;
     let columns = crate::columns::concat_columns(&schema, &batches);
     Some((metadata, columns))
 }
@@ -97,11 +94,7 @@ fn compare_columns(what: &str, expected: &[ArrayRef], got: &[ArrayRef], problems
     for (c, (e, g)) in expected.iter().zip(got).enumerate() {
         let e = as_read(e, g.data_type());
         if e.data_type() != g.data_type() {
-            problems.push(format!(
-                "{what}: column {c}: read as {}, written as {}",
-                g.data_type(),
-                e.data_type()
-            ));
+            problems.push(format!("{what}: column {c}: read as {}, written as {}", g.data_type(), e.data_type()));
             continue;
         }
         if e.len() != g.len() {
@@ -181,8 +174,7 @@ fn check_pages(path: &Path, metadata: &ParquetMetaData, problems: &mut Vec<Strin
                 }
             }
             if values != chunk.num_values() as u64 {
-                problems
-                    .push(format!("{at}: pages hold {values} values, the chunk says {}", chunk.num_values()));
+                problems.push(format!("{at}: pages hold {values} values, the chunk says {}", chunk.num_values()));
             }
             if data_pages.iter().sum::<u64>() != rg_meta.num_rows() as u64 {
                 problems.push(format!(
@@ -223,10 +215,7 @@ fn check_pages(path: &Path, metadata: &ParquetMetaData, problems: &mut Vec<Strin
             let mut row = 0i64;
             for (k, (loc, rows)) in locations.iter().zip(&data_pages).enumerate() {
                 if loc.first_row_index != row {
-                    problems.push(format!(
-                        "{at}: page {k}: first_row_index {}, expected {row}",
-                        loc.first_row_index
-                    ));
+                    problems.push(format!("{at}: page {k}: first_row_index {}, expected {row}", loc.first_row_index));
                 }
                 row += *rows as i64;
                 if let Some(next) = locations.get(k + 1) {
@@ -294,11 +283,13 @@ fn check_selection(path: &Path, input: &[ArrayRef], problems: &mut Vec<String>) 
     if let Some((_, got)) = read_all(path, Some(RowSelection::from(selectors)), &mut p) {
         compare_columns("row selection", &expected, &got, &mut p);
     }
-    problems.extend(p.into_iter().map(|s| {
-        if s.starts_with("row selection") {
-            s
-        } else {
-            format!("row selection: {s}")
-        }
-    }));
+    problems.extend(p.into_iter().map(
+        |s| {
+            if s.starts_with("row selection") {
+                s
+            } else {
+                format!("row selection: {s}")
+            }
+        },
+    ));
 }

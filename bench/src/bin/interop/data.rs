@@ -102,11 +102,7 @@ pub fn all_types(seed: u64, rows: usize, batches: usize, shape: Shape) -> (Schem
         Field::new("large_binary", DataType::LargeBinary, true),
         Field::new("binary_view", DataType::BinaryView, true),
         Field::new("fixed5", DataType::FixedSizeBinary(5), true),
-        Field::new(
-            "dict_utf8",
-            DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)),
-            true,
-        ),
+        Field::new("dict_utf8", DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)), true),
         Field::new("null", DataType::Null, true),
         // Sorted columns, so that the column index declares a boundary order to check.
         Field::new("seq_i64", DataType::Int64, true),
@@ -117,8 +113,7 @@ pub fn all_types(seed: u64, rows: usize, batches: usize, shape: Shape) -> (Schem
     let per = rows.div_ceil(batches.max(1));
     let mut left = rows;
     // One dictionary shared by every batch, as a reader hands them out.
-    let categories: Vec<String> =
-        (0..shape.distinct).map(|i| format!("category_{i:03}_{}", rng.string(3))).collect();
+    let categories: Vec<String> = (0..shape.distinct).map(|i| format!("category_{i:03}_{}", rng.string(3))).collect();
     let dict_values: ArrayRef = Arc::new(StringArray::from(categories.clone()));
     for _ in 0..batches.max(1) {
         let n = per.min(left);
@@ -171,8 +166,7 @@ pub fn all_types(seed: u64, rows: usize, batches: usize, shape: Shape) -> (Schem
             prim!(Time32MillisecondType, |r: &mut Rng| r.below(86_400_000) as i32),
             prim!(Time64MicrosecondType, |r: &mut Rng| r.below(86_400_000_000) as i64),
             prim!(Time64NanosecondType, |r: &mut Rng| r.below(86_400_000_000_000) as i64),
-            prim!(TimestampMillisecondType, |r: &mut Rng| r.below(4_000_000_000_000) as i64
-                - 1_000_000_000_000),
+            prim!(TimestampMillisecondType, |r: &mut Rng| r.below(4_000_000_000_000) as i64 - 1_000_000_000_000),
             Arc::new(
                 (0..n)
                     .map(|_| {

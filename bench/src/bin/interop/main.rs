@@ -83,10 +83,7 @@ fn main() -> ExitCode {
     }
     let orders: Vec<usize> =
         stats::BOUNDARY_ORDERS.iter().map(|c| c.load(std::sync::atomic::Ordering::Relaxed)).collect();
-    println!(
-        "column indexes checked: {} ascending, {} descending, {} unordered",
-        orders[0], orders[1], orders[2]
-    );
+    println!("column indexes checked: {} ascending, {} descending, {} unordered", orders[0], orders[1], orders[2]);
     println!("{} files, {} OK, {} failed", cases.len(), cases.len() - failed, failed);
     if failed == 0 {
         ExitCode::SUCCESS

@@ -62,12 +62,8 @@ pub fn physical(t: &DataType) -> Physical {
     match t {
         D::Null => Physical::Null,
         D::Boolean => Physical::Boolean,
-        D::Int8 | D::Int16 | D::Int32 | D::Int64 | D::UInt8 | D::UInt16 | D::UInt32 | D::UInt64 => {
-            Physical::Int
-        }
-        D::Date32 | D::Date64 | D::Time32(_) | D::Time64(_) | D::Timestamp(..) | D::Duration(_) => {
-            Physical::Int
-        }
+        D::Int8 | D::Int16 | D::Int32 | D::Int64 | D::UInt8 | D::UInt16 | D::UInt32 | D::UInt64 => Physical::Int,
+        D::Date32 | D::Date64 | D::Time32(_) | D::Time64(_) | D::Timestamp(..) | D::Duration(_) => Physical::Int,
         D::Decimal128(p, _) | D::Decimal256(p, _) if *p <= 18 => Physical::Int,
         D::Decimal128(..) | D::Decimal256(..) | D::Float16 | D::FixedSizeBinary(_) => Physical::FixedLen,
         D::Float32 | D::Float64 => Physical::Float,
@@ -130,13 +126,7 @@ impl Case {
             DataPageVersion::V1 => "v1",
             DataPageVersion::V2 => "v2",
         };
-        format!(
-            "{}-{}-{}{}.parquet",
-            self.set_name(),
-            self.codec_name(),
-            v,
-            if self.crc { "-crc" } else { "" }
-        )
+        format!("{}-{}-{}{}.parquet", self.set_name(), self.codec_name(), v, if self.crc { "-crc" } else { "" })
     }
 
     /// The table's shape: long binaries (past the 64-byte statistics truncation and across

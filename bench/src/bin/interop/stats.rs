@@ -47,9 +47,7 @@ fn normalize(a: &ArrayRef) -> ArrayRef {
         }
         DataType::Duration(unit) => {
             let (values, nulls) = match unit {
-                TimeUnit::Second => {
-                    (a.as_primitive::<DurationSecondType>().values().clone(), a.nulls().cloned())
-                }
+                TimeUnit::Second => (a.as_primitive::<DurationSecondType>().values().clone(), a.nulls().cloned()),
                 TimeUnit::Millisecond => {
                     (a.as_primitive::<DurationMillisecondType>().values().clone(), a.nulls().cloned())
                 }
@@ -148,11 +146,7 @@ fn check_bounds(
             }
         };
         if let Some(&r) = rows.iter().find(|&&r| cmp(idx, r) == bad) {
-            problems.push(format!(
-                "{at}: {what} {} does not bound row {r} = {}",
-                show(bounds, idx),
-                show(data, r)
-            ));
+            problems.push(format!("{at}: {what} {} does not bound row {r} = {}", show(bounds, idx), show(data, r)));
             continue;
         }
         let truncated = matches!((byte_len(data, extreme), truncate), (Some(n), Some(t)) if n > t);
@@ -169,12 +163,7 @@ fn check_bounds(
 }
 
 /// Checks the chunk statistics and the column index of every column chunk against `input`.
-pub fn check(
-    metadata: &ParquetMetaData,
-    input: &[ArrayRef],
-    truncate: Option<usize>,
-    problems: &mut Vec<String>,
-) {
+pub fn check(metadata: &ParquetMetaData, input: &[ArrayRef], truncate: Option<usize>, problems: &mut Vec<String>) {
     let schema = metadata.file_metadata().schema_descr();
     let Some(page_index) = metadata.page_index() else { return };
     for (col, column) in input.iter().enumerate() {
@@ -208,12 +197,13 @@ pub fn check(
             let chunk = rg_meta.column(col);
             match chunk.statistics().and_then(|s| s.null_count_opt()) {
                 None => problems.push(format!("{at}: no chunk null count")),
-                Some(n) if n as usize != chunk_data.logical_null_count() || nulls.value(rg) != n => problems
-                    .push(format!(
+                Some(n) if n as usize != chunk_data.logical_null_count() || nulls.value(rg) != n => {
+                    problems.push(format!(
                         "{at}: chunk null count {n} (converter {}), actual {}",
                         nulls.value(rg),
                         chunk_data.logical_null_count()
-                    )),
+                    ))
+                }
                 Some(_) => {}
             }
             let tight = (min_exact.value(rg), max_exact.value(rg));
@@ -227,17 +217,7 @@ pub fn check(
                 truncate,
                 problems,
             );
-            check_pages(
-                &conv,
-                page_index.as_ref(),
-                metadata,
-                rg,
-                col,
-                &at,
-                chunk_data.as_ref(),
-                truncate,
-                problems,
-            );
+            check_pages(&conv, page_index.as_ref(), metadata, rg, col, &at, chunk_data.as_ref(), truncate, problems);
         }
     }
 }
@@ -276,19 +256,14 @@ fn check_pages(
         let start = loc.first_row_index as usize;
         let end = locations.get(k + 1).map_or(data.len(), |l| l.first_row_index as usize);
         if start > end || end > data.len() {
-            return problems
-                .push(format!("{at}: page {k} rows {start}..{end} out of the chunk's {}", data.len()));
+            return problems.push(format!("{at}: page {k} rows {start}..{end} out of the chunk's {}", data.len()));
         }
         let page = data.slice(start, end - start);
         let at = format!("{at} page {k} (rows {start}..{end})");
         if nulls.is_null(k) {
             problems.push(format!("{at}: no null count"));
         } else if nulls.value(k) as usize != page.logical_null_count() {
-            problems.push(format!(
-                "{at}: null count {}, actual {}",
-                nulls.value(k),
-                page.logical_null_count()
-            ));
+            problems.push(format!("{at}: null count {}, actual {}", nulls.value(k), page.logical_null_count()));
         }
         null_sum += nulls.value(k);
         let all_null = page.logical_null_count() == page.len();
@@ -300,27 +275,13 @@ fn check_pages(
             ));
         }
         if !all_null {
-            check_bounds(
-                &at,
-                page.as_ref(),
-                mins.as_ref(),
-                maxes.as_ref(),
-                k,
-                (true, true),
-                truncate,
-                problems,
-            );
+            check_bounds(&at, page.as_ref(), mins.as_ref(), maxes.as_ref(), k, (true, true), truncate, problems);
         }
         if let Some(sizes) = oi.unencoded_byte_array_data_bytes() {
-            let actual: usize = (0..page.len())
-                .filter(|&i| page.is_valid(i))
-                .filter_map(|i| byte_len(page.as_ref(), i))
-                .sum();
+            let actual: usize =
+                (0..page.len()).filter(|&i| page.is_valid(i)).filter_map(|i| byte_len(page.as_ref(), i)).sum();
             if byte_len_type(page.data_type()) && sizes.get(k) != Some(&(actual as i64)) {
-                problems.push(format!(
-                    "{at}: unencoded_byte_array_data_bytes {:?}, actual {actual}",
-                    sizes.get(k)
-                ));
+                problems.push(format!("{at}: unencoded_byte_array_data_bytes {:?}, actual {actual}", sizes.get(k)));
             }
             unencoded_sum += sizes.get(k).copied().unwrap_or(0);
         }
@@ -331,9 +292,7 @@ fn check_pages(
     if oi.unencoded_byte_array_data_bytes().is_some() {
         let chunk = metadata.row_group(rg).column(col).unencoded_byte_array_data_bytes();
         if chunk != Some(unencoded_sum) {
-            problems.push(format!(
-                "{at}: page unencoded byte sizes sum to {unencoded_sum}, the chunk says {chunk:?}"
-            ));
+            problems.push(format!("{at}: page unencoded byte sizes sum to {unencoded_sum}, the chunk says {chunk:?}"));
         }
     }
     check_boundary_order(at, ci.get_boundary_order(), mins.as_ref(), maxes.as_ref(), problems);
@@ -352,8 +311,7 @@ fn byte_len_type(t: &DataType) -> bool {
 }
 
 /// Column chunks whose column index declares ASCENDING, DESCENDING, UNORDERED.
-pub static BOUNDARY_ORDERS: [AtomicUsize; 3] =
-    [AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0)];
+pub static BOUNDARY_ORDERS: [AtomicUsize; 3] = [AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0)];
 
 /// A declared ASCENDING (DESCENDING) order must hold between the non-null pages' mins and
 /// maxes.

@@ -26,7 +26,8 @@ pub(crate) enum InputFormat {
     Json,
 }
 
-const KNOWN: &str = ".parquet, .arrow, .feather, .ipc, .arrows, .csv, .jsonl, .ndjson, or - for an Arrow IPC stream on stdin";
+const KNOWN: &str =
+    ".parquet, .arrow, .feather, .ipc, .arrows, .csv, .jsonl, .ndjson, or - for an Arrow IPC stream on stdin";
 
 impl InputFormat {
     /// The format of the input at `path` (`-` is an IPC stream on stdin).
@@ -83,7 +84,12 @@ fn open(path: &str) -> Result<File, String> {
 }
 
 /// Reads the whole input at `path` into `sink`: its schema, then every batch.
-pub(crate) fn read_all(path: &str, format: InputFormat, opts: &Options, sink: &mut dyn BatchSink) -> Result<(), String> {
+pub(crate) fn read_all(
+    path: &str,
+    format: InputFormat,
+    opts: &Options,
+    sink: &mut dyn BatchSink,
+) -> Result<(), String> {
     let at = |e: &dyn std::fmt::Display| format!("{path}: {e}");
     match format {
         InputFormat::Parquet => {
@@ -125,9 +131,8 @@ pub(crate) fn read_all(path: &str, format: InputFormat, opts: &Options, sink: &m
         }
         InputFormat::Csv => {
             let format = arrow_csv::reader::Format::default().with_header(true);
-            let (schema, _) = format
-                .infer_schema(BufReader::new(open(path)?), Some(opts.infer_rows))
-                .map_err(|e| at(&e))?;
+            let (schema, _) =
+                format.infer_schema(BufReader::new(open(path)?), Some(opts.infer_rows)).map_err(|e| at(&e))?;
             let (reader, count) = Counting::new(open(path)?);
             let reader = arrow_csv::ReaderBuilder::new(Arc::new(schema))
                 .with_format(format)

@@ -203,10 +203,14 @@ impl Progress {
     pub fn new(show: bool, total: Option<u64>) -> Progress {
         let bar = show.then(|| {
             let (bar, template) = match total {
-                Some(n) => (ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::stderr()),
-                    "{spinner} {elapsed} [{wide_bar}] {bytes}/{total_bytes} read, {msg}"),
-                None => (ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()),
-                    "{spinner} {elapsed} {bytes} read, {msg}"),
+                Some(n) => (
+                    ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::stderr()),
+                    "{spinner} {elapsed} [{wide_bar}] {bytes}/{total_bytes} read, {msg}",
+                ),
+                None => (
+                    ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()),
+                    "{spinner} {elapsed} {bytes} read, {msg}",
+                ),
             };
             if let Ok(style) = ProgressStyle::with_template(template) {
                 bar.set_style(style.progress_chars("=> "));
@@ -257,7 +261,8 @@ fn nested_as_json_text(batch: &RecordBatch) -> Result<RecordBatch, String> {
     let mut columns = Vec::with_capacity(batch.num_columns());
     for (field, column) in batch.schema().fields().iter().zip(batch.columns()) {
         if field.data_type().is_nested() {
-            let text: arrow_array::StringArray = (0..column.len()).map(|row| crate::display::text(column, row)).collect();
+            let text: arrow_array::StringArray =
+                (0..column.len()).map(|row| crate::display::text(column, row)).collect();
             fields.push(arrow_schema::Field::new(field.name(), arrow_schema::DataType::Utf8, true));
             columns.push(std::sync::Arc::new(text) as arrow_array::ArrayRef);
         } else {

@@ -56,10 +56,7 @@ pub(super) fn decompress(input: &[u8], expected_len: usize, out: &mut Vec<u8>) -
 
 fn read_be32(rest: &mut &[u8], what: &str) -> Result<usize> {
     let Some((head, tail)) = rest.split_first_chunk::<4>() else {
-        return Err(Error::corrupt(format!(
-            "{} bytes left where a {what} was expected",
-            rest.len()
-        )));
+        return Err(Error::corrupt(format!("{} bytes left where a {what} was expected", rest.len())));
     };
     *rest = tail;
     Ok(u32::from_be_bytes(*head) as usize)
@@ -84,10 +81,7 @@ fn decompress_hadoop(input: &[u8], expected_len: usize, out: &mut Vec<u8>) -> Re
         loop {
             let chunk_len = read_be32(&mut rest, "chunk length")?;
             if chunk_len > rest.len() {
-                return Err(Error::corrupt(format!(
-                    "chunk of {chunk_len} bytes but only {} left",
-                    rest.len()
-                )));
+                return Err(Error::corrupt(format!("chunk of {chunk_len} bytes but only {} left", rest.len())));
             }
             let (chunk, tail) = rest.split_at(chunk_len);
             rest = tail;
@@ -123,9 +117,7 @@ fn decompress_frame(input: &[u8], expected_len: usize, out: &mut Vec<u8>) -> Res
             .read(&mut out[start + filled..])
             .map_err(|e| Error::corrupt(format!("after {filled} bytes: {e}")))?;
         if n == 0 {
-            return Err(Error::corrupt(format!(
-                "frame ends after {filled} of {expected_len} bytes"
-            )));
+            return Err(Error::corrupt(format!("frame ends after {filled} of {expected_len} bytes")));
         }
         filled += n;
     }
@@ -151,9 +143,8 @@ pub(super) fn compress(input: &[u8], out: &mut Vec<u8>) -> Result<()> {
         out.extend_from_slice(&[0; 4]);
         lz4_raw_compress(chunk, out);
         let clen = out.len() - header - 8;
-        let clen = u32::try_from(clen).map_err(|_| {
-            Error::invalid_argument(format!("{}: block too large", Codec::Lz4.name()))
-        })?;
+        let clen = u32::try_from(clen)
+            .map_err(|_| Error::invalid_argument(format!("{}: block too large", Codec::Lz4.name())))?;
         out[header + 4..header + 8].copy_from_slice(&clen.to_be_bytes());
     }
     Ok(())

@@ -99,13 +99,7 @@ impl Decompressor {
     ///
     /// `out` is reserved once for `expected_len` more bytes. If the data decompresses to any
     /// other size, or is malformed, this returns an error and leaves `out` as it was.
-    pub fn decompress(
-        &mut self,
-        codec: Codec,
-        input: &[u8],
-        expected_len: usize,
-        out: &mut Vec<u8>,
-    ) -> Result<()> {
+    pub fn decompress(&mut self, codec: Codec, input: &[u8], expected_len: usize, out: &mut Vec<u8>) -> Result<()> {
         if codec == Codec::Lzo {
             return Err(lzo_unsupported());
         }
@@ -120,10 +114,7 @@ impl Decompressor {
         }
         let start = out.len();
         out.try_reserve_exact(expected_len).map_err(|_| {
-            Error::corrupt(format!(
-                "{}: cannot allocate {expected_len} bytes for a decompressed page",
-                codec.name()
-            ))
+            Error::corrupt(format!("{}: cannot allocate {expected_len} bytes for a decompressed page", codec.name()))
         })?;
         let result = match codec {
             Codec::Uncompressed => {
@@ -155,18 +146,14 @@ impl Decompressor {
         }
     }
 
-    fn decompress_zstd(
-        &mut self,
-        input: &[u8],
-        expected_len: usize,
-        out: &mut Vec<u8>,
-    ) -> Result<()> {
-        let dctx = match &mut self.zstd {
-            Some(d) => d,
-            None => self.zstd.insert(zstd_safe::DCtx::try_create().ok_or_else(|| {
-                Error::unsupported("ZSTD: cannot create a decompression context (out of memory)")
-            })?),
-        };
+    fn decompress_zstd(&mut self, input: &[u8], expected_len: usize, out: &mut Vec<u8>) -> Result<()> {
+        let dctx =
+            match &mut self.zstd {
+                Some(d) => d,
+                None => self.zstd.insert(zstd_safe::DCtx::try_create().ok_or_else(|| {
+                    Error::unsupported("ZSTD: cannot create a decompression context (out of memory)")
+                })?),
+            };
         let start = out.len();
         // The cursor makes zstd write at `out[start..]`, into the spare capacity (never zeroed),
         // and set `out`'s length to what it wrote. Its room is `capacity - start >= expected_len`;
@@ -188,21 +175,12 @@ impl Decompressor {
         Ok(())
     }
 
-    fn decompress_gzip(
-        &mut self,
-        input: &[u8],
-        expected_len: usize,
-        out: &mut Vec<u8>,
-    ) -> Result<()> {
+    fn decompress_gzip(&mut self, input: &[u8], expected_len: usize, out: &mut Vec<u8>) -> Result<()> {
         use flate2::{FlushDecompress, Status};
         let inflate = self.gzip.get_or_insert_with(|| flate2::Decompress::new_gzip(15));
         let start = out.len();
-        let too_long = || {
-            Error::corrupt(format!(
-                "GZIP: {} compressed bytes decompress to more than {expected_len}",
-                input.len()
-            ))
-        };
+        let too_long =
+            || Error::corrupt(format!("GZIP: {} compressed bytes decompress to more than {expected_len}", input.len()));
         // `decompress_vec` writes into the spare capacity (never zeroed) and never grows `out`.
         // That room is `expected_len` unless the caller's vector had more; a stream longer than
         // the room stops making progress and is reported, a longer one that fits is caught by
@@ -213,13 +191,9 @@ impl Decompressor {
             inflate.reset(true);
             loop {
                 let (in_before, len_before) = (inflate.total_in(), out.len());
-                let status =
-                    inflate.decompress_vec(rest, out, FlushDecompress::Finish).map_err(|e| {
-                        Error::corrupt(format!(
-                            "GZIP: cannot decompress {} bytes into {expected_len}: {e}",
-                            input.len()
-                        ))
-                    })?;
+                let status = inflate.decompress_vec(rest, out, FlushDecompress::Finish).map_err(|e| {
+                    Error::corrupt(format!("GZIP: cannot decompress {} bytes into {expected_len}: {e}", input.len()))
+                })?;
                 rest = &rest[(inflate.total_in() - in_before) as usize..];
                 if status == Status::StreamEnd {
                     break;
@@ -252,10 +226,7 @@ impl Decompressor {
 }
 
 fn size_mismatch(codec: Codec, actual: usize, expected: usize) -> Error {
-    Error::corrupt(format!(
-        "{}: page decompressed to {actual} bytes but its header says {expected}",
-        codec.name()
-    ))
+    Error::corrupt(format!("{}: page decompressed to {actual} bytes but its header says {expected}", codec.name()))
 }
 
 /// Appends `len` bytes to `out` written by `f`, which gets exactly `len` bytes of room and
@@ -266,12 +237,7 @@ fn size_mismatch(codec: Codec, actual: usize, expected: usize) -> Error {
 /// `unsafe` over uninitialised memory. Measured on a 1 MiB page of strings (examples/bench.rs),
 /// the memset is ~11 us, 4-8% of an LZ4 decode; LZ4 pages into a fresh vector avoid it (see
 /// [`lz4_into_fresh_vec`]). SNAPPY avoids it with its own decoder ([`snappy`]).
-fn fill_exact(
-    out: &mut Vec<u8>,
-    len: usize,
-    codec: Codec,
-    f: impl FnOnce(&mut [u8]) -> Result<usize>,
-) -> Result<()> {
+fn fill_exact(out: &mut Vec<u8>, len: usize, codec: Codec, f: impl FnOnce(&mut [u8]) -> Result<usize>) -> Result<()> {
     let start = out.len();
     out.resize(start + len, 0);
     let written = f(&mut out[start..])?;
@@ -317,12 +283,7 @@ fn decompress_brotli(input: &[u8], expected_len: usize, out: &mut Vec<u8>) -> Re
 /// without zeroing it, which `decompress_into(&mut [u8])` cannot. Applies to LZ4_RAW and to LZ4
 /// pages that are one Hadoop block of one chunk (what Arrow C++ writes). Returns `None` to send
 /// the page down the general path (Hadoop multi-block and fallbacks), which reports errors.
-fn lz4_into_fresh_vec(
-    codec: Codec,
-    input: &[u8],
-    expected_len: usize,
-    out: &mut Vec<u8>,
-) -> Option<Result<()>> {
+fn lz4_into_fresh_vec(codec: Codec, input: &[u8], expected_len: usize, out: &mut Vec<u8>) -> Option<Result<()>> {
     // An LZ4 sequence expands at most ~255x; a page claiming more is corrupt, and is left to the
     // general path's error rather than allocated here.
     if expected_len > input.len().saturating_mul(255).saturating_add(64) {
@@ -357,11 +318,7 @@ fn lz4_into_fresh_vec(
 
 /// Decompresses one raw LZ4 block of exactly `expected_len` bytes (LZ4_RAW, and the last
 /// fallback of LZ4).
-pub(crate) fn lz4_raw_decompress(
-    input: &[u8],
-    expected_len: usize,
-    out: &mut Vec<u8>,
-) -> Result<()> {
+pub(crate) fn lz4_raw_decompress(input: &[u8], expected_len: usize, out: &mut Vec<u8>) -> Result<()> {
     fill_exact(out, expected_len, Codec::Lz4Raw, |buf| {
         lz4_flex::block::decompress_into(input, buf)
             .map_err(|e| Error::corrupt(format!("raw LZ4 block into {expected_len} bytes: {e}")))
@@ -423,13 +380,7 @@ impl Compressor {
     /// `level` applies to ZSTD (1..=22, negative for faster), GZIP (0..=9) and BROTLI (0..=11);
     /// `None` picks the defaults above. Other codecs ignore it. LZ4 (id 5) writes Hadoop framing
     /// so that every reader, including parquet-mr, can read it.
-    pub fn compress(
-        &mut self,
-        codec: Codec,
-        level: Option<i32>,
-        input: &[u8],
-        out: &mut Vec<u8>,
-    ) -> Result<()> {
+    pub fn compress(&mut self, codec: Codec, level: Option<i32>, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
         match codec {
             Codec::Uncompressed => {
                 out.extend_from_slice(input);
@@ -447,9 +398,9 @@ impl Compressor {
                     self.snappy.resize(bound, 0);
                 }
                 let encoder = self.snappy_encoder.get_or_insert_with(|| Box::new(snap::raw::Encoder::new()));
-                let n = encoder.compress(input, &mut self.snappy[..bound]).map_err(|e| {
-                    Error::invalid_argument(format!("SNAPPY: cannot compress: {e}"))
-                })?;
+                let n = encoder
+                    .compress(input, &mut self.snappy[..bound])
+                    .map_err(|e| Error::invalid_argument(format!("SNAPPY: cannot compress: {e}")))?;
                 out.extend_from_slice(&self.snappy[..n]);
                 Ok(())
             }
@@ -483,8 +434,7 @@ impl Compressor {
             }
         };
         if *current != level {
-            cctx.set_parameter(CParameter::CompressionLevel(level))
-                .map_err(|c| err("bad level", c))?;
+            cctx.set_parameter(CParameter::CompressionLevel(level)).map_err(|c| err("bad level", c))?;
             *current = level;
         }
         let start = out.len();
@@ -535,9 +485,9 @@ fn deflate_all(deflate: &mut flate2::Compress, input: &[u8], out: &mut Vec<u8>) 
     let mut rest = input;
     loop {
         let before = deflate.total_in();
-        let status = deflate.compress_vec(rest, out, FlushCompress::Finish).map_err(|e| {
-            Error::invalid_argument(format!("GZIP: cannot compress {n} bytes: {e}"))
-        })?;
+        let status = deflate
+            .compress_vec(rest, out, FlushCompress::Finish)
+            .map_err(|e| Error::invalid_argument(format!("GZIP: cannot compress {n} bytes: {e}")))?;
         rest = &rest[(deflate.total_in() - before) as usize..];
         if status == Status::StreamEnd {
             return Ok(());
@@ -560,16 +510,11 @@ fn compress_brotli(level: i32, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
     if !(0..=11).contains(&level) {
         return Err(Error::invalid_argument(format!("BROTLI: quality {level} is not in 0..=11")));
     }
-    let params = brotli::enc::BrotliEncoderParams {
-        quality: level,
-        lgwin: 22,
-        size_hint: input.len(),
-        ..Default::default()
-    };
+    let params =
+        brotli::enc::BrotliEncoderParams { quality: level, lgwin: 22, size_hint: input.len(), ..Default::default() };
     out.reserve_exact(brotli::enc::BrotliEncoderMaxCompressedSize(input.len()));
     let mut reader = input;
-    brotli::BrotliCompress(&mut reader, out, &params).map_err(|e| {
-        Error::invalid_argument(format!("BROTLI: cannot compress {} bytes: {e}", input.len()))
-    })?;
+    brotli::BrotliCompress(&mut reader, out, &params)
+        .map_err(|e| Error::invalid_argument(format!("BROTLI: cannot compress {} bytes: {e}", input.len())))?;
     Ok(())
 }

@@ -85,17 +85,14 @@ pub(crate) fn decompress_into(input: &[u8], expected_len: usize, out: &mut Vec<u
             "SNAPPY: compressed data claims {claimed} bytes but the page header says {expected_len}"
         )));
     }
-    out.try_reserve_exact(expected_len).map_err(|_| {
-        Error::corrupt(format!("SNAPPY: cannot allocate {expected_len} bytes for a page"))
-    })?;
+    out.try_reserve_exact(expected_len)
+        .map_err(|_| Error::corrupt(format!("SNAPPY: cannot allocate {expected_len} bytes for a page")))?;
     let start = out.len();
     let spare = out.spare_capacity_mut();
     // SAFETY: `spare` is `spare.len() >= expected_len` bytes of writable capacity that nothing
     // else references while `decode` runs, and nothing in it is initialised as far as `decode`
     // assumes (it reads only bytes it wrote).
-    unsafe {
-        decode(input, header_len, spare.as_mut_ptr().cast::<u8>(), expected_len, spare.len())
-    }?;
+    unsafe { decode(input, header_len, spare.as_mut_ptr().cast::<u8>(), expected_len, spare.len()) }?;
     // SAFETY: `decode` returned Ok, so it wrote all of `out[start..start + expected_len]`, which
     // is within the capacity reserved above.
     unsafe { out.set_len(start + expected_len) };
@@ -115,10 +112,7 @@ pub(super) fn read_header(input: &[u8]) -> Result<(u64, usize)> {
             return Ok((value, i + 1));
         }
     }
-    Err(Error::corrupt(format!(
-        "SNAPPY: bad header in {} compressed bytes: not a varint32 length",
-        input.len()
-    )))
+    Err(Error::corrupt(format!("SNAPPY: bad header in {} compressed bytes: not a varint32 length", input.len())))
 }
 
 /// Decodes the elements of `input[ip..]` into `dst`, which must end up holding exactly `len`
@@ -147,9 +141,8 @@ unsafe fn decode(input: &[u8], mut ip: usize, dst: *mut u8, len: usize, cap: usi
         if op >= 16 {
             while ip < ip_limit && op < op_limit {
                 // SAFETY: `ip + FAST_IN <= in_len`, so the tag and four more bytes are in bounds.
-                let (tag, operand) = unsafe {
-                    (*inp.add(ip), u32::from_le(inp.add(ip + 1).cast::<u32>().read_unaligned()))
-                };
+                let (tag, operand) =
+                    unsafe { (*inp.add(ip), u32::from_le(inp.add(ip + 1).cast::<u32>().read_unaligned())) };
                 let tag = usize::from(tag);
                 if tag & 3 == 0 {
                     let n = (tag >> 2) + 1;
@@ -175,8 +168,7 @@ unsafe fn decode(input: &[u8], mut ip: usize, dst: *mut u8, len: usize, cap: usi
                 }
                 let entry = COPIES[tag];
                 let n = (entry & 0xff) as usize;
-                let offset =
-                    ((u64::from(operand) & (entry >> 32)) + ((entry >> 16) & 0xffff)) as usize;
+                let offset = ((u64::from(operand) & (entry >> 32)) + ((entry >> 16) & 0xffff)) as usize;
                 // One comparison for both `offset == 0` (wraps to usize::MAX) and `offset > op`.
                 if offset.wrapping_sub(1) >= op {
                     break;
@@ -418,7 +410,5 @@ fn bad_offset(at: usize, offset: usize, op: usize) -> Error {
 /// The error for an element whose tag is the last byte(s) of the input without its operands.
 #[cold]
 fn truncated(at: usize, in_len: usize) -> Error {
-    Error::corrupt(format!(
-        "SNAPPY: compressed data ends inside the element at byte {at} of {in_len}"
-    ))
+    Error::corrupt(format!("SNAPPY: compressed data ends inside the element at byte {at} of {in_len}"))
 }

@@ -143,7 +143,13 @@ pub(crate) fn splice_inserts(
     }
     let body = &block[block_elements(block, block_len)?..];
     // ends[k]: bytes inserted at positions up to inserts[k].0, inclusive.
-    let ends: Vec<usize> = inserts.iter().scan(0, |sum, i| { *sum += i.1.len(); Some(*sum) }).collect();
+    let ends: Vec<usize> = inserts
+        .iter()
+        .scan(0, |sum, i| {
+            *sum += i.1.len();
+            Some(*sum)
+        })
+        .collect();
     let inserted = ends.last().copied().unwrap_or(0);
     push_head(prefix.len() + block_len + inserted, prefix.len(), out)?;
     out.extend_from_slice(prefix);
@@ -171,9 +177,10 @@ pub(crate) fn splice_inserts(
                 (*len, Some(*offset))
             }
         };
-        let end = pos.checked_add(len).filter(|&e| e <= block_len).ok_or_else(|| {
-            Error::corrupt(format!("SNAPPY: the block decompresses past its {block_len} bytes"))
-        })?;
+        let end = pos
+            .checked_add(len)
+            .filter(|&e| e <= block_len)
+            .ok_or_else(|| Error::corrupt(format!("SNAPPY: the block decompresses past its {block_len} bytes")))?;
         let before_next = inserts.get(next).is_none_or(|i| i.0 >= end);
         let reads_after_last = match (offset, last) {
             (Some(o), Some(l)) => pos - o >= l,

@@ -60,15 +60,26 @@ fn inserted_bytes_land_where_they_were_put() {
             for round in 0..6 {
                 seed += 1;
                 let r = random_bytes(count * 16 + 16, seed);
-                let mut positions: Vec<usize> = r.chunks_exact(8).take(count)
-                    .map(|c| (u64::from_le_bytes(c.try_into().unwrap()) % (content.len() as u64 + 1)) as usize).collect();
+                let mut positions: Vec<usize> = r
+                    .chunks_exact(8)
+                    .take(count)
+                    .map(|c| (u64::from_le_bytes(c.try_into().unwrap()) % (content.len() as u64 + 1)) as usize)
+                    .collect();
                 // The ends, and two insertions at one position.
-                if round == 1 { positions.extend([0, content.len()]); }
-                if round == 2 && count > 0 { positions.push(positions[0]); }
+                if round == 1 {
+                    positions.extend([0, content.len()]);
+                }
+                if round == 2 && count > 0 {
+                    positions.push(positions[0]);
+                }
                 positions.sort_unstable();
-                let payloads: Vec<Vec<u8>> = positions.iter().enumerate()
-                    .map(|(k, _)| random_bytes(k % 70 + (round % 2), seed + k as u64)).collect();
-                let inserts: Vec<(usize, &[u8])> = positions.iter().zip(&payloads).map(|(&p, b)| (p, b.as_slice())).collect();
+                let payloads: Vec<Vec<u8>> = positions
+                    .iter()
+                    .enumerate()
+                    .map(|(k, _)| random_bytes(k % 70 + (round % 2), seed + k as u64))
+                    .collect();
+                let inserts: Vec<(usize, &[u8])> =
+                    positions.iter().zip(&payloads).map(|(&p, b)| (p, b.as_slice())).collect();
                 let prefix = random_bytes(round * 13, seed);
                 let mut out = Vec::new();
                 splice_inserts(&block, content.len(), &prefix, &inserts, &mut out).unwrap();

@@ -429,4 +429,3 @@ fn random_garbage_agrees_with_snap() {
         }
     }
 }
-

@@ -1,15 +1,8 @@
 use super::*;
 use crate::error::ErrorKind;
 
-const CODECS: [Codec; 7] = [
-    Codec::Uncompressed,
-    Codec::Snappy,
-    Codec::Gzip,
-    Codec::Brotli,
-    Codec::Lz4,
-    Codec::Zstd,
-    Codec::Lz4Raw,
-];
+const CODECS: [Codec; 7] =
+    [Codec::Uncompressed, Codec::Snappy, Codec::Gzip, Codec::Brotli, Codec::Lz4, Codec::Zstd, Codec::Lz4Raw];
 
 /// Deterministic pseudo-random bytes (xorshift64*).
 fn random_bytes(n: usize, mut seed: u64) -> Vec<u8> {
@@ -32,8 +25,7 @@ fn text_bytes(n: usize) -> Vec<u8> {
         let r = random_bytes(8, i + 1);
         let x = u64::from_le_bytes(r.try_into().unwrap());
         v.extend_from_slice(
-            format!("https://www.example{}.com/path/to/resource/item/{}", x % 50, x % 10_000_000)
-                .as_bytes(),
+            format!("https://www.example{}.com/path/to/resource/item/{}", x % 50, x % 10_000_000).as_bytes(),
         );
         i += 1;
     }
@@ -89,8 +81,7 @@ fn round_trip_every_codec() {
             let compressed = &compressed[6..];
             // Append after existing bytes, with a reused context.
             let mut out = b"head".to_vec();
-            d.decompress(codec, compressed, input.len(), &mut out)
-                .unwrap_or_else(|e| panic!("{codec:?} {name}: {e}"));
+            d.decompress(codec, compressed, input.len(), &mut out).unwrap_or_else(|e| panic!("{codec:?} {name}: {e}"));
             assert_eq!(&out[..4], b"head");
             assert!(out[4..] == input[..], "{codec:?} {name}: wrong bytes");
             // Into a fresh vector: capacity is exactly the page.
@@ -106,11 +97,9 @@ fn levels() {
     let input = text_bytes(100_000);
     let mut c = Compressor::new();
     let mut d = Decompressor::new();
-    for (codec, levels) in [
-        (Codec::Zstd, vec![-5, 1, 3, 19]),
-        (Codec::Gzip, vec![0, 1, 6, 9]),
-        (Codec::Brotli, vec![0, 1, 8, 11]),
-    ] {
+    for (codec, levels) in
+        [(Codec::Zstd, vec![-5, 1, 3, 19]), (Codec::Gzip, vec![0, 1, 6, 9]), (Codec::Brotli, vec![0, 1, 8, 11])]
+    {
         for level in levels {
             let mut z = Vec::new();
             c.compress(codec, Some(level), &input, &mut z).unwrap();
@@ -269,8 +258,7 @@ fn lz4_reads_hadoop_frame_and_raw_block() {
     let mut d = Decompressor::new();
     let check = |d: &mut Decompressor, z: &[u8], what: &str| {
         let mut out = Vec::new();
-        d.decompress(Codec::Lz4, z, input.len(), &mut out)
-            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        d.decompress(Codec::Lz4, z, input.len(), &mut out).unwrap_or_else(|e| panic!("{what}: {e}"));
         assert!(out == input, "{what}");
     };
     // What we write: the page as one Hadoop block of one chunk, as Arrow C++ writes it.

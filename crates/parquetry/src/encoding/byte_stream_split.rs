@@ -79,8 +79,7 @@ macro_rules! decode_width {
                 done += BLOCK;
             }
             for i in done..n {
-                let value: [u8; $k] =
-                    std::array::from_fn(|j| streams[j].get(i).copied().unwrap_or(0));
+                let value: [u8; $k] = std::array::from_fn(|j| streams[j].get(i).copied().unwrap_or(0));
                 dst.extend_from_slice(&value);
             }
         }
@@ -270,9 +269,7 @@ mod tests {
                 e.finish_into(&mut out);
                 assert!(e.is_empty());
                 // Reference: stream j holds byte j of every value.
-                let want: Vec<u8> = (0..width)
-                    .flat_map(|j| values.chunks_exact(width).map(move |v| v[j]))
-                    .collect();
+                let want: Vec<u8> = (0..width).flat_map(|j| values.chunks_exact(width).map(move |v| v[j])).collect();
                 assert_eq!(out[1..], want, "width {width} count {count}");
                 let mut back = Vec::new();
                 decode(&out[1..], width, 0, count, &mut back).unwrap();

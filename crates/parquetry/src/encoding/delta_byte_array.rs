@@ -67,12 +67,7 @@ impl<'a> DeltaByteArrayDecoder<'a> {
     /// Like [`new`](Self::new), reusing the scratch vectors of a previous page's decoder
     /// (from [`into_buffers`](Self::into_buffers)), so a column reader allocates them once
     /// per column rather than once per page.
-    pub fn with_buffers(
-        page: &'a [u8],
-        pos: usize,
-        max_values: usize,
-        buffers: DeltaByteArrayBuffers,
-    ) -> Result<Self> {
+    pub fn with_buffers(page: &'a [u8], pos: usize, max_values: usize, buffers: DeltaByteArrayBuffers) -> Result<Self> {
         let DeltaByteArrayBuffers { mut prefixes, lengths, mut prev } = buffers;
         prefixes.clear();
         prev.clear();
@@ -85,8 +80,7 @@ impl<'a> DeltaByteArrayDecoder<'a> {
             )));
         }
         let suffix_pos = pos + d.decode_all(&mut prefixes)?;
-        let suffixes =
-            DeltaLengthByteArrayDecoder::with_buffer(page, suffix_pos, max_values, lengths)?;
+        let suffixes = DeltaLengthByteArrayDecoder::with_buffer(page, suffix_pos, max_values, lengths)?;
         if suffixes.len() != prefixes.len() {
             return Err(Error::corrupt(format!(
                 "DELTA_BYTE_ARRAY: {} prefix lengths but {} suffixes",
@@ -115,11 +109,7 @@ impl<'a> DeltaByteArrayDecoder<'a> {
 
     /// Gives back the scratch vectors for reuse by the next page's decoder.
     pub fn into_buffers(self) -> DeltaByteArrayBuffers {
-        DeltaByteArrayBuffers {
-            prefixes: self.prefixes,
-            lengths: self.suffixes.into_buffer(),
-            prev: self.prev,
-        }
+        DeltaByteArrayBuffers { prefixes: self.prefixes, lengths: self.suffixes.into_buffer(), prev: self.prev }
     }
 
     /// The same decoder, at the same place, reading `page` instead (see
@@ -166,11 +156,7 @@ impl<'a> DeltaByteArrayDecoder<'a> {
         let k = n.min(self.remaining());
         let prefixes = self.prefixes.get(self.index..self.index + k).unwrap_or_default();
         let suffix_lens = self.suffixes.lengths().get(self.index..self.index + k);
-        let bytes = prefixes
-            .iter()
-            .zip(suffix_lens.unwrap_or_default())
-            .map(|(&p, &s)| p as usize + s as usize)
-            .sum();
+        let bytes = prefixes.iter().zip(suffix_lens.unwrap_or_default()).map(|(&p, &s)| p as usize + s as usize).sum();
         sink.reserve(k, bytes);
         let mut prefixes = prefixes.iter();
         // The first value builds on the value kept from the previous call. Its suffix is
@@ -358,8 +344,15 @@ mod tests {
     #[test]
     fn batches_skips_and_nulls_between_calls() {
         let values: Vec<&[u8]> = vec![
-            b"axis", b"axle", b"babble", b"babyhood", b"babyhood and a long tail",
-            b"babyhood and a long tale", b"b", b"", b"zz",
+            b"axis",
+            b"axle",
+            b"babble",
+            b"babyhood",
+            b"babyhood and a long tail",
+            b"babyhood and a long tale",
+            b"b",
+            b"",
+            b"zz",
         ];
         let mut page = Vec::new();
         encode(&values, &mut page);
@@ -371,8 +364,7 @@ mod tests {
         assert_eq!(d.skip(3), 3);
         assert_eq!(d.decode(100, &mut s).unwrap(), 4);
         let got: Vec<&[u8]> = (0..s.len()).filter_map(|i| s.value(i)).collect();
-        let want: Vec<&[u8]> =
-            vec![b"axis", b"axle", b"", b"babyhood and a long tale", b"b", b"", b"zz"];
+        let want: Vec<&[u8]> = vec![b"axis", b"axle", b"", b"babyhood and a long tale", b"b", b"", b"zz"];
         assert_eq!(got, want);
         // View sink, one value at a time.
         let mut d = DeltaByteArrayDecoder::new(&page, 0, 9).unwrap();
@@ -383,8 +375,7 @@ mod tests {
 
     #[test]
     fn scratch_buffers_are_reused_across_pages() {
-        let pages: [&[&[u8]]; 3] =
-            [&[b"axis", b"axle", b"babble"], &[b"zebra", b"zebu"], &[b"a long value", b"a lo"]];
+        let pages: [&[&[u8]]; 3] = [&[b"axis", b"axle", b"babble"], &[b"zebra", b"zebu"], &[b"a long value", b"a lo"]];
         let mut buffers = DeltaByteArrayBuffers::default();
         for values in pages {
             let mut page = Vec::new();

@@ -35,12 +35,7 @@ impl<'a> DeltaLengthByteArrayDecoder<'a> {
 
     /// Like [`new`](Self::new), reusing `lengths` (from [`into_buffer`](Self::into_buffer))
     /// to avoid an allocation per page.
-    pub fn with_buffer(
-        page: &'a [u8],
-        pos: usize,
-        max_values: usize,
-        mut lengths: Vec<u32>,
-    ) -> Result<Self> {
+    pub fn with_buffer(page: &'a [u8], pos: usize, max_values: usize, mut lengths: Vec<u32>) -> Result<Self> {
         let input = page.get(pos..).unwrap_or_default();
         let mut d = DeltaBinaryPackedDecoder::<u32>::new(input)?;
         if d.len() > max_values {
@@ -52,17 +47,11 @@ impl<'a> DeltaLengthByteArrayDecoder<'a> {
         lengths.clear();
         let data_pos = pos + d.decode_all(&mut lengths)?;
         // One pass: the sum, and the OR of all lengths (a negative one sets the top bit).
-        let (sum, or) =
-            lengths.iter().fold((0u64, 0u32), |(s, o), &l| (s + u64::from(l), o | l));
+        let (sum, or) = lengths.iter().fold((0u64, 0u32), |(s, o), &l| (s + u64::from(l), o | l));
         if or > i32::MAX as u32 {
-            let (i, l) = lengths
-                .iter()
-                .enumerate()
-                .find(|(_, &l)| l > i32::MAX as u32)
-                .map_or((0, 0), |(i, &l)| (i, l as i32));
-            return Err(Error::corrupt(format!(
-                "DELTA_LENGTH_BYTE_ARRAY: value {i} has negative length {l}"
-            )));
+            let (i, l) =
+                lengths.iter().enumerate().find(|(_, &l)| l > i32::MAX as u32).map_or((0, 0), |(i, &l)| (i, l as i32));
+            return Err(Error::corrupt(format!("DELTA_LENGTH_BYTE_ARRAY: value {i} has negative length {l}")));
         }
         let left = page.len() - data_pos;
         if sum > left as u64 {
@@ -212,8 +201,7 @@ impl DeltaLengthByteArrayEncoder {
             let end = (i + LENGTHS_CHUNK).min(n);
             self.scratch.clear();
             let lengths = offsets[i..=end].windows(2);
-            self.scratch
-                .extend(lengths.map(|w| w[1].as_usize().wrapping_sub(w[0].as_usize()) as i32));
+            self.scratch.extend(lengths.map(|w| w[1].as_usize().wrapping_sub(w[0].as_usize()) as i32));
             self.lengths.put(&self.scratch);
             i = end;
         }
@@ -353,11 +341,7 @@ mod tests {
 
     /// Random values (empty, short, some long), as owned vectors and as Arrow offsets + data
     /// with `skip` values' worth of bytes before the first.
-    fn random_values(
-        rng: &mut TestRng,
-        n: usize,
-        skip: usize,
-    ) -> (Vec<Vec<u8>>, Vec<i64>, Vec<u8>) {
+    fn random_values(rng: &mut TestRng, n: usize, skip: usize) -> (Vec<Vec<u8>>, Vec<i64>, Vec<u8>) {
         let owned: Vec<Vec<u8>> = (0..n)
             .map(|_| {
                 let len = match rng.below(10) {

@@ -59,8 +59,7 @@ struct Slot {
 #[inline(always)]
 fn hash_and_key(value: &[u8]) -> (u64, u64) {
     let n = value.len();
-    let word =
-        |at: usize| u32::from_le_bytes(value[at..at + 4].try_into().unwrap_or_default()) as u64;
+    let word = |at: usize| u32::from_le_bytes(value[at..at + 4].try_into().unwrap_or_default()) as u64;
     let key = match n {
         0 => 0,
         1..=3 => value[0] as u64 | (value[n / 2] as u64) << 8 | (value[n - 1] as u64) << 16,
@@ -86,7 +85,11 @@ impl Slot {
     /// value and 12% of writing the `strings` dataset with snappy.
     #[inline(always)]
     fn hash(&self) -> u64 {
-        if self.len > 8 { self.key } else { short_hash(self.key, self.len as usize) }
+        if self.len > 8 {
+            self.key
+        } else {
+            short_hash(self.key, self.len as usize)
+        }
     }
 }
 

@@ -215,4 +215,3 @@ fn intern_fixed() {
         println!("{name:<15} {ours:>9.1} {std:>10.1}");
     }
 }
-

@@ -187,10 +187,7 @@ fn equal_hashes_fall_back_to_the_bytes() {
                     *b ^= 1 << (at % 8);
                 }
                 for v in [&base, &v] {
-                    assert_eq!(
-                        intern_with_hash::<true>(&mut dict, v, 42),
-                        reference.intern(v)
-                    );
+                    assert_eq!(intern_with_hash::<true>(&mut dict, v, 42), reference.intern(v));
                 }
             }
         }
@@ -201,11 +198,7 @@ fn equal_hashes_fall_back_to_the_bytes() {
 /// Interns `v` as if its hash were `hash`, to force collisions. Only a value longer than 8
 /// bytes takes it: the table recomputes a short value's hash from its key when it grows, so a
 /// short value keeps its own (and its key, its bytes, tells it apart whatever the hash).
-fn intern_with_hash<const PREFIXED: bool>(
-    dict: &mut ByteArrayDictionary,
-    v: &[u8],
-    hash: u64,
-) -> u32 {
+fn intern_with_hash<const PREFIXED: bool>(dict: &mut ByteArrayDictionary, v: &[u8], hash: u64) -> u32 {
     let (own, key) = hash_and_key(v);
     match v.len() > 8 {
         true => dict.intern_hashed::<PREFIXED>(v, hash, hash),
@@ -255,10 +248,7 @@ fn equal_hashes_of_fixed_width_values() {
     for _ in 0..1000 {
         let v = &pool[rng.below(200) as usize];
         // Three hashes in all, each always given to the same values.
-        assert_eq!(
-            intern_with_hash::<false>(&mut dict, v, u64::from(v[0] % 3)),
-            reference.intern(v)
-        );
+        assert_eq!(intern_with_hash::<false>(&mut dict, v, u64::from(v[0] % 3)), reference.intern(v));
     }
     assert_eq!(dict.page(), &reference.values.concat()[..]);
 }

@@ -112,8 +112,7 @@ pub trait ByteArraySink {
     ///
     /// The default pushes one value at a time; an offsets sink overrides it with a loop that
     /// checks the run's size once and keeps the previous value's head in registers.
-    fn extend_prefixed(&mut self, prefixes: &[u32], suffix_lens: &[u32], page: &[u8], first: usize)
-        -> Result<()> {
+    fn extend_prefixed(&mut self, prefixes: &[u32], suffix_lens: &[u32], page: &[u8], first: usize) -> Result<()> {
         let mut pos = first;
         for (&p, &len) in prefixes.iter().zip(suffix_lens) {
             self.push_prefixed_in(p as usize, page.get(pos..).unwrap_or_default(), len as usize)?;
@@ -127,10 +126,8 @@ pub trait ByteArraySink {
 
     /// Appends values with the given `lengths` that lie back to back in `data`, which starts at
     /// `data_pos` in the page. The caller guarantees the lengths sum to `data.len()`.
-    fn extend_from_lengths(&mut self, lengths: &[u32], data: &[u8], data_pos: usize)
-        -> Result<()>;
+    fn extend_from_lengths(&mut self, lengths: &[u32], data: &[u8], data_pos: usize) -> Result<()>;
 }
-
 
 /// Checks that `lengths` sum to `data.len()` (a cheap, vectorised pass).
 #[inline]
@@ -226,8 +223,15 @@ mod tests {
         }
         assert_eq!(
             got,
-            ["short", "short and now long", "short and", "sho", "a value longer than twelve",
-             "a value longer than !", "a value l"]
+            [
+                "short",
+                "short and now long",
+                "short and",
+                "sho",
+                "a value longer than twelve",
+                "a value longer than !",
+                "a value l"
+            ]
         );
         assert!(s.push_prefixed(10, b"").is_err());
     }

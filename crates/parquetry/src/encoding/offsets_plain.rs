@@ -50,12 +50,7 @@ fn extend_with<O: OffsetSize>(
 /// The processor has AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn run_avx2<O: OffsetSize>(
-    sink: &mut OffsetsSink<O>,
-    page: &[u8],
-    pos: usize,
-    n: usize,
-) -> (usize, usize) {
+unsafe fn run_avx2<O: OffsetSize>(sink: &mut OffsetsSink<O>, page: &[u8], pos: usize, n: usize) -> (usize, usize) {
     run(sink, page, pos, n)
 }
 
@@ -138,12 +133,7 @@ fn gather_with<O: OffsetSize>(
 /// The processor has AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn gather_avx2<O: OffsetSize>(
-    sink: &mut OffsetsSink<O>,
-    page: &[u8],
-    starts: &[u32],
-    indexes: &[u32],
-) -> usize {
+unsafe fn gather_avx2<O: OffsetSize>(sink: &mut OffsetsSink<O>, page: &[u8], starts: &[u32], indexes: &[u32]) -> usize {
     gather(sink, page, starts, indexes)
 }
 

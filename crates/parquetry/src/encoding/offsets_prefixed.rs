@@ -196,7 +196,9 @@ unsafe fn rebuild<O: OffsetSize>(
                 // SAFETY: `prev_start + p <= pos` (the previous value ends at `pos`), so the
                 // source `prev_start + WINDOW .. prev_start + p` is initialized and lies before
                 // the destination `pos + WINDOW .. pos + p`, within the room (checked above).
-                unsafe { std::ptr::copy_nonoverlapping(base.add(prev_start + WINDOW), base.add(pos + WINDOW), p - WINDOW) };
+                unsafe {
+                    std::ptr::copy_nonoverlapping(base.add(prev_start + WINDOW), base.add(pos + WINDOW), p - WINDOW)
+                };
                 at = p;
             }
             let skip = at - p;

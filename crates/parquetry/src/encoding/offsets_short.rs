@@ -33,10 +33,8 @@ impl ShortValues {
     /// `ends[i]` and ends at `ends[i + 1]`. `None` if a value is longer than 16 bytes or does
     /// not lie in `page`.
     pub fn build(page: &[u8], ends: &[u32]) -> Option<Self> {
-        let longest = ends
-            .windows(2)
-            .map(|w| w[1].checked_sub(w[0])?.checked_sub(4))
-            .try_fold(0u32, |m, l| Some(m.max(l?)))?;
+        let longest =
+            ends.windows(2).map(|w| w[1].checked_sub(w[0])?.checked_sub(4)).try_fold(0u32, |m, l| Some(m.max(l?)))?;
         let slots = match longest {
             0..=8 => Slots::Eight(Table::build(page, ends)?),
             9..=16 => Slots::Sixteen(Table::build(page, ends)?),
@@ -77,10 +75,7 @@ impl<const N: usize> Table<N> {
     fn gather<O: OffsetSize>(&self, sink: &mut OffsetsSink<O>, indexes: &[u32]) -> usize {
         // Every value goes inside the capacity, so offsets up to the capacity are all that
         // need to fit the offset type: one check for the run.
-        if sink
-            .check_len(sink.data.capacity() - sink.data.len())
-            .is_err()
-        {
+        if sink.check_len(sink.data.capacity() - sink.data.len()).is_err() {
             return 0;
         }
         sink.offsets.reserve(indexes.len());
@@ -90,8 +85,7 @@ impl<const N: usize> Table<N> {
         let mut out = sink.data.len();
         let mut done = 0usize;
         for (offset, &i) in offsets.iter_mut().zip(indexes) {
-            let (Some(word), Some(&len)) = (self.words.get(i as usize), self.lens.get(i as usize))
-            else {
+            let (Some(word), Some(&len)) = (self.words.get(i as usize), self.lens.get(i as usize)) else {
                 break;
             };
             if cap - out < N {
@@ -134,20 +128,16 @@ mod tests {
 
     #[test]
     fn gathers_the_values_at_the_indexes() {
-        for values in [
-            vec![&b"a"[..], b"", b"tag_0001", b"xy"],
-            vec![&b"category_001"[..], b"", b"sixteen_bytes_ok", b"q"],
-        ] {
+        for values in
+            [vec![&b"a"[..], b"", b"tag_0001", b"xy"], vec![&b"category_001"[..], b"", b"sixteen_bytes_ok", b"q"]]
+        {
             let (page, ends) = page_of(&values);
             let table = ShortValues::build(&page, &ends).expect("short values");
             let indexes: Vec<u32> = (0..200u32).map(|k| k * 7 % values.len() as u32).collect();
             let mut sink = OffsetsSink::<i32>::new();
             sink.data.reserve(200 * 16 + 16);
             assert_eq!(table.gather(&mut sink, &indexes), indexes.len());
-            let want: Vec<u8> = indexes
-                .iter()
-                .flat_map(|&i| values[i as usize].iter().copied())
-                .collect();
+            let want: Vec<u8> = indexes.iter().flat_map(|&i| values[i as usize].iter().copied()).collect();
             assert_eq!(sink.data, want);
             let mut end = 0;
             for (k, &i) in indexes.iter().enumerate() {
@@ -163,11 +153,7 @@ mod tests {
         let table = ShortValues::build(&page, &ends).expect("short values");
         let mut sink = OffsetsSink::<i64>::new();
         sink.data.reserve_exact(8);
-        assert_eq!(
-            table.gather(&mut sink, &[0, 2, 1]),
-            1,
-            "index 2 is past the table"
-        );
+        assert_eq!(table.gather(&mut sink, &[0, 2, 1]), 1, "index 2 is past the table");
         // 3 bytes used, fewer than 8 left past them: no room for a slot.
         assert_eq!(table.gather(&mut sink, &[1]), 0);
         assert_eq!(sink.data, b"abc");

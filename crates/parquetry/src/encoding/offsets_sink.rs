@@ -1,10 +1,8 @@
 //! [`OffsetsSink`]: the [`ByteArraySink`] behind `Utf8`/`Binary` and their `Large` variants,
 //! Arrow's offsets + data layout, into which every value is copied once.
 
-use super::{
-    check_lengths, no_previous, prefix_too_long, suffix_past_page, ByteArraySink,
-};
 use super::prefix_sum::prefix_sum32;
+use super::{check_lengths, no_previous, prefix_too_long, suffix_past_page, ByteArraySink};
 use crate::error::{Error, Result};
 
 /// Values up to this long are copied as one fixed-size block by [`OffsetsSink`].
@@ -277,8 +275,7 @@ impl<O: OffsetSize> ByteArraySink for OffsetsSink<O> {
         Ok(())
     }
 
-    fn extend_prefixed(&mut self, prefixes: &[u32], suffix_lens: &[u32], page: &[u8], first: usize)
-        -> Result<()> {
+    fn extend_prefixed(&mut self, prefixes: &[u32], suffix_lens: &[u32], page: &[u8], first: usize) -> Result<()> {
         super::offsets_prefixed::extend_prefixed(self, prefixes, suffix_lens, page, first)
     }
 
@@ -407,9 +404,8 @@ mod tests {
         let mut rng = TestRng::new(11);
         for n in [0, 1, 31, 32, 33, 64, 95, 200] {
             for big in [false, true] {
-                let lengths: Vec<u32> = (0..n)
-                    .map(|_| if big { rng.below(1 << 23) as u32 } else { rng.below(40) as u32 })
-                    .collect();
+                let lengths: Vec<u32> =
+                    (0..n).map(|_| if big { rng.below(1 << 23) as u32 } else { rng.below(40) as u32 }).collect();
                 let base = if big { i32::MAX as usize - (n << 23) } else { 1000 };
                 let mut want = vec![7i64];
                 let mut sum = base as i64;

@@ -93,19 +93,10 @@ fn bit(data: &[u8], i: usize) -> bool {
 /// Appends `n` BOOLEAN values starting at bit `bit_offset` of `data` to the Arrow-style
 /// bitmap `dst` (LSB first) that currently holds `dst_bits` bits (`dst.len()` must be
 /// `ceil(dst_bits / 8)`). Bits past the end in the last byte are left zero.
-pub fn decode_bool_bits(
-    data: &[u8],
-    bit_offset: usize,
-    n: usize,
-    dst: &mut Vec<u8>,
-    dst_bits: usize,
-) -> Result<()> {
+pub fn decode_bool_bits(data: &[u8], bit_offset: usize, n: usize, dst: &mut Vec<u8>, dst_bits: usize) -> Result<()> {
     check_bits(data, bit_offset, n)?;
     if dst.len() != dst_bits.div_ceil(8) {
-        return Err(Error::invalid_argument(format!(
-            "bitmap of {} bytes does not hold {dst_bits} bits",
-            dst.len()
-        )));
+        return Err(Error::invalid_argument(format!("bitmap of {} bytes does not hold {dst_bits} bits", dst.len())));
     }
     append_bits(data, bit_offset, n, dst, dst_bits);
     Ok(())
@@ -161,9 +152,7 @@ pub fn decode_bools(data: &[u8], bit_offset: usize, n: usize, dst: &mut Vec<bool
 
 #[cold]
 fn byte_array_error(i: usize, n: usize, need: &str, pos: usize, left: usize) -> Error {
-    Error::corrupt(format!(
-        "PLAIN BYTE_ARRAY: value {i} of {n} needs {need} at byte {pos}, {left} bytes left"
-    ))
+    Error::corrupt(format!("PLAIN BYTE_ARRAY: value {i} of {n} needs {need} at byte {pos}, {left} bytes left"))
 }
 
 /// Reads one length-prefixed value at `p`: (value start, value).
@@ -184,12 +173,7 @@ fn next_value(page: &[u8], p: usize, i: usize, n: usize) -> Result<(usize, &[u8]
 /// Decodes `n` BYTE_ARRAY values starting at byte `pos` of `page` into `sink`; returns the
 /// position after the last one. Values are pushed with their position in `page`, so a view
 /// sink copies nothing.
-pub fn decode_byte_array<S: ByteArraySink>(
-    page: &[u8],
-    pos: usize,
-    n: usize,
-    sink: &mut S,
-) -> Result<usize> {
+pub fn decode_byte_array<S: ByteArraySink>(page: &[u8], pos: usize, n: usize, sink: &mut S) -> Result<usize> {
     let (mut done, mut p) = sink.extend_plain(page, pos, n);
     if done < n {
         // The room the caller reserved ran out (or the sink copies value by value): walk the
@@ -316,9 +300,8 @@ impl BooleanEncoder {
         let (head, rest) = values.split_at(head);
         head.iter().for_each(|&v| self.put(v));
         let (bytes, tail) = rest.as_chunks::<8>();
-        self.bytes.extend(bytes.iter().map(|b| {
-            b.iter().enumerate().fold(0u8, |acc, (i, &v)| acc | (u8::from(v) << i))
-        }));
+        self.bytes
+            .extend(bytes.iter().map(|b| b.iter().enumerate().fold(0u8, |acc, (i, &v)| acc | (u8::from(v) << i))));
         self.len += 8 * bytes.len();
         tail.iter().for_each(|&v| self.put(v));
     }

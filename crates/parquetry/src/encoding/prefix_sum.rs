@@ -40,8 +40,8 @@ fn scalar(last: u32, min: u32, deltas: &[u32; 32], out: &mut [u32; 32]) -> u32 {
 #[inline]
 fn sse2(last: u32, min: u32, deltas: &[u32; 32], out: &mut [u32; 32]) -> u32 {
     use std::arch::x86_64::{
-        __m128i, _mm_add_epi32, _mm_cvtsi128_si32, _mm_loadu_si128, _mm_set1_epi32,
-        _mm_shuffle_epi32, _mm_slli_si128, _mm_storeu_si128,
+        __m128i, _mm_add_epi32, _mm_cvtsi128_si32, _mm_loadu_si128, _mm_set1_epi32, _mm_shuffle_epi32, _mm_slli_si128,
+        _mm_storeu_si128,
     };
     let src = deltas.as_ptr().cast::<__m128i>();
     let dst = out.as_mut_ptr().cast::<__m128i>();

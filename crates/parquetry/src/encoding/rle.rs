@@ -117,7 +117,8 @@ impl<'a> RleDecoder<'a> {
     /// must be the bytes it was created over; other bytes decode to garbage, never past
     /// their end.
     pub fn rebind<'b>(self, data: &'b [u8]) -> RleDecoder<'b> {
-        let RleDecoder { data: _, pos, bit_width, rle_left, rle_value, packed_left, packed_end, buf, buf_pos, buf_len } = self;
+        let RleDecoder { data: _, pos, bit_width, rle_left, rle_value, packed_left, packed_end, buf, buf_pos, buf_len } =
+            self;
         RleDecoder { data, pos, bit_width, rle_left, rle_value, packed_left, packed_end, buf, buf_pos, buf_len }
     }
 
@@ -169,10 +170,7 @@ impl<'a> RleDecoder<'a> {
 
     #[cold]
     fn ran_out(&self, n: usize, got: usize) -> Error {
-        Error::corrupt(format!(
-            "RLE/bit-packed: needed {n} values, data ended after {got} ({} bytes)",
-            self.data.len()
-        ))
+        Error::corrupt(format!("RLE/bit-packed: needed {n} values, data ended after {got} ({} bytes)", self.data.len()))
     }
 
     /// The next run of at most `max` values (`max` > 0), or `None` when the data ended (or
@@ -311,29 +309,18 @@ impl<'a> RleDecoder<'a> {
 /// RLE/bit-packed data), used by v1 page levels and RLE booleans, into (data, rest).
 pub fn split_length_prefixed(data: &[u8]) -> Result<(&[u8], &[u8])> {
     let Some((len, rest)) = data.split_first_chunk::<4>() else {
-        return Err(Error::corrupt(format!(
-            "RLE/bit-packed: length prefix needs 4 bytes, {} left",
-            data.len()
-        )));
+        return Err(Error::corrupt(format!("RLE/bit-packed: length prefix needs 4 bytes, {} left", data.len())));
     };
     let len = u32::from_le_bytes(*len) as usize;
     match rest.split_at_checked(len) {
         Some(parts) => Ok(parts),
-        None => Err(Error::corrupt(format!(
-            "RLE/bit-packed: length prefix says {len} bytes, {} left",
-            rest.len()
-        ))),
+        None => Err(Error::corrupt(format!("RLE/bit-packed: length prefix says {len} bytes, {} left", rest.len()))),
     }
 }
 
 /// Decodes `n` values of the deprecated BIT_PACKED encoding (levels packed most significant
 /// bit first, no header), appending to `dst`. Returns the bytes used, `ceil(n * bit_width / 8)`.
-pub fn decode_bit_packed_msb<T: RleValue>(
-    data: &[u8],
-    bit_width: u8,
-    n: usize,
-    dst: &mut Vec<T>,
-) -> Result<usize> {
+pub fn decode_bit_packed_msb<T: RleValue>(data: &[u8], bit_width: u8, n: usize, dst: &mut Vec<T>) -> Result<usize> {
     let w = bit_width as usize;
     if w > 32 {
         return Err(Error::corrupt(format!("BIT_PACKED: bit width {w} is over 32")));
@@ -447,7 +434,7 @@ mod tests {
         assert!(decode_all(&[0x03], 3, 8).is_err()); // bit-packed bytes missing
         assert!(decode_all(&[0x14, 0x01], 1, 11).is_err()); // too few values
         assert!(decode_all(&[0xff; 11], 1, 1).is_err()); // varint over 64 bits
-        // A truncated last group keeps the values whose bits are present.
+                                                         // A truncated last group keeps the values whose bits are present.
         assert_eq!(decode_all(&[0x03, 0x88], 3, 2).unwrap(), vec![0, 1]);
         let msg = decode_all(&[0x14, 0x01], 1, 11).unwrap_err().to_string();
         assert!(msg.contains("needed 11 values"), "{msg}");
@@ -521,9 +508,7 @@ mod tests {
                         got.extend(std::iter::repeat_n(None, s));
                     }
                     1 => match d.next_run(k).unwrap() {
-                        Some(Run::Repeated { value, len }) => {
-                            got.extend(std::iter::repeat_n(Some(value), len))
-                        }
+                        Some(Run::Repeated { value, len }) => got.extend(std::iter::repeat_n(Some(value), len)),
                         Some(Run::Packed(v)) => got.extend(v.iter().map(|&x| Some(x))),
                         None => break,
                     },

@@ -197,8 +197,7 @@ impl RleEncoder {
                     continue; // a short run was packed and left values pending
                 }
             }
-            let literal =
-                if self.run_len > 0 { 0 } else { bits.literal_len(groups, self.min_run / 8) };
+            let literal = if self.run_len > 0 { 0 } else { bits.literal_len(groups, self.min_run / 8) };
             if literal > 0 {
                 self.pack_bitmap(&bits, literal);
                 pos += 8 * literal;
@@ -424,7 +423,11 @@ impl RleEncoder {
 /// The mask of `w`-bit values.
 #[inline]
 fn mask(w: usize) -> u32 {
-    if w == 0 { 0 } else { u32::MAX >> (32 - w) }
+    if w == 0 {
+        0
+    } else {
+        u32::MAX >> (32 - w)
+    }
 }
 
 /// True if all values of `group` are equal (one OR over the whole group, which vectorizes).
@@ -499,8 +502,7 @@ impl GroupBytes<'_> {
             while g + 8 <= groups {
                 let x = self.word(g);
                 let (zeros, ones) = (zero_bytes(x), zero_bytes(!x));
-                let three = (zeros & (zeros >> 8) & (zeros >> 16))
-                    | (ones & (ones >> 8) & (ones >> 16));
+                let three = (zeros & (zeros >> 8) & (zeros >> 16)) | (ones & (ones >> 8) & (ones >> 16));
                 let three = three & 0x0000_8080_8080_8080;
                 if three != 0 {
                     return g + (three.trailing_zeros() / 8) as usize;

@@ -102,9 +102,7 @@ impl ViewSink {
 
 #[cold]
 fn view_overflow(pos: usize, len: usize) -> Error {
-    Error::corrupt(format!(
-        "byte array value of {len} bytes at offset {pos} does not fit a view (limit 4 GiB)"
-    ))
+    Error::corrupt(format!("byte array value of {len} bytes at offset {pos} does not fit a view (limit 4 GiB)"))
 }
 
 impl ByteArraySink for ViewSink {
@@ -132,9 +130,7 @@ impl ByteArraySink for ViewSink {
                 if start > u32::MAX as usize {
                     return Err(view_overflow(start, len));
                 }
-                (raw & u128::from(u64::MAX))
-                    | u128::from(self.page_buffer_index) << 64
-                    | (start as u128) << 96
+                (raw & u128::from(u64::MAX)) | u128::from(self.page_buffer_index) << 64 | (start as u128) << 96
             };
             self.views.push(view);
             return Ok(());
@@ -218,9 +214,7 @@ impl ByteArraySink for ViewSink {
             let buffer = u32::from_le_bytes([raw[8], raw[9], raw[10], raw[11]]);
             let start = u32::from_le_bytes([raw[12], raw[13], raw[14], raw[15]]) as usize;
             if buffer != self.owned_buffer_index || start + prefix_len > self.owned.len() {
-                return Err(Error::corrupt(
-                    "DELTA_BYTE_ARRAY: previous value is not in the view sink's own buffer",
-                ));
+                return Err(Error::corrupt("DELTA_BYTE_ARRAY: previous value is not in the view sink's own buffer"));
             }
             Some(start)
         };
@@ -290,10 +284,7 @@ impl ByteArraySink for ViewSink {
                     if len <= 12 {
                         ((raw << 32) & (u128::MAX >> (96 - 8 * len))) | u128::from(l)
                     } else {
-                        u128::from(l)
-                            | u128::from(raw as u32) << 32
-                            | buffer
-                            | ((data_pos + off) as u128) << 96
+                        u128::from(l) | u128::from(raw as u32) << 32 | buffer | ((data_pos + off) as u128) << 96
                     }
                 }
                 // The lengths sum to data.len() (checked above), so every value is in `data`.

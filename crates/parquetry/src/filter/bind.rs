@@ -75,7 +75,10 @@ pub(crate) fn bind(predicate: &Predicate, schema: &SchemaDescriptor, orders: Opt
         let signed = match domain {
             Domain::Int(IntKind::Plain) => !is_unsigned(c),
             Domain::Int(_) | Domain::Float { .. } => {
-                matches!(c.physical_type, PhysicalType::INT32 | PhysicalType::INT64 | PhysicalType::FLOAT | PhysicalType::DOUBLE)
+                matches!(
+                    c.physical_type,
+                    PhysicalType::INT32 | PhysicalType::INT64 | PhysicalType::FLOAT | PhysicalType::DOUBLE
+                )
             }
             Domain::Bool | Domain::Bytes => false,
         };
@@ -87,7 +90,8 @@ pub(crate) fn bind(predicate: &Predicate, schema: &SchemaDescriptor, orders: Opt
             legacy_stats_ok: signed,
         });
     }
-    let parquet = tree(predicate, &columns, &|i| Ok(parquet_domain(&schema.columns[columns[i].leaf]).unwrap_or(Domain::Bytes)))?;
+    let parquet =
+        tree(predicate, &columns, &|i| Ok(parquet_domain(&schema.columns[columns[i].leaf]).unwrap_or(Domain::Bytes)))?;
     Ok(Bound { columns, parquet })
 }
 
@@ -109,7 +113,11 @@ fn depth(predicate: &Predicate) -> usize {
 }
 
 /// The tree of `predicate` with literals converted by the domain `domain(i)` of column `i`.
-pub(crate) fn tree(predicate: &Predicate, columns: &[BoundColumn], domain: &dyn Fn(usize) -> Result<Domain>) -> Result<Node> {
+pub(crate) fn tree(
+    predicate: &Predicate,
+    columns: &[BoundColumn],
+    domain: &dyn Fn(usize) -> Result<Domain>,
+) -> Result<Node> {
     let index = |path: &str| columns.iter().position(|c| c.path == path).unwrap_or(0);
     Ok(match predicate {
         Predicate::Compare { column, op, value } => {
@@ -153,10 +161,14 @@ fn find_leaf(schema: &SchemaDescriptor, path: &str) -> Result<usize> {
         }
         return Ok(i);
     }
-    let below = schema.columns.iter().any(|c| c.path.len() > parts.len() && c.path.iter().zip(&parts).all(|(a, b)| a == b));
+    let below =
+        schema.columns.iter().any(|c| c.path.len() > parts.len() && c.path.iter().zip(&parts).all(|(a, b)| a == b));
     let names: Vec<String> = schema.columns.iter().map(|c| c.dotted_path()).collect();
     Err(Error::invalid_argument(match below {
-        true => format!("filter: '{path}' is a group, not a leaf column; filter on one of its leaves ({})", names.join(", ")),
+        true => format!(
+            "filter: '{path}' is a group, not a leaf column; filter on one of its leaves ({})",
+            names.join(", ")
+        ),
         false => format!("filter: no column '{path}' in the file (leaf columns: {})", names.join(", ")),
     }))
 }
@@ -184,7 +196,9 @@ pub(crate) fn parquet_domain(c: &ColumnDescriptor) -> Option<Domain> {
         Some(LogicalType::Date) => Some(Domain::Int(IntKind::Date(1))),
         Some(LogicalType::Timestamp { unit: u, .. }) => Some(Domain::Int(IntKind::Timestamp(unit(u)))),
         Some(LogicalType::Float16) => Some(Domain::Float { single: true }),
-        Some(LogicalType::Geometry { .. } | LogicalType::Geography { .. } | LogicalType::Variant { .. }) => return None,
+        Some(LogicalType::Geometry { .. } | LogicalType::Geography { .. } | LogicalType::Variant { .. }) => {
+            return None
+        }
         _ => None,
     };
     if logical.is_some() {
@@ -215,9 +229,10 @@ pub(crate) fn arrow_domain(t: &DataType) -> Option<Domain> {
         DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64 => Domain::Int(IntKind::Plain),
         DataType::UInt8 | DataType::UInt16 | DataType::UInt32 | DataType::UInt64 => Domain::Int(IntKind::Plain),
         DataType::Time32(_) | DataType::Time64(_) => Domain::Int(IntKind::Plain),
-        DataType::Decimal32(_, s) | DataType::Decimal64(_, s) | DataType::Decimal128(_, s) | DataType::Decimal256(_, s) => {
-            Domain::Int(IntKind::Decimal(*s as i32))
-        }
+        DataType::Decimal32(_, s)
+        | DataType::Decimal64(_, s)
+        | DataType::Decimal128(_, s)
+        | DataType::Decimal256(_, s) => Domain::Int(IntKind::Decimal(*s as i32)),
         DataType::Date32 => Domain::Int(IntKind::Date(1)),
         DataType::Date64 => Domain::Int(IntKind::Date(86_400_000)),
         DataType::Timestamp(u, _) => Domain::Int(IntKind::Timestamp(*u)),

@@ -56,14 +56,17 @@ impl Sbbf {
     }
 }
 
-const SALT: [u32; 8] = [0x47b6_137b, 0x4497_4d91, 0x8824_ad5b, 0xa2b7_289d, 0x705495c7, 0x2df1_424b, 0x9efc_4947, 0x5c6b_fb31];
+const SALT: [u32; 8] =
+    [0x47b6_137b, 0x4497_4d91, 0x8824_ad5b, 0xa2b7_289d, 0x705495c7, 0x2df1_424b, 0x9efc_4947, 0x5c6b_fb31];
 
 /// A key's PLAIN encoding in the column (what the writer hashed), if it has a sure one.
 fn plain_bytes(column: &BoundColumn, key: &Key) -> Option<Vec<u8>> {
     match (column.physical, column.stats_domain?, key) {
         (PhysicalType::INT32, Domain::Int(_), Key::Int(v)) => Some((*v as i32).to_le_bytes().to_vec()),
         (PhysicalType::INT64, Domain::Int(_), Key::Int(v)) => Some((*v as i64).to_le_bytes().to_vec()),
-        (PhysicalType::BYTE_ARRAY | PhysicalType::FIXED_LEN_BYTE_ARRAY, Domain::Bytes, Key::Bytes(b)) => Some(b.clone()),
+        (PhysicalType::BYTE_ARRAY | PhysicalType::FIXED_LEN_BYTE_ARRAY, Domain::Bytes, Key::Bytes(b)) => {
+            Some(b.clone())
+        }
         (_, Domain::Int(IntKind::Decimal(_)), _) | (_, Domain::Float { .. }, _) => None,
         _ => None,
     }
@@ -83,7 +86,11 @@ pub(crate) fn read<S: ChunkSource>(source: &S, chunk: &ColumnChunk, bytes: &mut 
     *bytes += head.len() as u64;
     let (header, used) = decode::<BloomFilterHeader>(head.as_slice()).ok()?;
     let size = usize::try_from(header.num_bytes).ok()?;
-    if (header.algorithm, header.hash, header.compression) != (1, 1, 1) || size == 0 || size % 32 != 0 || size > MAX_BITSET {
+    if (header.algorithm, header.hash, header.compression) != (1, 1, 1)
+        || size == 0
+        || size % 32 != 0
+        || size > MAX_BITSET
+    {
         return None;
     }
     let bitset = match head.as_slice().get(used..used + size) {

@@ -41,7 +41,12 @@ pub(crate) fn any_matches(values: &[Key], test: &Test, negated: bool) -> bool {
 
 /// The values of `chunk`'s dictionary if every data page of it is dictionary-encoded, else
 /// `None`. `bytes` counts the bytes read.
-pub(crate) fn values<S: ChunkSource>(source: &S, chunk: &ColumnChunk, column: &BoundColumn, bytes: &mut u64) -> Option<Vec<Key>> {
+pub(crate) fn values<S: ChunkSource>(
+    source: &S,
+    chunk: &ColumnChunk,
+    column: &BoundColumn,
+    bytes: &mut u64,
+) -> Option<Vec<Key>> {
     let meta = chunk.meta_data.as_ref()?;
     column.stats_domain?;
     let stats = meta.encoding_stats.as_ref()?;

@@ -135,8 +135,9 @@ fn values(test: &Test, array: &dyn Array) -> Result<BooleanBuffer> {
         DataType::Decimal64(..) => ints!(Decimal64Type, |x| x as i128),
         DataType::Decimal128(..) => ints!(Decimal128Type, |x| x),
         // Past i128 a value saturates: every literal is inside i128, so order is kept.
-        DataType::Decimal256(..) => ints!(Decimal256Type, |x: arrow_buffer::i256| x.to_i128().unwrap_or(
-            if x.is_negative() { i128::MIN } else { i128::MAX })),
+        DataType::Decimal256(..) => ints!(Decimal256Type, |x: arrow_buffer::i256| x
+            .to_i128()
+            .unwrap_or(if x.is_negative() { i128::MIN } else { i128::MAX })),
         DataType::Float16 => {
             let m = float_matcher(test)?;
             let bits: &[u16] = array.as_primitive::<Float16Type>().values().inner().typed_data();
@@ -178,7 +179,11 @@ fn ordered(o: Ordering, op: CmpOp) -> bool {
 type Matcher<T> = Box<dyn Fn(T) -> bool + Send + Sync>;
 
 fn int_matcher(test: &Test) -> Result<Matcher<i128>> {
-    let ints = |keys: &[Key]| keys.iter().map(|k| if let Key::Int(v) = k { Ok(*v) } else { Err(mismatch(test, "integer")) }).collect::<Result<Vec<i128>>>();
+    let ints = |keys: &[Key]| {
+        keys.iter()
+            .map(|k| if let Key::Int(v) = k { Ok(*v) } else { Err(mismatch(test, "integer")) })
+            .collect::<Result<Vec<i128>>>()
+    };
     Ok(match test {
         Test::Cmp(op, Key::Int(v)) => {
             let (op, v) = (*op, *v);
@@ -194,7 +199,11 @@ fn int_matcher(test: &Test) -> Result<Matcher<i128>> {
 }
 
 fn float_matcher(test: &Test) -> Result<Matcher<f64>> {
-    let floats = |keys: &[Key]| keys.iter().map(|k| if let Key::Float(v) = k { Ok(*v) } else { Err(mismatch(test, "floating point")) }).collect::<Result<Vec<f64>>>();
+    let floats = |keys: &[Key]| {
+        keys.iter()
+            .map(|k| if let Key::Float(v) = k { Ok(*v) } else { Err(mismatch(test, "floating point")) })
+            .collect::<Result<Vec<f64>>>()
+    };
     Ok(match test {
         Test::Cmp(op, Key::Float(v)) => {
             let (op, v) = (*op, *v);

@@ -57,7 +57,9 @@ pub(crate) enum Domain {
     Bool,
     Int(IntKind),
     /// `f32`: literals are rounded to single precision first, as the column's type.
-    Float { single: bool },
+    Float {
+        single: bool,
+    },
     Bytes,
 }
 
@@ -84,20 +86,25 @@ pub(crate) fn to_key(literal: &Literal, domain: Domain, column: &str) -> Result<
             };
             Ok((Key::Float(if single { v as f32 as f64 } else { v }), true))
         }
-        (Domain::Int(kind), _) => int_key(literal, kind, column)?.map(|(v, exact)| (Key::Int(v), exact)).ok_or_else(wrong),
+        (Domain::Int(kind), _) => {
+            int_key(literal, kind, column)?.map(|(v, exact)| (Key::Int(v), exact)).ok_or_else(wrong)
+        }
         _ => Err(wrong()),
     }
 }
 
 /// An integer key from a literal: `Ok(None)` for a literal of another kind.
 fn int_key(literal: &Literal, kind: IntKind, column: &str) -> Result<Option<(i128, bool)>> {
-    let overflow = || Error::invalid_argument(format!("filter: the literal {literal} is out of range for column '{column}'"));
+    let overflow =
+        || Error::invalid_argument(format!("filter: the literal {literal} is out of range for column '{column}'"));
     let scaled = |v: i128, from: i32, to: i32| -> Result<(i128, bool)> {
         if to >= from {
             let f = 10i128.checked_pow((to - from) as u32).ok_or_else(overflow)?;
             Ok((v.checked_mul(f).ok_or_else(overflow)?, true))
         } else {
-            let Some(f) = 10i128.checked_pow((from - to) as u32) else { return Ok((if v < 0 { -1 } else { 0 }, v == 0)) };
+            let Some(f) = 10i128.checked_pow((from - to) as u32) else {
+                return Ok((if v < 0 { -1 } else { 0 }, v == 0));
+            };
             Ok((v.div_euclid(f), v.rem_euclid(f) == 0))
         }
     };

@@ -52,7 +52,8 @@ pub(crate) fn read<S: ChunkSource>(
     let (start, len) = chunk_byte_range(meta, source.len(), false).ok()?;
     let locations = &offsets.page_locations;
     let first = locations.first()?;
-    let ordered = locations.windows(2).all(|w| w[0].offset < w[1].offset && w[0].first_row_index < w[1].first_row_index);
+    let ordered =
+        locations.windows(2).all(|w| w[0].offset < w[1].offset && w[0].first_row_index < w[1].first_row_index);
     let inside = locations.iter().all(|l| {
         let (o, size) = (l.offset as u64, l.compressed_page_size as i64);
         l.offset >= 0 && size > 0 && o >= start && o + size as u64 <= start + len
@@ -69,7 +70,8 @@ pub(crate) fn read<S: ChunkSource>(
         .collect();
     let bytes: Vec<u64> = locations.iter().map(|l| l.compressed_page_size as u64).collect();
     let n = locations.len();
-    let unknown = |page_rows: &[Range<u64>]| page_rows.iter().map(|r| (r.clone(), Stats::unknown(r.end - r.start))).collect();
+    let unknown =
+        |page_rows: &[Range<u64>]| page_rows.iter().map(|r| (r.clone(), Stats::unknown(r.end - r.start))).collect();
     // Without usable statistics (or a ColumnIndex), pages are still counted.
     let Some(index) = (column.stats_domain.is_some())
         .then(|| fetch(chunk.column_index_offset, chunk.column_index_length, index_bytes))
@@ -78,9 +80,10 @@ pub(crate) fn read<S: ChunkSource>(
     else {
         return Some(ChunkPages { pages: unknown(&page_rows), bytes });
     };
-    let counts_ok = index.null_counts.as_ref().is_none_or(|c| {
-        c.len() == n && c.iter().zip(&page_rows).all(|(&k, r)| k >= 0 && k as u64 <= r.end - r.start)
-    });
+    let counts_ok = index
+        .null_counts
+        .as_ref()
+        .is_none_or(|c| c.len() == n && c.iter().zip(&page_rows).all(|(&k, r)| k >= 0 && k as u64 <= r.end - r.start));
     let lengths_ok = index.null_pages.len() == n && index.min_values.len() == n && index.max_values.len() == n;
     if !counts_ok || !lengths_ok {
         return Some(ChunkPages { pages: unknown(&page_rows), bytes });

@@ -81,8 +81,11 @@ fn tokenize(text: &str) -> Result<Vec<Token>> {
             '0'..='9' | '-' | '.' if c != '-' || chars.get(i + 1).is_some_and(|d| d.is_ascii_digit() || *d == '.') => {
                 let start = i;
                 i += 1;
-                while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '.' || chars[i] == '_'
-                    || ((chars[i] == '-' || chars[i] == '+') && matches!(chars[i - 1], 'e' | 'E')))
+                while i < chars.len()
+                    && (chars[i].is_ascii_alphanumeric()
+                        || chars[i] == '.'
+                        || chars[i] == '_'
+                        || ((chars[i] == '-' || chars[i] == '+') && matches!(chars[i - 1], 'e' | 'E')))
                 {
                     i += 1;
                 }
@@ -317,7 +320,8 @@ fn timestamp(s: &str) -> Option<(i64, TimeUnit)> {
         None => (s, None),
     };
     let mut parts = date.splitn(3, '-');
-    let (y, m, d): (i64, i64, i64) = (parts.next()?.parse().ok()?, parts.next()?.parse().ok()?, parts.next()?.parse().ok()?);
+    let (y, m, d): (i64, i64, i64) =
+        (parts.next()?.parse().ok()?, parts.next()?.parse().ok()?, parts.next()?.parse().ok()?);
     if !(1..=12).contains(&m) || !(1..=31).contains(&d) || !(-999_999..=999_999).contains(&y) {
         return None;
     }
@@ -347,7 +351,9 @@ fn timestamp(s: &str) -> Option<(i64, TimeUnit)> {
         }
     }
     match digits > 6 {
-        true => Some((secs.checked_mul(1_000_000_000)?.checked_add(frac * 10i64.pow(9 - digits))?, TimeUnit::Nanosecond)),
+        true => {
+            Some((secs.checked_mul(1_000_000_000)?.checked_add(frac * 10i64.pow(9 - digits))?, TimeUnit::Nanosecond))
+        }
         false => Some((secs.checked_mul(1_000_000)?.checked_add(frac * 10i64.pow(6 - digits))?, TimeUnit::Microsecond)),
     }
 }

@@ -17,11 +17,11 @@ use super::bind::{arrow_domain, bind, tree, Bound, Node};
 use super::evaluate::{evaluate, find, ArrayPath};
 use super::expr::Predicate;
 use super::late::Late;
+use super::literal::{Key, Test};
 use super::page_index::{self, candidate_rows, ChunkPages};
 use super::ranges::{well_formed, RowRanges};
-use super::{bloom, dictionary};
-use super::literal::{Key, Test};
 use super::statistics::{column_may_match, may_match, Stats};
+use super::{bloom, dictionary};
 use crate::error::{Error, Result};
 use crate::page::ChunkSource;
 use crate::read::{ColumnSelector, ParquetFile, ReadOptions, Step};
@@ -114,7 +114,11 @@ pub(crate) struct Filtering {
 
 /// Binds `predicate` to `file`, prunes, and returns the options that read the candidate
 /// rows and the state that filters them.
-pub(crate) fn prepare<S: ChunkSource>(file: &ParquetFile<S>, mut options: ReadOptions, predicate: &Predicate) -> Result<(ReadOptions, Filtering)> {
+pub(crate) fn prepare<S: ChunkSource>(
+    file: &ParquetFile<S>,
+    mut options: ReadOptions,
+    predicate: &Predicate,
+) -> Result<(ReadOptions, Filtering)> {
     let meta = file.metadata();
     let bound = bind(predicate, file.schema_descriptor(), meta.column_orders.as_deref())?;
     let mut metrics = ScanMetrics::default();
@@ -141,7 +145,8 @@ pub(crate) fn prepare<S: ChunkSource>(file: &ParquetFile<S>, mut options: ReadOp
             Stats::of_chunk(&bound.columns[i], s, rows)
         };
         let stats: Vec<Stats> = (0..bound.columns.len()).map(stats).collect();
-        let by_stats = |i: usize, test: &Test, negated: bool| column_may_match(&bound.columns, i, test, negated, &stats[i]);
+        let by_stats =
+            |i: usize, test: &Test, negated: bool| column_may_match(&bound.columns, i, test, negated, &stats[i]);
         if !may_match(&bound.parquet, false, &mut { by_stats }) {
             metrics.row_groups_pruned += 1;
             continue;
@@ -219,25 +224,33 @@ pub(crate) fn prepare<S: ChunkSource>(file: &ParquetFile<S>, mut options: ReadOp
         None => {}
     }
     // The caller's columns, then those of the predicate's top-level fields not among them.
-    let probe = ReadOptions { row_groups: Some(Vec::new()), row_selection: None, threads: 1, filter: None, ..options.clone() };
+    let probe =
+        ReadOptions { row_groups: Some(Vec::new()), row_selection: None, threads: 1, filter: None, ..options.clone() };
     let output = file.batches(probe)?.schema();
     if let Some(columns) = &mut options.columns {
         for c in &bound.columns {
             let top = &file.schema_descriptor().columns[c.leaf].path[0];
-            if output.fields().iter().all(|f| f.name() != top) && !columns.contains(&ColumnSelector::Name(top.clone())) {
+            if output.fields().iter().all(|f| f.name() != top) && !columns.contains(&ColumnSelector::Name(top.clone()))
+            {
                 columns.push(ColumnSelector::Name(top.clone()));
             }
         }
     }
     options.row_groups = Some(kept);
-    let filtering = Filtering { predicate: predicate.clone(), bound, arrow: None, paths: Vec::new(), output, metrics, late: None };
+    let filtering =
+        Filtering { predicate: predicate.clone(), bound, arrow: None, paths: Vec::new(), output, metrics, late: None };
     Ok((options, filtering))
 }
 
 impl Filtering {
     /// Finds the predicate's columns in the schema of the batches read (`read`) and converts
     /// its literals for their Arrow types.
-    pub(crate) fn attach(mut self, read: &SchemaRef, leaf_paths: &[Vec<String>], options: &ReadOptions) -> Result<Filtering> {
+    pub(crate) fn attach(
+        mut self,
+        read: &SchemaRef,
+        leaf_paths: &[Vec<String>],
+        options: &ReadOptions,
+    ) -> Result<Filtering> {
         let k = self.output.fields().len();
         if read.fields().len() < k || read.fields().iter().zip(self.output.fields()).any(|(a, b)| a != b) {
             return Err(Error::unsupported(format!(
@@ -257,7 +270,10 @@ impl Filtering {
                 t = fields.iter().find(|f| f.name() == name).ok_or_else(missing)?.data_type().clone();
             }
             let domain = arrow_domain(&t).ok_or_else(|| {
-                Error::unsupported(format!("filter: column '{}' is read as {t}, which a filter cannot test yet", c.path))
+                Error::unsupported(format!(
+                    "filter: column '{}' is read as {t}, which a filter cannot test yet",
+                    c.path
+                ))
             })?;
             types.push(domain);
             self.paths.push(ArrayPath { column, fields: parts[1..].to_vec() });
@@ -313,7 +329,9 @@ impl Filtering {
         }
         let k = self.output.fields().len();
         let batch = match batch.num_columns() > k {
-            true => batch.project(&(0..k).collect::<Vec<_>>()).map_err(|e| Error::invalid_argument(format!("filter: {e}")))?,
+            true => batch
+                .project(&(0..k).collect::<Vec<_>>())
+                .map_err(|e| Error::invalid_argument(format!("filter: {e}")))?,
             false => batch,
         };
         if matched == rows {

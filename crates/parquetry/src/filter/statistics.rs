@@ -35,7 +35,13 @@ impl Stats {
 
     /// Bounds and null count checked: bounds that decode and are in order, a null count
     /// within the rows; anything else is dropped.
-    pub fn checked(column: &BoundColumn, min: Option<&[u8]>, max: Option<&[u8]>, null_count: Option<i64>, rows: u64) -> Stats {
+    pub fn checked(
+        column: &BoundColumn,
+        min: Option<&[u8]>,
+        max: Option<&[u8]>,
+        null_count: Option<i64>,
+        rows: u64,
+    ) -> Stats {
         let null_count = null_count.and_then(|n| u64::try_from(n).ok()).filter(|&n| n <= rows);
         let bounds = match (min.and_then(|b| decode(column, b)), max.and_then(|b| decode(column, b))) {
             (Some(lo), Some(hi)) if lo.compare(&hi).is_some_and(|o| o != Ordering::Greater) => Some((lo, hi)),
@@ -87,7 +93,9 @@ pub(crate) fn decode(column: &BoundColumn, bytes: &[u8]) -> Option<Key> {
         (PhysicalType::BYTE_ARRAY | PhysicalType::FIXED_LEN_BYTE_ARRAY, Domain::Int(IntKind::Decimal(_))) => {
             big_endian_signed(bytes).map(Key::Int)
         }
-        (PhysicalType::BYTE_ARRAY | PhysicalType::FIXED_LEN_BYTE_ARRAY, Domain::Bytes) => Some(Key::Bytes(bytes.to_vec())),
+        (PhysicalType::BYTE_ARRAY | PhysicalType::FIXED_LEN_BYTE_ARRAY, Domain::Bytes) => {
+            Some(Key::Bytes(bytes.to_vec()))
+        }
         _ => None,
     }
 }
@@ -294,11 +302,19 @@ mod tests {
 
     #[test]
     fn prefixes_prune_by_range() {
-        let s = Stats { bounds: Some((Key::Bytes(b"apple".to_vec()), Key::Bytes(b"banana".to_vec()))), null_count: None, rows: 9 };
+        let s = Stats {
+            bounds: Some((Key::Bytes(b"apple".to_vec()), Key::Bytes(b"banana".to_vec()))),
+            null_count: None,
+            rows: 9,
+        };
         let sw = |p: &[u8], neg| leaf_may_match(&Test::StartsWith(p.to_vec(), false), neg, &s, false);
         assert!(sw(b"ap", false) && sw(b"b", false) && sw(b"az", false));
         assert!(!sw(b"c", false) && !sw(b"aa", false) && !sw(b"bb", false));
-        let t = Stats { bounds: Some((Key::Bytes(b"ab1".to_vec()), Key::Bytes(b"ab9".to_vec()))), null_count: None, rows: 9 };
+        let t = Stats {
+            bounds: Some((Key::Bytes(b"ab1".to_vec()), Key::Bytes(b"ab9".to_vec()))),
+            null_count: None,
+            rows: 9,
+        };
         assert!(!leaf_may_match(&Test::StartsWith(b"ab".to_vec(), false), true, &t, false));
     }
 }

@@ -101,10 +101,7 @@ impl ThriftStruct for ColumnMetaData {
         r.read_struct("ColumnMetaData", |r, id, ty| {
             match id {
                 1 => m.physical_type = PhysicalType(r.i32(ty)?),
-                2 => {
-                    m.encodings =
-                        r.shared_list(ty, ttype::I32, |r| Ok(Encoding(r.i32(ttype::I32)?)))?
-                }
+                2 => m.encodings = r.shared_list(ty, ttype::I32, |r| Ok(Encoding(r.i32(ttype::I32)?)))?,
                 3 => m.path_in_schema = r.expect_string_list(ty)?,
                 4 => m.codec = CompressionCodec(r.i32(ty)?),
                 5 => m.num_values = r.i64(ty)?,
@@ -115,10 +112,7 @@ impl ThriftStruct for ColumnMetaData {
                 10 => m.index_page_offset = Some(r.i64(ty)?),
                 11 => m.dictionary_page_offset = Some(r.i64(ty)?),
                 12 => r.struct_field_into(ty, &mut m.statistics)?,
-                13 => {
-                    m.encoding_stats =
-                        Some(r.shared_list(ty, ttype::STRUCT, PageEncodingStats::read)?)
-                }
+                13 => m.encoding_stats = Some(r.shared_list(ty, ttype::STRUCT, PageEncodingStats::read)?),
                 14 => m.bloom_filter_offset = Some(r.i64(ty)?),
                 15 => m.bloom_filter_length = Some(r.i32(ty)?),
                 16 => m.size_statistics = Some(r.read_struct_field(ty)?),

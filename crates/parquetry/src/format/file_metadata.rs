@@ -155,8 +155,7 @@ impl ThriftStruct for RowGroup {
                     g.columns.resize_with(len, ColumnChunk::default);
                     for (i, chunk) in g.columns.iter_mut().enumerate() {
                         r.set_expected_index(i);
-                        ColumnChunk::read_into(chunk, r)
-                            .map_err(|e| e.context(format_args!("element {i}")))?;
+                        ColumnChunk::read_into(chunk, r).map_err(|e| e.context(format_args!("element {i}")))?;
                     }
                 }
                 2 => g.total_byte_size = r.i64(ty)?,
@@ -247,12 +246,8 @@ impl ThriftStruct for EncryptionAlgorithm {
     fn read(r: &mut ThriftReader<'_>) -> Result<Self> {
         let mut alg = None;
         r.read_struct("EncryptionAlgorithm", |r, id, ty| {
-            let mut a = EncryptionAlgorithm {
-                algorithm: id,
-                aad_prefix: None,
-                aad_file_unique: None,
-                supply_aad_prefix: None,
-            };
+            let mut a =
+                EncryptionAlgorithm { algorithm: id, aad_prefix: None, aad_file_unique: None, supply_aad_prefix: None };
             r.expect_struct(ty)?;
             r.read_struct("AesGcm", |r, id, ty| {
                 match id {
@@ -338,11 +333,7 @@ impl ThriftStruct for FileMetaData {
             seen |= 1 << id;
             Ok(())
         })?;
-        check_required(
-            seen,
-            &[(1, "version"), (2, "schema"), (3, "num_rows"), (4, "row_groups")],
-            "FileMetaData",
-        )
+        check_required(seen, &[(1, "version"), (2, "schema"), (3, "num_rows"), (4, "row_groups")], "FileMetaData")
     }
 
     fn write(&self, w: &mut ThriftWriter) {

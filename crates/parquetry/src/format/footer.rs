@@ -24,21 +24,15 @@ pub const DEFAULT_TAIL_READ: u64 = 64 * 1024;
 pub fn footer_length(tail: &[u8; 8], file_len: u64) -> Result<usize> {
     let magic = &tail[4..];
     if magic == ENCRYPTED_MAGIC {
-        return Err(Error::unsupported(
-            "the footer is encrypted (PARE magic): encrypted files are not supported yet",
-        ));
+        return Err(Error::unsupported("the footer is encrypted (PARE magic): encrypted files are not supported yet"));
     }
     if magic != MAGIC {
-        return Err(Error::corrupt(format!(
-            "not a Parquet file: the last 4 bytes are {magic:?}, expected \"PAR1\""
-        )));
+        return Err(Error::corrupt(format!("not a Parquet file: the last 4 bytes are {magic:?}, expected \"PAR1\"")));
     }
     let len = u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
     // Leading magic + footer + length + trailing magic must fit in the file.
     if u64::from(len) + 12 > file_len {
-        return Err(Error::corrupt(format!(
-            "footer length {len} is past the start of the file ({file_len} bytes)"
-        )));
+        return Err(Error::corrupt(format!("footer length {len} is past the start of the file ({file_len} bytes)")));
     }
     Ok(len as usize)
 }
@@ -74,17 +68,13 @@ pub fn read_metadata_from_bytes(file: &[u8]) -> Result<FileMetaData> {
 /// One read of the last [`DEFAULT_TAIL_READ`] bytes (or the whole file if smaller), and a second
 /// read only when the footer is longer than that.
 pub fn read_metadata<R: Read + Seek>(reader: &mut R) -> Result<(FileMetaData, u64)> {
-    let file_len =
-        reader.seek(SeekFrom::End(0)).map_err(|e| Error::io("finding the file size", e))?;
+    let file_len = reader.seek(SeekFrom::End(0)).map_err(|e| Error::io("finding the file size", e))?;
     if file_len < 12 {
-        return Err(Error::corrupt(format!(
-            "not a Parquet file: {file_len} bytes is too short (the smallest has 12)"
-        )));
+        return Err(Error::corrupt(format!("not a Parquet file: {file_len} bytes is too short (the smallest has 12)")));
     }
     let tail_len = file_len.min(DEFAULT_TAIL_READ);
     let mut tail = read_range(reader, file_len - tail_len, tail_len as usize)?;
-    let last8: &[u8; 8] =
-        tail[tail.len() - 8..].try_into().map_err(|_| Error::corrupt("tail"))?;
+    let last8: &[u8; 8] = tail[tail.len() - 8..].try_into().map_err(|_| Error::corrupt("tail"))?;
     let len = footer_length(last8, file_len)?;
     let needed = len + 8;
     if needed > tail.len() {
@@ -99,19 +89,14 @@ pub fn read_metadata<R: Read + Seek>(reader: &mut R) -> Result<(FileMetaData, u6
 }
 
 fn read_range<R: Read + Seek>(reader: &mut R, offset: u64, len: usize) -> Result<Vec<u8>> {
-    reader
-        .seek(SeekFrom::Start(offset))
-        .map_err(|e| Error::io(format!("seeking to byte {offset}"), e))?;
+    reader.seek(SeekFrom::Start(offset)).map_err(|e| Error::io(format!("seeking to byte {offset}"), e))?;
     let mut buf = Vec::with_capacity(len);
     reader
         .take(len as u64)
         .read_to_end(&mut buf)
         .map_err(|e| Error::io(format!("reading {len} bytes at {offset}"), e))?;
     if buf.len() != len {
-        return Err(Error::corrupt(format!(
-            "file ended after {} of {len} bytes at offset {offset}",
-            buf.len()
-        )));
+        return Err(Error::corrupt(format!("file ended after {} of {len} bytes at offset {offset}", buf.len())));
     }
     Ok(buf)
 }

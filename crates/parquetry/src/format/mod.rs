@@ -15,16 +15,12 @@ mod thrift_writer;
 
 pub use column_chunk::{ColumnChunk, ColumnCryptoMetaData, ColumnMetaData, PageEncodingStats};
 pub use enums::{
-    BoundaryOrder, CompressionCodec, ConvertedType, EdgeInterpolationAlgorithm, Encoding,
-    PageType, PhysicalType, Repetition,
+    BoundaryOrder, CompressionCodec, ConvertedType, EdgeInterpolationAlgorithm, Encoding, PageType, PhysicalType,
+    Repetition,
 };
-pub use file_metadata::{
-    ColumnOrder, EncryptionAlgorithm, FileMetaData, KeyValue, RowGroup, SortingColumn,
-};
+pub use file_metadata::{ColumnOrder, EncryptionAlgorithm, FileMetaData, KeyValue, RowGroup, SortingColumn};
 pub use footer::{encode_footer, read_metadata, read_metadata_from_bytes};
-pub use page_header::{
-    DataPageHeader, DataPageHeaderV2, DictionaryPageHeader, IndexPageHeader, PageHeader,
-};
+pub use page_header::{DataPageHeader, DataPageHeaderV2, DictionaryPageHeader, IndexPageHeader, PageHeader};
 pub use page_index::{encode_page_indexes, BloomFilterHeader, ColumnIndex, OffsetIndex, PageLocation};
 pub use schema_element::{LogicalType, SchemaElement, TimeUnit};
 pub use stat_bytes::StatBytes;

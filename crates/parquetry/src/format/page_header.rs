@@ -22,8 +22,7 @@ pub struct DataPageHeader {
 
 impl ThriftStruct for DataPageHeader {
     fn read(r: &mut ThriftReader<'_>) -> Result<Self> {
-        let (mut num_values, mut encoding, mut def, mut rep, mut statistics) =
-            (None, None, None, None, None);
+        let (mut num_values, mut encoding, mut def, mut rep, mut statistics) = (None, None, None, None, None);
         r.read_struct("DataPageHeader", |r, id, ty| {
             match id {
                 1 => num_values = Some(r.i32(ty)?),
@@ -97,14 +96,8 @@ impl ThriftStruct for DataPageHeaderV2 {
             num_nulls: required(v[1], "DataPageHeaderV2.num_nulls")?,
             num_rows: required(v[2], "DataPageHeaderV2.num_rows")?,
             encoding: Encoding(required(v[3], "DataPageHeaderV2.encoding")?),
-            definition_levels_byte_length: required(
-                v[4],
-                "DataPageHeaderV2.definition_levels_byte_length",
-            )?,
-            repetition_levels_byte_length: required(
-                v[5],
-                "DataPageHeaderV2.repetition_levels_byte_length",
-            )?,
+            definition_levels_byte_length: required(v[4], "DataPageHeaderV2.definition_levels_byte_length")?,
+            repetition_levels_byte_length: required(v[5], "DataPageHeaderV2.repetition_levels_byte_length")?,
             is_compressed,
             statistics,
         })

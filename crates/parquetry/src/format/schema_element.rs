@@ -244,8 +244,7 @@ impl ThriftStruct for LogicalType {
                 w.struct_end();
             }
             LogicalType::Date => w.empty_struct(6),
-            LogicalType::Time { is_adjusted_to_utc, unit }
-            | LogicalType::Timestamp { is_adjusted_to_utc, unit } => {
+            LogicalType::Time { is_adjusted_to_utc, unit } | LogicalType::Timestamp { is_adjusted_to_utc, unit } => {
                 w.struct_begin_field(if matches!(self, LogicalType::Time { .. }) { 7 } else { 8 });
                 w.bool(1, *is_adjusted_to_utc);
                 write_time_unit(w, 2, *unit);

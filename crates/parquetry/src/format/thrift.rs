@@ -223,10 +223,7 @@ impl<'a> ThriftReader<'a> {
         // some writers (and fuzzed files that other readers accept) mix them up, and the value
         // is still well defined, so accept them (range checks still apply).
         let is_int = |t: u8| matches!(t, ttype::I16 | ttype::I32 | ttype::I64);
-        if ty == want
-            || (want == ttype::LIST && ty == ttype::SET)
-            || (is_int(want) && is_int(ty))
-        {
+        if ty == want || (want == ttype::LIST && ty == ttype::SET) || (is_int(want) && is_int(ty)) {
             Ok(())
         } else {
             self.type_mismatch = true;
@@ -286,10 +283,9 @@ impl<'a> ThriftReader<'a> {
     #[inline]
     fn take(&mut self, len: usize, what: &str) -> Result<&'a [u8]> {
         if len > self.remaining() {
-            return Err(self.error(format!(
-                "{what} of {len} bytes runs past the end ({} bytes left)",
-                self.remaining()
-            )));
+            return Err(
+                self.error(format!("{what} of {len} bytes runs past the end ({} bytes left)", self.remaining()))
+            );
         }
         let s = &self.data[self.pos..self.pos + len];
         self.pos += len;
@@ -410,28 +406,16 @@ impl<'a> ThriftReader<'a> {
         let header = self.byte()?;
         let elem_ty = header & 0x0f;
         let short = usize::from(header >> 4);
-        let len = if short == 15 {
-            usize::try_from(self.varint()?).unwrap_or(usize::MAX)
-        } else {
-            short
-        };
+        let len = if short == 15 { usize::try_from(self.varint()?).unwrap_or(usize::MAX) } else { short };
         let min_bytes = if elem_ty == ttype::DOUBLE { 8 } else { 1 };
         if len > self.remaining() / min_bytes {
-            return Err(self.error(format!(
-                "list of {len} elements cannot fit in the {} bytes left",
-                self.remaining()
-            )));
+            return Err(self.error(format!("list of {len} elements cannot fit in the {} bytes left", self.remaining())));
         }
         Ok((elem_ty, len))
     }
 
     /// Reads a whole list whose elements are decoded by `elem`.
-    pub fn list<T>(
-        &mut self,
-        ty: u8,
-        elem_ty: u8,
-        mut elem: impl FnMut(&mut Self) -> Result<T>,
-    ) -> Result<Vec<T>> {
+    pub fn list<T>(&mut self, ty: u8, elem_ty: u8, mut elem: impl FnMut(&mut Self) -> Result<T>) -> Result<Vec<T>> {
         let len = self.list_header(ty, elem_ty)?;
         let mut out = Vec::with_capacity(len);
         for i in 0..len {
@@ -446,11 +430,7 @@ impl<'a> ThriftReader<'a> {
     }
 
     /// Reads a `list<struct>` into `out`, decoding each element in place.
-    pub fn struct_list_into<T: ThriftStruct + Default>(
-        &mut self,
-        ty: u8,
-        out: &mut Vec<T>,
-    ) -> Result<()> {
+    pub fn struct_list_into<T: ThriftStruct + Default>(&mut self, ty: u8, out: &mut Vec<T>) -> Result<()> {
         let len = self.list_header(ty, ttype::STRUCT)?;
         out.clear();
         out.resize_with(len, T::default);
@@ -461,11 +441,7 @@ impl<'a> ThriftReader<'a> {
     }
 
     /// Reads a struct field into `slot`, decoding in place.
-    pub fn struct_field_into<T: ThriftStruct + Default>(
-        &mut self,
-        ty: u8,
-        slot: &mut Option<T>,
-    ) -> Result<()> {
+    pub fn struct_field_into<T: ThriftStruct + Default>(&mut self, ty: u8, slot: &mut Option<T>) -> Result<()> {
         self.check_type(ty, ttype::STRUCT)?;
         T::read_into(slot.insert(T::default()), self)
     }

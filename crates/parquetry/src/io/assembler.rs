@@ -10,8 +10,8 @@ use crate::error::{Error, Result};
 use crate::format::footer::MAGIC;
 use crate::format::{
     encode_footer, encode_page_indexes, ColumnChunk, ColumnIndex, ColumnMetaData, CompressionCodec, Encoding,
-    FileMetaData, OffsetIndex, PageEncodingStats, PageLocation, PhysicalType, RowGroup, SizeStatistics,
-    SortingColumn, Statistics,
+    FileMetaData, OffsetIndex, PageEncodingStats, PageLocation, PhysicalType, RowGroup, SizeStatistics, SortingColumn,
+    Statistics,
 };
 
 /// A column chunk's page index: its column index (when it has statistics) and offset index.
@@ -94,7 +94,12 @@ impl<W: Write> FileAssembler<W> {
 
     fn open(&mut self) -> &mut OpenRowGroup {
         let start = self.offset;
-        self.open.get_or_insert_with(|| OpenRowGroup { start, chunks: Vec::new(), indexes: Vec::new(), uncompressed: 0 })
+        self.open.get_or_insert_with(|| OpenRowGroup {
+            start,
+            chunks: Vec::new(),
+            indexes: Vec::new(),
+            uncompressed: 0,
+        })
     }
 
     /// Adds the metadata of a chunk whose pages were just written (the row group opens with
@@ -118,7 +123,8 @@ impl<W: Write> FileAssembler<W> {
         };
         let mut locations = parts.locations;
         locations.iter_mut().for_each(|l| l.offset += start);
-        let offset_index = OffsetIndex { page_locations: locations, unencoded_byte_array_data_bytes: parts.byte_array_bytes };
+        let offset_index =
+            OffsetIndex { page_locations: locations, unencoded_byte_array_data_bytes: parts.byte_array_bytes };
         let chunk = ColumnChunk { file_offset: start, meta_data: Some(meta), ..Default::default() };
         self.add_copied_chunk(chunk, (parts.column_index, Some(offset_index)));
     }
@@ -134,9 +140,19 @@ impl<W: Write> FileAssembler<W> {
     /// Closes the open row group of `num_rows` rows. Its byte size is the sum of its chunks'
     /// uncompressed sizes unless `total_byte_size` says otherwise (a row group copied whole
     /// keeps its own).
-    pub fn end_row_group(&mut self, num_rows: i64, sorting_columns: Option<Vec<SortingColumn>>, total_byte_size: Option<i64>) {
+    pub fn end_row_group(
+        &mut self,
+        num_rows: i64,
+        sorting_columns: Option<Vec<SortingColumn>>,
+        total_byte_size: Option<i64>,
+    ) {
         let start = self.offset;
-        let group = self.open.take().unwrap_or(OpenRowGroup { start, chunks: Vec::new(), indexes: Vec::new(), uncompressed: 0 });
+        let group = self.open.take().unwrap_or(OpenRowGroup {
+            start,
+            chunks: Vec::new(),
+            indexes: Vec::new(),
+            uncompressed: 0,
+        });
         let ordinal = self.row_groups.len();
         self.row_groups.push(RowGroup {
             columns: group.chunks,

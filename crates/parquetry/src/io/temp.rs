@@ -28,22 +28,16 @@ impl TempFile {
         let name = dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         for _ in 0..16 {
             let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-            let nanos = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.subsec_nanos());
+            let nanos =
+                std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
             let path = dir.join(format!(".{name}.{}.{n}.{nanos}.tmp", std::process::id()));
             match OpenOptions::new().write(true).create_new(true).open(&path) {
                 Ok(_) => return Ok(TempFile { path, persisted: false }),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(e) => {
-                    return Err(Error::io(format!("creating a temporary file in {}", dir.display()), e))
-                }
+                Err(e) => return Err(Error::io(format!("creating a temporary file in {}", dir.display()), e)),
             }
         }
-        Err(Error::invalid_argument(format!(
-            "could not find a free temporary file name in {}",
-            dir.display()
-        )))
+        Err(Error::invalid_argument(format!("could not find a free temporary file name in {}", dir.display())))
     }
 
     /// The temporary file's path.
@@ -77,9 +71,8 @@ impl TempFile {
 
     /// Renames the temporary file to `dest`, replacing what was there.
     pub fn persist(mut self, dest: &Path) -> Result<()> {
-        std::fs::rename(&self.path, dest).map_err(|e| {
-            Error::io(format!("renaming {} to {}", self.path.display(), dest.display()), e)
-        })?;
+        std::fs::rename(&self.path, dest)
+            .map_err(|e| Error::io(format!("renaming {} to {}", self.path.display(), dest.display()), e))?;
         self.persisted = true;
         Ok(())
     }

@@ -40,7 +40,10 @@ pub(crate) fn copy_file_bytes(file: &mut File, from: u64, len: u64, out: &mut im
     file.seek(SeekFrom::Start(from))?;
     let copied = io::copy(&mut file.take(len), out)?;
     if copied != len {
-        return Err(io::Error::new(io::ErrorKind::UnexpectedEof, format!("the file ended after {copied} of {len} bytes")));
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            format!("the file ended after {copied} of {len} bytes"),
+        ));
     }
     Ok(())
 }

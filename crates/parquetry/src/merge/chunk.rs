@@ -62,7 +62,13 @@ pub(crate) struct ChunkMerger<'a> {
 impl<'a> ChunkMerger<'a> {
     /// A merger writing pages with `codec` (and `level`), unifying dictionaries up to
     /// `dictionary_limit` bytes, into `blocks` (the previous chunk's, already faulted in).
-    pub fn new(column: &'a ColumnDescriptor, codec: Codec, level: Option<i32>, dictionary_limit: usize, blocks: crate::page::PageBlocks) -> Self {
+    pub fn new(
+        column: &'a ColumnDescriptor,
+        codec: Codec,
+        level: Option<i32>,
+        dictionary_limit: usize,
+        blocks: crate::page::PageBlocks,
+    ) -> Self {
         let mut pages = PageWriter::new(codec, level, crate::page::DataPageVersion::V1, false);
         pages.recycle(blocks);
         ChunkMerger {
@@ -91,7 +97,12 @@ impl<'a> ChunkMerger<'a> {
     /// [`add_chunk`](Self::add_chunk): the unified dictionary page must be complete before the
     /// first data page is written. Returns the dictionary when it was interned, for
     /// `add_chunk` to use instead of reading it again.
-    pub fn plan_dictionary<S: ChunkSource>(&mut self, source: &S, meta: &ColumnMetaData, created_by: Option<&str>) -> Result<Option<InputDictionary>> {
+    pub fn plan_dictionary<S: ChunkSource>(
+        &mut self,
+        source: &S,
+        meta: &ColumnMetaData,
+        created_by: Option<&str>,
+    ) -> Result<Option<InputDictionary>> {
         if self.full || self.unified.is_none() || meta.dictionary_page_offset.is_none() {
             return Ok(None);
         }
@@ -179,7 +190,9 @@ impl<'a> ChunkMerger<'a> {
                     continue;
                 }
                 PageType::DATA_PAGE | PageType::DATA_PAGE_V2 => {
-                    if let Some(body) = self.data_page(page, codec, dictionary.as_mut(), compressor).map_err(|e| e.context(&place))? {
+                    if let Some(body) =
+                        self.data_page(page, codec, dictionary.as_mut(), compressor).map_err(|e| e.context(&place))?
+                    {
                         stream.recycle(body);
                     }
                 }
@@ -305,9 +318,17 @@ impl<'a> ChunkMerger<'a> {
         let present = match s.v2_counts {
             Some((_, nulls)) => s.num_values.saturating_sub(nulls),
             None if c.max_def_level == 0 => s.num_values,
-            None => count_levels(s.definition.data(), c.max_def_level, s.num_values, c.max_def_level, &mut self.levels, "definition")?,
+            None => count_levels(
+                s.definition.data(),
+                c.max_def_level,
+                s.num_values,
+                c.max_def_level,
+                &mut self.levels,
+                "definition",
+            )?,
         };
-        let dictionary = dictionary.ok_or_else(|| Error::corrupt("a dictionary-encoded page comes before any dictionary page"))?;
+        let dictionary =
+            dictionary.ok_or_else(|| Error::corrupt("a dictionary-encoded page comes before any dictionary page"))?;
         let width = *values.first().ok_or_else(|| Error::corrupt("a dictionary-encoded page without its bit width"))?;
         self.indexes.clear();
         RleDecoder::new(&values[1..], width)?.decode_exact(present, &mut self.indexes)?;
@@ -366,7 +387,13 @@ impl<'a> ChunkMerger<'a> {
     /// front, which SNAPPY blocks allow without decompressing (or no codec). With repeats
     /// (SNAPPY only), the repeated values are spliced into the dictionary's block where they
     /// occur ([`snappy_splice::splice_inserts`]). Returns false (nothing written) otherwise.
-    fn page_from_dictionary(&mut self, header: &PageHeader, levels: &[u8], d: &mut InputDictionary, rows: usize) -> Result<bool> {
+    fn page_from_dictionary(
+        &mut self,
+        header: &PageHeader,
+        levels: &[u8],
+        d: &mut InputDictionary,
+        rows: usize,
+    ) -> Result<bool> {
         if d.count == 0 || d.codec != self.codec {
             return Ok(false);
         }
@@ -398,17 +425,27 @@ impl<'a> ChunkMerger<'a> {
         // A value's PLAIN bytes (with its length prefix for BYTE_ARRAY) lie whole in the page.
         let prefix = if value_width(self.column).is_some() { 0 } else { 4 };
         let start = |k: usize| values.spans.get(k).map_or(values.bytes.len(), |s| s.0 - prefix);
-        let inserts: Vec<(usize, &[u8])> = self.repeats.iter().map(|&(at, i)| {
-            let (from, len) = values.spans[i];
-            (start(at), &values.bytes[from - prefix..from + len])
-        }).collect();
+        let inserts: Vec<(usize, &[u8])> = self
+            .repeats
+            .iter()
+            .map(|&(at, i)| {
+                let (from, len) = values.spans[i];
+                (start(at), &values.bytes[from - prefix..from + len])
+            })
+            .collect();
         let inserted: usize = inserts.iter().map(|i| i.1.len()).sum();
         if inserted > values.bytes.len() / 64 {
             // Inserted values are stored as they are: only worth it for a few.
             return Ok(false);
         }
         self.head.clear();
-        snappy_splice::splice_inserts(&d.stored, d.uncompressed_len, if v2 { &[] } else { levels }, &inserts, &mut self.head)?;
+        snappy_splice::splice_inserts(
+            &d.stored,
+            d.uncompressed_len,
+            if v2 { &[] } else { levels },
+            &inserts,
+            &mut self.head,
+        )?;
         let uncompressed_len = levels.len() + d.uncompressed_len + inserted;
         let head = std::mem::take(&mut self.head);
         let pieces: &[&[u8]] = if v2 { &[levels, &head] } else { &[&head] };
@@ -431,7 +468,13 @@ impl<'a> ChunkMerger<'a> {
         let skip = snappy_splice::block_elements(&d.stored, d.uncompressed_len)?;
         snappy_splice::push_head(uncompressed_len, levels.len(), &mut self.head)?;
         let head = std::mem::take(&mut self.head);
-        let result = self.pages.write_like_stored(header, uncompressed_len, Encoding::PLAIN, rows, &[&head, levels, &d.stored[skip..]]);
+        let result = self.pages.write_like_stored(
+            header,
+            uncompressed_len,
+            Encoding::PLAIN,
+            rows,
+            &[&head, levels, &d.stored[skip..]],
+        );
         self.head = head;
         result
     }

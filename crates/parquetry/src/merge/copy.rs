@@ -37,7 +37,8 @@ pub(crate) fn walk_pages<S: ChunkSource>(source: &S, from: u64, len: u64) -> Res
                 Err(_) => window *= 4,
             }
         };
-        let size = u64::try_from(header.compressed_page_size).map_err(|_| Error::corrupt(format!("negative page size at file offset {pos}")))?;
+        let size = u64::try_from(header.compressed_page_size)
+            .map_err(|_| Error::corrupt(format!("negative page size at file offset {pos}")))?;
         let page_end = pos + header_len as u64 + size;
         if page_end > end {
             return Err(Error::corrupt(format!("the page at file offset {pos} runs past the end of its column chunk")));

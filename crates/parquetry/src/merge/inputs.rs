@@ -39,8 +39,7 @@ impl Input {
     /// A source over the file, opened for one column chunk's pages and closed after.
     /// Positional reads straight into the page buffers (no buffered reader's extra copy).
     pub fn source(&self) -> Result<FileSource> {
-        let file = File::open(&self.path)
-            .map_err(|e| Error::io(format!("opening {}", self.path.display()), e))?;
+        let file = File::open(&self.path).map_err(|e| Error::io(format!("opening {}", self.path.display()), e))?;
         FileSource::new(file)
     }
 }
@@ -100,7 +99,8 @@ fn plain_annotation(e: &SchemaElement) -> (Option<ConvertedType>, Option<Logical
         _ => return (e.converted_type, e.logical_type.clone()),
     };
     let converted = e.converted_type.filter(|&c| c != restates.0);
-    let logical = e.logical_type.clone().filter(|l| *l != LogicalType::Integer { bit_width: restates.1, is_signed: true });
+    let logical =
+        e.logical_type.clone().filter(|l| *l != LogicalType::Integer { bit_width: restates.1, is_signed: true });
     (converted, logical)
 }
 

@@ -10,8 +10,8 @@
 //! (chunks are built one column at a time) and one open input file at a time.
 
 mod chunk;
-mod dictionary;
 mod copy;
+mod dictionary;
 mod inputs;
 mod statistics;
 
@@ -23,16 +23,14 @@ use std::path::{Path, PathBuf};
 
 use crate::compress::{Codec, Compressor};
 use crate::error::{Error, Result};
-use crate::format::{
-    thrift, ColumnChunk, ColumnIndex, ColumnMetaData, FileMetaData, OffsetIndex,
-};
+use crate::format::{thrift, ColumnChunk, ColumnIndex, ColumnMetaData, FileMetaData, OffsetIndex};
+use crate::io::{ChunkParts, FileAssembler, FileSink};
 use crate::page::{chunk_byte_range, has_parquet_816_bug, ChunkSource};
 use crate::schema::SchemaDescriptor;
-use crate::io::{ChunkParts, FileAssembler, FileSink};
+use crate::schema::SortOrder;
 use chunk::ChunkMerger;
 use inputs::{check_schema, plan, Group, Input};
 use statistics::StatisticsMerger;
-use crate::schema::SortOrder;
 
 /// How to merge.
 #[derive(Debug, Clone)]
@@ -162,9 +160,12 @@ fn merge_into<W: MergeSink>(inputs: &[PathBuf], sink: &mut W, options: &MergeOpt
         let rows = match group {
             Group::Copy(i, g) => {
                 summary.row_groups_copied += 1;
-                copy_row_group(&inputs[*i], *g, &mut out).map_err(|e| e.context(format!("{}, row group {g}", inputs[*i].path.display())))?
+                copy_row_group(&inputs[*i], *g, &mut out)
+                    .map_err(|e| e.context(format!("{}, row group {g}", inputs[*i].path.display())))?
             }
-            Group::Coalesce(items) => coalesce(&inputs, items, &schema, options, &mut out, &mut compressor, &mut summary)?,
+            Group::Coalesce(items) => {
+                coalesce(&inputs, items, &schema, options, &mut out, &mut compressor, &mut summary)?
+            }
         };
         summary.rows += rows;
     }
@@ -205,7 +206,6 @@ impl<W: MergeSink> Output<'_, W> {
     }
 }
 
-
 fn read_index<T: thrift::ThriftStruct, S: ChunkSource>(source: &S, offset: Option<i64>, len: Option<i32>) -> Option<T> {
     let (offset, len) = (u64::try_from(offset?).ok()?, usize::try_from(len?).ok()?);
     let bytes = source.read_at(offset, len).ok()?;
@@ -213,7 +213,12 @@ fn read_index<T: thrift::ThriftStruct, S: ChunkSource>(source: &S, offset: Optio
 }
 
 /// Folds one input chunk's statistics and page index (read from `source`) into `stats`.
-fn add_input_statistics<S: ChunkSource>(stats: &mut StatisticsMerger, source: &S, chunk: &ColumnChunk, meta: &ColumnMetaData) {
+fn add_input_statistics<S: ChunkSource>(
+    stats: &mut StatisticsMerger,
+    source: &S,
+    chunk: &ColumnChunk,
+    meta: &ColumnMetaData,
+) {
     let column_index = read_index::<ColumnIndex, _>(source, chunk.column_index_offset, chunk.column_index_length);
     let offset_index = read_index::<OffsetIndex, _>(source, chunk.offset_index_offset, chunk.offset_index_length);
     let page_bytes = offset_index.and_then(|o| o.unencoded_byte_array_data_bytes);
@@ -239,10 +244,11 @@ fn copy_row_group<W: MergeSink>(input: &Input, g: usize, out: &mut Output<'_, W>
         meta.bloom_filter_offset = None;
         meta.bloom_filter_length = None;
         let column_index = read_index::<ColumnIndex, _>(&source, chunk.column_index_offset, chunk.column_index_length);
-        let offset_index = read_index::<OffsetIndex, _>(&source, chunk.offset_index_offset, chunk.offset_index_length).map(|mut o| {
-            o.page_locations.iter_mut().for_each(|l| l.offset += delta);
-            o
-        });
+        let offset_index = read_index::<OffsetIndex, _>(&source, chunk.offset_index_offset, chunk.offset_index_length)
+            .map(|mut o| {
+                o.page_locations.iter_mut().for_each(|l| l.offset += delta);
+                o
+            });
         let copied = ColumnChunk { file_offset: start as i64, meta_data: Some(meta), ..Default::default() };
         out.file.add_copied_chunk(copied, (column_index, offset_index));
     }
@@ -275,7 +281,9 @@ fn coalesce<W: MergeSink>(
         let buffer = std::mem::take(&mut recycled);
         let mut merger = ChunkMerger::new(column, codec, level, options.dictionary_page_size_limit, buffer);
         let mut stats = StatisticsMerger::new(SortOrder::of_column(column));
-        let place = |i: usize, g: usize| format!("{}, row group {g}, column '{}'", inputs[i].path.display(), column.dotted_path());
+        let place = |i: usize, g: usize| {
+            format!("{}, row group {g}, column '{}'", inputs[i].path.display(), column.dotted_path())
+        };
         // First the inputs' dictionaries up to the limit, so that the unified dictionary page
         // is complete before any data page; then every page, streamed to the output input by
         // input (the chunk is never held whole).
@@ -285,8 +293,13 @@ fn coalesce<W: MergeSink>(
                 break;
             }
             let input = &inputs[i];
-            let meta = input.metadata.row_groups[g].columns[c].meta_data.as_ref().ok_or_else(|| Error::unsupported("a column chunk without metadata"))?;
-            let d = merger.plan_dictionary(&input.source()?, meta, input.metadata.created_by.as_deref()).map_err(|e| e.context(place(i, g)))?;
+            let meta = input.metadata.row_groups[g].columns[c]
+                .meta_data
+                .as_ref()
+                .ok_or_else(|| Error::unsupported("a column chunk without metadata"))?;
+            let d = merger
+                .plan_dictionary(&input.source()?, meta, input.metadata.created_by.as_deref())
+                .map_err(|e| e.context(place(i, g)))?;
             planned.push(d);
         }
         merger.write_dictionary(compressor)?;
@@ -297,7 +310,9 @@ fn coalesce<W: MergeSink>(
             let meta = chunk.meta_data.as_ref().ok_or_else(|| Error::unsupported("a column chunk without metadata"))?;
             let source = input.source()?;
             let d = planned.get_mut(k).and_then(Option::take);
-            merger.add_chunk(&source, meta, input.metadata.created_by.as_deref(), compressor, d).map_err(|e| e.context(place(i, g)))?;
+            merger
+                .add_chunk(&source, meta, input.metadata.created_by.as_deref(), compressor, d)
+                .map_err(|e| e.context(place(i, g)))?;
             add_input_statistics(&mut stats, &source, chunk, meta);
             merger.drain(|bytes| out.put(bytes))?;
         }
@@ -344,10 +359,8 @@ fn copy_column<W: MergeSink>(
     out: &mut Output<'_, W>,
 ) -> Result<Option<u64>> {
     use crate::format::Encoding;
-    let metas: Vec<&ColumnMetaData> = items
-        .iter()
-        .filter_map(|&(i, g)| inputs[i].metadata.row_groups[g].columns[c].meta_data.as_ref())
-        .collect();
+    let metas: Vec<&ColumnMetaData> =
+        items.iter().filter_map(|&(i, g)| inputs[i].metadata.row_groups[g].columns[c].meta_data.as_ref()).collect();
     let dictionary = |m: &ColumnMetaData| {
         m.dictionary_page_offset.is_some()
             || m.encodings.iter().any(|&e| e == Encoding::PLAIN_DICTIONARY || e == Encoding::RLE_DICTIONARY)
@@ -383,7 +396,11 @@ fn copy_column<W: MergeSink>(
         rows += walked.rows;
         uncompressed += walked.uncompressed;
         num_values += meta.num_values;
-        meta.encodings.iter().for_each(|e| if !encodings.contains(e) { encodings.push(*e) });
+        meta.encodings.iter().for_each(|e| {
+            if !encodings.contains(e) {
+                encodings.push(*e)
+            }
+        });
         encoding_stats = encoding_stats.zip(meta.encoding_stats.as_ref()).map(|(mut acc, s)| {
             for st in s.iter() {
                 match acc.iter_mut().find(|a| a.page_type == st.page_type && a.encoding == st.encoding) {

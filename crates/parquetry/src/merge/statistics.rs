@@ -58,7 +58,10 @@ impl StatisticsMerger {
     /// The merged statistics, size statistics, column index and per-page BYTE_ARRAY sizes;
     /// the last two only if they cover all `pages` data pages of the output chunk.
     #[allow(clippy::type_complexity)]
-    pub fn finish(self, pages: usize) -> (Option<Statistics>, Option<SizeStatistics>, Option<ColumnIndex>, Option<Vec<i64>>) {
+    pub fn finish(
+        self,
+        pages: usize,
+    ) -> (Option<Statistics>, Option<SizeStatistics>, Option<ColumnIndex>, Option<Vec<i64>>) {
         let index = self.index.filter(|i| i.null_pages.len() == pages);
         let page_bytes = self.page_bytes.filter(|b| b.len() == pages);
         (self.stats, self.size, index, page_bytes)
@@ -127,7 +130,12 @@ fn merge_index(mut acc: ColumnIndex, i: ColumnIndex) -> Option<ColumnIndex> {
         a.extend(b);
         a
     });
-    let concat = |a: Option<Vec<i64>>, b: Option<Vec<i64>>| a.zip(b).map(|(mut a, b)| { a.extend(b); a });
+    let concat = |a: Option<Vec<i64>>, b: Option<Vec<i64>>| {
+        a.zip(b).map(|(mut a, b)| {
+            a.extend(b);
+            a
+        })
+    };
     acc.repetition_level_histograms = concat(acc.repetition_level_histograms, i.repetition_level_histograms);
     acc.definition_level_histograms = concat(acc.definition_level_histograms, i.definition_level_histograms);
     acc.nan_counts = concat(acc.nan_counts, i.nan_counts);

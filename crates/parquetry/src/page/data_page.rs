@@ -46,7 +46,12 @@ pub struct DataPage<'a> {
 pub const OWN_VALUES_FROM: usize = 64 << 10;
 
 /// A data page's header, its sizes and CRC not yet set.
-pub(super) fn data_page_header(page: &DataPage<'_>, version: DataPageVersion, codec: Codec, num_values: i32) -> PageHeader {
+pub(super) fn data_page_header(
+    page: &DataPage<'_>,
+    version: DataPageVersion,
+    codec: Codec,
+    num_values: i32,
+) -> PageHeader {
     let mut header = PageHeader::new(PageType::DATA_PAGE);
     match version {
         DataPageVersion::V1 => {
@@ -74,4 +79,3 @@ pub(super) fn data_page_header(page: &DataPage<'_>, version: DataPageVersion, co
     }
     header
 }
-

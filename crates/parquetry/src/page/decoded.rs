@@ -340,8 +340,7 @@ mod tests {
         let bad = [9, 0, 0, 0, 0x02];
         assert!(split_v1_levels(&bad, Encoding::RLE, 1, 1, "definition").is_err());
         // BIT_PACKED: 10 levels of width 1 take 2 bytes.
-        let (levels, rest) =
-            split_v1_levels(&page, Encoding::BIT_PACKED, 1, 10, "definition").unwrap();
+        let (levels, rest) = split_v1_levels(&page, Encoding::BIT_PACKED, 1, 10, "definition").unwrap();
         assert!(matches!(levels, LevelData::BitPacked(l) if l.len() == 2));
         assert_eq!(rest.len(), 6);
     }

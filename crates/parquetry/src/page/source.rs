@@ -77,9 +77,7 @@ impl ChunkSource for FileSource {
             let n = pread(&self.file, &mut buf, len - done, offset + done as u64)
                 .map_err(|e| Error::io(format!("reading {len} bytes at {offset}"), e))?;
             if n == 0 {
-                return Err(Error::corrupt(format!(
-                    "file ended after {done} of {len} bytes at offset {offset}"
-                )));
+                return Err(Error::corrupt(format!("file ended after {done} of {len} bytes at offset {offset}")));
             }
             done += n;
         }
@@ -97,9 +95,7 @@ fn pread(file: &File, buf: &mut Vec<u8>, max: usize, offset: u64) -> std::io::Re
     // SAFETY: the destination is the vector's spare capacity, of at least `max` bytes; pread
     // writes at most `max` bytes there and returns how many (or -1), and only those are then
     // counted as initialised. No reference to uninitialised memory is made.
-    let n = unsafe {
-        libc::pread(file.as_raw_fd(), buf.as_mut_ptr().add(buf.len()).cast(), max, offset)
-    };
+    let n = unsafe { libc::pread(file.as_raw_fd(), buf.as_mut_ptr().add(buf.len()).cast(), max, offset) };
     if n < 0 {
         let e = std::io::Error::last_os_error();
         if e.kind() == std::io::ErrorKind::Interrupted {
@@ -164,9 +160,7 @@ impl<R: Read + Seek + Send> ChunkSource for ReaderSource<R> {
     fn read_at_reusing(&self, offset: u64, len: usize, spare: Vec<u8>) -> Result<Buffer> {
         check_range(offset, len, self.len)?;
         let mut reader = self.reader.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        reader
-            .seek(SeekFrom::Start(offset))
-            .map_err(|e| Error::io(format!("seeking to byte {offset}"), e))?;
+        reader.seek(SeekFrom::Start(offset)).map_err(|e| Error::io(format!("seeking to byte {offset}"), e))?;
         // read_to_end writes into the spare capacity without zero-filling it first.
         let mut buf = spare;
         buf.clear();
@@ -176,10 +170,7 @@ impl<R: Read + Seek + Send> ChunkSource for ReaderSource<R> {
             .read_to_end(&mut buf)
             .map_err(|e| Error::io(format!("reading {len} bytes at {offset}"), e))?;
         if buf.len() != len {
-            return Err(Error::corrupt(format!(
-                "file ended after {} of {len} bytes at offset {offset}",
-                buf.len()
-            )));
+            return Err(Error::corrupt(format!("file ended after {} of {len} bytes at offset {offset}", buf.len())));
         }
         Ok(Buffer::from_vec(buf))
     }
@@ -222,9 +213,8 @@ impl BytesSource {
         // mapping (kept alive by every buffer sliced from it) exists.
         let map = unsafe { memmap2::Mmap::map(file) }.map_err(|e| Error::io("mapping the file", e))?;
         let map = Arc::new(map);
-        let ptr = NonNull::new(map.as_ptr().cast_mut()).ok_or_else(|| {
-            Error::io("mapping the file", std::io::Error::other("the mapping has a null address"))
-        })?;
+        let ptr = NonNull::new(map.as_ptr().cast_mut())
+            .ok_or_else(|| Error::io("mapping the file", std::io::Error::other("the mapping has a null address")))?;
         let len = map.len();
         // SAFETY: `ptr..ptr + len` is the mapping, readable for as long as `map` lives; the
         // buffer owns `map` through the Arc, so every slice of it keeps the mapping alive.

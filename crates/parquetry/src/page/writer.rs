@@ -11,9 +11,7 @@ use super::deferred::{CompressorPool, Deferred, PendingPage};
 use super::spill::{Segment, SpillFile};
 use crate::compress::{Codec, Compressor};
 use crate::error::Result;
-use crate::format::{
-    thrift, DictionaryPageHeader, Encoding, PageEncodingStats, PageHeader, PageLocation, PageType,
-};
+use crate::format::{thrift, DictionaryPageHeader, Encoding, PageEncodingStats, PageHeader, PageLocation, PageType};
 
 /// Builds one column chunk's pages in memory.
 #[derive(Debug)]
@@ -131,7 +129,14 @@ impl PageWriter {
             return Ok(());
         }
         if self.codec == Codec::Uncompressed && page.values.len() >= OWN_VALUES_FROM {
-            return self.append_data_page(header, uncompressed_len, &levels, Some(page.values), page.num_rows, has_levels);
+            return self.append_data_page(
+                header,
+                uncompressed_len,
+                &levels,
+                Some(page.values),
+                page.num_rows,
+                has_levels,
+            );
         }
         let (mut body, mut stored) = (std::mem::take(&mut self.body), std::mem::take(&mut self.stored));
         body.clear();
@@ -232,7 +237,8 @@ impl PageWriter {
             let Some(header) = page.header.take() else { continue };
             if result.is_ok() {
                 let pieces: [&[u8]; 2] = [&page.prefix, &page.output];
-                result = self.append_data_page(header, page.uncompressed_len, &pieces, None, page.rows, page.has_levels);
+                result =
+                    self.append_data_page(header, page.uncompressed_len, &pieces, None, page.rows, page.has_levels);
             }
         }
         if let Some(deferred) = self.deferred.as_mut() {
@@ -310,7 +316,8 @@ impl PageWriter {
             h.encoding = encoding;
         }
         let stored_len: usize = pieces.iter().map(|p| p.len()).sum();
-        let too_big = || crate::error::Error::invalid_argument("a rewritten page does not fit the 32-bit sizes of its header");
+        let too_big =
+            || crate::error::Error::invalid_argument("a rewritten page does not fit the 32-bit sizes of its header");
         header.uncompressed_page_size = i32::try_from(uncompressed_len).map_err(|_| too_big())?;
         header.compressed_page_size = i32::try_from(stored_len).map_err(|_| too_big())?;
         if header.crc.is_some() || self.crc {
@@ -345,7 +352,12 @@ impl PageWriter {
 
     /// Compresses and stores the chunk's dictionary page (PLAIN values); it is written before
     /// the data pages whenever it is set.
-    pub fn write_dictionary_page(&mut self, values: &[u8], num_values: usize, compressor: &mut Compressor) -> Result<()> {
+    pub fn write_dictionary_page(
+        &mut self,
+        values: &[u8],
+        num_values: usize,
+        compressor: &mut Compressor,
+    ) -> Result<()> {
         if self.codec == Codec::Uncompressed {
             // Stored as they are: no copy into the compressor's buffer first (30 MB a row
             // group for the `strings` dataset's `id`).
@@ -362,11 +374,17 @@ impl PageWriter {
     /// Stores the chunk's dictionary page from bytes already compressed with this writer's
     /// codec (`pieces` one after another), which decompress to `uncompressed_len` bytes of
     /// `num_values` PLAIN values.
-    pub fn write_dictionary_page_stored(&mut self, pieces: &[&[u8]], uncompressed_len: usize, num_values: usize) -> Result<()> {
+    pub fn write_dictionary_page_stored(
+        &mut self,
+        pieces: &[&[u8]],
+        uncompressed_len: usize,
+        num_values: usize,
+    ) -> Result<()> {
         // The chunk lists its encodings in the order pages are written: the data pages kept
         // back came first.
         self.flush_deferred()?;
-        let too_big = || crate::error::Error::invalid_argument("a dictionary page does not fit the 32-bit sizes of its header");
+        let too_big =
+            || crate::error::Error::invalid_argument("a dictionary page does not fit the 32-bit sizes of its header");
         let stored_len: usize = pieces.iter().map(|p| p.len()).sum();
         let crc = self.crc.then(|| {
             let mut h = crc32fast::Hasher::new();
@@ -508,7 +526,9 @@ impl PageWriter {
 
 /// The error of a page size or count past its header's 32-bit field.
 fn too_big(what: &str, n: usize) -> crate::error::Error {
-    crate::error::Error::invalid_argument(format!("a data page's {what} ({n}) does not fit the 32-bit fields of its header"))
+    crate::error::Error::invalid_argument(format!(
+        "a data page's {what} ({n}) does not fit the 32-bit fields of its header"
+    ))
 }
 
 /// A data page header's value count and value encoding.

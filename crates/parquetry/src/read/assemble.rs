@@ -78,7 +78,8 @@ fn build(node: &Node, leaves: &[LeafBatch], slots: Slots) -> Result<ArrayRef> {
                 }
                 ListKind::Map { sorted } => {
                     let (offsets, nulls) = list_offsets::<i32>(levels, slots, *def, *rep, *elem_def)?;
-                    let entries = child.as_struct_opt().ok_or_else(|| Error::corrupt("a map's entries are not a struct"))?;
+                    let entries =
+                        child.as_struct_opt().ok_or_else(|| Error::corrupt("a map's entries are not a struct"))?;
                     Arc::new(MapArray::try_new(field, offsets, entries.clone(), keep(nulls), *sorted).map_err(corrupt)?)
                 }
                 ListKind::Fixed(n) => {
@@ -109,7 +110,11 @@ fn level_pairs(levels: &BatchLevels) -> (std::borrow::Cow<'_, [i16]>, std::borro
     let (def, rep) = (&levels.definition, &levels.repetition);
     let n = def.len().max(rep.len());
     fn filled(v: &[i16], n: usize) -> Cow<'_, [i16]> {
-        if v.len() == n { Cow::Borrowed(v) } else { Cow::Owned(vec![0; n]) }
+        if v.len() == n {
+            Cow::Borrowed(v)
+        } else {
+            Cow::Owned(vec![0; n])
+        }
     }
     (filled(def, n), filled(rep, n))
 }
@@ -151,19 +156,11 @@ fn list_offsets<O: OffsetSizeTrait>(
     }
     let mut offsets: Vec<O> = Vec::with_capacity(d.len() / 2 + 1);
     let mut bits = PackedBits::with_capacity(d.len() / 2 + 1);
-    let tests = ListTests {
-        slots,
-        def,
-        rep,
-        elem_def,
-    };
+    let tests = ListTests { slots, def, rep, elem_def };
     let count = list_slots(&d, &r, tests, &mut offsets, &mut bits);
     offsets.push(O::usize_as(count));
     // Offsets rise by construction (`count` never falls).
-    Ok((
-        OffsetBuffer::new(ScalarBuffer::from(offsets)),
-        bits.into_nulls(),
-    ))
+    Ok((OffsetBuffer::new(ScalarBuffer::from(offsets)), bits.into_nulls()))
 }
 
 /// What a level is to a list: a slot of its parent, a valid list, an element.
@@ -285,9 +282,7 @@ fn fixed_size_list(
 }
 
 fn disagree(levels: usize, values: usize) -> Error {
-    Error::corrupt(format!(
-        "the columns of a struct disagree: its levels give {levels} entries, its children {values}"
-    ))
+    Error::corrupt(format!("the columns of a struct disagree: its levels give {levels} entries, its children {values}"))
 }
 
 #[cfg(test)]
@@ -305,17 +300,10 @@ mod tests {
             seed
         };
         // A list inside a list: rep up to 2, def up to 4; the outer list's slots.
-        let t = ListTests {
-            slots: Slots { rep: 1, def: 1 },
-            def: 2,
-            rep: 2,
-            elem_def: 3,
-        };
+        let t = ListTests { slots: Slots { rep: 1, def: 1 }, def: 2, rep: 2, elem_def: 3 };
         for n in [0usize, 1, 63, 64, 65, 200, 1000] {
             let d: Vec<i16> = (0..n).map(|_| (next() % 5) as i16).collect();
-            let r: Vec<i16> = (0..n)
-                .map(|i| if i == 0 { 0 } else { (next() % 3) as i16 })
-                .collect();
+            let r: Vec<i16> = (0..n).map(|i| if i == 0 { 0 } else { (next() % 3) as i16 }).collect();
             let (mut want_offsets, mut want_valid, mut count) = (Vec::new(), Vec::new(), 0i64);
             for (&d, &r) in d.iter().zip(&r) {
                 if r <= t.slots.rep && d >= t.slots.def {
@@ -328,9 +316,7 @@ mod tests {
                 assert_eq!(offsets, want_offsets, "{n} levels");
                 assert_eq!(total as i64, count);
                 let bytes = bits.into_bytes();
-                let valid: Vec<bool> = (0..want_valid.len())
-                    .map(|i| bytes[i / 8] >> (i % 8) & 1 == 1)
-                    .collect();
+                let valid: Vec<bool> = (0..want_valid.len()).map(|i| bytes[i / 8] >> (i % 8) & 1 == 1).collect();
                 assert_eq!(valid, want_valid, "{n} levels");
             };
             let (mut offsets, mut bits) = (Vec::new(), PackedBits::with_capacity(0));

@@ -16,8 +16,8 @@ use arrow_schema::{Field, Schema, SchemaRef};
 
 use super::assemble::{assemble, LeafBatch};
 use super::column::{ColumnPlan, ColumnReader};
-use super::nested::{plan_fields, FieldPlan, Node};
 use super::file::ParquetFile;
+use super::nested::{plan_fields, FieldPlan, Node};
 use super::options::ReadOptions;
 use super::selection::{self, Step};
 use crate::error::{Error, Result};
@@ -97,10 +97,7 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
             self.next_row_group += 1;
             let rg = &self.file.metadata.row_groups[rg_index];
             if rg.num_rows < 0 {
-                return Err(Error::corrupt(format!(
-                    "row group {rg_index}: negative row count {}",
-                    rg.num_rows
-                )));
+                return Err(Error::corrupt(format!("row group {rg_index}: negative row count {}", rg.num_rows)));
             }
             let rows = rg.num_rows as usize;
             let steps = match &self.options.row_selection {
@@ -137,7 +134,8 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
     /// A reader for every column read in the row group `rg_index` for which `open` is true.
     fn open_readers(&self, rg_index: usize, open: &[bool]) -> Result<Vec<Option<ColumnReader>>> {
         let file = &self.file;
-        let reader = |plan| ColumnReader::open(&file.source, &file.metadata, &file.schema, rg_index, plan, &self.options);
+        let reader =
+            |plan| ColumnReader::open(&file.source, &file.metadata, &file.schema, rg_index, plan, &self.options);
         self.plans.iter().zip(open).map(|(plan, &open)| open.then(|| reader(plan)).transpose()).collect()
     }
 
@@ -214,9 +212,7 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
             // of one thread's speed on two threads).
             Some(pool) if self.readers.len() > 1 && rows >= MIN_PARALLEL_ROWS => {
                 use rayon::prelude::*;
-                pool.install(|| {
-                    self.readers.par_iter_mut().map(|r| run_plan(r, source, &plan)).collect::<Result<_>>()
-                })?
+                pool.install(|| self.readers.par_iter_mut().map(|r| run_plan(r, source, &plan)).collect::<Result<_>>())?
             }
             _ => self.readers.iter_mut().map(|r| run_plan(r, source, &plan)).collect::<Result<_>>()?,
         };
@@ -348,7 +344,9 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
         let columns: Vec<LeafBatch> = match &self.pool {
             Some(pool) => {
                 use rayon::prelude::*;
-                pool.install(|| units.into_par_iter().map(|(r, plan)| run_plan(r, source, plan)).collect::<Result<_>>())?
+                pool.install(|| {
+                    units.into_par_iter().map(|(r, plan)| run_plan(r, source, plan)).collect::<Result<_>>()
+                })?
             }
             None => units.into_iter().map(|(r, plan)| run_plan(r, source, plan)).collect::<Result<_>>()?,
         };

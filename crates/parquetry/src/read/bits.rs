@@ -103,9 +103,7 @@ fn low_bits(n: usize) -> u64 {
 fn compare(levels: &[i16], t: i16, above: bool) -> u64 {
     #[cfg(target_arch = "x86_64")]
     if levels.len() >= 64 {
-        use std::arch::x86_64::{
-            _mm_cmpgt_epi16, _mm_loadu_si128, _mm_movemask_epi8, _mm_packs_epi16, _mm_set1_epi16,
-        };
+        use std::arch::x86_64::{_mm_cmpgt_epi16, _mm_loadu_si128, _mm_movemask_epi8, _mm_packs_epi16, _mm_set1_epi16};
         let mut mask = 0u64;
         // SAFETY: SSE2 is part of every x86-64 processor; each `p` points at 16 levels (32
         // bytes) inside the slice, read by two unaligned 16-byte loads.

@@ -15,7 +15,6 @@ use arrow_schema::{DataType, Field};
 
 use super::byte_array::byte_array_decoder;
 use super::data_page::{Loaded, OpenPage, PageDecoder};
-use crate::page::data_page_rows;
 use super::fixed::fixed_decoder;
 use super::options::{ByteArrayType, ReadOptions};
 use super::page_values::ValueKind;
@@ -24,6 +23,7 @@ use super::values::{Validity, ValueDecoder};
 use crate::compress::Codec;
 use crate::error::{Error, Result};
 use crate::format::{ColumnMetaData, FileMetaData, OffsetIndex, PageLocation, PhysicalType};
+use crate::page::data_page_rows;
 use crate::page::{has_parquet_816_bug, ChunkSource, Next, Page, PageStream};
 use crate::schema::{ColumnDescriptor, SchemaDescriptor};
 
@@ -48,15 +48,11 @@ pub(crate) fn leaf_type(column: &ColumnDescriptor, data_type: &DataType, options
 }
 
 fn override_byte_array(current: &DataType, t: ByteArrayType) -> DataType {
-    let text = matches!(
-        current,
-        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
-    ) || matches!(current, DataType::Dictionary(_, v)
+    let text = matches!(current, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+        || matches!(current, DataType::Dictionary(_, v)
         if matches!(**v, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View));
-    let binary = matches!(
-        current,
-        DataType::Binary | DataType::LargeBinary | DataType::BinaryView
-    ) || matches!(current, DataType::Dictionary(_, v)
+    let binary = matches!(current, DataType::Binary | DataType::LargeBinary | DataType::BinaryView)
+        || matches!(current, DataType::Dictionary(_, v)
         if matches!(**v, DataType::Binary | DataType::LargeBinary | DataType::BinaryView));
     if !text && !binary {
         return current.clone(); // decimals and other non-string BYTE_ARRAY types keep theirs
@@ -68,9 +64,7 @@ fn override_byte_array(current: &DataType, t: ByteArrayType) -> DataType {
         (ByteArrayType::Large, false) => DataType::LargeBinary,
         (ByteArrayType::View, true) => DataType::Utf8View,
         (ByteArrayType::View, false) => DataType::BinaryView,
-        (ByteArrayType::Dictionary, true) => {
-            DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8))
-        }
+        (ByteArrayType::Dictionary, true) => DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)),
         (ByteArrayType::Dictionary, false) => {
             DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Binary))
         }
@@ -129,8 +123,7 @@ impl ColumnReader {
     ) -> Result<Self> {
         let column = &schema.columns[plan.leaf];
         let place = format!("row group {row_group}, column '{}'", column.dotted_path());
-        Self::open_inner(source, metadata, column, row_group, plan, options, &place)
-            .map_err(|e| e.context(&place))
+        Self::open_inner(source, metadata, column, row_group, plan, options, &place).map_err(|e| e.context(&place))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -177,7 +170,13 @@ impl ColumnReader {
             type_length: usize::try_from(column.type_length).unwrap_or(0),
         };
         let max_reserve_bytes = bounded_bytes(usize::MAX, meta);
-        let mut pages = PageDecoder::new(codec, kind, (column.max_rep_level, column.max_def_level), options.verify_crc, max_reserve_rows);
+        let mut pages = PageDecoder::new(
+            codec,
+            kind,
+            (column.max_rep_level, column.max_def_level),
+            options.verify_crc,
+            max_reserve_rows,
+        );
         if plan.levels.is_some() {
             pages = pages.keep_levels(usize::try_from(meta.num_values).unwrap_or(0));
         }
@@ -251,11 +250,7 @@ impl ColumnReader {
         // A batch short of the chunk's end gets an eighth more than its share: its values
         // hold more bytes than the average about half the time, and outgrowing the
         // reservation copies them. The last batch's share is exact.
-        let bytes = if self.hint_rows_left > 0 {
-            bytes + bytes / 8
-        } else {
-            bytes
-        };
+        let bytes = if self.hint_rows_left > 0 { bytes + bytes / 8 } else { bytes };
         let slots = match self.records {
             Some(_) => self.levels_share(rows),
             None => rows,
@@ -348,10 +343,7 @@ impl ColumnReader {
         // the level vectors live only until the batch is assembled.
         let levels = self.levels_share(rows);
         if let Some(r) = self.records.as_mut() {
-            r.reserve(
-                levels.min(self.max_reserve_rows) + levels / 8 + 64,
-                self.repeated,
-            );
+            r.reserve(levels.min(self.max_reserve_rows) + levels / 8 + 64, self.repeated);
         }
         let mut left = rows;
         loop {
@@ -361,7 +353,8 @@ impl ColumnReader {
                 }
                 return Err(self.ended(rows - left));
             }
-            let (Some(page), Some(records), Some(decoder)) = (self.page.as_mut(), self.records.as_mut(), self.decoder.as_mut())
+            let (Some(page), Some(records), Some(decoder)) =
+                (self.page.as_mut(), self.records.as_mut(), self.decoder.as_mut())
             else {
                 return Err(finished());
             };
@@ -394,7 +387,9 @@ impl ColumnReader {
                 }
                 return Err(self.ended(rows - left));
             }
-            let (Some(page), Some(records)) = (self.page.as_mut(), self.records.as_mut()) else { return Err(finished()) };
+            let (Some(page), Some(records)) = (self.page.as_mut(), self.records.as_mut()) else {
+                return Err(finished());
+            };
             let index = page.index;
             left = records.skip(page, left).map_err(|e| e.context(format_args!("page {index}")))?;
             if page.row < page.rows {
@@ -520,7 +515,6 @@ impl ColumnReader {
         }
         Ok(self.page.as_mut())
     }
-
 }
 
 impl ColumnReader {
@@ -540,7 +534,6 @@ impl ColumnReader {
 fn finished() -> Error {
     Error::invalid_argument("the column chunk was already read to its end")
 }
-
 
 /// The chunk's page locations from its OffsetIndex, if it has one that is consistent: pages
 /// in order inside the chunk's bytes, first rows rising from 0 below the chunk's rows.
@@ -562,9 +555,8 @@ fn page_locations<S: ChunkSource>(
     let locations = index.page_locations;
     let first = locations.first()?;
     let in_chunk = |l: &PageLocation| l.offset as u64 >= start && (l.offset as u64) < start + len;
-    let ordered = locations
-        .windows(2)
-        .all(|w| w[0].offset < w[1].offset && w[0].first_row_index < w[1].first_row_index);
+    let ordered =
+        locations.windows(2).all(|w| w[0].offset < w[1].offset && w[0].first_row_index < w[1].first_row_index);
     let rows_ok = first.first_row_index == 0 && locations.iter().all(|l| (l.first_row_index as u64) < rows as u64);
     (ordered && rows_ok && locations.iter().all(in_chunk)).then_some(locations)
 }
@@ -590,4 +582,3 @@ fn bounded_bytes(bytes: usize, meta: &ColumnMetaData) -> usize {
     let stored = usize::try_from(meta.total_compressed_size).unwrap_or(0);
     bytes.min(stored.saturating_mul(256).saturating_add(1 << 20))
 }
-

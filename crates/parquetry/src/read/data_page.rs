@@ -76,7 +76,13 @@ pub(crate) struct PageDecoder {
 impl PageDecoder {
     /// A page decoder for a chunk in `codec` of values of `kind`, with repetition and
     /// definition levels up to `max_rep` and `max_def`.
-    pub fn new(codec: Codec, kind: ValueKind, (max_rep, max_def): (i16, i16), verify_crc: bool, max_reserve_rows: usize) -> Self {
+    pub fn new(
+        codec: Codec,
+        kind: ValueKind,
+        (max_rep, max_def): (i16, i16),
+        verify_crc: bool,
+        max_reserve_rows: usize,
+    ) -> Self {
         PageDecoder {
             pages: PageDecompressor::new(codec, max_rep, max_def, verify_crc),
             kind,
@@ -162,7 +168,8 @@ impl PageDecoder {
             )));
         }
         let n = rows.min(self.max_reserve_rows);
-        let mut levels = self.spare_levels.take().unwrap_or(PageLevels { definition: Vec::new(), repetition: Vec::new() });
+        let mut levels =
+            self.spare_levels.take().unwrap_or(PageLevels { definition: Vec::new(), repetition: Vec::new() });
         levels.definition.clear();
         levels.repetition.clear();
         levels.definition.reserve(if self.max_def > 0 { n } else { 0 });
@@ -177,11 +184,7 @@ impl PageDecoder {
         let values = if self.max_def > 0 {
             // Levels were checked against the maximum when decoded: at it = at least it,
             // 64 levels a compare (a count of equal `i16`s did not vectorize).
-            levels
-                .definition
-                .chunks(64)
-                .map(|c| super::bits::at_least(c, self.max_def).count_ones() as usize)
-                .sum()
+            levels.definition.chunks(64).map(|c| super::bits::at_least(c, self.max_def).count_ones() as usize).sum()
         } else {
             rows
         };
@@ -189,4 +192,3 @@ impl PageDecoder {
         Ok(OpenPage { index, values, validity: None, levels: Some(levels), rows, row: 0, decompressed, body })
     }
 }
-

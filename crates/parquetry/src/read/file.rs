@@ -39,8 +39,7 @@ impl ParquetFile<FileSource> {
     /// so threads decoding different columns share the file without a lock.
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
-        let mut file = File::open(path)
-            .map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
+        let mut file = File::open(path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
         let (metadata, _) = format::read_metadata(&mut file)?;
         Self::with_source(FileSource::new(file)?, metadata)
     }
@@ -89,9 +88,7 @@ impl<S: ChunkSource> ParquetFile<S> {
     /// Builds a reader from a source and its already decoded footer.
     pub fn with_source(source: S, metadata: FileMetaData) -> Result<Self> {
         if metadata.encryption_algorithm.is_some() {
-            return Err(Error::unsupported(
-                "the file's columns are encrypted: encrypted files are not supported yet",
-            ));
+            return Err(Error::unsupported("the file's columns are encrypted: encrypted files are not supported yet"));
         }
         let schema = SchemaDescriptor::from_metadata(&metadata)?;
         let arrow = arrow_schema(&schema, metadata.key_value_metadata.as_deref())?;
@@ -158,7 +155,6 @@ impl<S: ChunkSource> ParquetFile<S> {
     }
 }
 
-
 impl<S: ChunkSource> ParquetFile<S> {
     /// The top-level fields a read selects, in order, and (when a selector names a path
     /// inside a field, like `rec.b` or `tags.list.element`) which leaf columns are read:
@@ -224,9 +220,10 @@ impl<S: ChunkSource> ParquetFile<S> {
             )));
         };
         let fields = self.arrow_schema.fields();
-        fields.iter().position(|f| f.name() == top).ok_or_else(|| {
-            Error::invalid_argument(format!("column path '{path}': no top-level field '{top}'"))
-        })
+        fields
+            .iter()
+            .position(|f| f.name() == top)
+            .ok_or_else(|| Error::invalid_argument(format!("column path '{path}': no top-level field '{top}'")))
     }
 }
 

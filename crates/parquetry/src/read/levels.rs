@@ -9,9 +9,9 @@
 use arrow_buffer::BooleanBufferBuilder;
 
 use crate::encoding::bit_pack::read_uleb128;
-use crate::encoding::rle::{decode_bit_packed_msb, Run, RleDecoder};
-pub(crate) use crate::page::{level_bit_width, LevelData};
+use crate::encoding::rle::{decode_bit_packed_msb, RleDecoder, Run};
 use crate::error::{Error, Result};
+pub(crate) use crate::page::{level_bit_width, LevelData};
 
 /// Appends one validity bit per level to `validity` (set where the level equals `max_def`,
 /// i.e. the value is present) and returns the number of set bits.
@@ -90,9 +90,7 @@ pub fn decode_levels(
     match data {
         LevelData::Rle(bytes) => {
             let mut decoder = RleDecoder::new(bytes, level_bit_width(max_level))?;
-            decoder
-                .decode_exact(num_values, levels)
-                .map_err(|e| e.context(format_args!("{what} levels")))?;
+            decoder.decode_exact(num_values, levels).map_err(|e| e.context(format_args!("{what} levels")))?;
         }
         LevelData::BitPacked(bytes) => {
             decode_bit_packed_msb(bytes, level_bit_width(max_level), num_values, levels)
@@ -103,9 +101,7 @@ pub fn decode_levels(
     // maximum. A maximum over the page vectorizes; a search for the first bad one would not.
     if let Some(bad) = levels[start..].iter().copied().max().filter(|&m| m > max_level) {
         levels.truncate(start);
-        return Err(Error::corrupt(format!(
-            "{what} level {bad} is above the column's maximum {max_level}"
-        )));
+        return Err(Error::corrupt(format!("{what} level {bad} is above the column's maximum {max_level}")));
     }
     Ok(())
 }
@@ -129,11 +125,7 @@ pub fn count_levels(
 /// [`append_validity`] for the common `max_def == 1` (a flat optional column): levels are one
 /// bit wide, so a bit-packed run *is* a validity bitmap (LSB first, as Arrow's) and is appended
 /// as bytes, without unpacking each level.
-fn append_validity_bits(
-    data: &[u8],
-    num_values: usize,
-    validity: &mut BooleanBufferBuilder,
-) -> Result<usize> {
+fn append_validity_bits(data: &[u8], num_values: usize, validity: &mut BooleanBufferBuilder) -> Result<usize> {
     let (mut pos, mut left, mut valid) = (0usize, num_values, 0usize);
     while left > 0 {
         let header = read_uleb128(data, &mut pos, "definition levels").map_err(|_| {
@@ -171,9 +163,7 @@ fn append_validity_bits(
                 return Err(Error::corrupt("definition levels: an RLE run of length 0"));
             }
             if level > 1 {
-                return Err(Error::corrupt(format!(
-                    "definition level {level} is above the column's maximum 1"
-                )));
+                return Err(Error::corrupt(format!("definition level {level} is above the column's maximum 1")));
             }
             pos += 1;
             let is_valid = level == 1;
@@ -226,7 +216,11 @@ mod tests {
             let levels: Vec<u32> = (0..n)
                 .map(|i| {
                     seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
-                    if (i / 50) % 3 == 0 { 1 } else { !(seed >> 33).is_multiple_of(4) as u32 }
+                    if (i / 50) % 3 == 0 {
+                        1
+                    } else {
+                        !(seed >> 33).is_multiple_of(4) as u32
+                    }
                 })
                 .collect();
             let mut data = Vec::new();

@@ -17,14 +17,14 @@ pub(crate) mod fixed;
 pub(crate) mod levels;
 mod nested;
 mod options;
+pub mod page_values;
 mod reader;
 mod records;
-pub mod page_values;
 mod selection;
 pub mod values;
 
 pub use batches::RecordBatchIter;
 pub use file::ParquetFile;
-pub use reader::{ParquetReaderBuilder, ParquetRecordBatchReader};
 pub use options::{ByteArrayType, ColumnSelector, ReadOptions};
+pub use reader::{ParquetReaderBuilder, ParquetRecordBatchReader};
 pub(crate) use selection::Step;

@@ -147,7 +147,12 @@ impl Planner<'_> {
                 if !self.any_selected(repeated) {
                     return Ok(None);
                 }
-                let mut all = Planner { schema: self.schema, options: self.options, selected: &|_| true, leaves: &mut *self.leaves };
+                let mut all = Planner {
+                    schema: self.schema,
+                    options: self.options,
+                    selected: &|_| true,
+                    leaves: &mut *self.leaves,
+                };
                 all.inner(repeated, field.data_type(), inner)?
             } else if repeated_is_element(self.schema, node, repeated) {
                 self.inner(repeated, field.data_type(), inner)?

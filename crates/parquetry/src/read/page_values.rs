@@ -53,20 +53,30 @@ enum State {
     /// No values (every row null): nothing is decoded, whatever the encoding says.
     Empty,
     /// PLAIN values of a fixed width: the next value is value `done`.
-    PlainFixed { width: usize },
+    PlainFixed {
+        width: usize,
+    },
     /// PLAIN BYTE_ARRAY values: the next one's length prefix is at `pos`.
-    PlainBytes { pos: usize },
+    PlainBytes {
+        pos: usize,
+    },
     /// PLAIN BOOLEAN bits: the next value is bit `done`.
     PlainBits,
     /// RLE/bit-packed data at `start..end` of the section: dictionary indexes (after the
     /// bit-width byte) or RLE booleans (after the length prefix).
-    Rle { decoder: RleDecoder<'static>, start: usize, end: usize },
+    Rle {
+        decoder: RleDecoder<'static>,
+        start: usize,
+        end: usize,
+    },
     DeltaLength(DeltaLengthByteArrayDecoder<'static>),
     DeltaByteArray(DeltaByteArrayDecoder<'static>),
     DeltaInt32(DeltaBinaryPackedDecoder<'static, i32>),
     DeltaInt64(DeltaBinaryPackedDecoder<'static, i64>),
     /// BYTE_STREAM_SPLIT values of `width` bytes: the next value is value `done`.
-    Split { width: usize },
+    Split {
+        width: usize,
+    },
 }
 
 /// The column's physical type, as far as decoding its values depends on it.
@@ -420,7 +430,9 @@ fn open(buffer: &Buffer, encoding: Encoding, len: usize, kind: ValueKind, scratc
     Ok(match (encoding, t) {
         (Encoding::PLAIN, P::BOOLEAN) => State::PlainBits,
         (Encoding::PLAIN, P::BYTE_ARRAY) => State::PlainBytes { pos: 0 },
-        (Encoding::PLAIN, _) => State::PlainFixed { width: kind.width().filter(|&w| w > 0).ok_or_else(|| unsupported(encoding, kind))? },
+        (Encoding::PLAIN, _) => {
+            State::PlainFixed { width: kind.width().filter(|&w| w > 0).ok_or_else(|| unsupported(encoding, kind))? }
+        }
         (Encoding::RLE_DICTIONARY | Encoding::PLAIN_DICTIONARY, _) => {
             let Some(&bit_width) = data.first() else {
                 return Err(Error::corrupt(format!(
@@ -509,17 +521,12 @@ fn rle_bits(d: &mut RleDecoder<'_>, n: usize, dst: &mut BooleanBufferBuilder) ->
             }
             Some(Run::Packed(values)) => {
                 for chunk in values.chunks(64) {
-                    let word =
-                        chunk.iter().enumerate().fold(0u64, |w, (i, &b)| w | (u64::from(b & 1) << i));
+                    let word = chunk.iter().enumerate().fold(0u64, |w, (i, &b)| w | (u64::from(b & 1) << i));
                     dst.append_word(word, chunk.len());
                 }
                 done += values.len();
             }
-            None => {
-                return Err(Error::corrupt(format!(
-                    "RLE BOOLEAN: needed {n} values, the data ended after {done}"
-                )))
-            }
+            None => return Err(Error::corrupt(format!("RLE BOOLEAN: needed {n} values, the data ended after {done}"))),
         }
     }
     Ok(())
@@ -537,9 +544,7 @@ fn index_runs(
     let mut done = 0;
     while done < n {
         let Some(run) = d.next_run(n - done)? else {
-            return Err(Error::corrupt(format!(
-                "dictionary indexes end after {done} of the {n} values asked"
-            )));
+            return Err(Error::corrupt(format!("dictionary indexes end after {done} of the {n} values asked")));
         };
         // One vectorisable pass finds the largest index; only a bad page pays for a second
         // pass to name it.

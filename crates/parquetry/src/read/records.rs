@@ -88,7 +88,8 @@ impl RecordLevels {
                 let start = validity.len();
                 let values = self.append_slots(&levels.definition[from..end], end - from, validity);
                 let slots = validity.len() - start;
-                let bits = Validity { bits: validity.as_slice(), offset: start, len: slots, null_count: slots - values };
+                let bits =
+                    Validity { bits: validity.as_slice(), offset: start, len: slots, null_count: slots - values };
                 let result = decoder.read(&mut page.values, values, Some(&bits));
                 if result.is_err() {
                     validity.truncate(start);

@@ -27,10 +27,7 @@ pub(crate) fn check(ranges: &[Range<u64>], rows: u64) -> Result<()> {
     let mut end = 0u64;
     for (i, r) in ranges.iter().enumerate() {
         if r.start >= r.end {
-            return Err(Error::invalid_argument(format!(
-                "row selection: range {i} ({}..{}) is empty",
-                r.start, r.end
-            )));
+            return Err(Error::invalid_argument(format!("row selection: range {i} ({}..{}) is empty", r.start, r.end)));
         }
         if i > 0 && r.start < end {
             return Err(Error::invalid_argument(format!(

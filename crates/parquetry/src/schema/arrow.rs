@@ -82,7 +82,12 @@ fn with_extension(desc: &SchemaDescriptor, node: &SchemaNode, field: Field) -> F
         return field;
     }
     let metadata = [("ARROW:extension:name", "arrow.uuid"), ("ARROW:extension:metadata", "")];
-    field.with_metadata(metadata.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<std::collections::HashMap<String, String>>())
+    field.with_metadata(
+        metadata
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect::<std::collections::HashMap<String, String>>(),
+    )
 }
 
 /// The Arrow type of a node's values, before any list wrapping for its own repetition.
@@ -92,9 +97,7 @@ fn inner_type(desc: &SchemaDescriptor, node: &SchemaNode) -> DataType {
     }
     // A MAP whose key/value group lost its value column reads as a list of keys, as pyarrow
     // and arrow-rs read it.
-    let keys_only = is_map(desc, node)
-        && node.children.len() == 1
-        && node.children[0].children.len() == 1;
+    let keys_only = is_map(desc, node) && node.children.len() == 1 && node.children[0].children.len() == 1;
     if (is_list(desc, node) || keys_only) && node.children.len() == 1 {
         let repeated = &node.children[0];
         let element = list_element(desc, node, repeated);
@@ -109,11 +112,7 @@ fn inner_type(desc: &SchemaDescriptor, node: &SchemaNode) -> DataType {
         let value = node_field(desc, &kv.children[1]);
         // Arrow names the entries `entries` whatever the Parquet group is called (`key_value`,
         // `map`), as pyarrow reads them.
-        let entries = Field::new(
-            "entries",
-            DataType::Struct(Fields::from(vec![key, value])),
-            false,
-        );
+        let entries = Field::new("entries", DataType::Struct(Fields::from(vec![key, value])), false);
         return DataType::Map(Arc::new(entries), false);
     }
     let fields: Vec<Field> = node.children.iter().map(|c| node_field(desc, c)).collect();
@@ -168,17 +167,11 @@ pub fn leaf_arrow_type(c: &ColumnDescriptor) -> DataType {
     if let Some(lt) = &c.logical_type {
         let from_logical = match (lt, c.physical_type) {
             (LogicalType::Null, _) => Some(D::Null),
-            (LogicalType::String | LogicalType::Enum | LogicalType::Json, PhysicalType::BYTE_ARRAY) => {
-                Some(D::Utf8)
-            }
+            (LogicalType::String | LogicalType::Enum | LogicalType::Json, PhysicalType::BYTE_ARRAY) => Some(D::Utf8),
             (LogicalType::Decimal { scale, precision }, _) => Some(decimal(*precision, *scale)),
             (LogicalType::Date, PhysicalType::INT32) => Some(D::Date32),
-            (LogicalType::Time { unit, .. }, PhysicalType::INT32) => {
-                Some(D::Time32(arrow_unit(*unit)))
-            }
-            (LogicalType::Time { unit, .. }, PhysicalType::INT64) => {
-                Some(D::Time64(arrow_unit(*unit)))
-            }
+            (LogicalType::Time { unit, .. }, PhysicalType::INT32) => Some(D::Time32(arrow_unit(*unit))),
+            (LogicalType::Time { unit, .. }, PhysicalType::INT64) => Some(D::Time64(arrow_unit(*unit))),
             (LogicalType::Timestamp { is_adjusted_to_utc, unit }, PhysicalType::INT64) => {
                 Some(D::Timestamp(arrow_unit(*unit), utc(*is_adjusted_to_utc)))
             }
@@ -195,9 +188,7 @@ pub fn leaf_arrow_type(c: &ColumnDescriptor) -> DataType {
                     _ => return physical_default(c),
                 })
             }
-            (LogicalType::Float16, PhysicalType::FIXED_LEN_BYTE_ARRAY) if c.type_length == 2 => {
-                Some(D::Float16)
-            }
+            (LogicalType::Float16, PhysicalType::FIXED_LEN_BYTE_ARRAY) if c.type_length == 2 => Some(D::Float16),
             _ => None,
         };
         if let Some(t) = from_logical {
@@ -254,9 +245,8 @@ fn physical_default(c: &ColumnDescriptor) -> DataType {
 /// type is `hint`: the hint where the Parquet data can produce it, else ours.
 fn apply_hint(ours: &DataType, hint: &DataType) -> DataType {
     use DataType as D;
-    let is_bytes = |t: &DataType| {
-        matches!(t, D::Utf8 | D::LargeUtf8 | D::Utf8View | D::Binary | D::LargeBinary | D::BinaryView)
-    };
+    let is_bytes =
+        |t: &DataType| matches!(t, D::Utf8 | D::LargeUtf8 | D::Utf8View | D::Binary | D::LargeBinary | D::BinaryView);
     match (ours, hint) {
         // Dictionary outputs exist for strings and binaries (the decoders keep the file's
         // dictionary); a dictionary of numbers reads as plain values. The key type is the
@@ -280,11 +270,10 @@ fn apply_hint(ours: &DataType, hint: &DataType) -> DataType {
         // units Parquet lacks, like seconds, and pyarrow reads the stored unit back).
         (D::Timestamp(unit, _), D::Timestamp(_, tz)) => D::Timestamp(*unit, tz.clone()),
         (D::Int64, D::Duration(_)) => hint.clone(),
-        (D::Decimal128(p, s) | D::Decimal256(p, s), D::Decimal32(hp, hs) | D::Decimal64(hp, hs) | D::Decimal128(hp, hs) | D::Decimal256(hp, hs))
-            if p == hp && s == hs =>
-        {
-            hint.clone()
-        }
+        (
+            D::Decimal128(p, s) | D::Decimal256(p, s),
+            D::Decimal32(hp, hs) | D::Decimal64(hp, hs) | D::Decimal128(hp, hs) | D::Decimal256(hp, hs),
+        ) if p == hp && s == hs => hint.clone(),
         // Children keep their Parquet names but take the stored field metadata, at every
         // depth, as pyarrow's do.
         (D::List(f), D::List(h) | D::LargeList(h) | D::ListView(h) | D::LargeListView(h)) => {
@@ -331,9 +320,10 @@ fn apply_hint(ours: &DataType, hint: &DataType) -> DataType {
             D::Map(Arc::new(entries), *sorted)
         }
         (D::FixedSizeBinary(a), D::FixedSizeBinary(b)) if a == b => hint.clone(),
-        (D::Int32 | D::Int64, D::Int8 | D::Int16 | D::Int32 | D::Int64 | D::UInt8 | D::UInt16 | D::UInt32 | D::UInt64) => {
-            hint.clone()
-        }
+        (
+            D::Int32 | D::Int64,
+            D::Int8 | D::Int16 | D::Int32 | D::Int64 | D::UInt8 | D::UInt16 | D::UInt32 | D::UInt64,
+        ) => hint.clone(),
         (D::Time32(_) | D::Time64(_), D::Time32(_) | D::Time64(_)) => hint.clone(),
         _ => ours.clone(),
     }

@@ -11,8 +11,8 @@ pub const ARROW_SCHEMA_KEY: &str = "ARROW:schema";
 
 /// Decodes the value of an `ARROW:schema` entry into an Arrow schema.
 pub fn decode_arrow_schema(value: &str) -> Result<Schema> {
-    let bytes = base64_decode(value.as_bytes())
-        .ok_or_else(|| Error::corrupt("ARROW:schema metadata is not valid base64"))?;
+    let bytes =
+        base64_decode(value.as_bytes()).ok_or_else(|| Error::corrupt("ARROW:schema metadata is not valid base64"))?;
     arrow_ipc::convert::try_schema_from_ipc_buffer(&bytes)
         .map_err(|e| Error::corrupt(format!("ARROW:schema metadata is not an Arrow schema: {e}")))
 }

@@ -15,9 +15,7 @@ pub use arrow_hint::{encode_arrow_schema, ARROW_SCHEMA_KEY};
 pub use sort_order::SortOrder;
 
 use crate::error::{Error, Result};
-use crate::format::{
-    ConvertedType, FileMetaData, LogicalType, PhysicalType, Repetition, SchemaElement,
-};
+use crate::format::{ConvertedType, FileMetaData, LogicalType, PhysicalType, Repetition, SchemaElement};
 
 /// No real schema nests anywhere near this deep; the bound keeps a hostile schema from
 /// exhausting the stack when the tree is walked recursively.
@@ -152,17 +150,9 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
-    fn node(
-        &mut self,
-        depth: usize,
-        parent_def: i16,
-        parent_rep: i16,
-        path: &mut Vec<String>,
-    ) -> Result<SchemaNode> {
+    fn node(&mut self, depth: usize, parent_def: i16, parent_rep: i16, path: &mut Vec<String>) -> Result<SchemaNode> {
         if depth > MAX_SCHEMA_DEPTH {
-            return Err(Error::corrupt(format!(
-                "schema: nesting deeper than {MAX_SCHEMA_DEPTH} levels"
-            )));
+            return Err(Error::corrupt(format!("schema: nesting deeper than {MAX_SCHEMA_DEPTH} levels")));
         }
         let index = self.next;
         let Some(e) = self.elements.get(index) else {

@@ -67,9 +67,7 @@ impl SortOrder {
             SortOrder::Signed => (le8(a) as i64).cmp(&(le8(b) as i64)),
             SortOrder::Unsigned if a.len() == 4 => le4(a).cmp(&le4(b)),
             SortOrder::Unsigned => le8(a).cmp(&le8(b)),
-            SortOrder::Float if a.len() == 4 => {
-                f32::from_bits(le4(a)).total_cmp(&f32::from_bits(le4(b)))
-            }
+            SortOrder::Float if a.len() == 4 => f32::from_bits(le4(a)).total_cmp(&f32::from_bits(le4(b))),
             SortOrder::Float => f64::from_bits(le8(a)).total_cmp(&f64::from_bits(le8(b))),
             SortOrder::Float16 => f16_to_f32(a).total_cmp(&f16_to_f32(b)),
             SortOrder::SignedBytes => match (a.first(), b.first()) {

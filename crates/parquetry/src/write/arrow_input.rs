@@ -235,12 +235,7 @@ pub(crate) fn put_valid_range(
             }
         }
         D::Null => {}
-        other => {
-            return Err(Error::unsupported(format!(
-                "column '{}': cannot write Arrow {other} values",
-                leaf.path
-            )))
-        }
+        other => return Err(Error::unsupported(format!("column '{}': cannot write Arrow {other} values", leaf.path))),
     }
     Ok(0)
 }

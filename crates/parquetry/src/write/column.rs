@@ -25,7 +25,6 @@ use super::arrow_input::{check_value_lengths, put_valid_range, Scratch};
 use super::encoder::{Dictionary, ValueEncoder};
 use super::options::{ColumnOptions, StatisticsLevel, WriteOptions};
 use super::schema::LeafColumn;
-use crate::schema::SortOrder;
 use super::shred::Shredded;
 use super::statistics::{nan_bounds, statistics, Bounds, ColumnIndexBuilder};
 use crate::compress::Compressor;
@@ -33,6 +32,7 @@ use crate::encoding::rle::RleEncoder;
 use crate::error::{Error, Result};
 use crate::format::{ColumnIndex, Encoding, PhysicalType, SizeStatistics, Statistics};
 use crate::page::{DataPage, DataPageVersion, FinishedChunk, PageWriter};
+use crate::schema::SortOrder;
 
 /// What a finished chunk hands to the file writer besides its pages.
 #[derive(Debug)]
@@ -309,9 +309,7 @@ impl ColumnChunkWriter {
         let null_count = nulls.map_or(0, |nb| nb.slice(start, n).null_count());
         if self.leaf.max_def_level > 0 {
             match nulls {
-                Some(nb) if null_count > 0 => {
-                    self.definition_levels.put_bits(nb.validity(), nb.offset() + start, n)
-                }
+                Some(nb) if null_count > 0 => self.definition_levels.put_bits(nb.validity(), nb.offset() + start, n),
                 _ => self.definition_levels.put_run(1, n),
             }
         }
@@ -406,8 +404,7 @@ impl ColumnChunkWriter {
                 fresh.push(i);
             }
         }
-        self.page_bounds
-            .fold_bytes(self.leaf.order, fresh.iter().map(|&i| d.value(i)));
+        self.page_bounds.fold_bytes(self.leaf.order, fresh.iter().map(|&i| d.value(i)));
     }
 
     fn close_page(&mut self, compressor: &mut Compressor) -> Result<()> {
@@ -432,9 +429,8 @@ impl ColumnChunkWriter {
         if has_def {
             self.definition_levels.finish_into(&mut self.levels);
         }
-        let header_statistics = (page_level && self.header_statistics).then(|| {
-            statistics(&self.page_bounds, self.page_nulls as u64, order, self.leaf.is_string, self.truncate)
-        });
+        let header_statistics = (page_level && self.header_statistics)
+            .then(|| statistics(&self.page_bounds, self.page_nulls as u64, order, self.leaf.is_string, self.truncate));
         let page = DataPage {
             num_values: self.page_values,
             num_nulls: self.page_nulls,
@@ -447,9 +443,9 @@ impl ColumnChunkWriter {
             values: &mut self.values,
             statistics: header_statistics,
         };
-        self.pages.write_data_page(page, compressor).map_err(|e| {
-            e.context(format!("column '{}', page {}", self.leaf.path, self.pages.data_pages()))
-        })?;
+        self.pages
+            .write_data_page(page, compressor)
+            .map_err(|e| e.context(format!("column '{}', page {}", self.leaf.path, self.pages.data_pages())))?;
         if page_level && self.page_index {
             let nulls = self.page_nulls as u64;
             let all_nan = !self.page_bounds.is_set() && self.page_values > self.page_nulls;
@@ -487,9 +483,9 @@ impl ColumnChunkWriter {
 
     fn write_dictionary_page(&mut self, compressor: &mut Compressor) -> Result<()> {
         if let Some(d) = self.encoder.dictionary() {
-            self.pages.write_dictionary_page(d.page(), d.len(), compressor).map_err(|e| {
-                e.context(format!("column '{}', dictionary page", self.leaf.path))
-            })?;
+            self.pages
+                .write_dictionary_page(d.page(), d.len(), compressor)
+                .map_err(|e| e.context(format!("column '{}', dictionary page", self.leaf.path)))?;
         }
         Ok(())
     }
@@ -503,9 +499,8 @@ impl ColumnChunkWriter {
         }
         let stats_on = self.statistics_on();
         let order = self.leaf.order;
-        let statistics = stats_on.then(|| {
-            statistics(&self.chunk_bounds, self.chunk_nulls, order, self.leaf.is_string, self.truncate)
-        });
+        let statistics = stats_on
+            .then(|| statistics(&self.chunk_bounds, self.chunk_nulls, order, self.leaf.is_string, self.truncate));
         let byte_array = self.leaf.physical_type == PhysicalType::BYTE_ARRAY;
         let size_statistics = self.size_statistics.then(|| SizeStatistics {
             unencoded_byte_array_data_bytes: byte_array.then_some(self.chunk_byte_array_bytes as i64),
@@ -564,9 +559,7 @@ fn byte_values(values: &dyn Array) -> Result<Vec<&[u8]>> {
         DataType::LargeBinary => (0..n).map(|i| values.as_binary::<i64>().value(i)).collect(),
         DataType::BinaryView => (0..n).map(|i| values.as_binary_view().value(i)).collect(),
         DataType::FixedSizeBinary(_) => (0..n).map(|i| values.as_fixed_size_binary().value(i)).collect(),
-        other => {
-            return Err(Error::unsupported(format!("a dictionary of {other} values cannot be written")))
-        }
+        other => return Err(Error::unsupported(format!("a dictionary of {other} values cannot be written"))),
     })
 }
 

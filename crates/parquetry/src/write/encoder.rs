@@ -28,9 +28,7 @@ impl Dictionary {
     fn new(physical: PhysicalType, type_length: usize) -> Option<Self> {
         Some(match physical {
             PhysicalType::BYTE_ARRAY => Dictionary::Bytes(ByteArrayDictionary::new()),
-            PhysicalType::FIXED_LEN_BYTE_ARRAY => {
-                Dictionary::Bytes(ByteArrayDictionary::new_fixed(type_length))
-            }
+            PhysicalType::FIXED_LEN_BYTE_ARRAY => Dictionary::Bytes(ByteArrayDictionary::new_fixed(type_length)),
             PhysicalType::INT32 | PhysicalType::FLOAT => Dictionary::Fixed(FixedDictionary::new(4)),
             PhysicalType::INT64 | PhysicalType::DOUBLE => Dictionary::Fixed(FixedDictionary::new(8)),
             _ => return None,
@@ -109,16 +107,9 @@ pub(crate) fn encoding_fits(encoding: Encoding, physical: PhysicalType) -> bool 
 impl ValueEncoder {
     /// An encoder for `physical` values: dictionary first if `dictionary`, else (and after
     /// fallback) `encoding`, which must fit the type (checked by [`encoding_fits`]).
-    pub fn new(
-        physical: PhysicalType,
-        type_length: usize,
-        dictionary: bool,
-        encoding: Encoding,
-    ) -> Result<Self> {
+    pub fn new(physical: PhysicalType, type_length: usize, dictionary: bool, encoding: Encoding) -> Result<Self> {
         if !encoding_fits(encoding, physical) {
-            return Err(Error::invalid_argument(format!(
-                "encoding {encoding} cannot encode {physical} values"
-            )));
+            return Err(Error::invalid_argument(format!("encoding {encoding} cannot encode {physical} values")));
         }
         let dictionary = if dictionary { Dictionary::new(physical, type_length) } else { None };
         let mut e = ValueEncoder {
@@ -140,17 +131,13 @@ impl ValueEncoder {
         match (self.fallback, self.physical) {
             (Encoding::PLAIN, PhysicalType::BOOLEAN) => Values::PlainBool(BooleanEncoder::new()),
             (Encoding::RLE, _) => Values::RleBool(RleEncoder::new(1)),
-            (Encoding::DELTA_BINARY_PACKED, PhysicalType::INT32) => {
-                Values::DeltaI32(DeltaBinaryPackedEncoder::new())
-            }
+            (Encoding::DELTA_BINARY_PACKED, PhysicalType::INT32) => Values::DeltaI32(DeltaBinaryPackedEncoder::new()),
             (Encoding::DELTA_BINARY_PACKED, _) => Values::DeltaI64(DeltaBinaryPackedEncoder::new()),
-            (Encoding::DELTA_LENGTH_BYTE_ARRAY, _) => {
-                Values::DeltaLength(DeltaLengthByteArrayEncoder::new())
-            }
+            (Encoding::DELTA_LENGTH_BYTE_ARRAY, _) => Values::DeltaLength(DeltaLengthByteArrayEncoder::new()),
             (Encoding::DELTA_BYTE_ARRAY, _) => Values::DeltaByteArray(DeltaByteArrayEncoder::new()),
-            (Encoding::BYTE_STREAM_SPLIT, p) => Values::Split(ByteStreamSplitEncoder::new(
-                p.fixed_width().unwrap_or(self.type_length),
-            )),
+            (Encoding::BYTE_STREAM_SPLIT, p) => {
+                Values::Split(ByteStreamSplitEncoder::new(p.fixed_width().unwrap_or(self.type_length)))
+            }
             _ => Values::Plain(Vec::new()),
         }
     }

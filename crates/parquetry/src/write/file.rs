@@ -74,10 +74,8 @@ impl<W: Write> ParquetWriter<W> {
                 )));
             }
         }
-        let mut columns = leaves
-            .into_iter()
-            .map(|leaf| ColumnChunkWriter::new(leaf, &options))
-            .collect::<Result<Vec<_>>>()?;
+        let mut columns =
+            leaves.into_iter().map(|leaf| ColumnChunkWriter::new(leaf, &options)).collect::<Result<Vec<_>>>()?;
         // Threads pay where columns are compressed. Uncompressed pages are written by memory
         // copies (and dictionary encoding falls back to them past its page limit), which more
         // threads only hand over: from Python, strings_plain_none took 176 ms on two threads
@@ -114,12 +112,11 @@ impl<W: Write> ParquetWriter<W> {
         &self.schema
     }
 
-
     fn check(&self) -> Result<()> {
         match &self.failed {
-            Some(why) => Err(Error::invalid_argument(format!(
-                "the writer failed earlier and takes no more writes ({why})"
-            ))),
+            Some(why) => {
+                Err(Error::invalid_argument(format!("the writer failed earlier and takes no more writes ({why})")))
+            }
             None => Ok(()),
         }
     }
@@ -168,7 +165,10 @@ impl<W: Write> ParquetWriter<W> {
     fn write_checked(&mut self, batch: &RecordBatch) -> Result<()> {
         use arrow_schema::DataType as D;
         for (field, column) in self.schema.fields().iter().zip(batch.columns()) {
-            if matches!(field.data_type(), D::Struct(_) | D::List(_) | D::LargeList(_) | D::FixedSizeList(..) | D::Map(..)) {
+            if matches!(
+                field.data_type(),
+                D::Struct(_) | D::List(_) | D::LargeList(_) | D::FixedSizeList(..) | D::Map(..)
+            ) {
                 super::shred::check_structure(field.name(), column)?;
             }
         }

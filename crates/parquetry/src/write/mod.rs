@@ -18,13 +18,13 @@ pub(crate) mod schema;
 pub(crate) mod shred;
 pub(crate) mod statistics;
 
+pub use crate::io::{FileSink, TempFile, WriteBehind};
 pub use file::ParquetWriter;
 pub use options::{
-    ColumnOptions, DataPageVersion, StatisticsLevel, WriteOptions, DEFAULT_DATA_PAGE_ROW_LIMIT,
+    writable_encoding, ColumnOptions, DataPageVersion, StatisticsLevel, WriteOptions, DEFAULT_DATA_PAGE_ROW_LIMIT,
     DEFAULT_DATA_PAGE_SIZE, DEFAULT_DICTIONARY_PAGE_SIZE_LIMIT, DEFAULT_ROW_GROUP_ROWS,
-    DEFAULT_STATISTICS_TRUNCATE_LENGTH, WRITABLE_ENCODINGS, writable_encoding,
+    DEFAULT_STATISTICS_TRUNCATE_LENGTH, WRITABLE_ENCODINGS,
 };
-pub use crate::io::{FileSink, TempFile, WriteBehind};
 
 use std::path::Path;
 

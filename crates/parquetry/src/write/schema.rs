@@ -11,9 +11,7 @@ use crate::schema::SortOrder;
 use arrow_schema::{DataType, Field, Schema, TimeUnit as ArrowTimeUnit};
 
 use crate::error::{Error, Result};
-use crate::format::{
-    ConvertedType, LogicalType, PhysicalType, Repetition, SchemaElement, TimeUnit,
-};
+use crate::format::{ConvertedType, LogicalType, PhysicalType, Repetition, SchemaElement, TimeUnit};
 
 /// How an Arrow column's values become physical values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -291,8 +289,7 @@ fn leaf(field: &Field, name: &str, nullable: bool, place: &Place) -> Result<(Sch
             // Parquet has no seconds: stored as milliseconds, as pyarrow does. Arrow times
             // are local (pyarrow writes isAdjustedToUTC=false and no legacy annotation, which
             // would imply UTC).
-            e.logical_type =
-                Some(LogicalType::Time { is_adjusted_to_utc: false, unit: TimeUnit::Millis });
+            e.logical_type = Some(LogicalType::Time { is_adjusted_to_utc: false, unit: TimeUnit::Millis });
             let c = if *unit == ArrowTimeUnit::Second { C::Scale(1000) } else { C::Same };
             (P::INT32, c, 0)
         }
@@ -344,9 +341,7 @@ fn leaf(field: &Field, name: &str, nullable: bool, place: &Place) -> Result<(Sch
             (P::BYTE_ARRAY, C::Same, 0)
         }
         D::Binary | D::LargeBinary | D::BinaryView => (P::BYTE_ARRAY, C::Same, 0),
-        D::FixedSizeBinary(n) if *n > 0 => {
-            (P::FIXED_LEN_BYTE_ARRAY, C::Same, *n as usize)
-        }
+        D::FixedSizeBinary(n) if *n > 0 => (P::FIXED_LEN_BYTE_ARRAY, C::Same, *n as usize),
         _ => return Err(unsupported()),
     };
     e.physical_type = Some(physical);

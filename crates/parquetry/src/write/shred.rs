@@ -54,7 +54,12 @@ impl Shredded {
 
 /// Computes the levels and values of `leaf` for rows (records) `rows` of `column`, its
 /// top-level Arrow array, into `out`.
-pub(crate) fn shred(leaf: &LeafColumn, column: &ArrayRef, rows: std::ops::Range<usize>, out: &mut Shredded) -> Result<()> {
+pub(crate) fn shred(
+    leaf: &LeafColumn,
+    column: &ArrayRef,
+    rows: std::ops::Range<usize>,
+    out: &mut Shredded,
+) -> Result<()> {
     out.clear();
     let mut s = Shredder { leaf, out, with_rep: leaf.max_rep_level > 0 };
     s.visit(0, column, rows.start, rows.end, 0, 0)
@@ -65,9 +70,10 @@ pub(crate) fn shred(leaf: &LeafColumn, column: &ArrayRef, rows: std::ops::Range<
 /// slicing panics on arrays built without its checks whose children are too short. One walk
 /// of the array's nodes, nothing per value.
 pub(crate) fn check_structure(name: &str, column: &ArrayRef) -> Result<()> {
-    column.to_data().validate().map_err(|e| {
-        Error::invalid_argument(format!("column '{name}': the nested Arrow array is malformed: {e}"))
-    })
+    column
+        .to_data()
+        .validate()
+        .map_err(|e| Error::invalid_argument(format!("column '{name}': the nested Arrow array is malformed: {e}")))
 }
 
 struct Shredder<'a> {
@@ -240,9 +246,7 @@ impl Shredder<'_> {
         match list.offsets {
             Offsets::Small(o) => self.list_rows(depth, list, start, end, def, rep, starts(o)),
             Offsets::Large(o) => self.list_rows(depth, list, start, end, def, rep, starts(o)),
-            Offsets::Fixed(n) => {
-                self.list_rows(depth, list, start, end, def, rep, |k| k.checked_mul(n))
-            }
+            Offsets::Fixed(n) => self.list_rows(depth, list, start, end, def, rep, |k| k.checked_mul(n)),
         }
     }
 
@@ -347,11 +351,7 @@ impl Shredder<'_> {
                     if element == target {
                         *r = rep as u16;
                         k += 1;
-                        target = if k < end {
-                            offset(k).unwrap_or(a) - a
-                        } else {
-                            usize::MAX
-                        };
+                        target = if k < end { offset(k).unwrap_or(a) - a } else { usize::MAX };
                     }
                     element += 1;
                 }
@@ -360,7 +360,15 @@ impl Shredder<'_> {
         Ok(())
     }
 
-    fn visit_leaf(&mut self, depth: usize, array: &ArrayRef, start: usize, end: usize, def: i16, rep: i16) -> Result<()> {
+    fn visit_leaf(
+        &mut self,
+        depth: usize,
+        array: &ArrayRef,
+        start: usize,
+        end: usize,
+        def: i16,
+        rep: i16,
+    ) -> Result<()> {
         if self.out.leaf_nulls.is_none() {
             let nulls = match array.data_type() {
                 DataType::Dictionary(..) | DataType::Null => array.logical_nulls(),
@@ -401,13 +409,7 @@ impl Shredder<'_> {
                     } else {
                         let (valid, null) = (max as u16, def as u16);
                         let len = self.out.def.len();
-                        self.out.def.extend((0..n).map(|j| {
-                            if word >> j & 1 == 1 {
-                                valid
-                            } else {
-                                null
-                            }
-                        }));
+                        self.out.def.extend((0..n).map(|j| if word >> j & 1 == 1 { valid } else { null }));
                         if self.with_rep {
                             self.out.rep.resize(len + n, rep as u16);
                         }
@@ -510,7 +512,10 @@ mod tests {
         b.append_value([Some(3)]);
         let got = levels(Arc::new(b.finish()), true);
         // Null list 0, empty list 1, null element 2, value 3 (pyarrow's histograms agree).
-        assert_eq!(got, vec![("c.list.element".into(), vec![3, 2, 3, 1, 0, 3], vec![0, 1, 1, 0, 0, 0], vec![(0, 1), (2, 4)])]);
+        assert_eq!(
+            got,
+            vec![("c.list.element".into(), vec![3, 2, 3, 1, 0, 3], vec![0, 1, 1, 0, 0, 0], vec![(0, 1), (2, 4)])]
+        );
     }
 
     #[test]

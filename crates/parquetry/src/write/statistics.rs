@@ -7,8 +7,8 @@
 
 use std::cmp::Ordering;
 
-use crate::schema::SortOrder;
 use crate::format::{BoundaryOrder, ColumnIndex, Statistics};
+use crate::schema::SortOrder;
 
 /// The running min and max of a page or a chunk, PLAIN-encoded.
 #[derive(Debug, Clone, Default)]
@@ -69,8 +69,7 @@ impl Bounds {
     /// Folds in INT32 values (signed, or unsigned when `order` says so).
     pub fn fold_i32(&mut self, order: SortOrder, values: &[i32]) {
         let Some((min, max)) = (match order {
-            SortOrder::Unsigned => min_max(values.iter().map(|&v| v as u32))
-                .map(|(a, b)| (a as i32, b as i32)),
+            SortOrder::Unsigned => min_max(values.iter().map(|&v| v as u32)).map(|(a, b)| (a as i32, b as i32)),
             _ => min_max(values.iter().copied()),
         }) else {
             return;
@@ -81,8 +80,7 @@ impl Bounds {
     /// Folds in INT64 values (signed, or unsigned when `order` says so).
     pub fn fold_i64(&mut self, order: SortOrder, values: &[i64]) {
         let Some((min, max)) = (match order {
-            SortOrder::Unsigned => min_max(values.iter().map(|&v| v as u64))
-                .map(|(a, b)| (a as i64, b as i64)),
+            SortOrder::Unsigned => min_max(values.iter().map(|&v| v as u64)).map(|(a, b)| (a as i64, b as i64)),
             _ => min_max(values.iter().copied()),
         }) else {
             return;
@@ -120,8 +118,7 @@ impl Bounds {
     /// Folds in byte-array values (or fixed-width byte values) under `order`.
     pub fn fold_bytes<'v>(&mut self, order: SortOrder, values: impl IntoIterator<Item = &'v [u8]>) {
         let mut values = values.into_iter();
-        let Some(first) = values.by_ref().find(|v| order != SortOrder::Float16 || !is_nan16(v))
-        else {
+        let Some(first) = values.by_ref().find(|v| order != SortOrder::Float16 || !is_nan16(v)) else {
             return;
         };
         let (mut min, mut max) = (first, first);
@@ -282,24 +279,14 @@ pub(crate) struct Bound {
 /// `bounds` as footer values, truncating long byte arrays to `limit` bytes: the minimum to a
 /// prefix, the maximum to a prefix with its last byte (or, for UTF-8, character) incremented,
 /// so both stay bounds. Only unsigned-lexicographic values are truncated.
-pub(crate) fn truncated(
-    bounds: &Bounds,
-    order: SortOrder,
-    utf8: bool,
-    limit: Option<usize>,
-) -> Option<(Bound, Bound)> {
+pub(crate) fn truncated(bounds: &Bounds, order: SortOrder, utf8: bool, limit: Option<usize>) -> Option<(Bound, Bound)> {
     if !bounds.is_set() || order == SortOrder::Undefined {
         return None;
     }
     let (min, max) = (bounds.min(), bounds.max());
     let limit = match limit {
         Some(l) if order == SortOrder::Bytes => l,
-        _ => {
-            return Some((
-                Bound { bytes: min.to_vec(), exact: true },
-                Bound { bytes: max.to_vec(), exact: true },
-            ))
-        }
+        _ => return Some((Bound { bytes: min.to_vec(), exact: true }, Bound { bytes: max.to_vec(), exact: true })),
     };
     let min = if min.len() > limit {
         Bound { bytes: min[..prefix_len(min, limit, utf8)].to_vec(), exact: false }
@@ -400,7 +387,15 @@ impl ColumnIndexBuilder {
     /// Adds one page's entry. `ordered` is false for a page whose bounds say nothing about
     /// the order of the pages (NaN bounds of a page of NaN), which then does not take part in
     /// the boundary order, as null pages do not.
-    pub fn push(&mut self, bounds: &Bounds, null_count: u64, order: SortOrder, utf8: bool, limit: Option<usize>, ordered: bool) {
+    pub fn push(
+        &mut self,
+        bounds: &Bounds,
+        null_count: u64,
+        order: SortOrder,
+        utf8: bool,
+        limit: Option<usize>,
+        ordered: bool,
+    ) {
         if let Some(n) = self.index.null_counts.as_mut() {
             n.push(null_count as i64);
         }

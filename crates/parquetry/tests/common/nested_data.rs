@@ -221,7 +221,9 @@ pub fn leaf_array(rng: &mut Rng, t: &DataType, len: usize, nullable: bool, shape
             let m = 10i128.pow(*p as u32);
             prim!(Decimal128Type, |v: u64| (v as i128 * 7919) % m)
         }
-        DataType::Boolean => Arc::new((0..len).map(|_| (!rng.chance(s)).then(|| rng.chance(50))).collect::<BooleanArray>()),
+        DataType::Boolean => {
+            Arc::new((0..len).map(|_| (!rng.chance(s)).then(|| rng.chance(50))).collect::<BooleanArray>())
+        }
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
             let v: Vec<Option<String>> =
                 (0..len).map(|_| (!rng.chance(s)).then(|| format!("{}{}", rng.below(d), rng.string(6)))).collect();
@@ -241,11 +243,13 @@ pub fn leaf_array(rng: &mut Rng, t: &DataType, len: usize, nullable: bool, shape
             }
         }
         DataType::FixedSizeBinary(w) => {
-            let v: Vec<Option<Vec<u8>>> = (0..len).map(|_| (!rng.chance(s)).then(|| rng.bytes(*w as usize, *w as usize))).collect();
+            let v: Vec<Option<Vec<u8>>> =
+                (0..len).map(|_| (!rng.chance(s)).then(|| rng.bytes(*w as usize, *w as usize))).collect();
             Arc::new(FixedSizeBinaryArray::try_from_sparse_iter_with_size(v.into_iter(), *w).unwrap())
         }
         DataType::Dictionary(..) => {
-            let values = StringArray::from_iter_values((0..d).map(|i| format!("value {i} {}", "x".repeat(i as usize % 7))));
+            let values =
+                StringArray::from_iter_values((0..d).map(|i| format!("value {i} {}", "x".repeat(i as usize % 7))));
             let keys: Int32Array = (0..len).map(|_| (!rng.chance(s)).then(|| rng.below(d) as i32)).collect();
             Arc::new(DictionaryArray::<Int32Type>::try_new(keys, Arc::new(values)).unwrap())
         }
@@ -279,7 +283,8 @@ pub fn leaf_paths(schema: &Schema) -> Vec<(String, DataType)> {
 /// Whether two types are the same but for the names of list elements (and map fields).
 pub fn same_but_names(a: &DataType, b: &DataType) -> bool {
     use DataType as D;
-    let fields = |x: &Field, y: &Field| x.is_nullable() == y.is_nullable() && same_but_names(x.data_type(), y.data_type());
+    let fields =
+        |x: &Field, y: &Field| x.is_nullable() == y.is_nullable() && same_but_names(x.data_type(), y.data_type());
     match (a, b) {
         (D::List(x), D::List(y)) | (D::LargeList(x), D::LargeList(y)) => fields(x, y),
         (D::FixedSizeList(x, n), D::FixedSizeList(y, m)) => n == m && fields(x, y),

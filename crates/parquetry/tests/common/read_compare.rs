@@ -64,10 +64,7 @@ impl Table {
 
     /// Rows `offset..offset + len` of every column.
     pub fn slice(&self, offset: usize, len: usize) -> Table {
-        Table {
-            names: self.names.clone(),
-            columns: self.columns.iter().map(|c| c.slice(offset, len)).collect(),
-        }
+        Table { names: self.names.clone(), columns: self.columns.iter().map(|c| c.slice(offset, len)).collect() }
     }
 
     /// This table's rows followed by `other`'s (same columns).
@@ -102,8 +99,7 @@ pub fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
                 let mut c = c.borrow_mut();
                 match c.as_mut() {
                     Some(slot) => {
-                        let location =
-                            info.location().map(|l| l.to_string()).unwrap_or_default();
+                        let location = info.location().map(|l| l.to_string()).unwrap_or_default();
                         *slot = format!("panicked at {location}: {}", payload(info.payload()));
                         true
                     }
@@ -168,10 +164,7 @@ fn read_table<S: ChunkSource>(file: &mut ParquetFile<S>, options: &ReadOptions) 
 }
 
 /// Reads a file with parquetry and returns its batches (schema from the iterator).
-pub fn read_parquetry_batches(
-    path: &Path,
-    options: &ReadOptions,
-) -> Result<(Arc<Schema>, Vec<RecordBatch>), String> {
+pub fn read_parquetry_batches(path: &Path, options: &ReadOptions) -> Result<(Arc<Schema>, Vec<RecordBatch>), String> {
     catch(|| {
         let file = ParquetFile::open(path).map_err(|e| format!("open: {e}"))?;
         let iter = file.batches(options.clone()).map_err(|e| format!("batches: {e}"))?;
@@ -199,7 +192,10 @@ pub fn pyarrow_tables(tag: &str, paths: &[PathBuf]) -> HashMap<PathBuf, Result<T
         .stderr(Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| {
-            panic!("cannot run {} ({e}): python3 with pyarrow is required (./test.sh installs it)", super::common::python())
+            panic!(
+                "cannot run {} ({e}): python3 with pyarrow is required (./test.sh installs it)",
+                super::common::python()
+            )
         });
     {
         let mut stdin = child.stdin.take().unwrap();
@@ -242,9 +238,7 @@ pub fn read_ipc(path: &Path) -> Result<Table, String> {
     let reader = arrow_ipc::reader::FileReader::try_new_buffered(file, None)
         .map_err(|e| format!("IPC {}: {e}", path.display()))?;
     let schema = reader.schema();
-    let batches = reader
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| format!("IPC {}: {e}", path.display()))?;
+    let batches = reader.collect::<Result<Vec<_>, _>>().map_err(|e| format!("IPC {}: {e}", path.display()))?;
     Table::from_batches(&schema, &batches)
 }
 
@@ -531,8 +525,8 @@ fn dictionary_of(key: &DataType, values: &[Option<Vec<u8>>], utf8: bool) -> Opti
 /// type it has in `want` (pyarrow's reading); fails on a leaf of the wrong kind.
 pub fn with_byte_leaves_as(got: &ArrayRef, want: &DataType, choice: ByteArrayType) -> Result<ArrayRef, String> {
     use arrow_array::{
-        BinaryArray, BinaryViewArray, FixedSizeListArray, LargeBinaryArray, LargeListArray, LargeStringArray, ListArray,
-        MapArray, StringArray, StringViewArray, StructArray,
+        BinaryArray, BinaryViewArray, FixedSizeListArray, LargeBinaryArray, LargeListArray, LargeStringArray,
+        ListArray, MapArray, StringArray, StringViewArray, StructArray,
     };
     use DataType as D;
     let array: ArrayRef = match (got.data_type(), want) {
@@ -549,12 +543,18 @@ pub fn with_byte_leaves_as(got: &ArrayRef, want: &DataType, choice: ByteArrayTyp
         (D::List(_), D::List(f)) => {
             let l = got.as_list::<i32>();
             let child = with_byte_leaves_as(l.values(), f.data_type(), choice)?;
-            Arc::new(ListArray::try_new(f.clone(), l.offsets().clone(), child, l.nulls().cloned()).map_err(|e| e.to_string())?)
+            Arc::new(
+                ListArray::try_new(f.clone(), l.offsets().clone(), child, l.nulls().cloned())
+                    .map_err(|e| e.to_string())?,
+            )
         }
         (D::LargeList(_), D::LargeList(f)) => {
             let l = got.as_list::<i64>();
             let child = with_byte_leaves_as(l.values(), f.data_type(), choice)?;
-            Arc::new(LargeListArray::try_new(f.clone(), l.offsets().clone(), child, l.nulls().cloned()).map_err(|e| e.to_string())?)
+            Arc::new(
+                LargeListArray::try_new(f.clone(), l.offsets().clone(), child, l.nulls().cloned())
+                    .map_err(|e| e.to_string())?,
+            )
         }
         (D::FixedSizeList(..), D::FixedSizeList(f, n)) => {
             let l = got.as_fixed_size_list();
@@ -566,8 +566,14 @@ pub fn with_byte_leaves_as(got: &ArrayRef, want: &DataType, choice: ByteArrayTyp
             let entries: ArrayRef = Arc::new(m.entries().clone());
             let entries = with_byte_leaves_as(&entries, f.data_type(), choice)?;
             Arc::new(
-                MapArray::try_new(f.clone(), m.offsets().clone(), entries.as_struct().clone(), m.nulls().cloned(), *sorted)
-                    .map_err(|e| e.to_string())?,
+                MapArray::try_new(
+                    f.clone(),
+                    m.offsets().clone(),
+                    entries.as_struct().clone(),
+                    m.nulls().cloned(),
+                    *sorted,
+                )
+                .map_err(|e| e.to_string())?,
             )
         }
         (g, w) if is_byte_array_type(w) => {

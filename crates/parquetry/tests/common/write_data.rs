@@ -99,11 +99,7 @@ pub fn all_types(seed: u64, rows: usize, batches: usize, shape: Shape) -> (Schem
         Field::new("large_binary", DataType::LargeBinary, true),
         Field::new("binary_view", DataType::BinaryView, true),
         Field::new("fixed5", DataType::FixedSizeBinary(5), true),
-        Field::new(
-            "dict_utf8",
-            DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)),
-            true,
-        ),
+        Field::new("dict_utf8", DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)), true),
         Field::new("null", DataType::Null, true),
     ];
     let schema = Arc::new(Schema::new(fields));
@@ -120,12 +116,24 @@ pub fn all_types(seed: u64, rows: usize, batches: usize, shape: Shape) -> (Schem
         let r = &mut rng;
         macro_rules! prim {
             ($t:ty, $gen:expr) => {{
-                let v: PrimitiveArray<$t> = (0..n).map(|_| { let x = $gen(&mut *r); opt(r, s, x) }).collect();
+                let v: PrimitiveArray<$t> = (0..n)
+                    .map(|_| {
+                        let x = $gen(&mut *r);
+                        opt(r, s, x)
+                    })
+                    .collect();
                 Arc::new(v) as ArrayRef
             }};
         }
         let columns: Vec<ArrayRef> = vec![
-            Arc::new((0..n).map(|_| { let b = r.chance(50); opt(r, s, b) }).collect::<BooleanArray>()),
+            Arc::new(
+                (0..n)
+                    .map(|_| {
+                        let b = r.chance(50);
+                        opt(r, s, b)
+                    })
+                    .collect::<BooleanArray>(),
+            ),
             prim!(Int8Type, |r: &mut Rng| r.next() as i8),
             prim!(Int16Type, |r: &mut Rng| r.next() as i16),
             prim!(Int32Type, |r: &mut Rng| if r.chance(30) { r.below(10) as i32 } else { r.next() as i32 }),
@@ -136,8 +144,17 @@ pub fn all_types(seed: u64, rows: usize, batches: usize, shape: Shape) -> (Schem
             prim!(UInt32Type, |r: &mut Rng| r.next() as u32),
             prim!(UInt64Type, |r: &mut Rng| r.next()),
             f16_array(r, s, n),
-            prim!(Float32Type, |r: &mut Rng| match r.below(20) { 0 => f32::NAN, 1 => -0.0, 2 => 0.0, _ => (r.next() as i32) as f32 / 1000.0 }),
-            prim!(Float64Type, |r: &mut Rng| match r.below(20) { 0 => f64::NAN, 1 => f64::INFINITY, _ => (r.next() as i64) as f64 / 3.0 }),
+            prim!(Float32Type, |r: &mut Rng| match r.below(20) {
+                0 => f32::NAN,
+                1 => -0.0,
+                2 => 0.0,
+                _ => (r.next() as i32) as f32 / 1000.0,
+            }),
+            prim!(Float64Type, |r: &mut Rng| match r.below(20) {
+                0 => f64::NAN,
+                1 => f64::INFINITY,
+                _ => (r.next() as i64) as f64 / 3.0,
+            }),
             prim!(Date32Type, |r: &mut Rng| r.below(40000) as i32 - 10000),
             prim!(Date64Type, |r: &mut Rng| (r.below(40000) as i64 - 10000) * 86_400_000),
             prim!(Time32MillisecondType, |r: &mut Rng| r.below(86_400_000) as i32),
@@ -145,53 +162,124 @@ pub fn all_types(seed: u64, rows: usize, batches: usize, shape: Shape) -> (Schem
             prim!(Time64NanosecondType, |r: &mut Rng| r.below(86_400_000_000_000) as i64),
             prim!(TimestampMillisecondType, |r: &mut Rng| r.below(4_000_000_000_000) as i64 - 1_000_000_000_000),
             Arc::new(
-                (0..n).map(|_| { let x = r.below(4_000_000_000_000_000) as i64; opt(r, s, x) })
+                (0..n)
+                    .map(|_| {
+                        let x = r.below(4_000_000_000_000_000) as i64;
+                        opt(r, s, x)
+                    })
                     .collect::<TimestampMicrosecondArray>()
                     .with_timezone_opt(tz.clone()),
             ),
             prim!(TimestampNanosecondType, |r: &mut Rng| r.next() as i64 >> 2),
             prim!(DurationMicrosecondType, |r: &mut Rng| r.next() as i64 >> 8),
             Arc::new(
-                (0..n).map(|_| { let x = (r.next() % 10_000_000) as i128 - 5_000_000; opt(r, s, x) })
+                (0..n)
+                    .map(|_| {
+                        let x = (r.next() % 10_000_000) as i128 - 5_000_000;
+                        opt(r, s, x)
+                    })
                     .collect::<Decimal128Array>()
                     .with_precision_and_scale(7, 2)
                     .unwrap(),
             ),
             Arc::new(
-                (0..n).map(|_| { let x = (r.next() % 1_000_000_000_000_000) as i128 - 500_000_000_000_000; opt(r, s, x) })
+                (0..n)
+                    .map(|_| {
+                        let x = (r.next() % 1_000_000_000_000_000) as i128 - 500_000_000_000_000;
+                        opt(r, s, x)
+                    })
                     .collect::<Decimal128Array>()
                     .with_precision_and_scale(15, 3)
                     .unwrap(),
             ),
             Arc::new(
-                (0..n).map(|_| { let x = ((r.next() as i128) << 30) - (r.next() as i128); opt(r, s, x % 10i128.pow(30)) })
+                (0..n)
+                    .map(|_| {
+                        let x = ((r.next() as i128) << 30) - (r.next() as i128);
+                        opt(r, s, x % 10i128.pow(30))
+                    })
                     .collect::<Decimal128Array>()
                     .with_precision_and_scale(30, 5)
                     .unwrap(),
             ),
             Arc::new(
-                (0..n).map(|_| { let x = i256::from_i128(((r.next() >> 2) as i128) * ((r.next() >> 2) as i128)).wrapping_mul(i256::from_i128(if r.chance(50) { -7 } else { 3 })); opt(r, s, x) })
+                (0..n)
+                    .map(|_| {
+                        let x = i256::from_i128(((r.next() >> 2) as i128) * ((r.next() >> 2) as i128))
+                            .wrapping_mul(i256::from_i128(if r.chance(50) { -7 } else { 3 }));
+                        opt(r, s, x)
+                    })
                     .collect::<Decimal256Array>()
                     .with_precision_and_scale(50, 10)
                     .unwrap(),
             ),
-            Arc::new((0..n).map(|_| { let v = r.string(12); opt(r, s, v) }).collect::<StringArray>()),
+            Arc::new(
+                (0..n)
+                    .map(|_| {
+                        let v = r.string(12);
+                        opt(r, s, v)
+                    })
+                    .collect::<StringArray>(),
+            ),
             Arc::new((0..n).map(|_| Some(r.string(30))).collect::<StringArray>()),
-            Arc::new((0..n).map(|_| { let v = r.string(40); opt(r, s, v) }).collect::<LargeStringArray>()),
-            Arc::new((0..n).map(|_| { let v = r.string(20); opt(r, s, v) }).collect::<StringViewArray>()),
-            Arc::new((0..n).map(|_| { let v = r.bytes(0, s.max_binary); opt(r, s, v) }).collect::<BinaryArray>()),
-            Arc::new((0..n).map(|_| { let v = r.bytes(0, s.max_binary); opt(r, s, v) }).collect::<LargeBinaryArray>()),
-            Arc::new((0..n).map(|_| { let v = r.bytes(0, s.max_binary); opt(r, s, v) }).collect::<BinaryViewArray>()),
+            Arc::new(
+                (0..n)
+                    .map(|_| {
+                        let v = r.string(40);
+                        opt(r, s, v)
+                    })
+                    .collect::<LargeStringArray>(),
+            ),
+            Arc::new(
+                (0..n)
+                    .map(|_| {
+                        let v = r.string(20);
+                        opt(r, s, v)
+                    })
+                    .collect::<StringViewArray>(),
+            ),
+            Arc::new(
+                (0..n)
+                    .map(|_| {
+                        let v = r.bytes(0, s.max_binary);
+                        opt(r, s, v)
+                    })
+                    .collect::<BinaryArray>(),
+            ),
+            Arc::new(
+                (0..n)
+                    .map(|_| {
+                        let v = r.bytes(0, s.max_binary);
+                        opt(r, s, v)
+                    })
+                    .collect::<LargeBinaryArray>(),
+            ),
+            Arc::new(
+                (0..n)
+                    .map(|_| {
+                        let v = r.bytes(0, s.max_binary);
+                        opt(r, s, v)
+                    })
+                    .collect::<BinaryViewArray>(),
+            ),
             Arc::new(
                 FixedSizeBinaryArray::try_from_sparse_iter_with_size(
-                    (0..n).map(|_| { let v = r.bytes(5, 5); opt(r, s, v) }),
+                    (0..n).map(|_| {
+                        let v = r.bytes(5, 5);
+                        opt(r, s, v)
+                    }),
                     5,
                 )
                 .unwrap(),
             ),
             Arc::new(
                 DictionaryArray::<Int32Type>::try_new(
-                    (0..n).map(|_| { let k = r.below(shape.distinct.max(1)) as i32; opt(r, s, k) }).collect(),
+                    (0..n)
+                        .map(|_| {
+                            let k = r.below(shape.distinct.max(1)) as i32;
+                            opt(r, s, k)
+                        })
+                        .collect(),
                     dict_values.clone(),
                 )
                 .unwrap(),

@@ -63,7 +63,12 @@ pub fn write_parquet(path: &Path, schema: &SchemaRef, batches: &[RecordBatch], o
 }
 
 /// Writes a Parquet file with parquetry, returning the writer's error.
-pub fn try_write_parquet(path: &Path, schema: &SchemaRef, batches: &[RecordBatch], options: WriteOptions) -> Result<(), parquetry::Error> {
+pub fn try_write_parquet(
+    path: &Path,
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+    options: WriteOptions,
+) -> Result<(), parquetry::Error> {
     let file = std::fs::File::create(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut w = ParquetWriter::try_new(file, schema.clone(), options)?;
     for b in batches {
@@ -126,9 +131,8 @@ pub fn run_python_json(script: &str, request: &serde_json::Value) -> serde_json:
         "{script} failed (./test.sh installs pyarrow, polars and duckdb from requirements-test.txt):\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!("{script}: bad JSON ({e}):\n{}", String::from_utf8_lossy(&out.stdout))
-    })
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{script}: bad JSON ({e}):\n{}", String::from_utf8_lossy(&out.stdout)))
 }
 
 /// Builds scripts/interop/go-writer (parquet-go) into `dir` when `go` (or `$GO`) is on PATH
@@ -142,7 +146,8 @@ pub fn run_go_writer(dir: &TempDir, args: &[&str]) -> Result<Vec<serde_json::Val
     }
     let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scripts/interop/go-writer");
     let exe = dir.join("go-writer");
-    let out = Command::new(&go).args(["build", "-o"]).arg(&exe).arg(".").current_dir(source).output().expect("run go build");
+    let out =
+        Command::new(&go).args(["build", "-o"]).arg(&exe).arg(".").current_dir(source).output().expect("run go build");
     assert!(
         out.status.success(),
         "go build of scripts/interop/go-writer failed:\n{}",

@@ -154,9 +154,8 @@ impl<'a, T: DeltaValue> DeltaBinaryPackedDecoder<'a, T> {
                  {block_size} values into multiples of 32"
             )));
         }
-        let total = usize::try_from(total).map_err(|_| {
-            Error::corrupt(format!("DELTA_BINARY_PACKED: value count {total} is too large"))
-        })?;
+        let total = usize::try_from(total)
+            .map_err(|_| Error::corrupt(format!("DELTA_BINARY_PACKED: value count {total} is too large")))?;
         Ok(Self {
             data,
             pos,
@@ -341,9 +340,7 @@ impl<'a, T: DeltaValue> DeltaBinaryPackedDecoder<'a, T> {
         let bytes = self.values_per_miniblock / 8 * width;
         let left = self.data.len() - self.pos;
         if bytes > left {
-            return Err(Error::corrupt(format!(
-                "DELTA_BINARY_PACKED: miniblock needs {bytes} bytes, {left} left"
-            )));
+            return Err(Error::corrupt(format!("DELTA_BINARY_PACKED: miniblock needs {bytes} bytes, {left} left")));
         }
         self.width = width;
         self.miniblock_pos = self.pos;
@@ -404,11 +401,11 @@ mod tests {
     #[test]
     fn header_and_block_errors() {
         let bad = [
-            &[0x81, 0x01, 4, 5, 2][..],     // block size 129
-            &[0x80, 0x01, 3, 5, 2],         // 128 / 3
-            &[0x80, 0x01, 8, 5, 2],         // 16 values per miniblock
-            &[0x80, 0x01, 0, 5, 2],         // zero miniblocks
-            &[0x80, 0x01, 4, 5],            // truncated header
+            &[0x81, 0x01, 4, 5, 2][..], // block size 129
+            &[0x80, 0x01, 3, 5, 2],     // 128 / 3
+            &[0x80, 0x01, 8, 5, 2],     // 16 values per miniblock
+            &[0x80, 0x01, 0, 5, 2],     // zero miniblocks
+            &[0x80, 0x01, 4, 5],        // truncated header
         ];
         for b in bad {
             assert!(DeltaBinaryPackedDecoder::<i64>::new(b).is_err(), "{b:?}");

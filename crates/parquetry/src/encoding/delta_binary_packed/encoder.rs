@@ -170,11 +170,7 @@ impl<T: DeltaEncodeValue> DeltaBinaryPackedEncoder<T> {
         if !self.deltas.is_empty() {
             let min = self.deltas.iter().copied().min().unwrap_or_default();
             let per_mb = self.block_size / self.miniblocks;
-            let bits: usize = self
-                .deltas
-                .chunks(per_mb)
-                .map(|mb| bit_length(T::or_relative(mb, min)) * per_mb)
-                .sum();
+            let bits: usize = self.deltas.chunks(per_mb).map(|mb| bit_length(T::or_relative(mb, min)) * per_mb).sum();
             len += 10 + self.miniblocks + bits / 8;
         }
         len
@@ -213,12 +209,7 @@ fn bit_length(v: u64) -> usize {
 /// Encodes a block of `deltas` (at most `miniblocks * per_mb`): the min delta, the miniblocks'
 /// bit widths, and the miniblocks. Per the spec, miniblocks past the last delta get width 0
 /// and no bytes, and the last used one is padded to its full size.
-fn encode_block<T: DeltaEncodeValue>(
-    deltas: &[T],
-    per_mb: usize,
-    miniblocks: usize,
-    out: &mut Vec<u8>,
-) {
+fn encode_block<T: DeltaEncodeValue>(deltas: &[T], per_mb: usize, miniblocks: usize, out: &mut Vec<u8>) {
     let min = deltas.iter().copied().min().unwrap_or_default();
     write_uleb128(min.zigzag(), out);
     let widths_at = out.len();

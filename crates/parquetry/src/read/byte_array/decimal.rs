@@ -6,14 +6,12 @@
 
 use std::sync::Arc;
 
-use arrow_array::types::{
-    Decimal128Type, Decimal256Type, Decimal32Type, Decimal64Type, DecimalType,
-};
+use arrow_array::types::{Decimal128Type, Decimal256Type, Decimal32Type, Decimal64Type, DecimalType};
 use arrow_array::{ArrayRef, PrimitiveArray};
 use arrow_buffer::{i256, NullBuffer, ScalarBuffer};
 
-use super::{decode_dense, is_dictionary_encoded, no_dictionary, page_rows};
 use super::Dict;
+use super::{decode_dense, is_dictionary_encoded, no_dictionary, page_rows};
 use crate::encoding::rle::Run;
 use crate::encoding::{OffsetSize, OffsetsSink};
 use crate::error::{Error, Result};
@@ -89,11 +87,7 @@ pub(super) struct DecimalDecoder<T: FromBigEndian> {
 const MAX_PAGE_BYTES: u64 = 1 << 32;
 
 /// Converts the values `offsets` delimit in `data`, appending them to `out`.
-fn convert<T: FromBigEndian, O: OffsetSize>(
-    data: &[u8],
-    offsets: &[O],
-    out: &mut Vec<T::Native>,
-) -> Result<()> {
+fn convert<T: FromBigEndian, O: OffsetSize>(data: &[u8], offsets: &[O], out: &mut Vec<T::Native>) -> Result<()> {
     out.reserve(offsets.len().saturating_sub(1));
     for (i, w) in offsets.windows(2).enumerate() {
         let bytes = data.get(w[0].as_usize()..w[1].as_usize()).unwrap_or_default();
@@ -112,13 +106,7 @@ fn convert<T: FromBigEndian, O: OffsetSize>(
 impl<T: FromBigEndian> DecimalDecoder<T> {
     /// A decoder producing `T` arrays with this precision and scale.
     pub(super) fn new(precision: u8, scale: i8) -> Self {
-        Self {
-            precision,
-            scale,
-            values: Vec::new(),
-            dict: None,
-            raw: OffsetsSink::new(),
-        }
+        Self { precision, scale, values: Vec::new(), dict: None, raw: OffsetsSink::new() }
     }
 
     /// Appends the page's next `n` values densely (no null slots yet).
@@ -154,8 +142,7 @@ impl<T: FromBigEndian> ValueDecoder for DecimalDecoder<T> {
     fn set_dictionary(&mut self, page: &PageValues) -> Result<()> {
         let d = Dict::read(page, false)?;
         let mut dict = Vec::new();
-        convert::<T, _>(&d.data, &d.offsets, &mut dict)
-            .map_err(|e| e.context("dictionary page"))?;
+        convert::<T, _>(&d.data, &d.offsets, &mut dict).map_err(|e| e.context("dictionary page"))?;
         self.dict = Some(dict);
         Ok(())
     }
@@ -204,21 +191,14 @@ mod tests {
             &[0xFF],
             &[],
             &[0xFF, 0xFF, 0x80],
-            &[
-                0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-                0x00, 0x00, 0x7F,
-            ],
+            &[0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7F],
             &[0xFF; 20],
         ];
         let want = [256i128, -1, 0, -128, 127, -1];
         for enc in DENSE {
             let mut d = decoder(&DataType::Decimal128(38, 2));
-            let valid = append(
-                d.as_mut(),
-                &encode(enc, &values),
-                Some(&[true, true, true, false, true, true, true]),
-            )
-            .unwrap();
+            let valid =
+                append(d.as_mut(), &encode(enc, &values), Some(&[true, true, true, false, true, true, true])).unwrap();
             let a = finish(d.as_mut(), &valid);
             let a = a.as_primitive::<Decimal128Type>();
             assert_eq!(a.data_type(), &DataType::Decimal128(38, 2));
@@ -235,18 +215,10 @@ mod tests {
         let mut d = decoder(&DataType::Decimal128(38, 0));
         let big: [&[u8]; 2] = [&[1], &[0x01; 17]];
         let e = append(d.as_mut(), &encode(Encoding::PLAIN, &big), None).unwrap_err();
-        assert!(
-            e.to_string().contains("value 1 of the page: a 17-byte decimal does not fit"),
-            "{e}"
-        );
+        assert!(e.to_string().contains("value 1 of the page: a 17-byte decimal does not fit"), "{e}");
         let small: [&[u8]; 1] = [&[0x00, 0x80]];
         let mut d = decoder(&DataType::Decimal32(9, 0));
         append(d.as_mut(), &encode(Encoding::PLAIN, &small), None).unwrap();
-        assert_eq!(
-            finish(d.as_mut(), &[true])
-                .as_primitive::<arrow_array::types::Decimal32Type>()
-                .value(0),
-            128
-        );
+        assert_eq!(finish(d.as_mut(), &[true]).as_primitive::<arrow_array::types::Decimal32Type>().value(0), 128);
     }
 }

@@ -15,19 +15,15 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use arrow_array::types::{
-    ArrowDictionaryKeyType, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type,
-    UInt64Type, UInt8Type,
+    ArrowDictionaryKeyType, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
 };
-use arrow_array::{
-    ArrayRef, DictionaryArray, GenericBinaryArray, GenericStringArray, OffsetSizeTrait,
-    PrimitiveArray,
-};
+use arrow_array::{ArrayRef, DictionaryArray, GenericBinaryArray, GenericStringArray, OffsetSizeTrait, PrimitiveArray};
 use arrow_buffer::{ArrowNativeType, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::DataType;
 
 use super::{
-    check_null_rows, check_room, check_utf8_offsets, decode_dense, is_dictionary_encoded,
-    no_dictionary, page_rows, Dict,
+    check_null_rows, check_room, check_utf8_offsets, decode_dense, is_dictionary_encoded, no_dictionary, page_rows,
+    Dict,
 };
 use crate::encoding::rle::Run;
 use crate::encoding::{OffsetSize, OffsetsSink};
@@ -98,11 +94,7 @@ fn check_key<K: ArrowDictionaryKeyType>(max_key: usize) -> Result<()> {
 }
 
 /// An Arrow string or binary array over offsets that a sink built.
-fn values_array<O: OffsetSize + OffsetSizeTrait>(
-    offsets: Vec<O>,
-    data: Buffer,
-    utf8: bool,
-) -> ArrayRef {
+fn values_array<O: OffsetSize + OffsetSizeTrait>(offsets: Vec<O>, data: Buffer, utf8: bool) -> ArrayRef {
     // SAFETY: the offsets come from an OffsetsSink (or a Dict, read through one), extended
     // only by value lengths, starting at 0 and ending at data.len(), all within `O`.
     let offsets = unsafe { OffsetBuffer::new_unchecked(ScalarBuffer::from(offsets)) };
@@ -181,18 +173,10 @@ impl<K: ArrowDictionaryKeyType, O: OffsetSize + OffsetSizeTrait> DictionaryDecod
             }
             let v = match &self.base {
                 Some(d) => {
-                    let offsets = d
-                        .offsets
-                        .iter()
-                        .map(|&o| <O as OffsetSize>::from_usize(o as usize))
-                        .collect();
+                    let offsets = d.offsets.iter().map(|&o| <O as OffsetSize>::from_usize(o as usize)).collect();
                     values_array::<O>(offsets, d.data.clone(), self.utf8)
                 }
-                None => values_array::<O>(
-                    vec![O::default()],
-                    Buffer::from_vec(Vec::<u8>::new()),
-                    self.utf8,
-                ),
+                None => values_array::<O>(vec![O::default()], Buffer::from_vec(Vec::<u8>::new()), self.utf8),
             };
             self.base_values = Some(Arc::clone(&v));
             return Ok(v);
@@ -210,16 +194,13 @@ impl<K: ArrowDictionaryKeyType, O: OffsetSize + OffsetSizeTrait> DictionaryDecod
         let mut offsets = Vec::with_capacity(base.offsets.len() + self.extra.len());
         offsets.extend(base.offsets.iter().map(|&o| <O as OffsetSize>::from_usize(o as usize)));
         offsets.extend(
-            self.extra.offsets[1..]
-                .iter()
-                .map(|&o| <O as OffsetSize>::from_usize(shift + OffsetSize::as_usize(o))),
+            self.extra.offsets[1..].iter().map(|&o| <O as OffsetSize>::from_usize(shift + OffsetSize::as_usize(o))),
         );
         Ok(values_array::<O>(offsets, Buffer::from_vec(data), self.utf8))
     }
 }
 
-impl<K: ArrowDictionaryKeyType, O: OffsetSize + OffsetSizeTrait> ValueDecoder
-    for DictionaryDecoder<K, O>
+impl<K: ArrowDictionaryKeyType, O: OffsetSize + OffsetSizeTrait> ValueDecoder for DictionaryDecoder<K, O>
 where
     O: Send,
 {
@@ -245,8 +226,7 @@ where
         self.key_offset = self.base_len() + self.extra.len();
         let shift = self.extra.data.len();
         self.extra.data.extend_from_slice(dict.data.as_slice());
-        let offsets =
-            dict.offsets[1..].iter().map(|&o| <O as OffsetSize>::from_usize(shift + o as usize));
+        let offsets = dict.offsets[1..].iter().map(|&o| <O as OffsetSize>::from_usize(shift + o as usize));
         self.extra.offsets.extend(offsets);
         self.next_base = Some(dict);
         Ok(())

@@ -37,10 +37,7 @@ use crate::schema::ColumnDescriptor;
 /// `LargeUtf8`, `LargeBinary`, and `Decimal32` / `Decimal64` / `Decimal128` / `Decimal256`. Anything else is an
 /// unsupported-type error naming the column, so a caller learns at planning time rather than
 /// at the first page.
-pub(crate) fn byte_array_decoder(
-    column: &ColumnDescriptor,
-    output: &DataType,
-) -> Result<Box<dyn ValueDecoder>> {
+pub(crate) fn byte_array_decoder(column: &ColumnDescriptor, output: &DataType) -> Result<Box<dyn ValueDecoder>> {
     let unsupported = || {
         Error::unsupported(format!(
             "column '{}': cannot read {} values as Arrow {output}",
@@ -58,21 +55,11 @@ pub(crate) fn byte_array_decoder(
         DataType::LargeBinary => Box::new(offsets::OffsetsDecoder::<i64>::new(false)),
         DataType::Utf8View => Box::new(view::ViewDecoder::new(true)),
         DataType::BinaryView => Box::new(view::ViewDecoder::new(false)),
-        DataType::Dictionary(key, value) => {
-            dictionary::new_decoder(key, value).ok_or_else(unsupported)?
-        }
-        DataType::Decimal32(p, s) => {
-            Box::new(decimal::DecimalDecoder::<Decimal32Type>::new(*p, *s))
-        }
-        DataType::Decimal64(p, s) => {
-            Box::new(decimal::DecimalDecoder::<Decimal64Type>::new(*p, *s))
-        }
-        DataType::Decimal128(p, s) => {
-            Box::new(decimal::DecimalDecoder::<Decimal128Type>::new(*p, *s))
-        }
-        DataType::Decimal256(p, s) => {
-            Box::new(decimal::DecimalDecoder::<Decimal256Type>::new(*p, *s))
-        }
+        DataType::Dictionary(key, value) => dictionary::new_decoder(key, value).ok_or_else(unsupported)?,
+        DataType::Decimal32(p, s) => Box::new(decimal::DecimalDecoder::<Decimal32Type>::new(*p, *s)),
+        DataType::Decimal64(p, s) => Box::new(decimal::DecimalDecoder::<Decimal64Type>::new(*p, *s)),
+        DataType::Decimal128(p, s) => Box::new(decimal::DecimalDecoder::<Decimal128Type>::new(*p, *s)),
+        DataType::Decimal256(p, s) => Box::new(decimal::DecimalDecoder::<Decimal256Type>::new(*p, *s)),
         _ => return Err(unsupported()),
     })
 }
@@ -188,10 +175,9 @@ fn decode_dense<S: ByteArraySink>(
 /// Checks that a null buffer handed to `finish` covers exactly the `len` decoded rows.
 fn check_null_rows(nulls: Option<&NullBuffer>, len: usize) -> Result<()> {
     match nulls {
-        Some(n) if n.len() != len => Err(Error::invalid_argument(format!(
-            "null buffer of {} rows for {len} decoded rows",
-            n.len()
-        ))),
+        Some(n) if n.len() != len => {
+            Err(Error::invalid_argument(format!("null buffer of {} rows for {len} decoded rows", n.len())))
+        }
         _ => Ok(()),
     }
 }
@@ -212,14 +198,11 @@ impl Dict {
     fn read(page: &PageValues, utf8: bool) -> Result<Self> {
         check_dictionary_encoding(page)?;
         let (n, data) = (page.len(), page.data());
-        let mut sink = OffsetsSink::<i32>::with_capacity(
-            n.min(data.len() / 4),
-            data.len().saturating_sub(n.saturating_mul(4)),
-        );
+        let mut sink =
+            OffsetsSink::<i32>::with_capacity(n.min(data.len() / 4), data.len().saturating_sub(n.saturating_mul(4)));
         decode_byte_array(data, 0, n, &mut sink)?;
         if utf8 {
-            check_utf8_offsets(&sink.data, &sink.offsets)
-                .map_err(|e| e.context("dictionary page"))?;
+            check_utf8_offsets(&sink.data, &sink.offsets).map_err(|e| e.context("dictionary page"))?;
         }
         Ok(Dict { offsets: sink.offsets, data: Buffer::from_vec(sink.data) })
     }
@@ -249,9 +232,7 @@ pub(super) fn utf8_error_at(bytes: &[u8]) -> Option<usize> {
 /// The error for invalid UTF-8 in value `value` (0-based, among the page's values).
 #[cold]
 fn invalid_utf8(value: usize) -> Error {
-    Error::corrupt(format!(
-        "value {value} of the page is not valid UTF-8; read the column as Binary to get its bytes"
-    ))
+    Error::corrupt(format!("value {value} of the page is not valid UTF-8; read the column as Binary to get its bytes"))
 }
 
 /// Checks that the values `offsets` delimit in `data` (`offsets[0]` need not be 0) are all
@@ -309,12 +290,7 @@ fn check_utf8_lengths(region: &[u8], lengths: &[u32]) -> Result<()> {
 /// ASCII bytes, which no multi-byte character can span: the stretch is then UTF-8 exactly
 /// when every value is, and one check over it saves a walk over the values. Otherwise (or to
 /// name the bad value) the check goes value run by value run.
-pub(super) fn check_dict_utf8(
-    data: &[u8],
-    from: (usize, usize),
-    to: (usize, usize),
-    lengths_or: u32,
-) -> Result<()> {
+pub(super) fn check_dict_utf8(data: &[u8], from: (usize, usize), to: (usize, usize), lengths_or: u32) -> Result<()> {
     let stretch = &data[from.1..to.1];
     if lengths_or < 128 && (stretch.is_ascii() || utf8_error_at(stretch).is_none()) {
         return Ok(());
@@ -420,10 +396,10 @@ fn spread_offsets<O: OffsetSize>(offsets: &mut Vec<O>, start: usize, validity: &
 }
 
 #[cfg(test)]
-mod tests;
+mod dictionary_tests;
 #[cfg(test)]
 mod sizing_tests;
 #[cfg(test)]
-mod dictionary_tests;
-#[cfg(test)]
 mod spread_tests;
+#[cfg(test)]
+mod tests;

@@ -8,8 +8,8 @@ use arrow_array::{ArrayRef, GenericBinaryArray, GenericStringArray, OffsetSizeTr
 use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 
 use super::{
-    check_dict_utf8, check_dictionary_encoding, check_null_rows, check_room, check_utf8_offsets,
-    decode_dense, is_dictionary_encoded, no_dictionary, page_rows, spread_offsets, Scratch,
+    check_dict_utf8, check_dictionary_encoding, check_null_rows, check_room, check_utf8_offsets, decode_dense,
+    is_dictionary_encoded, no_dictionary, page_rows, spread_offsets, Scratch,
 };
 use crate::encoding::rle::Run;
 use crate::encoding::{ByteArraySink, OffsetSize, OffsetsSink, ShortValues};
@@ -90,11 +90,7 @@ impl PageDict {
             n,
             utf8,
             prefixes,
-            short: if n <= SHORT_MAX_VALUES {
-                Short::Pending
-            } else {
-                Short::No
-            },
+            short: if n <= SHORT_MAX_VALUES { Short::Pending } else { Short::No },
         })
     }
 
@@ -196,8 +192,7 @@ fn walk_lengths(
     let mut lengths_or = 0u32;
     let mut slots = out.iter_mut();
     while i < n && p < stop {
-        let (Some(len), Some(slot)) = (data.get(p..).and_then(|s| s.first_chunk::<4>()), slots.next())
-        else {
+        let (Some(len), Some(slot)) = (data.get(p..).and_then(|s| s.first_chunk::<4>()), slots.next()) else {
             return Err(Error::corrupt(format!(
                 "dictionary page: value {i} of {n} needs a length at byte {p} of {}",
                 data.len()

@@ -25,9 +25,7 @@ fn exact_reserve_is_never_exceeded() {
         valid.extend(append(d.as_mut(), &indexes(&idx, 4), Some(&rows_a)).unwrap());
         let a = finish(d.as_mut(), &valid);
         let (data_capacity, data_len) = match output {
-            DataType::Utf8 => {
-                (a.as_string::<i32>().values().capacity(), a.as_string::<i32>().values().len())
-            }
+            DataType::Utf8 => (a.as_string::<i32>().values().capacity(), a.as_string::<i32>().values().len()),
             _ => (a.as_binary::<i64>().values().capacity(), a.as_binary::<i64>().values().len()),
         };
         assert_eq!(data_len, 4 * total);

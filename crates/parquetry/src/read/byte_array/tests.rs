@@ -101,11 +101,7 @@ pub(super) fn bitmap(rows: &[bool]) -> (Vec<u8>, usize) {
 }
 
 /// Appends `page` with `rows` (None: all valid) and returns the rows' validity.
-pub(super) fn append(
-    d: &mut dyn ValueDecoder,
-    page: &Page,
-    rows: Option<&[bool]>,
-) -> Result<Vec<bool>> {
+pub(super) fn append(d: &mut dyn ValueDecoder, page: &Page, rows: Option<&[bool]>) -> Result<Vec<bool>> {
     let Some(rows) = rows else {
         d.read(&mut page.values(), page.n, None)?;
         return Ok(vec![true; page.n]);
@@ -130,15 +126,9 @@ pub(super) fn finish(d: &mut dyn ValueDecoder, valid: &[bool]) -> ArrayRef {
 pub(super) fn rows(a: &dyn Array) -> Vec<Option<Vec<u8>>> {
     let bytes = |v: Option<&[u8]>| v.map(<[u8]>::to_vec);
     match a.data_type() {
-        DataType::Utf8 => {
-            a.as_string::<i32>().iter().map(|v| bytes(v.map(str::as_bytes))).collect()
-        }
-        DataType::LargeUtf8 => {
-            a.as_string::<i64>().iter().map(|v| bytes(v.map(str::as_bytes))).collect()
-        }
-        DataType::Utf8View => {
-            a.as_string_view().iter().map(|v| bytes(v.map(str::as_bytes))).collect()
-        }
+        DataType::Utf8 => a.as_string::<i32>().iter().map(|v| bytes(v.map(str::as_bytes))).collect(),
+        DataType::LargeUtf8 => a.as_string::<i64>().iter().map(|v| bytes(v.map(str::as_bytes))).collect(),
+        DataType::Utf8View => a.as_string_view().iter().map(|v| bytes(v.map(str::as_bytes))).collect(),
         DataType::Binary => a.as_binary::<i32>().iter().map(bytes).collect(),
         DataType::LargeBinary => a.as_binary::<i64>().iter().map(bytes).collect(),
         DataType::BinaryView => a.as_binary_view().iter().map(bytes).collect(),
@@ -282,8 +272,7 @@ fn dictionary_output_shares_values_and_falls_back() {
 
     // Fallback mid-chunk: PLAIN values are appended after the dictionary's.
     append(d.as_mut(), &indexes(&[0], 2), None).unwrap();
-    let valid =
-        append(d.as_mut(), &encode(Encoding::PLAIN, &[b"x", b"y"]), Some(&[true, false, true]));
+    let valid = append(d.as_mut(), &encode(Encoding::PLAIN, &[b"x", b"y"]), Some(&[true, false, true]));
     let mut valid_all = vec![true];
     valid_all.extend(valid.unwrap());
     append(d.as_mut(), &encode(Encoding::DELTA_BYTE_ARRAY, &[b"zz"]), None).unwrap();
@@ -411,9 +400,7 @@ fn index_past_dictionary_and_missing_dictionary() {
         let e = append(d.as_mut(), &indexes(&[0, 1, 2, 1, 3, 0], 2), None).unwrap_err();
         let msg = e.to_string();
         assert!(
-            msg.contains(
-                "dictionary index 3 of value 4 is past the end of the dictionary of 3 values"
-            ),
+            msg.contains("dictionary index 3 of value 4 is past the end of the dictionary of 3 values"),
             "{output}: {msg}"
         );
         let e = append(d.as_mut(), &indexes(&[3; 10], 2), None).unwrap_err();
@@ -423,9 +410,7 @@ fn index_past_dictionary_and_missing_dictionary() {
         short.n = 20;
         assert!(append(d.as_mut(), &short, None).unwrap_err().to_string().contains("end after 8"));
         assert!(append(d.as_mut(), &Page::new(Encoding::RLE_DICTIONARY, &[], 1), None).is_err());
-        assert!(
-            append(d.as_mut(), &Page::new(Encoding::RLE_DICTIONARY, &[33, 2, 0], 1), None).is_err()
-        );
+        assert!(append(d.as_mut(), &Page::new(Encoding::RLE_DICTIONARY, &[33, 2, 0], 1), None).is_err());
         assert_eq!(d.len(), 0);
     }
 }
@@ -433,11 +418,8 @@ fn index_past_dictionary_and_missing_dictionary() {
 #[test]
 fn truncated_and_malformed_pages_are_errors() {
     let mut rng = TestRng::new(5);
-    let outputs: Vec<DataType> = OUTPUTS
-        .map(|f| f())
-        .into_iter()
-        .chain([DataType::Decimal128(38, 0), DataType::Decimal256(76, 0)])
-        .collect();
+    let outputs: Vec<DataType> =
+        OUTPUTS.map(|f| f()).into_iter().chain([DataType::Decimal128(38, 0), DataType::Decimal256(76, 0)]).collect();
     for output in &outputs {
         for enc in DENSE {
             let full = encode(enc, &VALUES[..6]);
@@ -492,10 +474,7 @@ fn factory_rejects_what_it_cannot_read() {
     ] {
         let e = byte_array_decoder(&col, &t).err().unwrap();
         assert_eq!(e.kind(), crate::error::ErrorKind::Unsupported);
-        assert!(
-            e.to_string().contains("column 'a.b': cannot read BYTE_ARRAY values as Arrow"),
-            "{e}"
-        );
+        assert!(e.to_string().contains("column 'a.b': cannot read BYTE_ARRAY values as Arrow"), "{e}");
     }
     let e = byte_array_decoder(&column(PhysicalType::INT32), &DataType::Utf8).err().unwrap();
     assert!(e.to_string().contains("cannot read INT32 values"), "{e}");

@@ -13,9 +13,8 @@ use arrow_array::{ArrayRef, BinaryViewArray, StringViewArray};
 use arrow_buffer::{Buffer, NullBuffer, ScalarBuffer};
 
 use super::{
-    check_dict_utf8, check_dictionary_encoding, check_null_rows, check_utf8_lengths,
-    check_utf8_offsets, check_utf8_plain, is_dictionary_encoded, no_dictionary, page_rows,
-    unsupported_encoding, utf8_error_at,
+    check_dict_utf8, check_dictionary_encoding, check_null_rows, check_utf8_lengths, check_utf8_offsets,
+    check_utf8_plain, is_dictionary_encoded, no_dictionary, page_rows, unsupported_encoding, utf8_error_at,
 };
 use crate::encoding::plain::decode_byte_array;
 use crate::encoding::rle::Run;
@@ -72,13 +71,7 @@ fn next_index(buffers: &[Buffer]) -> Result<u32> {
 impl ViewDecoder {
     /// A decoder for a `Utf8View` (`utf8`) or `BinaryView` output.
     pub(super) fn new(utf8: bool) -> Self {
-        Self {
-            utf8,
-            sink: ViewSink::new(u32::MAX),
-            buffers: Vec::new(),
-            dict: None,
-            arena_offsets: Vec::new(),
-        }
+        Self { utf8, sink: ViewSink::new(u32::MAX), buffers: Vec::new(), dict: None, arena_offsets: Vec::new() }
     }
 
     /// Appends the page's next `n` values densely (no null slots yet). Views point into
@@ -218,8 +211,7 @@ impl ValueDecoder for ViewDecoder {
             (i, p) = (i + k, end);
         }
         let has_long = any_long(&sink.views);
-        self.dict =
-            Some(ViewDict { views: sink.views, buffer, has_long, baked: 0, registered: None });
+        self.dict = Some(ViewDict { views: sink.views, buffer, has_long, baked: 0, registered: None });
         Ok(())
     }
 

@@ -11,7 +11,7 @@ use arrow_array::{ArrayRef, BooleanArray};
 use arrow_buffer::bit_iterator::BitSliceIterator;
 use arrow_buffer::{BooleanBufferBuilder, NullBuffer};
 
-use super::{read_dictionary, dense_count, no_dictionary, unsupported_encoding};
+use super::{dense_count, no_dictionary, read_dictionary, unsupported_encoding};
 use crate::encoding::plain;
 use crate::encoding::rle::Run;
 use crate::error::{Error, Result};
@@ -31,11 +31,7 @@ pub(super) struct BoolDecoder {
 impl BoolDecoder {
     /// An empty decoder.
     pub(super) fn new() -> Self {
-        Self {
-            bits: BooleanBufferBuilder::new(0),
-            dense: BooleanBufferBuilder::new(0),
-            dictionary: None,
-        }
+        Self { bits: BooleanBufferBuilder::new(0), dense: BooleanBufferBuilder::new(0), dictionary: None }
     }
 
     fn append(&mut self, page: &mut PageValues, n: usize, validity: Option<&Validity<'_>>) -> Result<()> {
@@ -61,10 +57,7 @@ impl BoolDecoder {
             row = e;
         }
         if src != n {
-            return Err(Error::corrupt(format!(
-                "the validity bitmap of {} rows does not have {n} valid rows",
-                v.len
-            )));
+            return Err(Error::corrupt(format!("the validity bitmap of {} rows does not have {n} valid rows", v.len)));
         }
         self.bits.append_n(v.len - row, false);
         Ok(())

@@ -77,30 +77,16 @@ fn stored_unit(c: &ColumnDescriptor) -> Option<TimeUnit> {
         ParquetUnit::Nanos => TimeUnit::Nanosecond,
     };
     match (&c.logical_type, c.converted_type) {
-        (Some(LogicalType::Time { unit, .. } | LogicalType::Timestamp { unit, .. }), _) => {
-            Some(from_parquet(unit))
-        }
-        (_, Some(ConvertedType::TIME_MILLIS | ConvertedType::TIMESTAMP_MILLIS)) => {
-            Some(TimeUnit::Millisecond)
-        }
-        (_, Some(ConvertedType::TIME_MICROS | ConvertedType::TIMESTAMP_MICROS)) => {
-            Some(TimeUnit::Microsecond)
-        }
+        (Some(LogicalType::Time { unit, .. } | LogicalType::Timestamp { unit, .. }), _) => Some(from_parquet(unit)),
+        (_, Some(ConvertedType::TIME_MILLIS | ConvertedType::TIMESTAMP_MILLIS)) => Some(TimeUnit::Millisecond),
+        (_, Some(ConvertedType::TIME_MICROS | ConvertedType::TIMESTAMP_MICROS)) => Some(TimeUnit::Microsecond),
         _ => None,
     }
 }
 
 fn is_unsigned(c: &ColumnDescriptor) -> bool {
-    matches!(
-        c.logical_type,
-        Some(LogicalType::Integer {
-            is_signed: false,
-            ..
-        })
-    ) || matches!(
-        c.converted_type,
-        Some(ConvertedType::UINT_8 | ConvertedType::UINT_16 | ConvertedType::UINT_32)
-    )
+    matches!(c.logical_type, Some(LogicalType::Integer { is_signed: false, .. }))
+        || matches!(c.converted_type, Some(ConvertedType::UINT_8 | ConvertedType::UINT_16 | ConvertedType::UINT_32))
 }
 
 /// The conversion that reads `c` as `output`, or `None` if `c`'s physical type cannot
@@ -111,11 +97,7 @@ pub(super) fn resolve(c: &ColumnDescriptor, output: &DataType) -> Option<Target>
         if scale == Scale::None && output.primitive_width() == Some(width) {
             Target::Relabel(output.clone())
         } else {
-            Target::Int {
-                to: output.clone(),
-                unsigned: is_unsigned(c),
-                scale,
-            }
+            Target::Int { to: output.clone(), unsigned: is_unsigned(c), scale }
         }
     };
     // A time or timestamp output takes the stored unit to its own; without a stored unit
@@ -139,9 +121,7 @@ pub(super) fn resolve(c: &ColumnDescriptor, output: &DataType) -> Option<Target>
             | D::Decimal256(..) => Some(integer(4, Scale::None)),
             D::Date64 => Some(integer(4, Scale::Mul(86_400_000))),
             D::Time32(u @ (TimeUnit::Second | TimeUnit::Millisecond))
-            | D::Time64(u @ (TimeUnit::Microsecond | TimeUnit::Nanosecond)) => {
-                Some(integer(4, rescale(u)))
-            }
+            | D::Time64(u @ (TimeUnit::Microsecond | TimeUnit::Nanosecond)) => Some(integer(4, rescale(u))),
             _ => None,
         },
         PhysicalType::INT64 => match output {
@@ -164,15 +144,9 @@ pub(super) fn resolve(c: &ColumnDescriptor, output: &DataType) -> Option<Target>
             | D::Duration(u) => Some(integer(8, rescale(u))),
             _ => None,
         },
-        PhysicalType::INT96 => {
-            matches!(output, D::Timestamp(..)).then(|| Target::Int96(output.clone()))
-        }
-        PhysicalType::FLOAT => {
-            matches!(output, D::Float32).then(|| Target::Relabel(output.clone()))
-        }
-        PhysicalType::DOUBLE => {
-            matches!(output, D::Float64).then(|| Target::Relabel(output.clone()))
-        }
+        PhysicalType::INT96 => matches!(output, D::Timestamp(..)).then(|| Target::Int96(output.clone())),
+        PhysicalType::FLOAT => matches!(output, D::Float32).then(|| Target::Relabel(output.clone())),
+        PhysicalType::DOUBLE => matches!(output, D::Float64).then(|| Target::Relabel(output.clone())),
         PhysicalType::FIXED_LEN_BYTE_ARRAY => match output {
             D::FixedSizeBinary(w) if *w == c.type_length => Some(Target::FixedSizeBinary),
             D::Float16 if c.type_length == 2 => Some(Target::Float16),
@@ -193,10 +167,9 @@ fn mismatch(target: &Target, physical: &str) -> Error {
 /// Checks that `nulls` has one bit per value.
 pub(super) fn check_nulls(nulls: Option<&NullBuffer>, len: usize) -> Result<()> {
     match nulls {
-        Some(n) if n.len() != len => Err(Error::invalid_argument(format!(
-            "a null buffer of {} bits for {len} values",
-            n.len()
-        ))),
+        Some(n) if n.len() != len => {
+            Err(Error::invalid_argument(format!("a null buffer of {} bits for {len} values", n.len())))
+        }
         _ => Ok(()),
     }
 }
@@ -212,10 +185,7 @@ pub(super) fn array_from_buffer(
     use DataType as D;
     use TimeUnit as U;
     check_nulls(nulls.as_ref(), len)?;
-    if dt
-        .primitive_width()
-        .is_none_or(|w| len.checked_mul(w) > Some(buffer.len()))
-    {
+    if dt.primitive_width().is_none_or(|w| len.checked_mul(w) > Some(buffer.len())) {
         return Err(Error::invalid_argument(format!(
             "a buffer of {} bytes does not hold {len} {dt} values",
             buffer.len()
@@ -223,10 +193,8 @@ pub(super) fn array_from_buffer(
     }
     macro_rules! arr {
         ($t:ty) => {
-            Arc::new(
-                PrimitiveArray::<$t>::new(ScalarBuffer::new(buffer, 0, len), nulls)
-                    .with_data_type(dt.clone()),
-            ) as ArrayRef
+            Arc::new(PrimitiveArray::<$t>::new(ScalarBuffer::new(buffer, 0, len), nulls).with_data_type(dt.clone()))
+                as ArrayRef
         };
     }
     Ok(match dt {
@@ -260,35 +228,21 @@ pub(super) fn array_from_buffer(
         D::Decimal128(..) => arr!(Decimal128Type),
         D::Decimal256(..) => arr!(Decimal256Type),
         // Time32 in µs/ns and Time64 in s/ms are not valid Arrow types.
-        _ => {
-            return Err(Error::unsupported(format!(
-                "Arrow type {dt} from fixed-width values"
-            )))
-        }
+        _ => return Err(Error::unsupported(format!("Arrow type {dt} from fixed-width values"))),
     })
 }
 
 /// Builds `to` from integers: `f` widens (and scales) each value to `i64`, which is then
 /// truncated or sign-extended to the width of `to`'s native type (`as` semantics, which is
 /// how pyarrow reinterprets annotated integers).
-fn narrow<S: Copy>(
-    values: &[S],
-    f: impl Fn(S) -> i64,
-    to: &DataType,
-    nulls: Option<NullBuffer>,
-) -> Result<ArrayRef> {
+fn narrow<S: Copy>(values: &[S], f: impl Fn(S) -> i64, to: &DataType, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
     let buffer = match to.primitive_width() {
         Some(1) => Buffer::from_vec(values.iter().map(|&v| f(v) as i8).collect::<Vec<_>>()),
         Some(2) => Buffer::from_vec(values.iter().map(|&v| f(v) as i16).collect::<Vec<_>>()),
         Some(4) => Buffer::from_vec(values.iter().map(|&v| f(v) as i32).collect::<Vec<_>>()),
         Some(8) => Buffer::from_vec(values.iter().map(|&v| f(v)).collect::<Vec<_>>()),
         Some(16) => Buffer::from_vec(values.iter().map(|&v| i128::from(f(v))).collect::<Vec<_>>()),
-        Some(32) => Buffer::from_vec(
-            values
-                .iter()
-                .map(|&v| i256::from_i128(i128::from(f(v))))
-                .collect::<Vec<_>>(),
-        ),
+        Some(32) => Buffer::from_vec(values.iter().map(|&v| i256::from_i128(i128::from(f(v)))).collect::<Vec<_>>()),
         _ => return Err(Error::unsupported(format!("Arrow type {to} from integers"))),
     };
     array_from_buffer(to, buffer, values.len(), nulls)
@@ -311,36 +265,20 @@ fn scaled<S: Copy>(
 }
 
 /// The output array for INT32 values.
-pub(super) fn from_i32(
-    values: Vec<i32>,
-    nulls: Option<NullBuffer>,
-    t: &Target,
-) -> Result<ArrayRef> {
+pub(super) fn from_i32(values: Vec<i32>, nulls: Option<NullBuffer>, t: &Target) -> Result<ArrayRef> {
     match t {
         Target::Relabel(dt) => {
             let len = values.len();
             array_from_buffer(dt, Buffer::from_vec(values), len, nulls)
         }
-        Target::Int {
-            to,
-            unsigned: true,
-            scale,
-        } => scaled(&values, |v| i64::from(v as u32), to, *scale, nulls),
-        Target::Int {
-            to,
-            unsigned: false,
-            scale,
-        } => scaled(&values, i64::from, to, *scale, nulls),
+        Target::Int { to, unsigned: true, scale } => scaled(&values, |v| i64::from(v as u32), to, *scale, nulls),
+        Target::Int { to, unsigned: false, scale } => scaled(&values, i64::from, to, *scale, nulls),
         _ => Err(mismatch(t, "INT32")),
     }
 }
 
 /// The output array for INT64 values.
-pub(super) fn from_i64(
-    values: Vec<i64>,
-    nulls: Option<NullBuffer>,
-    t: &Target,
-) -> Result<ArrayRef> {
+pub(super) fn from_i64(values: Vec<i64>, nulls: Option<NullBuffer>, t: &Target) -> Result<ArrayRef> {
     match t {
         Target::Relabel(dt) => {
             let len = values.len();
@@ -387,11 +325,7 @@ pub(super) fn int96_to_i64(v: [u8; 12], unit: TimeUnit) -> i64 {
 }
 
 /// The output array for INT96 values.
-pub(super) fn from_int96(
-    values: Vec<[u8; 12]>,
-    nulls: Option<NullBuffer>,
-    t: &Target,
-) -> Result<ArrayRef> {
+pub(super) fn from_int96(values: Vec<[u8; 12]>, nulls: Option<NullBuffer>, t: &Target) -> Result<ArrayRef> {
     let Target::Int96(dt @ DataType::Timestamp(unit, _)) = t else {
         return Err(mismatch(t, "INT96"));
     };
@@ -403,11 +337,7 @@ pub(super) fn from_int96(
 /// A big-endian two's complement integer of any width, sign-extended or truncated to 128 bits.
 #[inline]
 pub(super) fn be_to_i128(b: &[u8]) -> i128 {
-    let fill = if b.first().is_some_and(|&x| x & 0x80 != 0) {
-        0xFF
-    } else {
-        0
-    };
+    let fill = if b.first().is_some_and(|&x| x & 0x80 != 0) { 0xFF } else { 0 };
     let mut buf = [fill; 16];
     let take = b.len().min(16);
     buf[16 - take..].copy_from_slice(&b[b.len() - take..]);
@@ -417,11 +347,7 @@ pub(super) fn be_to_i128(b: &[u8]) -> i128 {
 /// A big-endian two's complement integer of any width, sign-extended or truncated to 256 bits.
 #[inline]
 pub(super) fn be_to_i256(b: &[u8]) -> i256 {
-    let fill = if b.first().is_some_and(|&x| x & 0x80 != 0) {
-        0xFF
-    } else {
-        0
-    };
+    let fill = if b.first().is_some_and(|&x| x & 0x80 != 0) { 0xFF } else { 0 };
     let mut buf = [fill; 32];
     let take = b.len().min(32);
     buf[32 - take..].copy_from_slice(&b[b.len() - take..]);
@@ -429,27 +355,19 @@ pub(super) fn be_to_i256(b: &[u8]) -> i256 {
 }
 
 /// The output array for FIXED_LEN_BYTE_ARRAY values of `width` bytes, back to back.
-pub(super) fn from_fixed(
-    bytes: Vec<u8>,
-    width: usize,
-    nulls: Option<NullBuffer>,
-    t: &Target,
-) -> Result<ArrayRef> {
+pub(super) fn from_fixed(bytes: Vec<u8>, width: usize, nulls: Option<NullBuffer>, t: &Target) -> Result<ArrayRef> {
     let len = bytes.len() / width.max(1);
     let values = bytes.chunks_exact(width.max(1));
     match t {
         Target::FixedSizeBinary => {
             check_nulls(nulls.as_ref(), len)?;
             let w = i32::try_from(width).map_err(|_| mismatch(t, "FIXED_LEN_BYTE_ARRAY"))?;
-            let array =
-                arrow_array::FixedSizeBinaryArray::try_new(w, Buffer::from_vec(bytes), nulls)
-                    .map_err(|e| Error::invalid_argument(e.to_string()))?;
+            let array = arrow_array::FixedSizeBinaryArray::try_new(w, Buffer::from_vec(bytes), nulls)
+                .map_err(|e| Error::invalid_argument(e.to_string()))?;
             Ok(Arc::new(array))
         }
         Target::Float16 => {
-            let out: Vec<u16> = values
-                .map(|c| c.first_chunk::<2>().map_or(0, |b| u16::from_le_bytes(*b)))
-                .collect();
+            let out: Vec<u16> = values.map(|c| c.first_chunk::<2>().map_or(0, |b| u16::from_le_bytes(*b))).collect();
             array_from_buffer(&DataType::Float16, Buffer::from_vec(out), len, nulls)
         }
         Target::Decimal(dt @ DataType::Decimal256(..)) => {
@@ -458,12 +376,8 @@ pub(super) fn from_fixed(
         }
         Target::Decimal(dt) => {
             let buffer = match dt {
-                DataType::Decimal32(..) => {
-                    Buffer::from_vec(values.map(|c| be_to_i128(c) as i32).collect::<Vec<_>>())
-                }
-                DataType::Decimal64(..) => {
-                    Buffer::from_vec(values.map(|c| be_to_i128(c) as i64).collect::<Vec<_>>())
-                }
+                DataType::Decimal32(..) => Buffer::from_vec(values.map(|c| be_to_i128(c) as i32).collect::<Vec<_>>()),
+                DataType::Decimal64(..) => Buffer::from_vec(values.map(|c| be_to_i128(c) as i64).collect::<Vec<_>>()),
                 _ => Buffer::from_vec(values.map(be_to_i128).collect::<Vec<_>>()),
             };
             array_from_buffer(dt, buffer, len, nulls)

@@ -28,17 +28,9 @@ unsafe impl Lane for f64 {}
 
 /// Moves the page's `dense` values, at the start of `values` (one slot per row), to their rows,
 /// null rows zero: [`spread`], with mixed words placed by AVX-512 where the processor has it.
-pub(super) fn spread_lanes<T: Lane>(
-    values: &mut [T],
-    dense: usize,
-    validity: &Validity<'_>,
-) -> Result<()> {
+pub(super) fn spread_lanes<T: Lane>(values: &mut [T], dense: usize, validity: &Validity<'_>) -> Result<()> {
     if values.len() < validity.len {
-        return Err(Error::corrupt(format!(
-            "{} slots for a page of {} rows",
-            values.len(),
-            validity.len
-        )));
+        return Err(Error::corrupt(format!("{} slots for a page of {} rows", values.len(), validity.len)));
     }
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx512f") {
@@ -163,7 +155,11 @@ mod tests {
                 .iter()
                 .map(|&ok| {
                     k += ok as i64;
-                    if ok { -k } else { 0 }
+                    if ok {
+                        -k
+                    } else {
+                        0
+                    }
                 })
                 .collect();
 

@@ -6,10 +6,7 @@ use arrow_array::ArrayRef;
 use arrow_buffer::NullBuffer;
 
 use super::convert::{self, Target};
-use super::{
-    read_dictionary, dense_count, no_dictionary, spread, try_reserve, unsupported_encoding,
-    ByteSlots,
-};
+use super::{dense_count, no_dictionary, read_dictionary, spread, try_reserve, unsupported_encoding, ByteSlots};
 use crate::encoding::rle::Run;
 use crate::encoding::{plain, ByteArraySink};
 use crate::error::{Error, Result};
@@ -30,12 +27,7 @@ pub(super) struct FixedLenDecoder {
 impl FixedLenDecoder {
     /// A decoder for values of `width` (> 0) bytes producing `target`.
     pub(super) fn new(width: usize, target: Target) -> Self {
-        Self {
-            width: width.max(1),
-            values: Vec::new(),
-            dictionary: None,
-            target,
-        }
+        Self { width: width.max(1), values: Vec::new(), dictionary: None, target }
     }
 
     fn rows(&self) -> usize {
@@ -72,9 +64,7 @@ impl FixedLenDecoder {
                     }
                 })
             }
-            Encoding::BYTE_STREAM_SPLIT => {
-                page.read_split(n, &mut self.values)
-            }
+            Encoding::BYTE_STREAM_SPLIT => page.read_split(n, &mut self.values),
             Encoding::DELTA_BYTE_ARRAY => {
                 // Every value must be `w` bytes: checking the total first bounds the output by
                 // what the page declares, before anything is rebuilt.
@@ -87,11 +77,7 @@ impl FixedLenDecoder {
                     )));
                 }
                 let start = self.values.len();
-                let mut sink = FixedSink {
-                    bytes: &mut self.values,
-                    width: w,
-                    start,
-                };
+                let mut sink = FixedSink { bytes: &mut self.values, width: w, start };
                 page.read_byte_arrays(n, &mut sink).map(drop)
             }
             other => Err(unsupported_encoding(other, "FIXED_LEN_BYTE_ARRAY")),
@@ -119,15 +105,7 @@ impl FixedLenDecoder {
         }
         if let Some(v) = validity {
             self.values.resize((start + v.len) * w, 0);
-            spread(
-                &mut ByteSlots {
-                    bytes: &mut self.values,
-                    width: w,
-                },
-                start,
-                dense,
-                v,
-            )?;
+            spread(&mut ByteSlots { bytes: &mut self.values, width: w }, start, dense, v)?;
         }
         Ok(())
     }
@@ -186,10 +164,7 @@ impl FixedSink<'_> {
 
     /// Where the last value of this page starts, if there is one.
     fn last_start(&self) -> Option<usize> {
-        self.bytes
-            .len()
-            .checked_sub(self.width)
-            .filter(|&s| s >= self.start)
+        self.bytes.len().checked_sub(self.width).filter(|&s| s >= self.start)
     }
 }
 
@@ -215,9 +190,7 @@ impl ByteArraySink for FixedSink<'_> {
             return Err(self.wrong_length(prefix_len.saturating_add(suffix.len())));
         }
         let Some(last) = self.last_start() else {
-            return Err(Error::corrupt(format!(
-                "DELTA_BYTE_ARRAY: prefix length {prefix_len} with no previous value"
-            )));
+            return Err(Error::corrupt(format!("DELTA_BYTE_ARRAY: prefix length {prefix_len} with no previous value")));
         };
         self.bytes.extend_from_within(last..last + prefix_len);
         self.bytes.extend_from_slice(suffix);
@@ -235,12 +208,7 @@ impl ByteArraySink for FixedSink<'_> {
         }
     }
 
-    fn extend_from_lengths(
-        &mut self,
-        lengths: &[u32],
-        data: &[u8],
-        _data_pos: usize,
-    ) -> Result<()> {
+    fn extend_from_lengths(&mut self, lengths: &[u32], data: &[u8], _data_pos: usize) -> Result<()> {
         if let Some(&bad) = lengths.iter().find(|&&l| l as usize != self.width) {
             return Err(self.wrong_length(bad as usize));
         }

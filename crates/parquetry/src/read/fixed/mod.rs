@@ -38,10 +38,7 @@ mod tests;
 /// Fails with [`Error::unsupported`] naming the column and both types when the column's
 /// physical type cannot produce `output`, and with a corrupt-file error for a
 /// FIXED_LEN_BYTE_ARRAY column without a positive width.
-pub(crate) fn fixed_decoder(
-    column: &ColumnDescriptor,
-    output: &DataType,
-) -> Result<Box<dyn ValueDecoder>> {
+pub(crate) fn fixed_decoder(column: &ColumnDescriptor, output: &DataType) -> Result<Box<dyn ValueDecoder>> {
     let Some(target) = convert::resolve(column, output) else {
         let annotation = match (&column.logical_type, column.converted_type) {
             (Some(l), _) => format!(" ({l:?})"),
@@ -106,9 +103,7 @@ fn dense_count(values: usize, validity: Option<&Validity<'_>>) -> Result<usize> 
 
 #[cold]
 fn unsupported_encoding(encoding: Encoding, physical: &str) -> Error {
-    Error::unsupported(format!(
-        "encoding {encoding} is not supported for {physical} values"
-    ))
+    Error::unsupported(format!("encoding {encoding} is not supported for {physical} values"))
 }
 
 #[cold]
@@ -121,9 +116,7 @@ fn check_dictionary_encoding(page: &PageValues) -> Result<()> {
     // Old writers label the dictionary page itself PLAIN_DICTIONARY.
     match page.encoding() {
         Encoding::PLAIN | Encoding::PLAIN_DICTIONARY => Ok(()),
-        other => Err(Error::unsupported(format!(
-            "dictionary page encoding {other}"
-        ))),
+        other => Err(Error::unsupported(format!("dictionary page encoding {other}"))),
     }
 }
 
@@ -141,7 +134,6 @@ fn read_dictionary<T>(
     *slot = Some(dict);
     Ok(())
 }
-
 
 /// Storage that [`spread`] can move values in, addressed in values (slots).
 trait Slots {
@@ -237,12 +229,7 @@ fn load_bits(bits: &[u8], pos: usize, n: usize) -> u64 {
 /// all-null word one fill, and only mixed words go row by row. Stops as soon as every earlier
 /// row is valid and already in place. A bitmap whose valid rows do not number `dense` is an
 /// error (after which the values are unspecified), never an out-of-bounds access.
-fn spread<S: Slots + ?Sized>(
-    slots: &mut S,
-    start: usize,
-    dense: usize,
-    validity: &Validity<'_>,
-) -> Result<()> {
+fn spread<S: Slots + ?Sized>(slots: &mut S, start: usize, dense: usize, validity: &Validity<'_>) -> Result<()> {
     let mut left = dense; // values not yet moved, at start..start + left
     let mut end = validity.len; // rows not yet placed, 0..end
     while end > left {

@@ -7,10 +7,7 @@ use arrow_buffer::NullBuffer;
 
 use super::convert::{self, Target};
 use super::expand::spread_lanes;
-use super::{
-    read_dictionary, dense_count, no_dictionary, spread, try_reserve,
-    unsupported_encoding,
-};
+use super::{dense_count, no_dictionary, read_dictionary, spread, try_reserve, unsupported_encoding};
 use crate::encoding::plain;
 use crate::encoding::rle::Run;
 use crate::error::{Error, Result};
@@ -130,12 +127,7 @@ pub(super) struct NativeDecoder<T: Native> {
 impl<T: Native> NativeDecoder<T> {
     /// A decoder producing `target`.
     pub(super) fn new(target: Target) -> Self {
-        Self {
-            values: Vec::new(),
-            dictionary: None,
-            scratch: Vec::new(),
-            target,
-        }
+        Self { values: Vec::new(), dictionary: None, scratch: Vec::new(), target }
     }
 
     /// Appends the page's next `n` encoded values densely.
@@ -151,17 +143,13 @@ impl<T: Native> NativeDecoder<T> {
                         let v = dict.get(value as usize).copied().unwrap_or_default();
                         values.extend(std::iter::repeat_n(v, len));
                     }
-                    Run::Packed(indexes) => values.extend(
-                        indexes
-                            .iter()
-                            .map(|&i| dict.get(i as usize).copied().unwrap_or_default()),
-                    ),
+                    Run::Packed(indexes) => {
+                        values.extend(indexes.iter().map(|&i| dict.get(i as usize).copied().unwrap_or_default()))
+                    }
                 })
             }
             Encoding::DELTA_BINARY_PACKED => T::decode_delta(page, n, &mut self.values),
-            Encoding::BYTE_STREAM_SPLIT => {
-                T::decode_split(page, n, &mut self.values, &mut self.scratch)
-            }
+            Encoding::BYTE_STREAM_SPLIT => T::decode_split(page, n, &mut self.values, &mut self.scratch),
             other => Err(unsupported_encoding(other, T::NAME)),
         }
     }
@@ -199,9 +187,7 @@ impl<T: Native> ValueDecoder for NativeDecoder<T> {
     }
 
     fn set_dictionary(&mut self, page: &PageValues) -> Result<()> {
-        read_dictionary(&mut self.dictionary, page, |dict| {
-            T::decode_plain(page.data(), page.len(), dict).map(drop)
-        })
+        read_dictionary(&mut self.dictionary, page, |dict| T::decode_plain(page.data(), page.len(), dict).map(drop))
     }
 
     fn read(&mut self, page: &mut PageValues, values: usize, validity: Option<&Validity<'_>>) -> Result<()> {
@@ -249,12 +235,7 @@ mod tests {
         d.read(&mut page, 3, None).unwrap();
         let ptr = d.values.as_ptr();
         let a = d.finish(None).unwrap();
-        assert_eq!(
-            a.as_primitive::<TimestampMillisecondType>()
-                .values()
-                .as_ptr(),
-            ptr
-        );
+        assert_eq!(a.as_primitive::<TimestampMillisecondType>().values().as_ptr(), ptr);
 
         let mut d = NativeDecoder::<i32>::new(Target::Relabel(DataType::UInt32));
         let kind = ValueKind { physical_type: PhysicalType::INT32, type_length: 0 };

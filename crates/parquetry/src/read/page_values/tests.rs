@@ -3,8 +3,8 @@
 use arrow_buffer::{BooleanBufferBuilder, Buffer};
 
 use super::*;
-use crate::encoding::{delta_byte_array, delta_length_byte_array, OffsetsSink};
 use crate::encoding::rle::encode_rle_hybrid;
+use crate::encoding::{delta_byte_array, delta_length_byte_array, OffsetsSink};
 
 fn open(bytes: Vec<u8>, encoding: Encoding, len: usize, t: PhysicalType) -> PageValues {
     let kind = ValueKind { physical_type: t, type_length: 0 };
@@ -51,11 +51,9 @@ fn byte_array_pages_resume_where_they_stopped() {
     delta_length_byte_array::encode(&refs, &mut dl);
     let mut db = Vec::new();
     delta_byte_array::encode(&refs, &mut db);
-    for (bytes, enc) in [
-        (plain, Encoding::PLAIN),
-        (dl, Encoding::DELTA_LENGTH_BYTE_ARRAY),
-        (db, Encoding::DELTA_BYTE_ARRAY),
-    ] {
+    for (bytes, enc) in
+        [(plain, Encoding::PLAIN), (dl, Encoding::DELTA_LENGTH_BYTE_ARRAY), (db, Encoding::DELTA_BYTE_ARRAY)]
+    {
         for step in [1, 7, 64, 299, 300] {
             let mut page = open(bytes.clone(), enc, values.len(), PhysicalType::BYTE_ARRAY);
             let got = byte_arrays_in_steps(&mut page, values.len(), step);
@@ -179,9 +177,21 @@ fn boolean_pages_resume_where_they_stopped() {
 #[test]
 fn encodings_a_type_cannot_have_are_refused_when_the_page_opens() {
     let kind = ValueKind { physical_type: PhysicalType::FLOAT, type_length: 0 };
-    let page = PageValues::new(Buffer::from_vec(vec![0u8; 8]), Encoding::DELTA_BINARY_PACKED, 2, kind, &mut PageScratch::default());
+    let page = PageValues::new(
+        Buffer::from_vec(vec![0u8; 8]),
+        Encoding::DELTA_BINARY_PACKED,
+        2,
+        kind,
+        &mut PageScratch::default(),
+    );
     assert!(page.is_err());
     // An all-null page opens whatever its encoding says.
-    let page = PageValues::new(Buffer::from_vec(Vec::<u8>::new()), Encoding::DELTA_BINARY_PACKED, 0, kind, &mut PageScratch::default());
+    let page = PageValues::new(
+        Buffer::from_vec(Vec::<u8>::new()),
+        Encoding::DELTA_BINARY_PACKED,
+        0,
+        kind,
+        &mut PageScratch::default(),
+    );
     assert!(page.is_ok());
 }

@@ -105,11 +105,7 @@ impl ColumnChunkWriter {
         let (mut i, mut records, mut values) = (pos, 0, 0);
         // Whole blocks while they leave room: counts that vectorize, not a walk per record.
         while i + BLOCK <= n {
-            let starts = if rep.is_empty() {
-                BLOCK
-            } else {
-                count_equal(&rep[i..i + BLOCK], 0)
-            };
+            let starts = if rep.is_empty() { BLOCK } else { count_equal(&rep[i..i + BLOCK], 0) };
             let v = count_equal(&def[i..i + BLOCK], max_def);
             if records + starts >= max_records || values + v > max_values {
                 break;
@@ -174,9 +170,7 @@ impl ColumnChunkWriter {
                 return result;
             }
         }
-        walk_ranges(ranges, cursor, count, |a, b| {
-            self.put_range(leaf.as_ref(), dictionary_input, a, b)
-        })
+        walk_ranges(ranges, cursor, count, |a, b| self.put_range(leaf.as_ref(), dictionary_input, a, b))
     }
 }
 
@@ -196,10 +190,7 @@ fn walk_ranges(
         count -= k;
         cursor.taken += k;
         if from + k == b {
-            *cursor = Cursor {
-                range: cursor.range + 1,
-                taken: 0,
-            };
+            *cursor = Cursor { range: cursor.range + 1, taken: 0 };
         }
     }
     Ok(())
@@ -232,9 +223,7 @@ fn count_equal(levels: &[u16], value: u16) -> usize {
     levels
         .chunks(u16::MAX as usize)
         .map(|chunk| {
-            let n = chunk
-                .iter()
-                .fold(0u16, |n, &l| n.wrapping_add(u16::from(l == value)));
+            let n = chunk.iter().fold(0u16, |n, &l| n.wrapping_add(u16::from(l == value)));
             usize::from(n)
         })
         .sum()
@@ -250,10 +239,7 @@ fn put_levels(encoder: &mut RleEncoder, levels: &[u16]) {
         for chunk in levels.chunks(8 * bitmap.len()) {
             let bytes = chunk.len().div_ceil(8);
             for (byte, group) in bitmap.iter_mut().zip(chunk.chunks(8)) {
-                *byte = group
-                    .iter()
-                    .enumerate()
-                    .fold(0, |b, (j, &l)| b | ((l & 1) as u8) << j);
+                *byte = group.iter().enumerate().fold(0, |b, (j, &l)| b | ((l & 1) as u8) << j);
             }
             encoder.put_bits(&bitmap[..bytes], 0, chunk.len());
         }

@@ -80,9 +80,28 @@ fn holds_input(column: &ColumnChunkWriter, data_type: &DataType) -> bool {
     let leaf = column.leaf();
     let plain_type = matches!(
         data_type,
-        D::Utf8 | D::LargeUtf8 | D::Binary | D::LargeBinary | D::Utf8View | D::BinaryView | D::FixedSizeBinary(_)
-            | D::Boolean | D::Int8 | D::Int16 | D::Int32 | D::Int64 | D::UInt8 | D::UInt16 | D::UInt32
-            | D::UInt64 | D::Float32 | D::Float64 | D::Date32 | D::Time32(_) | D::Time64(_) | D::Timestamp(..)
+        D::Utf8
+            | D::LargeUtf8
+            | D::Binary
+            | D::LargeBinary
+            | D::Utf8View
+            | D::BinaryView
+            | D::FixedSizeBinary(_)
+            | D::Boolean
+            | D::Int8
+            | D::Int16
+            | D::Int32
+            | D::Int64
+            | D::UInt8
+            | D::UInt16
+            | D::UInt32
+            | D::UInt64
+            | D::Float32
+            | D::Float64
+            | D::Date32
+            | D::Time32(_)
+            | D::Time64(_)
+            | D::Timestamp(..)
     );
     plain_type
         && leaf.nesting.is_empty()

@@ -54,7 +54,13 @@ impl<W: Write> Out<W> {
     /// Writes the rest of a finished chunk of `leaf` (which starts at `chunk_start`: its first
     /// pages may be in the file already), adds it to the open row group, and returns its page
     /// blocks for reuse.
-    fn put_chunk(&mut self, leaf: &LeafColumn, codec: Codec, chunk_start: u64, result: ChunkResult) -> Result<PageBlocks> {
+    fn put_chunk(
+        &mut self,
+        leaf: &LeafColumn,
+        codec: Codec,
+        chunk_start: u64,
+        result: ChunkResult,
+    ) -> Result<PageBlocks> {
         let pages = result.pages;
         self.put(&pages.dictionary)?;
         if let Some(spill) = self.spill.as_mut() {
@@ -63,7 +69,9 @@ impl<W: Write> Out<W> {
                 let buffer = &mut self.copy_buffer;
                 let at = self.file.offset();
                 self.file.put_with(segment.1, |sink| {
-                    spill.copy_to(segment, sink, buffer).map_err(|e| e.context(format!("writing row group {ordinal} at offset {at}")))
+                    spill
+                        .copy_to(segment, sink, buffer)
+                        .map_err(|e| e.context(format!("writing row group {ordinal} at offset {at}")))
                 })?;
             }
         }

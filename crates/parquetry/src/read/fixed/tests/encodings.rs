@@ -11,38 +11,16 @@ fn byte_stream_split_float_double_int_and_flba() {
     let mut d = decoder(&c, &DataType::Float32);
     append(d.as_mut(), Encoding::BYTE_STREAM_SPLIT, &data, 3, None).unwrap();
     let a = finish(d.as_mut(), None);
-    assert_eq!(
-        a.as_primitive::<Float32Type>().values().as_ref(),
-        &[1.0, 2.0, 3.0]
-    );
+    assert_eq!(a.as_primitive::<Float32Type>().values().as_ref(), &[1.0, 2.0, 3.0]);
     // The same bytes as INT32.
     let c = column(PhysicalType::INT32, 0);
     let mut d = decoder(&c, &DataType::Int32);
-    append(
-        d.as_mut(),
-        Encoding::BYTE_STREAM_SPLIT,
-        &data[..11],
-        3,
-        None,
-    )
-    .unwrap_err();
-    append(
-        d.as_mut(),
-        Encoding::BYTE_STREAM_SPLIT,
-        &data,
-        3,
-        Some(&[true, false, true, true]),
-    )
-    .unwrap();
+    append(d.as_mut(), Encoding::BYTE_STREAM_SPLIT, &data[..11], 3, None).unwrap_err();
+    append(d.as_mut(), Encoding::BYTE_STREAM_SPLIT, &data, 3, Some(&[true, false, true, true])).unwrap();
     let a = finish(d.as_mut(), None);
     assert_eq!(
         a.as_primitive::<Int32Type>().values().as_ref(),
-        &[
-            1.0f32.to_bits() as i32,
-            0,
-            2.0f32.to_bits() as i32,
-            3.0f32.to_bits() as i32
-        ]
+        &[1.0f32.to_bits() as i32, 0, 2.0f32.to_bits() as i32, 3.0f32.to_bits() as i32]
     );
 
     let doubles = [1.5f64, -2.25, 1e300];
@@ -52,25 +30,12 @@ fn byte_stream_split_float_double_int_and_flba() {
     let c = column(PhysicalType::DOUBLE, 0);
     let mut d = decoder(&c, &DataType::Float64);
     append(d.as_mut(), Encoding::BYTE_STREAM_SPLIT, &split, 3, None).unwrap();
-    assert_eq!(
-        finish(d.as_mut(), None)
-            .as_primitive::<Float64Type>()
-            .values()
-            .as_ref(),
-        &doubles
-    );
+    assert_eq!(finish(d.as_mut(), None).as_primitive::<Float64Type>().values().as_ref(), &doubles);
 
     // FIXED_LEN_BYTE_ARRAY(3): "abc", "def" split into streams "ad", "be", "cf".
     let c = column(PhysicalType::FIXED_LEN_BYTE_ARRAY, 3);
     let mut d = decoder(&c, &DataType::FixedSizeBinary(3));
-    append(
-        d.as_mut(),
-        Encoding::BYTE_STREAM_SPLIT,
-        b"adbecf",
-        2,
-        Some(&[false, true, true]),
-    )
-    .unwrap();
+    append(d.as_mut(), Encoding::BYTE_STREAM_SPLIT, b"adbecf", 2, Some(&[false, true, true])).unwrap();
     let a = finish(d.as_mut(), None);
     let got: Vec<Option<&[u8]>> = a.as_fixed_size_binary().iter().collect();
     assert_eq!(got, [Some(&b"\0\0\0"[..]), Some(b"abc"), Some(b"def")]);
@@ -120,14 +85,7 @@ fn boolean_dictionary() {
     let mut d = decoder(&c, &DataType::Boolean);
     set_dictionary(d.as_mut(), &[0b10], 2).unwrap();
     // Bit width 1: RLE run of 3 × index 1, then a bit-packed group 0,1,0,0,0,0,0,0.
-    append(
-        d.as_mut(),
-        Encoding::RLE_DICTIONARY,
-        &[1, 6, 1, 3, 0b10],
-        5,
-        None,
-    )
-    .unwrap();
+    append(d.as_mut(), Encoding::RLE_DICTIONARY, &[1, 6, 1, 3, 0b10], 5, None).unwrap();
     let a = finish(d.as_mut(), None);
     let got: Vec<bool> = a.as_boolean().iter().map(Option::unwrap).collect();
     assert_eq!(got, [true, true, true, false, true]);
@@ -141,31 +99,10 @@ fn flba_delta_byte_array() {
     let mut d = decoder(&c, &DataType::FixedSizeBinary(4));
     // A value before this page must not serve as its prefix source.
     append(d.as_mut(), Encoding::PLAIN, b"zzzz", 1, None).unwrap();
-    append(
-        d.as_mut(),
-        Encoding::DELTA_BYTE_ARRAY,
-        &page,
-        4,
-        Some(&[true, true, false, true, true]),
-    )
-    .unwrap();
+    append(d.as_mut(), Encoding::DELTA_BYTE_ARRAY, &page, 4, Some(&[true, true, false, true, true])).unwrap();
     let a = finish(d.as_mut(), None);
-    let got: Vec<&[u8]> = a
-        .as_fixed_size_binary()
-        .iter()
-        .map(Option::unwrap)
-        .collect();
-    assert_eq!(
-        got,
-        [
-            &b"zzzz"[..],
-            b"abcd",
-            b"abce",
-            b"\0\0\0\0",
-            b"xyzw",
-            b"xyzw"
-        ]
-    );
+    let got: Vec<&[u8]> = a.as_fixed_size_binary().iter().map(Option::unwrap).collect();
+    assert_eq!(got, [&b"zzzz"[..], b"abcd", b"abce", b"\0\0\0\0", b"xyzw", b"xyzw"]);
 
     // A value of the wrong width is an error, as is a page declaring fewer values.
     let mut bad = Vec::new();
@@ -199,16 +136,10 @@ fn random_pages_never_panic() {
         (column(PhysicalType::BOOLEAN, 0), DataType::Boolean),
         (column(PhysicalType::INT32, 0), DataType::Int8),
         (column(PhysicalType::INT64, 0), DataType::Int64),
-        (
-            column(PhysicalType::INT96, 0),
-            DataType::Timestamp(TimeUnit::Millisecond, None),
-        ),
+        (column(PhysicalType::INT96, 0), DataType::Timestamp(TimeUnit::Millisecond, None)),
         (column(PhysicalType::FLOAT, 0), DataType::Float32),
         (column(PhysicalType::DOUBLE, 0), DataType::Float64),
-        (
-            column(PhysicalType::FIXED_LEN_BYTE_ARRAY, 3),
-            DataType::Decimal128(5, 0),
-        ),
+        (column(PhysicalType::FIXED_LEN_BYTE_ARRAY, 3), DataType::Decimal128(5, 0)),
     ];
     let encodings = [0, 2, 3, 5, 7, 8, 9].map(Encoding);
     for (c, dt) in &kinds {
@@ -223,13 +154,7 @@ fn random_pages_never_panic() {
             let rows: Vec<bool> = (0..rng.below(80)).map(|_| rng.below(3) != 0).collect();
             let before = d.len();
             let result = if rng.below(2) == 0 {
-                append(
-                    d.as_mut(),
-                    encoding,
-                    &data,
-                    rows.iter().filter(|&&v| v).count(),
-                    Some(&rows),
-                )
+                append(d.as_mut(), encoding, &data, rows.iter().filter(|&&v| v).count(), Some(&rows))
             } else {
                 append(d.as_mut(), encoding, &data, rows.len(), None)
             };
@@ -249,13 +174,7 @@ fn random_pages_never_panic() {
     set_dictionary(d.as_mut(), &le_i32(&[0, 10, 20, 30, 40]), 5).unwrap();
     append(d.as_mut(), Encoding::RLE_DICTIONARY, &page, 1000, None).unwrap();
     let expect: Vec<i32> = indexes.iter().map(|&i| i as i32 * 10).collect();
-    assert_eq!(
-        finish(d.as_mut(), None)
-            .as_primitive::<Int32Type>()
-            .values()
-            .as_ref(),
-        &expect
-    );
+    assert_eq!(finish(d.as_mut(), None).as_primitive::<Int32Type>().values().as_ref(), &expect);
 }
 
 #[test]

@@ -68,10 +68,7 @@ impl std::ops::DerefMut for TestDecoder {
 }
 
 pub(super) fn decoder(c: &ColumnDescriptor, dt: &DataType) -> TestDecoder {
-    let kind = ValueKind {
-        physical_type: c.physical_type,
-        type_length: usize::try_from(c.type_length).unwrap_or(0),
-    };
+    let kind = ValueKind { physical_type: c.physical_type, type_length: usize::try_from(c.type_length).unwrap_or(0) };
     TestDecoder { inner: fixed_decoder(c, dt).unwrap(), kind }
 }
 
@@ -101,22 +98,13 @@ pub(super) fn append(
         Some(rows) => {
             let bits = bitmap(rows, 3);
             let nulls = rows.iter().filter(|&&v| !v).count();
-            let v = Validity {
-                bits: &bits,
-                offset: 3,
-                len: rows.len(),
-                null_count: nulls,
-            };
+            let v = Validity { bits: &bits, offset: 3, len: rows.len(), null_count: nulls };
             d.inner.read(&mut page, num_values, Some(&v))
         }
     }
 }
 
-pub(super) fn set_dictionary(
-    d: &mut TestDecoder,
-    data: &[u8],
-    num_values: usize,
-) -> Result<()> {
+pub(super) fn set_dictionary(d: &mut TestDecoder, data: &[u8], num_values: usize) -> Result<()> {
     let page = PageValues::dictionary(Buffer::from_vec(data.to_vec()), Encoding::PLAIN, num_values);
     d.inner.set_dictionary(&page)
 }
@@ -150,24 +138,11 @@ fn int32_plain_without_and_with_nulls() {
     assert_eq!(i32_values(&a), [Some(1), Some(-2), Some(3)]);
 
     let rows = [true, false, true, false, false, true];
-    append(
-        d.as_mut(),
-        Encoding::PLAIN,
-        &le_i32(&[7, 8, 9]),
-        3,
-        Some(&rows),
-    )
-    .unwrap();
+    append(d.as_mut(), Encoding::PLAIN, &le_i32(&[7, 8, 9]), 3, Some(&rows)).unwrap();
     let a = finish(d.as_mut(), Some(&rows));
-    assert_eq!(
-        i32_values(&a),
-        [Some(7), None, Some(8), None, None, Some(9)]
-    );
+    assert_eq!(i32_values(&a), [Some(7), None, Some(8), None, None, Some(9)]);
     // Null slots read as zero.
-    assert_eq!(
-        a.as_primitive::<Int32Type>().values().as_ref(),
-        &[7, 0, 8, 0, 0, 9]
-    );
+    assert_eq!(a.as_primitive::<Int32Type>().values().as_ref(), &[7, 0, 8, 0, 0, 9]);
 }
 
 #[test]
@@ -186,12 +161,7 @@ fn spread_matches_the_reference_on_random_bitmaps() {
         let offset = rng.below(70) as usize;
         let bits = bitmap(&valid, offset);
         let nulls = valid.iter().filter(|&&v| !v).count();
-        let v = Validity {
-            bits: &bits,
-            offset,
-            len: rows,
-            null_count: nulls,
-        };
+        let v = Validity { bits: &bits, offset, len: rows, null_count: nulls };
         let start = rng.below(5) as usize;
         let dense = rows - nulls;
         let mut ours: Vec<u64> = (0..start + dense).map(|i| i as u64 + 1).collect();
@@ -202,29 +172,12 @@ fn spread_matches_the_reference_on_random_bitmaps() {
         assert_eq!(ours, reference, "round {round}");
 
         // The byte version, values 3 bytes wide.
-        let mut bytes: Vec<u8> = (0..start + dense)
-            .flat_map(|i| [i as u8, (i >> 8) as u8, 0xAA])
-            .collect();
+        let mut bytes: Vec<u8> = (0..start + dense).flat_map(|i| [i as u8, (i >> 8) as u8, 0xAA]).collect();
         bytes.resize((start + rows) * 3, 0);
-        spread(
-            &mut ByteSlots {
-                bytes: &mut bytes,
-                width: 3,
-            },
-            start,
-            dense,
-            &v,
-        )
-        .unwrap();
+        spread(&mut ByteSlots { bytes: &mut bytes, width: 3 }, start, dense, &v).unwrap();
         let expect: Vec<u8> = reference
             .iter()
-            .flat_map(|&x| {
-                if x == 0 {
-                    [0, 0, 0]
-                } else {
-                    [(x - 1) as u8, ((x - 1) >> 8) as u8, 0xAA]
-                }
-            })
+            .flat_map(|&x| if x == 0 { [0, 0, 0] } else { [(x - 1) as u8, ((x - 1) >> 8) as u8, 0xAA] })
             .collect();
         assert_eq!(bytes, expect, "round {round}");
     }
@@ -234,20 +187,10 @@ fn spread_matches_the_reference_on_random_bitmaps() {
 fn spread_rejects_a_bitmap_that_disagrees() {
     let valid = [true, true, false];
     let bits = bitmap(&valid, 0);
-    let v = Validity {
-        bits: &bits,
-        offset: 0,
-        len: 3,
-        null_count: 1,
-    };
+    let v = Validity { bits: &bits, offset: 0, len: 3, null_count: 1 };
     // Two dense values but one valid bit, and one value but two valid bits.
     let one = bitmap(&[true, false, false], 0);
-    let w = Validity {
-        bits: &one,
-        offset: 0,
-        len: 3,
-        null_count: 1,
-    };
+    let w = Validity { bits: &one, offset: 0, len: 3, null_count: 1 };
     let mut values = [1, 2, 0];
     assert!(spread(&mut values[..], 0, 2, &w).is_err());
     let mut values = [1, 0, 0];
@@ -255,19 +198,8 @@ fn spread_rejects_a_bitmap_that_disagrees() {
     // A page whose value count does not match its validity.
     let c = column(PhysicalType::INT32, 0);
     let mut d = decoder(&c, &DataType::Int32);
-    let err = append(
-        d.as_mut(),
-        Encoding::PLAIN,
-        &le_i32(&[1, 2, 3]),
-        3,
-        Some(&valid),
-    )
-    .unwrap_err();
-    assert!(
-        err.message()
-            .contains("3 rows with 1 nulls but 3 encoded values"),
-        "{err}"
-    );
+    let err = append(d.as_mut(), Encoding::PLAIN, &le_i32(&[1, 2, 3]), 3, Some(&valid)).unwrap_err();
+    assert!(err.message().contains("3 rows with 1 nulls but 3 encoded values"), "{err}");
     assert_eq!(d.len(), 0);
 }
 
@@ -291,14 +223,7 @@ fn int64_dictionary_pages_then_plain_mid_chunk() {
     set_dictionary(d.as_mut(), &le_i64(&[10, 20, 30, 40, 50]), 5).unwrap();
     append(d.as_mut(), Encoding::RLE_DICTIONARY, &INDEXES, 12, None).unwrap();
     let rows: Vec<bool> = (0..14).map(|i| i != 0 && i != 9).collect();
-    append(
-        d.as_mut(),
-        Encoding::PLAIN_DICTIONARY,
-        &INDEXES,
-        12,
-        Some(&rows),
-    )
-    .unwrap();
+    append(d.as_mut(), Encoding::PLAIN_DICTIONARY, &INDEXES, 12, Some(&rows)).unwrap();
     // The writer fell back to PLAIN.
     append(d.as_mut(), Encoding::PLAIN, &le_i64(&[-1, -2]), 2, None).unwrap();
     let a = finish(d.as_mut(), None);
@@ -318,31 +243,15 @@ fn dictionary_errors() {
     let c = column(PhysicalType::INT32, 0);
     let mut d = decoder(&c, &DataType::Int32);
     let err = append(d.as_mut(), Encoding::RLE_DICTIONARY, &INDEXES, 12, None).unwrap_err();
-    assert!(
-        err.message().contains("before any dictionary page"),
-        "{err}"
-    );
+    assert!(err.message().contains("before any dictionary page"), "{err}");
 
     // Bit width 3, one bit-packed group: index 7 in the second slot (bits 3..6).
     set_dictionary(d.as_mut(), &le_i32(&[1, 2, 3, 4, 5]), 5).unwrap();
-    let err = append(
-        d.as_mut(),
-        Encoding::RLE_DICTIONARY,
-        &[3, 3, 7 << 3, 0, 0],
-        8,
-        None,
-    )
-    .unwrap_err();
-    assert_eq!(
-        err.message(),
-        "dictionary index 7 of value 1 is past the end of the dictionary of 5 values"
-    );
+    let err = append(d.as_mut(), Encoding::RLE_DICTIONARY, &[3, 3, 7 << 3, 0, 0], 8, None).unwrap_err();
+    assert_eq!(err.message(), "dictionary index 7 of value 1 is past the end of the dictionary of 5 values");
     // An RLE run of index 5.
     let err = append(d.as_mut(), Encoding::RLE_DICTIONARY, &[3, 2, 5], 1, None).unwrap_err();
-    assert_eq!(
-        err.message(),
-        "dictionary index 5 of value 0 is past the end of the dictionary of 5 values"
-    );
+    assert_eq!(err.message(), "dictionary index 5 of value 0 is past the end of the dictionary of 5 values");
     // Too few indexes, no data at all, and a bit width over 32.
     assert!(append(d.as_mut(), Encoding::RLE_DICTIONARY, &[3, 2, 1], 3, None).is_err());
     assert!(append(d.as_mut(), Encoding::RLE_DICTIONARY, &[], 3, None).is_err());
@@ -350,14 +259,7 @@ fn dictionary_errors() {
     // A dictionary page shorter than its value count.
     assert!(set_dictionary(d.as_mut(), &le_i32(&[1, 2]), 3).is_err());
     // An all-null page needs no index data.
-    append(
-        d.as_mut(),
-        Encoding::RLE_DICTIONARY,
-        &[],
-        0,
-        Some(&[false, false]),
-    )
-    .unwrap();
+    append(d.as_mut(), Encoding::RLE_DICTIONARY, &[], 0, Some(&[false, false])).unwrap();
     assert_eq!(d.len(), 2);
 }
 
@@ -370,66 +272,23 @@ fn delta_binary_packed_spec_examples() {
     // 7, 5, 3, 1, 2, 3, 4, 5: deltas -2 -2 -2 1 1 1 1, min delta -2 (zigzag 3), relative
     // 0 0 0 3 3 3 3 at bit width 2; the first miniblock's 32 values take 8 bytes: bits 6..14
     // set give C0 3F.
-    let example2 = [
-        0x80, 0x01, 0x04, 0x08, 0x0E, 0x03, 2, 0, 0, 0, 0xC0, 0x3F, 0, 0, 0, 0, 0, 0,
-    ];
+    let example2 = [0x80, 0x01, 0x04, 0x08, 0x0E, 0x03, 2, 0, 0, 0, 0xC0, 0x3F, 0, 0, 0, 0, 0, 0];
 
     let c = column(PhysicalType::INT32, 0);
     let mut d = decoder(&c, &DataType::Int32);
-    append(
-        d.as_mut(),
-        Encoding::DELTA_BINARY_PACKED,
-        &example1,
-        5,
-        None,
-    )
-    .unwrap();
+    append(d.as_mut(), Encoding::DELTA_BINARY_PACKED, &example1, 5, None).unwrap();
     let rows = [true, true, false, true, true, true, true, true, false, true];
-    append(
-        d.as_mut(),
-        Encoding::DELTA_BINARY_PACKED,
-        &example2,
-        8,
-        Some(&rows),
-    )
-    .unwrap();
+    append(d.as_mut(), Encoding::DELTA_BINARY_PACKED, &example2, 8, Some(&rows)).unwrap();
     let a = finish(d.as_mut(), None);
-    assert_eq!(
-        a.as_primitive::<Int32Type>().values().as_ref(),
-        &[1, 2, 3, 4, 5, 7, 5, 0, 3, 1, 2, 3, 4, 0, 5]
-    );
+    assert_eq!(a.as_primitive::<Int32Type>().values().as_ref(), &[1, 2, 3, 4, 5, 7, 5, 0, 3, 1, 2, 3, 4, 0, 5]);
 
     let c = column(PhysicalType::INT64, 0);
     let mut d = decoder(&c, &DataType::Int64);
-    append(
-        d.as_mut(),
-        Encoding::DELTA_BINARY_PACKED,
-        &example2,
-        8,
-        None,
-    )
-    .unwrap();
+    append(d.as_mut(), Encoding::DELTA_BINARY_PACKED, &example2, 8, None).unwrap();
     let a = finish(d.as_mut(), None);
-    assert_eq!(
-        a.as_primitive::<Int64Type>().values().as_ref(),
-        &[7, 5, 3, 1, 2, 3, 4, 5]
-    );
+    assert_eq!(a.as_primitive::<Int64Type>().values().as_ref(), &[7, 5, 3, 1, 2, 3, 4, 5]);
     // More values asked than the header declares; a truncated header.
-    assert!(append(
-        d.as_mut(),
-        Encoding::DELTA_BINARY_PACKED,
-        &example1,
-        6,
-        None
-    )
-    .is_err());
-    assert!(append(
-        d.as_mut(),
-        Encoding::DELTA_BINARY_PACKED,
-        &example1[..3],
-        5,
-        None
-    )
-    .is_err());
+    assert!(append(d.as_mut(), Encoding::DELTA_BINARY_PACKED, &example1, 6, None).is_err());
+    assert!(append(d.as_mut(), Encoding::DELTA_BINARY_PACKED, &example1[..3], 5, None).is_err());
     assert_eq!(d.len(), 0);
 }
