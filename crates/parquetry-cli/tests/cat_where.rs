@@ -1,17 +1,10 @@
 //! `parquetry cat --where`: the rows pyarrow's `filters=` keeps, `--stats` on stderr, and a
 //! clear error for a condition that does not parse or fit the file.
 
-use std::path::PathBuf;
 use std::process::Command;
 
 mod common;
-
-fn corpus(path: &str) -> PathBuf {
-    let dir = std::env::var_os("PARQUET_TESTING_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/parquet-testing"));
-    dir.join(path)
-}
+use common::corpus;
 
 fn parquetry(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_parquetry")).args(args).output().expect("run parquetry")

@@ -1,16 +1,9 @@
 //! The `parquetry` binary as a user runs it, checked against pyarrow and the corpus manifest.
 
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 mod common;
-
-fn corpus(path: &str) -> PathBuf {
-    let dir = std::env::var_os("PARQUET_TESTING_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/parquet-testing"));
-    dir.join(path)
-}
+use common::corpus;
 
 fn parquetry(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_parquetry")).args(args).output().expect("run parquetry")
