@@ -11,6 +11,7 @@
 
 mod alloc;
 pub mod compress;
+pub mod dataset;
 pub mod encoding;
 pub mod error;
 pub mod filter;

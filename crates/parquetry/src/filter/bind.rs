@@ -48,13 +48,7 @@ pub(crate) struct Bound {
 /// Binds `predicate` to `schema`: an unknown or repeated column, or a literal that does not
 /// fit its column, is an error naming it.
 pub(crate) fn bind(predicate: &Predicate, schema: &SchemaDescriptor, orders: Option<&[ColumnOrder]>) -> Result<Bound> {
-    // Every step of a read walks the tree recursively: bound its depth, not the stack.
-    let depth = depth(predicate);
-    if depth > MAX_DEPTH {
-        return Err(Error::invalid_argument(format!(
-            "filter: the predicate nests {depth} deep (at most {MAX_DEPTH}); use is_in for long lists of values"
-        )));
-    }
+    check_depth(predicate)?;
     let mut columns = Vec::new();
     for path in predicate.columns() {
         let leaf = find_leaf(schema, path)?;
@@ -90,13 +84,26 @@ pub(crate) fn bind(predicate: &Predicate, schema: &SchemaDescriptor, orders: Opt
             legacy_stats_ok: signed,
         });
     }
+    let paths: Vec<&str> = columns.iter().map(|c| c.path.as_str()).collect();
     let parquet =
-        tree(predicate, &columns, &|i| Ok(parquet_domain(&schema.columns[columns[i].leaf]).unwrap_or(Domain::Bytes)))?;
+        tree(predicate, &paths, &|i| Ok(parquet_domain(&schema.columns[columns[i].leaf]).unwrap_or(Domain::Bytes)))?;
     Ok(Bound { columns, parquet })
 }
 
 /// The deepest nesting of `and`/`or`/`not` a predicate may have.
 pub(crate) const MAX_DEPTH: usize = 1000;
+
+/// Refuses a predicate that nests deeper than [`MAX_DEPTH`]: every step of a read walks the
+/// tree recursively, so its depth is bounded, not the stack.
+pub(crate) fn check_depth(predicate: &Predicate) -> Result<()> {
+    let depth = depth(predicate);
+    if depth > MAX_DEPTH {
+        return Err(Error::invalid_argument(format!(
+            "filter: the predicate nests {depth} deep (at most {MAX_DEPTH}); use is_in for long lists of values"
+        )));
+    }
+    Ok(())
+}
 
 /// How deep `predicate` nests, without recursing (a deep predicate is what this guards).
 fn depth(predicate: &Predicate) -> usize {
@@ -112,13 +119,11 @@ fn depth(predicate: &Predicate) -> usize {
     deepest
 }
 
-/// The tree of `predicate` with literals converted by the domain `domain(i)` of column `i`.
-pub(crate) fn tree(
-    predicate: &Predicate,
-    columns: &[BoundColumn],
-    domain: &dyn Fn(usize) -> Result<Domain>,
-) -> Result<Node> {
-    let index = |path: &str| columns.iter().position(|c| c.path == path).unwrap_or(0);
+/// The tree of `predicate` with literals converted by the domain `domain(i)` of column `i`,
+/// the column at `paths[i]`.
+pub(crate) fn tree(predicate: &Predicate, paths: &[&str], domain: &dyn Fn(usize) -> Result<Domain>) -> Result<Node> {
+    let columns = paths;
+    let index = |path: &str| columns.iter().position(|c| *c == path).unwrap_or(0);
     Ok(match predicate {
         Predicate::Compare { column, op, value } => {
             let i = index(column);

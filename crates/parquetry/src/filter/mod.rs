@@ -18,6 +18,7 @@
 //! are then decoded and the predicate evaluated on them, so the output is exactly the
 //! matching rows. [`ScanMetrics`] counts what each level pruned.
 
+mod batch;
 mod bind;
 mod bloom;
 mod dictionary;
@@ -31,6 +32,7 @@ mod ranges;
 mod scan;
 mod statistics;
 
+pub use batch::BatchFilter;
 pub use expr::{col, lit, not, CmpOp, Column, Literal, Predicate};
 pub use parse::parse;
 pub use scan::ScanMetrics;

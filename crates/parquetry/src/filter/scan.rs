@@ -278,7 +278,8 @@ impl Filtering {
             types.push(domain);
             self.paths.push(ArrayPath { column, fields: parts[1..].to_vec() });
         }
-        self.arrow = Some(tree(&self.predicate, &self.bound.columns, &|i| Ok(types[i]))?);
+        let paths: Vec<&str> = self.bound.columns.iter().map(|c| c.path.as_str()).collect();
+        self.arrow = Some(tree(&self.predicate, &paths, &|i| Ok(types[i]))?);
         let columns: Vec<Vec<String>> = self.bound.columns.iter().map(|c| leaf_paths[c.leaf].clone()).collect();
         self.late = Late::new(read, &columns, options);
         Ok(self)

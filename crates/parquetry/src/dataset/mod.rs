@@ -1,0 +1,288 @@
+//! Datasets: many Parquet files read as one table. A source is a file, a folder (read
+//! recursively), a glob pattern or a list of them; hive `key=value` folders become columns;
+//! the files' schemas are unified; a filter prunes whole files by their partition values
+//! before they are opened, then row groups and pages inside each file as a single-file read
+//! does.
+//!
+//! ```no_run
+//! use parquetry::dataset::Dataset;
+//! use parquetry::filter::{col, lit};
+//! use parquetry::read::ReadOptions;
+//! let dataset = Dataset::open(["sales/"])?;
+//! let options = ReadOptions::default().with_columns(["amount", "year"]).with_filter(col("year").ge(lit(2024)));
+//! for batch in dataset.reader(options)? {
+//!     println!("{} rows", batch?.num_rows());
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod hive;
+mod listing;
+mod scan;
+mod schema;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::{FieldRef, Schema, SchemaRef};
+
+pub use hive::NULL_VALUE as HIVE_NULL_VALUE;
+pub use scan::DatasetReader;
+
+use crate::error::{Error, Result};
+use crate::filter::Predicate;
+use crate::format::FileMetaData;
+use crate::read::{ParquetFile, ReadOptions};
+
+/// How a dataset's folders name partitions.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Partitioning {
+    /// `key=value` folders (Hive's, Spark's and pyarrow's layout). The default, as in
+    /// pyarrow's `ParquetDataset`.
+    #[default]
+    Hive,
+    /// Folders are only folders: no partition columns.
+    None,
+}
+
+/// One file of a dataset: its path, footer, Arrow schema and partition values.
+#[derive(Debug, Clone)]
+pub struct DatasetFile {
+    path: PathBuf,
+    size: u64,
+    metadata: FileMetaData,
+    schema: SchemaRef,
+    partition: Vec<ArrayRef>,
+}
+
+impl DatasetFile {
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The file's size in bytes.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// The file's footer, read once when the dataset was opened.
+    pub fn metadata(&self) -> &FileMetaData {
+        &self.metadata
+    }
+
+    /// The file's own Arrow schema (before unification).
+    pub fn schema(&self) -> SchemaRef {
+        Arc::clone(&self.schema)
+    }
+
+    /// The file's partition values, one single-row array per partition field of the
+    /// dataset (null where its folders do not name the key).
+    pub fn partition_values(&self) -> &[ArrayRef] {
+        &self.partition
+    }
+
+    /// The file opened for reading, reusing the footer read when the dataset was opened.
+    pub fn open(&self) -> Result<ParquetFile<crate::page::FileSource>> {
+        let at = |e: Error| e.context(format_args!("{}", self.path.display()));
+        let file =
+            std::fs::File::open(&self.path).map_err(|e| Error::io(format!("opening {}", self.path.display()), e))?;
+        let source = crate::page::FileSource::new(file).map_err(at)?;
+        if crate::page::ChunkSource::len(&source) != self.size {
+            return Err(Error::invalid_argument(format!(
+                "{}: the file changed size since the dataset was opened ({} bytes, now {})",
+                self.path.display(),
+                self.size,
+                crate::page::ChunkSource::len(&source)
+            )));
+        }
+        ParquetFile::with_source(source, self.metadata.clone()).map_err(at)
+    }
+}
+
+/// Many Parquet files read as one table (see the [module docs](self)).
+#[derive(Debug, Clone)]
+pub struct Dataset {
+    files: Arc<[DatasetFile]>,
+    schema: SchemaRef,
+    partition_fields: Vec<FieldRef>,
+}
+
+impl Dataset {
+    /// Opens the dataset at `sources` (files, folders, globs) with hive partitioning and the
+    /// files' schemas unified; see [`DatasetBuilder`] for the choices.
+    pub fn open<S: Into<String>>(sources: impl IntoIterator<Item = S>) -> Result<Dataset> {
+        DatasetBuilder::new(sources).build()
+    }
+
+    /// The files, in path order (the order their rows are read in).
+    pub fn files(&self) -> &[DatasetFile] {
+        &self.files
+    }
+
+    /// The dataset's schema: the files' columns, then the partition columns.
+    pub fn schema(&self) -> SchemaRef {
+        Arc::clone(&self.schema)
+    }
+
+    /// The partition columns (the last fields of [`schema`](Self::schema)).
+    pub fn partition_fields(&self) -> &[FieldRef] {
+        &self.partition_fields
+    }
+
+    /// Total rows, from the footers.
+    pub fn num_rows(&self) -> u64 {
+        self.files.iter().map(|f| f.metadata.num_rows.max(0) as u64).sum()
+    }
+
+    /// The files that can hold rows matching `predicate`, judged by their partition values
+    /// alone (the files are not opened): what a scheduler hands out as tasks.
+    pub fn prune(&self, predicate: &Predicate) -> Result<Vec<usize>> {
+        let plan = scan::Plan::new(self, &ReadOptions::default().with_filter(predicate.clone()))?;
+        let mut keep = Vec::new();
+        for (i, file) in self.files.iter().enumerate() {
+            if plan.partition_matches(file)? {
+                keep.push(i);
+            }
+        }
+        Ok(keep)
+    }
+
+    /// A dataset of only the files at `indexes` (in that order), with the same schema.
+    pub fn select_files(&self, indexes: &[usize]) -> Result<Dataset> {
+        let files = indexes
+            .iter()
+            .map(|&i| {
+                self.files.get(i).cloned().ok_or_else(|| {
+                    Error::invalid_argument(format!("file {i} of a dataset of {} files", self.files.len()))
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Dataset { files: files.into(), schema: self.schema(), partition_fields: self.partition_fields.clone() })
+    }
+
+    /// Record batches of every file in order, as `options` selects them: `columns` by name
+    /// among the dataset's (partition columns too), `filter`, `batch_size`, `threads` (per
+    /// file), `byte_array_type`, `verify_crc`. Row groups and row selections are per file and
+    /// refused here.
+    pub fn reader(&self, options: ReadOptions) -> Result<DatasetReader> {
+        DatasetReader::new(self.clone(), options)
+    }
+
+    /// Every batch `options` selects, reading up to `options.threads` files at once (each on
+    /// one thread), in file order.
+    pub fn read_all(&self, options: ReadOptions) -> Result<Vec<RecordBatch>> {
+        scan::read_all(self, options)
+    }
+}
+
+/// The choices of [`Dataset::open`]: partitioning, partition types, a schema to read every
+/// file as, threads for reading footers.
+#[derive(Debug, Clone)]
+pub struct DatasetBuilder {
+    sources: Vec<String>,
+    partitioning: Partitioning,
+    partition_fields: Option<Vec<FieldRef>>,
+    schema: Option<SchemaRef>,
+    threads: usize,
+}
+
+impl DatasetBuilder {
+    /// A dataset of `sources`: files, folders (walked recursively, skipping names that start
+    /// with `_` or `.`) and glob patterns (`*`, `?`, `[ab]`, `**`).
+    pub fn new<S: Into<String>>(sources: impl IntoIterator<Item = S>) -> Self {
+        DatasetBuilder {
+            sources: sources.into_iter().map(Into::into).collect(),
+            partitioning: Partitioning::Hive,
+            partition_fields: None,
+            schema: None,
+            threads: 1,
+        }
+    }
+
+    /// How folders name partitions (default: hive).
+    pub fn with_partitioning(mut self, partitioning: Partitioning) -> Self {
+        self.partitioning = partitioning;
+        self
+    }
+
+    /// The types of partition keys (by name); keys not named are inferred.
+    pub fn with_partition_fields(mut self, fields: impl IntoIterator<Item = FieldRef>) -> Self {
+        self.partition_fields = Some(fields.into_iter().collect());
+        self
+    }
+
+    /// Reads every file as this schema: its columns in its order, a file's column cast to
+    /// the schema's type, a column a file lacks as nulls, file columns not in it left out.
+    /// Partition keys it names take its types. Without it the files' schemas are unified:
+    /// every column of every file, in the order first seen, and one column with two types is
+    /// an error naming both files.
+    pub fn with_schema(mut self, schema: SchemaRef) -> Self {
+        self.schema = Some(schema);
+        self
+    }
+
+    /// Reads up to `threads` footers at once when opening.
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads.max(1);
+        self
+    }
+
+    /// Lists the files, reads their footers, and settles the schema.
+    pub fn build(self) -> Result<Dataset> {
+        if self.sources.is_empty() {
+            return Err(Error::invalid_argument("a dataset needs at least one file, folder or glob"));
+        }
+        let listed = listing::list(&self.sources)?;
+        let footers = schema::read_footers(&listed, self.threads)?;
+        let mut keys: Vec<String> = Vec::new();
+        let mut segments = Vec::with_capacity(listed.len());
+        for file in &listed {
+            let found = match self.partitioning {
+                Partitioning::Hive => hive::segments(file)?,
+                Partitioning::None => Vec::new(),
+            };
+            for (k, _) in &found {
+                if !keys.contains(k) {
+                    keys.push(k.clone());
+                }
+            }
+            segments.push(found);
+        }
+        let rows: Vec<Vec<Option<String>>> = segments
+            .iter()
+            .map(|s| keys.iter().map(|k| s.iter().find(|(key, _)| key == k).and_then(|(_, v)| v.clone())).collect())
+            .collect();
+        let given: Option<Vec<FieldRef>> = match (&self.partition_fields, &self.schema) {
+            (Some(p), _) => Some(p.clone()),
+            (None, Some(s)) => Some(s.fields().iter().cloned().collect()),
+            (None, None) => None,
+        };
+        let partition_fields = hive::fields(&keys, &rows, given.as_deref());
+        let file_fields = schema::file_fields(&listed, &footers, &keys, self.schema.as_deref())?;
+        let mut fields = file_fields;
+        fields.extend(partition_fields.iter().cloned());
+        let schema = match &self.schema {
+            // The given schema's order wins, partition keys included where it names them.
+            Some(given) => {
+                let mut ordered: Vec<FieldRef> = given
+                    .fields()
+                    .iter()
+                    .filter_map(|g| fields.iter().find(|f| f.name() == g.name()).cloned())
+                    .collect();
+                let unnamed: Vec<FieldRef> =
+                    partition_fields.iter().filter(|p| !ordered.contains(p)).cloned().collect();
+                ordered.extend(unnamed);
+                Arc::new(Schema::new_with_metadata(ordered, given.metadata().clone()))
+            }
+            None => Arc::new(Schema::new(fields)),
+        };
+        let mut files = Vec::with_capacity(listed.len());
+        for ((listed, (metadata, file_schema)), row) in listed.into_iter().zip(footers).zip(rows) {
+            let partition = hive::values(&listed.path, &partition_fields, &row)?;
+            files.push(DatasetFile { path: listed.path, size: listed.size, metadata, schema: file_schema, partition });
+        }
+        Ok(Dataset { files: files.into(), schema, partition_fields })
+    }
+}

@@ -1,0 +1,81 @@
+//! A dataset's schema from its files': footers read (several at once), their Arrow schemas
+//! unified into one, or checked against the schema given.
+
+use std::sync::Arc;
+
+use arrow_schema::{Field, FieldRef, Schema, SchemaRef};
+
+use super::listing::Listed;
+use crate::error::{Error, Result};
+use crate::format::FileMetaData;
+use crate::read::ParquetFile;
+
+/// Each file's footer and Arrow schema, in the files' order, reading `threads` at once.
+pub(crate) fn read_footers(files: &[Listed], threads: usize) -> Result<Vec<(FileMetaData, SchemaRef)>> {
+    let one = |f: &Listed| -> Result<(FileMetaData, SchemaRef)> {
+        let file = ParquetFile::open(&f.path).map_err(|e| e.context(format_args!("{}", f.path.display())))?;
+        Ok((file.metadata().clone(), file.arrow_schema()))
+    };
+    if threads <= 1 || files.len() < 2 {
+        return files.iter().map(one).collect();
+    }
+    let pool = crate::threads::pool(threads)?;
+    pool.install(|| {
+        use rayon::prelude::*;
+        files.par_iter().map(one).collect()
+    })
+}
+
+/// The columns the files give the dataset: with `given`, its fields that are not partition
+/// keys (whatever files hold them); otherwise every file column in the order first seen,
+/// nullable where a file lacks it. A column with two types, or a file column named like a
+/// partition key, is an error naming the files.
+pub(crate) fn file_fields(
+    files: &[Listed],
+    footers: &[(FileMetaData, SchemaRef)],
+    keys: &[String],
+    given: Option<&Schema>,
+) -> Result<Vec<FieldRef>> {
+    if let Some(given) = given {
+        return Ok(given.fields().iter().filter(|f| !keys.contains(f.name())).cloned().collect());
+    }
+    // (field, index of the first file that has it, in how many files)
+    let mut fields: Vec<(FieldRef, usize, usize)> = Vec::new();
+    for (i, (_, schema)) in footers.iter().enumerate() {
+        for field in schema.fields() {
+            match fields.iter_mut().find(|(f, _, _)| f.name() == field.name()) {
+                Some((f, first, seen)) => {
+                    if f.data_type() != field.data_type() {
+                        return Err(Error::invalid_argument(format!(
+                            "column '{}' is {} in {} but {} in {}: give a schema to read both as one type",
+                            field.name(),
+                            f.data_type(),
+                            files[*first].path.display(),
+                            field.data_type(),
+                            files[i].path.display()
+                        )));
+                    }
+                    if field.is_nullable() && !f.is_nullable() {
+                        *f = Arc::new(f.as_ref().clone().with_nullable(true));
+                    }
+                    *seen += 1;
+                }
+                None => fields.push((Arc::clone(field), i, 1)),
+            }
+        }
+    }
+    let out: Vec<FieldRef> = fields
+        .into_iter()
+        .map(|(f, _, seen)| match seen < footers.len() && !f.is_nullable() {
+            true => Arc::new(Field::clone(&f).with_nullable(true)),
+            false => f,
+        })
+        .collect();
+    if let Some(f) = out.iter().find(|f| keys.contains(f.name())) {
+        return Err(Error::invalid_argument(format!(
+            "column '{}' is both a partition key (a folder name) and a column in the files",
+            f.name()
+        )));
+    }
+    Ok(out)
+}
