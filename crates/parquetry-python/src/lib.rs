@@ -6,6 +6,7 @@
 //! (`python/parquetry/`) shapes the API after `pyarrow.parquet` and turns streams into
 //! pyarrow objects.
 
+mod dataset;
 mod errors;
 mod ffi;
 mod metadata;
@@ -53,6 +54,8 @@ fn _parquetry(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ffi::ArrowSchema>()?;
     m.add_class::<read::RawFile>()?;
     m.add_class::<write::NativeWriter>()?;
+    m.add_class::<dataset::RawDataset>()?;
+    m.add_function(wrap_pyfunction!(dataset::open_dataset, m)?)?;
     m.add_function(wrap_pyfunction!(read::open_path, m)?)?;
     m.add_function(wrap_pyfunction!(read::open_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(write::write_table, m)?)?;

@@ -102,7 +102,7 @@ pub fn open_bytes(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<RawFile> 
 }
 
 /// Turns the Python-side options into [`ReadOptions`].
-fn options(
+pub(crate) fn options(
     columns: Option<&Bound<'_, PyList>>,
     row_groups: Option<Vec<usize>>,
     threads: usize,

@@ -270,7 +270,7 @@ impl NativeWriter {
 }
 
 /// An Arrow schema from an object with `__arrow_c_schema__` (a pyarrow Schema...).
-fn import_schema(obj: &Bound<'_, PyAny>) -> PyResult<arrow_schema::Schema> {
+pub(crate) fn import_schema(obj: &Bound<'_, PyAny>) -> PyResult<arrow_schema::Schema> {
     let capsule = obj.call_method0("__arrow_c_schema__")?;
     let ptr = crate::ffi::checked_pointer(&capsule, "arrow_schema")? as *const FFI_ArrowSchema;
     // SAFETY: the capsule is named `arrow_schema`, so by the PyCapsule protocol it points to

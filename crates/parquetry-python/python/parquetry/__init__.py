@@ -28,6 +28,7 @@ from ._errors import (
     ParquetIOError,
     UnsupportedError,
 )
+from ._dataset import ParquetDataset, write_to_dataset
 from ._filters import filters_to_expression
 from ._footer import FileMetaData
 from ._statistics import GeoStatistics
@@ -58,6 +59,7 @@ __all__ = [
     "InvalidArgumentError",
     "MissingFileError",
     "ParquetError",
+    "ParquetDataset",
     "ParquetFile",
     "ParquetIOError",
     "ParquetLogicalType",
@@ -75,6 +77,7 @@ __all__ = [
     "read_table",
     "write_metadata",
     "write_table",
+    "write_to_dataset",
 ]
 
 

@@ -241,16 +241,23 @@ def read_table(source, *, columns=None, use_threads=True, schema=None, use_panda
                thrift_container_size_limit=None, page_checksum_verification=False,
                arrow_extensions_enabled=True, schema_depth_limit=None, row_groups=None,
                threads=None) -> pa.Table:
-    """Reads a Parquet file as a ``pyarrow.Table`` (pyarrow's ``read_table``).
+    """Reads a Parquet file, or a dataset (a folder, a glob or a list of files, with hive
+    partitions: see ``ParquetDataset``), as a ``pyarrow.Table`` (pyarrow's ``read_table``).
 
-    ``filters`` (DNF lists or a ``pyarrow.compute.Expression``) keep the matching rows; they
-    are applied after reading for now. ``schema`` selects and casts columns. A directory or
-    a list of files (a dataset) is not supported yet. See ``ParquetFile`` for the rest.
+    ``filters`` (DNF lists or a ``pyarrow.compute.Expression``) keep the matching rows; on a
+    dataset, DNF filters are pushed down (files pruned by partition values, row groups and
+    pages by statistics); on one file they are applied after reading for now. ``schema``
+    selects and casts columns. See ``ParquetFile`` for the rest.
     """
-    if isinstance(source, (list, tuple)):
-        raise UnsupportedError("read_table of a list of files (a dataset) is not supported yet")
-    if isinstance(source, (str, os.PathLike)) and filesystem is None and os.path.isdir(_io.local_path(source)):
-        raise UnsupportedError(f"read_table of a directory (a dataset) is not supported yet: {os.fsdecode(source)}")
+    from ._dataset import is_dataset_source, read_dataset
+
+    if is_dataset_source(source, filesystem):
+        if row_groups is not None:
+            raise InvalidArgumentError("row_groups selects row groups of one file, not of a dataset")
+        return read_dataset(source, columns=columns, use_threads=use_threads, schema=schema,
+                            use_pandas_metadata=use_pandas_metadata, read_dictionary=read_dictionary,
+                            binary_type=binary_type, partitioning=partitioning, filesystem=filesystem,
+                            filters=filters, ignore_prefixes=ignore_prefixes, threads=threads)
     pf = ParquetFile(source, read_dictionary=read_dictionary, binary_type=binary_type, list_type=list_type,
                      coerce_int96_timestamp_unit=coerce_int96_timestamp_unit,
                      decryption_properties=decryption_properties, filesystem=filesystem,

@@ -18,6 +18,12 @@ impl From<&str> for ColumnSelector {
     }
 }
 
+impl From<String> for ColumnSelector {
+    fn from(s: String) -> Self {
+        ColumnSelector::Name(s)
+    }
+}
+
 impl From<usize> for ColumnSelector {
     fn from(i: usize) -> Self {
         ColumnSelector::Index(i)

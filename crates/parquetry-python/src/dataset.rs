@@ -1,0 +1,131 @@
+//! Datasets: many files read as one table (`RawDataset`, wrapped by Python's
+//! `parquetry.ParquetDataset` and used by `read_table` on folders, globs and lists).
+
+use std::sync::Arc;
+
+use parquetry::dataset::{Dataset, DatasetBuilder, Partitioning};
+use parquetry::read::ReadOptions;
+use pyo3::prelude::*;
+
+use crate::errors::{invalid, IntoPy};
+use crate::ffi::{ArrowSchema, ArrowStream};
+
+/// An opened dataset: its files listed and their footers read once.
+#[pyclass(module = "parquetry._parquetry", name = "RawDataset", frozen)]
+pub struct RawDataset {
+    dataset: Dataset,
+}
+
+/// Opens a dataset of `sources` (files, folders, globs). `partitioning` is `"hive"` or
+/// `None`; `partition_schema` types partition keys; `schema` is read for every file.
+#[pyfunction]
+#[pyo3(signature = (sources, partitioning=Some("hive"), partition_schema=None, schema=None, threads=1))]
+pub fn open_dataset(
+    py: Python<'_>,
+    sources: Vec<String>,
+    partitioning: Option<&str>,
+    partition_schema: Option<Bound<'_, PyAny>>,
+    schema: Option<Bound<'_, PyAny>>,
+    threads: usize,
+) -> PyResult<RawDataset> {
+    let mut builder = DatasetBuilder::new(sources).with_threads(threads);
+    builder = builder.with_partitioning(match partitioning {
+        Some("hive") => Partitioning::Hive,
+        None => Partitioning::None,
+        Some(other) => return Err(invalid(format!("partitioning must be 'hive' or None, not {other:?}"))),
+    });
+    if let Some(p) = partition_schema {
+        builder = builder.with_partition_fields(crate::write::import_schema(&p)?.fields().iter().cloned());
+    }
+    if let Some(s) = schema {
+        builder = builder.with_schema(Arc::new(crate::write::import_schema(&s)?));
+    }
+    let dataset = py.detach(|| builder.build()).py_err()?;
+    Ok(RawDataset { dataset })
+}
+
+/// Read options from the Python side; `filter` is a condition in the text form of
+/// `parquetry::filter::parse`.
+fn options(
+    columns: Option<Vec<String>>,
+    filter: Option<&str>,
+    threads: usize,
+    binary_type: Option<&str>,
+    batch_size: usize,
+) -> PyResult<ReadOptions> {
+    let mut o = crate::read::options(None, None, threads, binary_type, batch_size, false)?;
+    if let Some(columns) = columns {
+        o = o.with_columns(columns);
+    }
+    if let Some(f) = filter {
+        o = o.with_filter(parquetry::filter::parse(f).py_err()?);
+    }
+    Ok(o)
+}
+
+#[pymethods]
+impl RawDataset {
+    /// The dataset's Arrow schema (file columns, then partition columns).
+    fn schema(&self) -> ArrowSchema {
+        ArrowSchema(self.dataset.schema())
+    }
+
+    /// The files' paths, in read order.
+    fn files(&self) -> Vec<String> {
+        self.dataset.files().iter().map(|f| f.path().display().to_string()).collect()
+    }
+
+    /// The partition columns' names.
+    fn partition_names(&self) -> Vec<String> {
+        self.dataset.partition_fields().iter().map(|f| f.name().clone()).collect()
+    }
+
+    /// Total rows, from the footers.
+    fn num_rows(&self) -> u64 {
+        self.dataset.num_rows()
+    }
+
+    /// The indexes of the files whose partition values let `filter` match.
+    fn prune(&self, filter: &str) -> PyResult<Vec<usize>> {
+        let predicate = parquetry::filter::parse(filter).py_err()?;
+        self.dataset.prune(&predicate).py_err()
+    }
+
+    /// A dataset of only these files.
+    fn select_files(&self, indexes: Vec<usize>) -> PyResult<RawDataset> {
+        Ok(RawDataset { dataset: self.dataset.select_files(&indexes).py_err()? })
+    }
+
+    /// Reads everything selected with the GIL released, files on `threads` threads.
+    #[pyo3(signature = (columns=None, filter=None, threads=1, binary_type=None))]
+    fn read_all(
+        &self,
+        py: Python<'_>,
+        columns: Option<Vec<String>>,
+        filter: Option<&str>,
+        threads: usize,
+        binary_type: Option<&str>,
+    ) -> PyResult<ArrowStream> {
+        let o = options(columns, filter, threads, binary_type, 65_536)?;
+        let reader = self.dataset.reader(o.clone()).py_err()?;
+        let schema = arrow_array::RecordBatchReader::schema(&reader);
+        let batches = py.detach(|| self.dataset.read_all(o)).py_err()?;
+        Ok(ArrowStream::from_batches(schema, batches))
+    }
+
+    /// A lazy stream of batches, file after file.
+    #[pyo3(signature = (columns=None, filter=None, threads=1, binary_type=None, batch_size=65536))]
+    fn stream(
+        &self,
+        py: Python<'_>,
+        columns: Option<Vec<String>>,
+        filter: Option<&str>,
+        threads: usize,
+        binary_type: Option<&str>,
+        batch_size: usize,
+    ) -> PyResult<ArrowStream> {
+        let o = options(columns, filter, threads, binary_type, batch_size)?;
+        let reader = py.detach(|| self.dataset.reader(o)).py_err()?;
+        Ok(ArrowStream::new(Box::new(reader)))
+    }
+}
