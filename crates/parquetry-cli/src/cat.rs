@@ -11,10 +11,15 @@ use parquetry::read::{ColumnSelector, ParquetFile, ReadOptions};
 use crate::display;
 
 const HELP: &str = "\
-parquetry cat: print the rows of a Parquet file
+parquetry cat: print the rows of a Parquet file or dataset
 
 USAGE:
-    parquetry cat [OPTIONS] FILE
+    parquetry cat [OPTIONS] FILE...
+
+A FILE that is a folder (read recursively; names starting with '_' or '.' skipped) or a
+glob pattern (quoted: 'data/*/*.parquet'), or several FILEs, are read as one dataset: hive
+folders (key=value) become columns, the files' schemas are unified (a column a file lacks
+reads as nulls), and --where prunes whole files by their partition values.
 
 OPTIONS:
     --columns A,B,...     Only these top-level columns (names, or 0-based positions)
@@ -45,6 +50,8 @@ enum Format {
 
 struct Options {
     path: String,
+    /// Every FILE given (one: `path`).
+    paths: Vec<String>,
     format: Format,
     limit: Option<usize>,
     read: ReadOptions,
@@ -75,8 +82,16 @@ fn list(value: &str) -> Vec<String> {
 fn parse(args: &[String]) -> Result<Option<Options>, String> {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let read = ReadOptions::default().with_threads(cores);
-    let mut opts = Options { path: String::new(), format: Format::Table, limit: None, read, rows: None, stats: false };
-    let mut path = None;
+    let mut opts = Options {
+        path: String::new(),
+        paths: Vec::new(),
+        format: Format::Table,
+        limit: None,
+        read,
+        rows: None,
+        stats: false,
+    };
+    let mut paths = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = |name: &str| it.next().cloned().ok_or_else(|| format!("cat: {name} needs a value"));
@@ -138,11 +153,14 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
                 opts.read = opts.read.clone().with_batch_size(n);
             }
             s if s.starts_with('-') => return Err(format!("cat: unknown option '{s}'\n\n{HELP}")),
-            s if path.is_none() => path = Some(s.to_owned()),
-            s => return Err(format!("cat: unexpected argument '{s}' (one FILE only)")),
+            s => paths.push(s.to_owned()),
         }
     }
-    opts.path = path.ok_or_else(|| format!("cat: missing FILE\n\n{HELP}"))?;
+    opts.path = paths.join(" ");
+    if paths.is_empty() {
+        return Err(format!("cat: missing FILE\n\n{HELP}"));
+    }
+    opts.paths = paths;
     Ok(Some(opts))
 }
 
@@ -172,7 +190,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
             Err(format!("{}: {e}", opts.path))
         }
     };
-    let mut file = ParquetFile::open(&opts.path).map_err(|e| format!("{}: {e}", opts.path))?;
+    if opts.paths.len() > 1 || parquetry::dataset::is_dataset_source(&opts.path) {
+        return run_dataset(&opts).or_else(|e| fail(e.as_ref()));
+    }
+    let file = ParquetFile::open(&opts.path).map_err(|e| format!("{}: {e}", opts.path))?;
     let mut read = opts.read.clone();
     if let Some(rows) = &opts.rows {
         let total = file.metadata().row_groups.iter().map(|rg| rg.num_rows.max(0) as u64).sum::<u64>();
@@ -182,27 +203,55 @@ pub fn run(args: &[String]) -> Result<(), String> {
         // Batches no larger than the limit, so a small limit reads little.
         read = read.clone().with_batch_size(read.batch_size.min(limit.max(1)));
     }
-    let metrics = print_batches(&mut file, read, &opts, opts.limit).or_else(|e| fail(e.as_ref()).map(|()| None))?;
+    let metrics = (|| -> Result<_, Box<dyn std::error::Error>> {
+        let mut batches = file.batches(read)?;
+        let schema = batches.schema();
+        print_batches(&schema, &mut || batches.next(), &opts)?;
+        Ok(batches.scan_metrics().cloned())
+    })()
+    .or_else(|e| fail(e.as_ref()).map(|()| None))?;
     if let (true, Some(m)) = (opts.stats, metrics) {
         eprintln!("{m}");
     }
     Ok(())
 }
 
-fn print_batches<S: parquetry::page::ChunkSource>(
-    file: &mut ParquetFile<S>,
-    read: ReadOptions,
+/// `cat` of a dataset: several FILEs, a folder or a glob.
+fn run_dataset(opts: &Options) -> Result<(), Box<dyn std::error::Error>> {
+    if opts.rows.is_some() || opts.read.row_groups.is_some() {
+        return Err("--rows and --row-groups select parts of one file, not of a dataset".into());
+    }
+    let threads = opts.read.threads;
+    let dataset = parquetry::dataset::DatasetBuilder::new(opts.paths.clone()).with_threads(threads).build()?;
+    let mut read = opts.read.clone();
+    if let Some(limit) = opts.limit {
+        read = read.clone().with_batch_size(read.batch_size.min(limit.max(1)));
+    }
+    let mut reader = dataset.reader(read)?;
+    let schema = arrow_array::RecordBatchReader::schema(&reader);
+    print_batches(&schema, &mut || reader.next_batch(), opts)?;
+    if opts.stats {
+        eprintln!(
+            "{} files, {} rows in all (per-file pruning counts are not gathered for datasets yet)",
+            dataset.files().len(),
+            dataset.num_rows()
+        );
+    }
+    Ok(())
+}
+
+/// Prints the batches `batches` gives (all of `schema`), up to `opts.limit` rows.
+fn print_batches(
+    schema: &arrow_schema::SchemaRef,
+    batches: &mut dyn FnMut() -> Option<parquetry::Result<RecordBatch>>,
     opts: &Options,
-    limit: Option<usize>,
-) -> Result<Option<parquetry::filter::ScanMetrics>, Box<dyn std::error::Error>> {
-    let mut batches = file.batches(read)?;
-    let schema = batches.schema();
-    let mut left = limit.unwrap_or(usize::MAX);
+) -> Result<(), Box<dyn std::error::Error>> {
+    let mut left = opts.limit.unwrap_or(usize::MAX);
     let mut next = || -> Option<parquetry::Result<RecordBatch>> {
         if left == 0 {
             return None;
         }
-        let batch = match batches.next()? {
+        let batch = match batches()? {
             Ok(b) => b,
             Err(e) => return Some(Err(e)),
         };
@@ -215,7 +264,7 @@ fn print_batches<S: parquetry::page::ChunkSource>(
     let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
     match opts.format {
         Format::Arrow => {
-            let mut w = arrow_ipc::writer::StreamWriter::try_new(&mut out, &schema)?;
+            let mut w = arrow_ipc::writer::StreamWriter::try_new(&mut out, schema)?;
             // Finish the stream even after an error, so readers see a well-formed prefix.
             let mut result = Ok(());
             while let Some(batch) = next() {
@@ -250,7 +299,7 @@ fn print_batches<S: parquetry::page::ChunkSource>(
         }
     }
     out.flush()?;
-    Ok(batches.scan_metrics().cloned())
+    Ok(())
 }
 
 fn columns(batch: &RecordBatch) -> Vec<ArrayRef> {

@@ -19,6 +19,9 @@ parquetry inspect: show what a Parquet file holds, without reading its values
 USAGE:
     parquetry inspect [OPTIONS] FILE
 
+A FILE that is a folder or a glob pattern is inspected as a dataset: its unified schema,
+partition columns, and each file's rows, row groups and bytes.
+
 Prints the schema as a tree (with the Arrow type each top-level field reads as), the file
 facts (rows, row groups, writer, key/value metadata keys) and, for every column chunk of
 every row group: physical and logical type, encodings, codec, compressed and uncompressed
@@ -59,9 +62,16 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
 /// Runs the command with the arguments after `inspect`.
 pub fn run(args: &[String]) -> Result<(), String> {
     let Some(opts) = parse(args)? else { return Ok(()) };
-    let report = gather(&opts).map_err(|e| format!("{}: {e}", opts.path))?;
+    let dataset = parquetry::dataset::is_dataset_source(&opts.path);
+    let report = match dataset {
+        true => crate::inspect_dataset::gather(&opts.path),
+        false => gather(&opts),
+    }
+    .map_err(|e| format!("{}: {e}", opts.path))?;
     let text = if opts.json {
         format!("{}\n", serde_json::to_string_pretty(&report).unwrap_or_default())
+    } else if dataset {
+        crate::inspect_dataset::render(&report)
     } else {
         render(&report)
     };

@@ -5,6 +5,7 @@ mod cat;
 mod convert;
 mod display;
 mod inspect;
+mod inspect_dataset;
 mod merge;
 mod values;
 

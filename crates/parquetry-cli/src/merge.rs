@@ -18,7 +18,8 @@ USAGE:
     parquetry merge [OPTIONS] --output OUT INPUT...
 
 Rows keep the order of the inputs. An INPUT that is a directory stands for its *.parquet
-files in name order (not recursive; hidden files left out).
+files in name order (not recursive; hidden files left out); a glob pattern (quoted, e.g.
+'data/*/part-*.parquet') for its matches in path order.
 
 All inputs must share one schema (names, types, annotations and repetition): the first
 difference is an error naming the column and the file. Input row groups at or above the row
@@ -143,6 +144,11 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
 fn expand_inputs(inputs: &[String]) -> Result<Vec<PathBuf>, String> {
     let mut files = Vec::new();
     for input in inputs {
+        if parquetry::dataset::is_dataset_source(input) && !Path::new(input).is_dir() {
+            // A glob: its matches, in path order (names starting with '_' or '.' left out).
+            files.extend(parquetry::dataset::list_files(&[input]).map_err(|e| e.to_string())?);
+            continue;
+        }
         let meta = std::fs::metadata(input).map_err(|e| format!("{input}: cannot read it: {e}"))?;
         if !meta.is_dir() {
             files.push(PathBuf::from(input));

@@ -220,6 +220,21 @@ class ParquetDataset:
     def __eq__(self, other):
         return self.equals(other)
 
+    def _common_metadata(self):
+        """The key/value metadata of a ``_common_metadata`` or ``_metadata`` file in the
+        dataset's folder (where pyarrow and Spark keep the pandas index), else None."""
+        if self._paths_are_one_folder():
+            from ._read import read_schema
+
+            for name in ("_common_metadata", "_metadata"):
+                path = os.path.join(_io.local_path(self._paths), name)
+                if os.path.isfile(path):
+                    return read_schema(path).metadata
+        return None
+
+    def _paths_are_one_folder(self):
+        return isinstance(self._paths, (str, os.PathLike)) and os.path.isdir(_io.local_path(self._paths))
+
     def read(self, columns=None, use_threads=True, use_pandas_metadata=False) -> pa.Table:
         """Reads the selected columns (names; partition columns too) of every file."""
         from ._read import _threads
@@ -227,8 +242,13 @@ class ParquetDataset:
         if isinstance(columns, (str, bytes)):
             raise ArgumentTypeError("columns must be a list of names, not a single string")
         wanted = None if columns is None else list(dict.fromkeys(columns))
+        metadata = pa.schema(self._raw.schema()).metadata or {}
+        if b"pandas" not in metadata:
+            metadata = self._common_metadata() or metadata
         if wanted is not None and use_pandas_metadata:
-            wanted += [c for c in _pandas_index_columns(pa.schema(self._raw.schema())) if c not in wanted]
+            present = set(pa.schema(self._raw.schema()).names)
+            wanted += [c for c in _pandas_index_columns(pa.schema([], metadata=metadata))
+                       if c not in wanted and c in present]
         read_columns = wanted if self._expression is None else None
         threads = self._threads if use_threads is True else _threads(use_threads)
         table = _table(self._raw.read_all(read_columns, self._condition, threads, self._binary_type))
@@ -244,6 +264,8 @@ class ParquetDataset:
                 if not pa.types.is_dictionary(col.type):
                     table = table.set_column(i, table.field(i).with_type(pa.dictionary(pa.int32(), col.type)),
                                              col.dictionary_encode())
+        if metadata and table.schema.metadata != metadata:
+            table = table.replace_schema_metadata(metadata)
         return table
 
     def read_pandas(self, **kwargs) -> pa.Table:

@@ -101,6 +101,20 @@ impl DatasetFile {
     }
 }
 
+/// The files `sources` (files, folders walked recursively, globs) stand for, in read order:
+/// what a dataset over them reads, without opening any.
+pub fn list_files<S: AsRef<str>>(sources: &[S]) -> Result<Vec<PathBuf>> {
+    let sources: Vec<String> = sources.iter().map(|s| s.as_ref().to_owned()).collect();
+    Ok(listing::list(&sources)?.into_iter().map(|l| l.path).collect())
+}
+
+/// Whether `source` names a dataset rather than one file: a folder, or a glob pattern that
+/// is not the name of an existing file.
+pub fn is_dataset_source(source: &str) -> bool {
+    let path = Path::new(source);
+    path.is_dir() || (!path.exists() && source.contains(['*', '?', '[']))
+}
+
 /// Many Parquet files read as one table (see the [module docs](self)).
 #[derive(Debug, Clone)]
 pub struct Dataset {
@@ -276,7 +290,12 @@ impl DatasetBuilder {
                 ordered.extend(unnamed);
                 Arc::new(Schema::new_with_metadata(ordered, given.metadata().clone()))
             }
-            None => Arc::new(Schema::new(fields)),
+            // The first file's key/value metadata (pandas' index, the original Arrow
+            // schema), as pyarrow takes the first file's schema.
+            None => Arc::new(Schema::new_with_metadata(
+                fields,
+                footers.first().map(|(_, s)| s.metadata().clone()).unwrap_or_default(),
+            )),
         };
         let mut files = Vec::with_capacity(listed.len());
         for ((listed, (metadata, file_schema)), row) in listed.into_iter().zip(footers).zip(rows) {
