@@ -50,6 +50,8 @@ def _sources(path_or_paths, filesystem):
         fs, path = _io.resolve(p, filesystem)
         if fs is not None:
             raise UnsupportedError(f"datasets on {type(fs).__name__} are not supported yet: {os.fsdecode(p)}")
+        if not any(c in path for c in _GLOB) and not os.path.exists(path):
+            _io.check_file(path)  # FileNotFoundError, as pyarrow raises
         out.append(path)
     if not out:
         raise InvalidArgumentError("a dataset needs at least one file, folder or glob")
@@ -107,7 +109,9 @@ def filters_to_condition(filters):
                 values = [_literal(v) for v in value]
                 if not values or any(v is None for v in values):
                     return None
-                ands.append(f"{_name(column)} {op.upper()} ({', '.join(values)})")
+                term = f"{_name(column)} {op.upper()} ({', '.join(values)})"
+                # pyarrow's `not in` is `~isin`, which keeps nulls (SQL's NOT IN does not).
+                ands.append(term if op == "in" else f"({term} OR {_name(column)} IS NULL)")
                 continue
             ops = {"=": "=", "==": "=", "!=": "!=", "<": "<", ">": ">", "<=": "<=", ">=": ">="}
             lit = _literal(value)
