@@ -2,6 +2,7 @@
 
 mod args;
 mod cat;
+mod compact;
 mod convert;
 mod display;
 mod inspect;
@@ -21,18 +22,20 @@ const USAGE: &str = "\
 parquetry: fast Apache Parquet tools
 
 USAGE:
-    parquetry inspect [--pages] [--json] FILE
-    parquetry cat [--columns A,B] [--limit N] [--json|--csv|--format arrow] FILE
+    parquetry inspect [--pages] [--json] FILE|FOLDER|GLOB
+    parquetry cat [--columns A,B] [--where COND] [--json|--csv|--format arrow] FILE...|FOLDER|GLOB
     parquetry convert [--compression CODEC[:LEVEL]] [--encoding [COL=]ENC] ... INPUT OUTPUT
     parquetry merge [--row-group-rows N] [--compression CODEC[:LEVEL]] ... --output OUT INPUT...
+    parquetry compact [--target-file-size SIZE] [--dry-run] ROOT
 
 COMMANDS:
-    inspect     Show a file's schema, file facts and every column chunk
-    cat         Print a file's rows (table, JSON lines, CSV, or an Arrow IPC stream)
+    inspect     Show a file's schema, file facts and every column chunk (or a dataset's files)
+    cat         Print a file's or dataset's rows (table, JSON lines, CSV, or an Arrow IPC stream)
     convert     Convert between Parquet, CSV, JSON lines and Arrow IPC, choosing the codec,
                 encodings, row groups and page version of Parquet output
     merge       Merge Parquet files (or directories of them) with one schema into one file,
                 copying pages instead of decoding values
+    compact     Merge each partition folder's small files into files of a target size
 
 Run `parquetry COMMAND --help` for the options of a command.
 ";
@@ -44,6 +47,7 @@ fn main() -> ExitCode {
         Some("cat") => cat::run(&args[1..]),
         Some("convert") => convert::run(&args[1..]),
         Some("merge") => merge::run(&args[1..]),
+        Some("compact") => compact::run(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             Ok(())

@@ -16,6 +16,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod compact;
 mod hive;
 mod listing;
 mod scan;
