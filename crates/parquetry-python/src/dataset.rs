@@ -129,3 +129,55 @@ impl RawDataset {
         Ok(ArrowStream::new(Box::new(reader)))
     }
 }
+
+/// Compacts the dataset under `root` (see `parquetry::dataset::compact`); returns what was
+/// done (or, with `dry_run`, planned) as a dict.
+#[pyfunction]
+#[pyo3(signature = (root, target_file_size=134_217_728, dry_run=false, threads=1))]
+pub fn compact<'py>(
+    py: Python<'py>,
+    root: std::path::PathBuf,
+    target_file_size: u64,
+    dry_run: bool,
+    threads: usize,
+) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+    use parquetry::dataset::compact::{compact, CompactOptions};
+    let mut options = CompactOptions { target_file_size, dry_run, ..Default::default() };
+    options.merge.threads = threads.max(1);
+    let summary = py.detach(|| compact(&root, &options)).py_err()?;
+    let d = pyo3::types::PyDict::new(py);
+    d.set_item("partitions", summary.partitions)?;
+    d.set_item("files_before", summary.files_before)?;
+    d.set_item("files_after", summary.files_after)?;
+    d.set_item("recovered", summary.recovered)?;
+    let groups: Vec<(String, Vec<String>, u64)> = summary
+        .groups
+        .iter()
+        .map(|g| (g.output.display().to_string(), g.inputs.iter().map(|p| p.display().to_string()).collect(), g.bytes))
+        .collect();
+    d.set_item("merges", groups)?;
+    Ok(d)
+}
+
+/// Merges one planned group (`inputs` into `output`) with its journal, as `compact` does:
+/// for schedulers that run one group per task.
+#[pyfunction]
+#[pyo3(signature = (inputs, output, threads=1))]
+pub fn compact_group(
+    py: Python<'_>,
+    inputs: Vec<std::path::PathBuf>,
+    output: std::path::PathBuf,
+    threads: usize,
+) -> PyResult<()> {
+    use parquetry::dataset::compact::CompactionGroup;
+    let group = CompactionGroup { inputs, output, bytes: 0 };
+    let mut merge = parquetry::merge::MergeOptions::default();
+    merge.threads = threads.max(1);
+    py.detach(|| parquetry::dataset::compact::compact_group(&group, &merge)).py_err()
+}
+
+/// Finishes what an interrupted compaction under `root` left; returns how many merges.
+#[pyfunction]
+pub fn compact_recover(py: Python<'_>, root: std::path::PathBuf) -> PyResult<usize> {
+    py.detach(|| parquetry::dataset::compact::recover(&root)).py_err()
+}

@@ -56,6 +56,9 @@ fn _parquetry(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<write::NativeWriter>()?;
     m.add_class::<dataset::RawDataset>()?;
     m.add_function(wrap_pyfunction!(dataset::open_dataset, m)?)?;
+    m.add_function(wrap_pyfunction!(dataset::compact, m)?)?;
+    m.add_function(wrap_pyfunction!(dataset::compact_group, m)?)?;
+    m.add_function(wrap_pyfunction!(dataset::compact_recover, m)?)?;
     m.add_function(wrap_pyfunction!(read::open_path, m)?)?;
     m.add_function(wrap_pyfunction!(read::open_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(write::write_table, m)?)?;

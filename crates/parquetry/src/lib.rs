@@ -34,4 +34,6 @@ mod readme_examples {
     struct Readme;
     #[doc = include_str!("../../../docs/rust.md")]
     struct RustGuide;
+    #[doc = include_str!("../../../docs/datasets.md")]
+    struct DatasetsGuide;
 }

@@ -28,7 +28,7 @@ from ._errors import (
     ParquetIOError,
     UnsupportedError,
 )
-from ._dataset import ParquetDataset, write_to_dataset
+from ._dataset import ParquetDataset, compact, write_to_dataset
 from ._filters import filters_to_expression
 from ._footer import FileMetaData
 from ._statistics import GeoStatistics
@@ -69,6 +69,7 @@ __all__ = [
     "SortingColumn",
     "Statistics",
     "UnsupportedError",
+    "compact",
     "filters_to_expression",
     "merge",
     "read_metadata",

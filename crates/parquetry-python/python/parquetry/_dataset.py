@@ -402,3 +402,19 @@ def write_to_dataset(table, root_path, partition_cols=None, filesystem=None, sch
             write_table(part.slice(start, step), path, threads=threads, **kwargs)
             if file_visitor is not None:
                 file_visitor(_WrittenFile(path, read_metadata(path), os.path.getsize(path)))
+
+
+# ------------------------------------------------------------------------------------------
+# Compaction.
+
+def compact(root, target_file_size=128 << 20, *, dry_run=False, threads=True) -> dict:
+    """Merges each partition folder's small files under ``root`` into files of about
+    ``target_file_size`` bytes, by page copy (rows keep their order; values are not
+    decoded). Each merged file is complete before its inputs are removed; a crash leaves a
+    ``_compaction-*.json`` journal that the next call finishes first (see ``docs/python.md``
+    for what a reader may see meanwhile). Returns the partitions, files before and after,
+    and the merges done (or, with ``dry_run``, planned)."""
+    from ._read import _threads
+
+    return _native.compact(os.fsdecode(_io.local_path(root)), int(target_file_size), dry_run,
+                           min(_threads(threads), 2))

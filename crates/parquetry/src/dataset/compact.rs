@@ -171,8 +171,10 @@ fn finish(journal: &Path, group: &CompactionGroup) -> Result<()> {
     std::fs::remove_file(journal).map_err(|e| Error::io(format!("removing {}", journal.display()), e))
 }
 
-/// Finishes the journals an interrupted compaction left under `root`; returns how many.
-fn recover(root: &Path) -> Result<usize> {
+/// Finishes the journals an interrupted compaction left under `root` (see the module docs);
+/// returns how many. [`compact`] does this first; a scheduler running [`compact_group`]s
+/// itself calls it before planning.
+pub fn recover(root: &Path) -> Result<usize> {
     let mut journals = Vec::new();
     find_journals(root, &mut journals)?;
     for journal in &journals {
