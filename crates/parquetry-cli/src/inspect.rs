@@ -86,7 +86,7 @@ fn gather(opts: &Options) -> parquetry::Result<Value> {
 /// The report of a file whose footer is `meta` and whose bytes `source` holds.
 fn gather_from<S: ChunkSource>(opts: &Options, meta: &FileMetaData, source: &S) -> parquetry::Result<Value> {
     let file_len = source.len();
-    let desc = SchemaDescriptor::from_metadata(&meta)?;
+    let desc = SchemaDescriptor::from_metadata(meta)?;
     let arrow = arrow_schema(&desc, meta.key_value_metadata.as_deref())?;
     let arrow_types: Vec<String> = arrow.fields().iter().map(|f| f.data_type().to_string()).collect();
 

@@ -6,6 +6,7 @@ mod convert;
 mod display;
 mod inspect;
 mod merge;
+mod remote;
 mod values;
 
 use std::process::ExitCode;
@@ -32,6 +33,10 @@ COMMANDS:
                 encodings, row groups and page version of Parquet output
     merge       Merge Parquet files (or directories of them) with one schema into one file,
                 copying pages instead of decoding values
+
+FILE, INPUT, OUTPUT and OUT may be URLs: s3://bucket/key, gs://, az://, http(s)://, file://,
+with credentials and endpoint from the environment (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID,
+AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_ALLOW_HTTP, ...).
 
 Run `parquetry COMMAND --help` for the options of a command.
 ";

@@ -87,6 +87,34 @@ pub fn put_url(url: &str, bytes: &[u8], options: &StorageOptions) -> Result<()> 
     writer.finish()
 }
 
+/// Copies the local file at `path` to `url` by multipart upload: the object exists only once
+/// the whole file is there. Returns the bytes sent.
+pub fn upload_file(path: &std::path::Path, url: &str, options: &StorageOptions) -> Result<u64> {
+    let mut file = std::fs::File::open(path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
+    let mut writer = create_url(url, options)?;
+    let sent = std::io::copy(&mut file, &mut writer)
+        .map_err(|e| Error::io(format!("copying {} to {url}", path.display()), e))?;
+    writer.finish()?;
+    Ok(sent)
+}
+
+/// Copies the object at `url` into `out`, a ranged request per 16 MiB. Returns its size.
+pub fn download(url: &str, options: &StorageOptions, out: &mut dyn Write) -> Result<u64> {
+    const PIECE: u64 = 16 << 20;
+    let location = options::locate(url, options)?;
+    let (source, tail) = ObjectSource::open(location, PIECE, FetchOptions::default())?;
+    let len = crate::page::ChunkSource::len(&source);
+    let mut at = 0;
+    while at < len - tail.len() as u64 {
+        let n = PIECE.min(len - tail.len() as u64 - at);
+        let piece = crate::page::ChunkSource::read_at(&source, at, n as usize)?;
+        out.write_all(piece.as_slice()).map_err(|e| Error::io(format!("writing {url}'s bytes"), e))?;
+        at += n;
+    }
+    out.write_all(tail.as_slice()).map_err(|e| Error::io(format!("writing {url}'s bytes"), e))?;
+    Ok(len)
+}
+
 /// The objects under `url_prefix` (a "folder": `s3://bucket/dir/`), recursively, as full
 /// URLs with their sizes, sorted by URL. For datasets: what a folder of files holds.
 pub fn list(url_prefix: &str, options: &StorageOptions) -> Result<Vec<(String, u64)>> {

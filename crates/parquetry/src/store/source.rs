@@ -110,6 +110,7 @@ impl Fetched {
 }
 
 /// A [`ChunkSource`] over one object of an object store (see the module's documentation).
+/// A clone shares the store's client, the request counts and the bytes fetched so far.
 #[derive(Debug)]
 pub struct ObjectSource {
     location: Location,
@@ -189,6 +190,20 @@ impl ObjectSource {
         let end = offset + len as u64;
         let fetched = self.fetched.lock().unwrap_or_else(PoisonError::into_inner);
         fetched.iter().rev().find(|f| f.range.start <= offset && end <= f.range.end).cloned()
+    }
+}
+
+impl Clone for ObjectSource {
+    fn clone(&self) -> Self {
+        let fetched = self.fetched.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        ObjectSource {
+            location: self.location.clone(),
+            len: self.len,
+            e_tag: self.e_tag.clone(),
+            stats: Arc::clone(&self.stats),
+            fetch: self.fetch,
+            fetched: Mutex::new(fetched),
+        }
     }
 }
 
