@@ -34,7 +34,8 @@ OPTIONS:
     --where CONDITION     Only the rows where CONDITION holds, e.g. \"x > 5 and s = 'abc'\",
                           \"s LIKE 'ab%'\", \"k IN (1, 2)\", \"d >= DATE '2020-01-01'\", \"v IS NULL\";
                           row groups and pages it rules out are not read
-    --stats               After the rows, print what --where pruned and read (on stderr)
+    --stats               After the rows, print what --where pruned and read, and for a URL
+                          the requests and bytes fetched (on stderr)
     --batch-size N        Rows per batch read from the file (default 65536)
     --threads N           Threads decoding columns at once (default: every core)
     -h, --help            Show this help
@@ -190,10 +191,29 @@ pub fn run(args: &[String]) -> Result<(), String> {
             Err(format!("{}: {e}", opts.path))
         }
     };
+    if parquetry::store::is_url(&opts.path) {
+        let options = parquetry::store::StorageOptions::new();
+        let mut file = parquetry::store::open_url(&opts.path, &options).map_err(|e| format!("{}: {e}", opts.path))?;
+        let stats = file.source().stats();
+        cat_file(&mut file, &opts, fail)?;
+        if opts.stats {
+            eprintln!("object store: {} requests, {} bytes", stats.requests(), stats.bytes());
+        }
+        return Ok(());
+    }
     if opts.paths.len() > 1 || parquetry::dataset::is_dataset_source(&opts.path) {
         return run_dataset(&opts).or_else(|e| fail(e.as_ref()));
     }
-    let file = ParquetFile::open(&opts.path).map_err(|e| format!("{}: {e}", opts.path))?;
+    let mut file = ParquetFile::open(&opts.path).map_err(|e| format!("{}: {e}", opts.path))?;
+    cat_file(&mut file, &opts, fail)
+}
+
+/// Prints the rows `opts` selects of an open file.
+fn cat_file<S: parquetry::page::ChunkSource>(
+    file: &mut ParquetFile<S>,
+    opts: &Options,
+    fail: impl Fn(&(dyn std::error::Error + 'static)) -> Result<(), String>,
+) -> Result<(), String> {
     let mut read = opts.read.clone();
     if let Some(rows) = &opts.rows {
         let total = file.metadata().row_groups.iter().map(|rg| rg.num_rows.max(0) as u64).sum::<u64>();
@@ -206,7 +226,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let metrics = (|| -> Result<_, Box<dyn std::error::Error>> {
         let mut batches = file.batches(read)?;
         let schema = batches.schema();
-        print_batches(&schema, &mut || batches.next(), &opts)?;
+        print_batches(&schema, &mut || batches.next(), opts)?;
         Ok(batches.scan_metrics().cloned())
     })()
     .or_else(|e| fail(e.as_ref()).map(|()| None))?;

@@ -67,9 +67,13 @@ bytes in and out, seconds) follows unless --quiet.
 
 /// Runs the command with the arguments after `convert`.
 pub fn run(args: &[String]) -> Result<(), String> {
-    let Some(opts) = options::parse(args, HELP)? else { return Ok(()) };
+    let Some(mut opts) = options::parse(args, HELP)? else { return Ok(()) };
     let input = InputFormat::of(&opts.input)?;
     let output = OutputFormat::of(&opts.output)?;
+    let staged_in = crate::remote::stage_input(&mut opts.input)?;
+    let staged_out = crate::remote::stage_output(&mut opts.output)?;
+    let (input_name, output_name) =
+        (crate::remote::url_of(&staged_in, &opts.input), crate::remote::url_of(&staged_out, &opts.output));
     if output != OutputFormat::Parquet {
         if let Some(option) = &opts.parquet_only {
             return Err(format!(
@@ -102,6 +106,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let row_groups = sink.finish().map_err(|e| format!("{}: {e}", opts.output))?;
     let out_bytes = std::fs::metadata(temp.path()).map(|m| m.len()).unwrap_or(0);
     temp.persist(out_path).map_err(|e| format!("{}: {e}", opts.output))?;
+    if let Some(staged) = &staged_out {
+        crate::remote::publish(staged)?;
+    }
     if !opts.quiet {
         let in_bytes = input_bytes.unwrap_or_else(|| converter.progress.bytes_read());
         let groups = match row_groups {
@@ -109,10 +116,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
             Some(n) => format!("{n} row groups, "),
             None => String::new(),
         };
-        let input = if opts.input == "-" { "stdin" } else { &opts.input };
+        let input = if opts.input == "-" { "stdin" } else { &input_name };
         eprintln!(
-            "{input} → {}: {} rows, {groups}{} → {} in {:.2} s",
-            opts.output,
+            "{input} → {output_name}: {} rows, {groups}{} → {} in {:.2} s",
             converter.rows,
             HumanBytes(in_bytes),
             HumanBytes(out_bytes),

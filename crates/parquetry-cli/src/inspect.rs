@@ -84,10 +84,19 @@ pub fn run(args: &[String]) -> Result<(), String> {
 }
 
 fn gather(opts: &Options) -> parquetry::Result<Value> {
+    if parquetry::store::is_url(&opts.path) {
+        let file = parquetry::store::open_url(&opts.path, &parquetry::store::StorageOptions::new())?;
+        return gather_from(opts, file.metadata(), file.source());
+    }
     let mut file = File::open(&opts.path).map_err(|e| parquetry::Error::io("opening the file", e))?;
-    let (meta, file_len) = format::read_metadata(&mut file)?;
-    let source = ReaderSource::new(file)?;
-    let desc = SchemaDescriptor::from_metadata(&meta)?;
+    let (meta, _) = format::read_metadata(&mut file)?;
+    gather_from(opts, &meta, &ReaderSource::new(file)?)
+}
+
+/// The report of a file whose footer is `meta` and whose bytes `source` holds.
+fn gather_from<S: ChunkSource>(opts: &Options, meta: &FileMetaData, source: &S) -> parquetry::Result<Value> {
+    let file_len = source.len();
+    let desc = SchemaDescriptor::from_metadata(meta)?;
     let arrow = arrow_schema(&desc, meta.key_value_metadata.as_deref())?;
     let arrow_types: Vec<String> = arrow.fields().iter().map(|f| f.data_type().to_string()).collect();
 
@@ -110,7 +119,7 @@ fn gather(opts: &Options) -> parquetry::Result<Value> {
             let mut c = column_chunk(&desc, j, chunk);
             if opts.pages {
                 let padding = has_parquet_816_bug(meta.created_by.as_deref());
-                let pages = chunk_pages(&source, chunk, padding)
+                let pages = chunk_pages(source, chunk, padding)
                     .map_err(|e| e.context(format_args!("row group {i}, column {j}")))?;
                 c.insert("pages".into(), Value::Array(pages));
             }
@@ -132,7 +141,7 @@ fn gather(opts: &Options) -> parquetry::Result<Value> {
         "num_row_groups": meta.row_groups.len(),
         "num_columns": desc.columns.len(),
         "created_by": meta.created_by,
-        "key_value_keys": kv_keys(&meta),
+        "key_value_keys": kv_keys(meta),
         "schema": schema,
         "row_groups": row_groups,
     }))

@@ -8,6 +8,7 @@ mod display;
 mod inspect;
 mod inspect_dataset;
 mod merge;
+mod remote;
 mod values;
 
 use std::process::ExitCode;
@@ -36,6 +37,10 @@ COMMANDS:
     merge       Merge Parquet files (or directories of them) with one schema into one file,
                 copying pages instead of decoding values
     compact     Merge each partition folder's small files into files of a target size
+
+FILE, INPUT, OUTPUT and OUT may be URLs: s3://bucket/key, gs://, az://, http(s)://, file://,
+with credentials and endpoint from the environment (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID,
+AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_ALLOW_HTTP, ...).
 
 Run `parquetry COMMAND --help` for the options of a command.
 ";

@@ -64,12 +64,19 @@ struct Options {
 
 /// Runs the command with the arguments after `merge`.
 pub fn run(args: &[String]) -> Result<(), String> {
-    let Some(opts) = parse(args)? else { return Ok(()) };
+    let Some(mut opts) = parse(args)? else { return Ok(()) };
     let start = Instant::now();
+    let (local_inputs, _staged_in) = crate::remote::stage_inputs(&opts.inputs)?;
+    let url = opts.output.clone();
+    let staged_out = crate::remote::stage_output(&mut opts.output)?;
     let output = Path::new(&opts.output);
-    let inputs = expand_inputs(&opts.inputs)?;
+    let inputs = expand_inputs(&local_inputs)?;
     let bytes_in = check_paths(&inputs, output)?;
     let summary = merge_files(&inputs, output, &opts.merge).map_err(|e| e.to_string())?;
+    if let Some(staged) = &staged_out {
+        crate::remote::publish(staged)?;
+    }
+    opts.output = url;
     let seconds = start.elapsed().as_secs_f64();
     if opts.json {
         println!("{}", json_summary(&summary, &opts.output, bytes_in, seconds));

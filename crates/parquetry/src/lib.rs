@@ -21,6 +21,8 @@ pub mod merge;
 pub mod page;
 pub mod read;
 pub mod schema;
+#[cfg(feature = "object-store")]
+pub mod store;
 mod threads;
 pub mod write;
 

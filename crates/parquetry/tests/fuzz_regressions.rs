@@ -47,7 +47,7 @@ fn delta_byte_array_decode_of_no_values_takes_no_suffix() {
         0x80, 0x01, 0x04, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0x01, 0x04, 0x03, 0x00, 0x00, 0x00, 0x00,
         b'x', b'y', b'z',
     ];
-    let empty = vec![Vec::new(); 3];
+    let empty = vec![Vec::<u8>::new(); 3];
     assert_eq!(delta_byte_array_in_steps(&page, 3, &[1, 0, 1, 0, 1, 0]), empty);
 }
 

@@ -35,6 +35,9 @@ def is_dataset_source(source, filesystem=None) -> bool:
         return True
     if not isinstance(source, (str, os.PathLike)):
         return False
+    text = os.fsdecode(source)
+    if "://" in text and not text.startswith("file://"):
+        return False  # an object store URL: one object (datasets there are not supported yet)
     fs, path = _io.resolve(source, filesystem)
     if fs is not None:
         return False

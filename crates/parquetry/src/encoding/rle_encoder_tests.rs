@@ -66,7 +66,7 @@ fn spec_examples_and_hand_derived_bytes() {
     e.put(6);
     assert_eq!(finish(&mut e), [0x03, 0x06, 0, 0]);
     // Nothing at all.
-    assert_eq!(finish(&mut e), []);
+    assert_eq!(finish(&mut e), [0u8; 0]);
 }
 
 #[test]

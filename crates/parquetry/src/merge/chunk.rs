@@ -174,6 +174,7 @@ impl<'a> ChunkMerger<'a> {
     ) -> Result<()> {
         let codec = Codec::from_thrift(meta.codec.0)?;
         let mut stream = PageStream::new(meta, source.len(), has_parquet_816_bug(created_by))?;
+        source.prefetch(&[stream.byte_range()]);
         let c = self.column;
         self.pages_in = Some(PageDecompressor::new(codec, c.max_rep_level, c.max_def_level, false));
         let mut dictionary: Option<InputDictionary> = None;

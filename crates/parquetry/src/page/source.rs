@@ -44,6 +44,30 @@ pub trait ChunkSource: Send + Sync {
     fn will_need(&self, offset: u64, len: u64) {
         let _ = (offset, len);
     }
+
+    /// Says that these byte ranges `(offset, len)` (the selected column chunks of the row
+    /// groups about to be read) will be read soon. A remote source fetches them now, merged
+    /// and concurrently, so that page reads cost no request each; others ignore it.
+    fn prefetch(&self, ranges: &[(u64, u64)]) {
+        let _ = ranges;
+    }
+
+    /// Whether `len` bytes at `offset` are in memory, so that reading them (again) costs no
+    /// I/O: then a page is better read as a slice than by copying a part already read.
+    fn in_memory(&self, offset: u64, len: usize) -> bool {
+        let _ = (offset, len);
+        false
+    }
+
+    /// Reads `len` bytes at `offset` after the bytes already in `head` and returns them all:
+    /// a page whose first bytes were read with its header is completed without reading those
+    /// bytes again.
+    fn read_at_after(&self, head: Vec<u8>, offset: u64, len: usize) -> Result<Buffer> {
+        let rest = self.read_at(offset, len)?;
+        let mut all = head;
+        all.extend_from_slice(rest.as_slice());
+        Ok(Buffer::from_vec(all))
+    }
 }
 
 /// A source over a file, read with positional reads (`pread`): threads share it without a
@@ -68,9 +92,14 @@ impl ChunkSource for FileSource {
     }
 
     fn read_at_reusing(&self, offset: u64, len: usize, spare: Vec<u8>) -> Result<Buffer> {
-        check_range(offset, len, self.len)?;
         let mut buf = spare;
         buf.clear();
+        self.read_at_after(buf, offset, len)
+    }
+
+    fn read_at_after(&self, head: Vec<u8>, offset: u64, len: usize) -> Result<Buffer> {
+        check_range(offset, len, self.len)?;
+        let mut buf = head;
         buf.reserve_exact(len);
         let mut done = 0;
         while done < len {
@@ -158,19 +187,28 @@ impl<R: Read + Seek + Send> ChunkSource for ReaderSource<R> {
     }
 
     fn read_at_reusing(&self, offset: u64, len: usize, spare: Vec<u8>) -> Result<Buffer> {
+        let mut buf = spare;
+        buf.clear();
+        self.read_at_after(buf, offset, len)
+    }
+
+    fn read_at_after(&self, head: Vec<u8>, offset: u64, len: usize) -> Result<Buffer> {
         check_range(offset, len, self.len)?;
         let mut reader = self.reader.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         reader.seek(SeekFrom::Start(offset)).map_err(|e| Error::io(format!("seeking to byte {offset}"), e))?;
         // read_to_end writes into the spare capacity without zero-filling it first.
-        let mut buf = spare;
-        buf.clear();
+        let mut buf = head;
+        let before = buf.len();
         buf.reserve_exact(len);
         (&mut *reader)
             .take(len as u64)
             .read_to_end(&mut buf)
             .map_err(|e| Error::io(format!("reading {len} bytes at {offset}"), e))?;
-        if buf.len() != len {
-            return Err(Error::corrupt(format!("file ended after {} of {len} bytes at offset {offset}", buf.len())));
+        if buf.len() - before != len {
+            return Err(Error::corrupt(format!(
+                "file ended after {} of {len} bytes at offset {offset}",
+                buf.len() - before
+            )));
         }
         Ok(Buffer::from_vec(buf))
     }
@@ -243,6 +281,10 @@ impl ChunkSource for BytesSource {
             )));
         }
         Ok(self.bytes.slice_with_length(offset as usize, len))
+    }
+
+    fn in_memory(&self, _offset: u64, _len: usize) -> bool {
+        true
     }
 
     fn will_need(&self, offset: u64, len: u64) {

@@ -22,7 +22,7 @@ use super::options::ReadOptions;
 use super::selection::{self, Step};
 use crate::error::{Error, Result};
 use crate::format::Encoding;
-use crate::page::ChunkSource;
+use crate::page::{chunk_byte_range, has_parquet_816_bug, ChunkSource};
 
 /// The file a [`RecordBatchIter`] reads: borrowed, or owned by an owning reader.
 pub(crate) enum FileRef<'f, S: ChunkSource> {
@@ -113,6 +113,7 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
                 // No row of this row group is read: its columns are not even opened.
                 continue;
             }
+            self.prefetch(rg_index);
             let every = vec![true; self.plans.len()];
             self.readers = self.open_readers(rg_index, &every)?.into_iter().flatten().collect();
             self.lanes.clear();
@@ -129,6 +130,26 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
             return Ok(true);
         }
         Ok(false)
+    }
+
+    /// Names to the source the column chunks read in the row group `rg_index` and, without a
+    /// filter (which may prune it), in the next one: a remote source fetches them now, few
+    /// requests ahead of decoding, instead of one request per page.
+    fn prefetch(&self, rg_index: usize) {
+        let file = &self.file;
+        let padding = has_parquet_816_bug(file.metadata.created_by.as_deref());
+        let ranges = |rg: usize| {
+            let columns = &file.metadata.row_groups[rg].columns;
+            self.plans.iter().filter_map(move |p| {
+                let meta = columns.get(p.leaf)?.meta_data.as_ref()?;
+                chunk_byte_range(meta, file.source.len(), padding).ok()
+            })
+        };
+        let mut wanted: Vec<(u64, u64)> = ranges(rg_index).collect();
+        if let (None, Some(&next)) = (&self.filter, self.row_groups.get(self.next_row_group)) {
+            wanted.extend(ranges(next));
+        }
+        file.source.prefetch(&wanted);
     }
 
     /// A reader for every column read in the row group `rg_index` for which `open` is true.

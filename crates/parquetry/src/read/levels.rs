@@ -227,7 +227,7 @@ mod tests {
             encode_rle_hybrid(&levels, 1, &mut data);
             let mut fast = BooleanBufferBuilder::new(n);
             let valid = append_validity_bits(&data, n, &mut fast).unwrap();
-            let mut want = Vec::new();
+            let mut want: Vec<u32> = Vec::new();
             RleDecoder::new(&data, 1).unwrap().decode(n, &mut want).unwrap();
             assert_eq!(valid, want.iter().filter(|&&l| l == 1).count(), "n = {n}");
             let got: Vec<u32> = (0..n).map(|i| u32::from(fast.get_bit(i))).collect();

@@ -1,0 +1,138 @@
+//! Object storage: reading Parquet from and writing it to `s3://`, `gs://`, `az://`
+//! (`abfs[s]://`), `http(s)://` and `file://` URLs through the `object_store` crate (feature
+//! `object-store`).
+//!
+//! ```no_run
+//! use parquetry::read::ReadOptions;
+//! use parquetry::store::{open_url, StorageOptions};
+//! let options = StorageOptions::new()
+//!     .with("aws_endpoint", "http://127.0.0.1:9000")
+//!     .with("aws_access_key_id", "minio")
+//!     .with("aws_secret_access_key", "minio123");
+//! let mut file = open_url("s3://bucket/data.parquet", &options)?;
+//! let batches = file.read_all(&ReadOptions::default())?;
+//! println!("{} requests", file.source().stats().requests());
+//! # Ok::<(), parquetry::Error>(())
+//! ```
+//!
+//! Credentials come the usual way: the environment (`AWS_ACCESS_KEY_ID`,
+//! `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION`, `AWS_ENDPOINT_URL`,
+//! `AWS_ALLOW_HTTP`, web identity and instance metadata, and the AWS profile's keys, region
+//! and endpoint; `GOOGLE_SERVICE_ACCOUNT`;
+//! `AZURE_STORAGE_ACCOUNT_NAME`, ...) as `object_store`'s builders read it, then the
+//! [`StorageOptions`] over it. The reader is synchronous: a small runtime of its own drives
+//! the requests (see `runtime.rs`).
+
+mod error;
+mod options;
+mod profile;
+mod runtime;
+mod source;
+mod writer;
+
+use std::io::Write;
+
+use futures_util::TryStreamExt;
+
+pub use options::{is_url, StorageOptions};
+pub use source::{coalesce, FetchOptions, ObjectSource, RequestStats};
+pub use writer::ObjectWriter;
+
+use crate::error::{Error, Result};
+use crate::format::footer::{decode_file_metadata, footer_length, DEFAULT_TAIL_READ};
+use crate::read::ParquetFile;
+
+/// Opens the Parquet file at `url`: one request for the last 64 KiB (the footer and the
+/// object's size), a second only when the footer is longer.
+pub fn open_url(url: &str, options: &StorageOptions) -> Result<ParquetFile<ObjectSource>> {
+    open_url_with(url, options, FetchOptions::default())
+}
+
+/// Like [`open_url`], with how the source fetches ahead.
+pub fn open_url_with(url: &str, options: &StorageOptions, fetch: FetchOptions) -> Result<ParquetFile<ObjectSource>> {
+    let location = options::locate(url, options)?;
+    let (source, tail) = ObjectSource::open(location, DEFAULT_TAIL_READ, fetch)?;
+    let at = |e: Error| e.context(url);
+    let len = crate::page::ChunkSource::len(&source);
+    if len < 12 {
+        return Err(
+            Error::corrupt(format!("not a Parquet file: {len} bytes is too short (the smallest has 12)")).context(url)
+        );
+    }
+    let tail = tail.as_slice();
+    let last8: &[u8; 8] = tail[tail.len() - 8..].try_into().map_err(|_| Error::corrupt("tail"))?;
+    let footer_len = footer_length(last8, len).map_err(at)?;
+    let metadata = if footer_len + 8 <= tail.len() {
+        let end = tail.len() - 8;
+        decode_file_metadata(&tail[end - footer_len..end]).map_err(at)?
+    } else {
+        // A footer longer than the tail: one more request for exactly the missing front.
+        let missing = footer_len + 8 - tail.len();
+        let front = crate::page::ChunkSource::read_at(&source, len - (footer_len + 8) as u64, missing)?;
+        let mut footer = front.as_slice().to_vec();
+        footer.extend_from_slice(&tail[..tail.len() - 8]);
+        decode_file_metadata(&footer).map_err(at)?
+    };
+    ParquetFile::with_source(source, metadata).map_err(at)
+}
+
+/// A writer that uploads to `url` (see [`ObjectWriter`]): nothing exists under `url` until
+/// [`ObjectWriter::finish`].
+pub fn create_url(url: &str, options: &StorageOptions) -> Result<ObjectWriter> {
+    Ok(ObjectWriter::new(options::locate(url, options)?))
+}
+
+/// Writes `bytes` to `url` as one object (one request).
+pub fn put_url(url: &str, bytes: &[u8], options: &StorageOptions) -> Result<()> {
+    let mut writer = create_url(url, options)?;
+    writer.write_all(bytes).map_err(|e| Error::io(format!("writing {url}"), e))?;
+    writer.finish()
+}
+
+/// Copies the local file at `path` to `url` by multipart upload: the object exists only once
+/// the whole file is there. Returns the bytes sent.
+pub fn upload_file(path: &std::path::Path, url: &str, options: &StorageOptions) -> Result<u64> {
+    let mut file = std::fs::File::open(path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
+    let mut writer = create_url(url, options)?;
+    let sent = std::io::copy(&mut file, &mut writer)
+        .map_err(|e| Error::io(format!("copying {} to {url}", path.display()), e))?;
+    writer.finish()?;
+    Ok(sent)
+}
+
+/// Copies the object at `url` into `out`, a ranged request per 16 MiB. Returns its size.
+pub fn download(url: &str, options: &StorageOptions, out: &mut dyn Write) -> Result<u64> {
+    const PIECE: u64 = 16 << 20;
+    let location = options::locate(url, options)?;
+    let (source, tail) = ObjectSource::open(location, PIECE, FetchOptions::default())?;
+    let len = crate::page::ChunkSource::len(&source);
+    let mut at = 0;
+    while at < len - tail.len() as u64 {
+        let n = PIECE.min(len - tail.len() as u64 - at);
+        let piece = crate::page::ChunkSource::read_at(&source, at, n as usize)?;
+        out.write_all(piece.as_slice()).map_err(|e| Error::io(format!("writing {url}'s bytes"), e))?;
+        at += n;
+    }
+    out.write_all(tail.as_slice()).map_err(|e| Error::io(format!("writing {url}'s bytes"), e))?;
+    Ok(len)
+}
+
+/// The objects under `url_prefix` (a "folder": `s3://bucket/dir/`), recursively, as full
+/// URLs with their sizes, sorted by URL. For datasets: what a folder of files holds.
+pub fn list(url_prefix: &str, options: &StorageOptions) -> Result<Vec<(String, u64)>> {
+    let location = options::locate(url_prefix, options)?;
+    let base = url_prefix.trim_end_matches('/');
+    // The URL's part before the object path: `s3://bucket`, `https://host`, ...
+    let root = match location.path.as_ref().is_empty() {
+        true => base.to_owned(),
+        false => base.strip_suffix(location.path.as_ref()).unwrap_or(base).trim_end_matches('/').to_owned(),
+    };
+    let (store, path) = (std::sync::Arc::clone(&location.store), location.path.clone());
+    let prefix = (!path.as_ref().is_empty()).then_some(path);
+    let listed = runtime::block_on(async move { store.list(prefix.as_ref()).try_collect::<Vec<_>>().await })?
+        .map_err(|e| error::store_error(url_prefix, "listing", e))?;
+    let mut out: Vec<(String, u64)> =
+        listed.into_iter().map(|m| (format!("{root}/{}", m.location.as_ref()), m.size)).collect();
+    out.sort();
+    Ok(out)
+}

@@ -1,0 +1,321 @@
+//! [`ObjectSource`]: a [`ChunkSource`] over an object in an object store.
+//!
+//! Every read is a ranged GET, so the count of requests is what costs (tens of milliseconds
+//! each on a real store). The footer comes with the object's size in one suffix request
+//! (`open`); the column chunks of the row group being read, and those of the next, are named
+//! ahead by the reader ([`ChunkSource::prefetch`]), merged into few ranges (gaps below
+//! [`FetchOptions::coalesce_gap`] are fetched rather than paid for with a request) and
+//! fetched concurrently in the background while earlier row groups decode; page reads are
+//! then slices of those bytes. Fetched bytes are kept up to [`FetchOptions::max_ahead`]; the
+//! oldest are dropped first.
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+
+use arrow_buffer::Buffer;
+use futures_util::StreamExt;
+use object_store::{GetOptions, GetRange, ObjectStore};
+
+use super::error::store_error;
+use super::options::Location;
+use super::runtime;
+use crate::error::{Error, Result};
+use crate::page::ChunkSource;
+
+/// Requests an object source made and the bytes they brought (shared, so a caller can keep
+/// reading them after the source moved into a reader).
+#[derive(Debug, Default)]
+pub struct RequestStats {
+    requests: AtomicU64,
+    bytes: AtomicU64,
+}
+
+impl RequestStats {
+    /// GET requests sent (a retry of a failed request is not counted again).
+    pub fn requests(&self) -> u64 {
+        self.requests.load(Ordering::Relaxed)
+    }
+
+    /// Bytes received.
+    pub fn bytes(&self) -> u64 {
+        self.bytes.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn add(&self, bytes: u64) {
+        self.requests.fetch_add(1, Ordering::Relaxed);
+        self.bytes.fetch_add(bytes, Ordering::Relaxed);
+    }
+}
+
+/// How an [`ObjectSource`] fetches ahead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FetchOptions {
+    /// Ranges closer than this are fetched as one (the bytes between are read and dropped):
+    /// a request costs about what this many bytes take to arrive. 1 MiB by default.
+    pub coalesce_gap: u64,
+    /// The most bytes fetched ahead and kept at once. 256 MiB by default.
+    pub max_ahead: u64,
+    /// Requests in flight at once. 8 by default.
+    pub concurrency: usize,
+}
+
+impl Default for FetchOptions {
+    fn default() -> Self {
+        FetchOptions { coalesce_gap: 1 << 20, max_ahead: 256 << 20, concurrency: 8 }
+    }
+}
+
+/// Bytes of the object fetched (or being fetched) ahead.
+#[derive(Debug)]
+struct Fetched {
+    range: Range<u64>,
+    /// `None` while the request runs; then the bytes or the error's kind and message.
+    slot: Mutex<Option<std::result::Result<Buffer, (std::io::ErrorKind, String)>>>,
+    ready: Condvar,
+}
+
+impl Fetched {
+    fn new(range: Range<u64>) -> Arc<Self> {
+        Arc::new(Fetched { range, slot: Mutex::new(None), ready: Condvar::new() })
+    }
+
+    fn fill(&self, result: Result<Buffer>) {
+        let result = result.map_err(|e| {
+            let kind = std::error::Error::source(&e)
+                .and_then(|s| s.downcast_ref::<std::io::Error>())
+                .map_or(std::io::ErrorKind::Other, std::io::Error::kind);
+            (kind, e.message().to_owned())
+        });
+        *self.slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
+        self.ready.notify_all();
+    }
+
+    fn is_done(&self) -> bool {
+        self.slot.lock().unwrap_or_else(PoisonError::into_inner).is_some()
+    }
+
+    /// Waits for the bytes; `len` bytes at `offset` (inside the range) as a slice of them.
+    fn wait_slice(&self, offset: u64, len: usize) -> Result<Buffer> {
+        let mut slot = self.slot.lock().unwrap_or_else(PoisonError::into_inner);
+        while slot.is_none() {
+            slot = self.ready.wait(slot).unwrap_or_else(PoisonError::into_inner);
+        }
+        match slot.as_ref() {
+            Some(Ok(bytes)) => Ok(bytes.slice_with_length((offset - self.range.start) as usize, len)),
+            Some(Err((kind, message))) => Err(Error::io("prefetching", std::io::Error::new(*kind, message.clone()))),
+            None => unreachable!("waited until filled"),
+        }
+    }
+}
+
+/// A [`ChunkSource`] over one object of an object store (see the module's documentation).
+/// A clone shares the store's client, the request counts and the bytes fetched so far.
+#[derive(Debug)]
+pub struct ObjectSource {
+    location: Location,
+    len: u64,
+    /// The object's ETag when it was opened: later reads ask for this version only, so a
+    /// file replaced while it is read is an error, not a mix of two files.
+    e_tag: Option<String>,
+    stats: Arc<RequestStats>,
+    fetch: FetchOptions,
+    /// Fetched ranges, oldest first.
+    fetched: Mutex<Vec<Arc<Fetched>>>,
+}
+
+impl ObjectSource {
+    /// Opens the object with one request for its last `tail` bytes (all of it when smaller),
+    /// which also tells its size; returns the source and those bytes.
+    pub(crate) fn open(location: Location, tail: u64, fetch: FetchOptions) -> Result<(Self, Buffer)> {
+        let (store, path) = (Arc::clone(&location.store), location.path.clone());
+        let options = GetOptions { range: Some(GetRange::Suffix(tail)), ..Default::default() };
+        let got = runtime::block_on(async move {
+            let result = store.get_opts(&path, options).await?;
+            let (meta, range) = (result.meta.clone(), result.range.clone());
+            Ok::<_, object_store::Error>((meta, range, result.bytes().await?))
+        })?;
+        let (meta, range, bytes) = got.map_err(|e| store_error(&location.url, "opening", e))?;
+        if bytes.len() as u64 != range.end - range.start || range.end != meta.size {
+            return Err(Error::corrupt(format!(
+                "opening {}: asked for its last {tail} bytes, got bytes {range:?} of {} ({} bytes)",
+                location.url,
+                meta.size,
+                bytes.len()
+            )));
+        }
+        let stats = Arc::new(RequestStats::default());
+        stats.add(bytes.len() as u64);
+        let tail_bytes = Buffer::from(bytes);
+        // The tail stays fetched: page indexes and bloom filters usually lie just before the
+        // footer, so reading them costs no request.
+        let kept = Fetched::new(range);
+        kept.fill(Ok(tail_bytes.clone()));
+        let source =
+            ObjectSource { location, len: meta.size, e_tag: meta.e_tag, stats, fetch, fetched: Mutex::new(vec![kept]) };
+        Ok((source, tail_bytes))
+    }
+
+    /// The object's URL.
+    pub fn url(&self) -> &str {
+        &self.location.url
+    }
+
+    /// Requests made and bytes fetched so far (shared: the counts go on as the source reads).
+    pub fn stats(&self) -> Arc<RequestStats> {
+        Arc::clone(&self.stats)
+    }
+
+    /// Sets how the source fetches ahead.
+    pub fn set_fetch_options(&mut self, fetch: FetchOptions) {
+        self.fetch = fetch;
+    }
+
+    fn get_options(&self, range: Range<u64>) -> GetOptions {
+        GetOptions { range: Some(GetRange::Bounded(range)), if_match: self.e_tag.clone(), ..Default::default() }
+    }
+
+    /// One request for `range`, now.
+    fn get_now(&self, range: Range<u64>) -> Result<Buffer> {
+        let job = get(self.location.clone(), self.get_options(range.clone()), Arc::clone(&self.stats));
+        runtime::block_on(job)?.map_err(|e| self.range_error(&range, e))
+    }
+
+    fn range_error(&self, range: &Range<u64>, e: object_store::Error) -> Error {
+        store_error(&self.location.url, &format!("reading bytes {}..{} of", range.start, range.end), e)
+    }
+
+    /// The fetched (or being fetched) range that holds `len` bytes at `offset`.
+    fn find(&self, offset: u64, len: usize) -> Option<Arc<Fetched>> {
+        let end = offset + len as u64;
+        let fetched = self.fetched.lock().unwrap_or_else(PoisonError::into_inner);
+        fetched.iter().rev().find(|f| f.range.start <= offset && end <= f.range.end).cloned()
+    }
+}
+
+impl Clone for ObjectSource {
+    fn clone(&self) -> Self {
+        let fetched = self.fetched.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        ObjectSource {
+            location: self.location.clone(),
+            len: self.len,
+            e_tag: self.e_tag.clone(),
+            stats: Arc::clone(&self.stats),
+            fetch: self.fetch,
+            fetched: Mutex::new(fetched),
+        }
+    }
+}
+
+/// A ranged GET, counted.
+async fn get(location: Location, options: GetOptions, stats: Arc<RequestStats>) -> object_store::Result<Buffer> {
+    let result = location.store.get_opts(&location.path, options).await?;
+    let bytes = result.bytes().await?;
+    stats.add(bytes.len() as u64);
+    Ok(Buffer::from(bytes))
+}
+
+/// Sorts `ranges` and merges those closer than `gap` (and overlapping ones).
+pub fn coalesce(ranges: &[Range<u64>], gap: u64) -> Vec<Range<u64>> {
+    let mut sorted: Vec<Range<u64>> = ranges.iter().filter(|r| r.start < r.end).cloned().collect();
+    sorted.sort_by_key(|r| r.start);
+    let mut out: Vec<Range<u64>> = Vec::with_capacity(sorted.len());
+    for r in sorted {
+        match out.last_mut() {
+            Some(last) if r.start <= last.end.saturating_add(gap) => last.end = last.end.max(r.end),
+            _ => out.push(r),
+        }
+    }
+    out
+}
+
+impl ChunkSource for ObjectSource {
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn read_at_reusing(&self, offset: u64, len: usize, _spare: Vec<u8>) -> Result<Buffer> {
+        let end = offset.checked_add(len as u64).filter(|&end| end <= self.len);
+        let Some(end) = end else {
+            return Err(Error::corrupt(format!(
+                "{}: bytes {offset}..{} lie past the end of the object ({} bytes)",
+                self.location.url,
+                offset.saturating_add(len as u64),
+                self.len
+            )));
+        };
+        if len == 0 {
+            return Ok(Buffer::from_vec(Vec::<u8>::new()));
+        }
+        match self.find(offset, len) {
+            Some(f) => f.wait_slice(offset, len).map_err(|e| e.context(format_args!("{}", self.location.url))),
+            None => self.get_now(offset..end),
+        }
+    }
+
+    fn in_memory(&self, offset: u64, len: usize) -> bool {
+        self.find(offset, len).is_some()
+    }
+
+    fn prefetch(&self, ranges: &[(u64, u64)]) {
+        let wanted: Vec<Range<u64>> = ranges
+            .iter()
+            .filter_map(|&(start, len)| Some(start..start.checked_add(len).filter(|&e| e <= self.len)?))
+            .filter(|r| self.find(r.start, (r.end - r.start) as usize).is_none())
+            .collect();
+        let merged = coalesce(&wanted, self.fetch.coalesce_gap);
+        if merged.is_empty() {
+            return;
+        }
+        let Ok(rt) = runtime::runtime() else { return };
+        let mut jobs = Vec::new();
+        {
+            let mut fetched = self.fetched.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut held: u64 = fetched.iter().map(|f| f.range.end - f.range.start).sum();
+            for range in merged {
+                let size = range.end - range.start;
+                // Make room by dropping the oldest finished fetches; what still does not fit
+                // is read page by page when its turn comes.
+                while held + size > self.fetch.max_ahead {
+                    let Some(i) = fetched.iter().position(|f| f.is_done()) else { break };
+                    let old = fetched.remove(i);
+                    held -= old.range.end - old.range.start;
+                }
+                if held + size > self.fetch.max_ahead {
+                    break;
+                }
+                held += size;
+                let entry = Fetched::new(range.clone());
+                fetched.push(Arc::clone(&entry));
+                jobs.push((entry, self.get_options(range)));
+            }
+        }
+        let (location, stats, concurrency) = (self.location.clone(), Arc::clone(&self.stats), self.fetch.concurrency);
+        rt.spawn(async move {
+            let requests = jobs.into_iter().map(|(entry, options)| {
+                let (location, stats) = (&location, Arc::clone(&stats));
+                async move {
+                    let range = entry.range.clone();
+                    let result = get(location.clone(), options, stats).await.map_err(|e| {
+                        store_error(&location.url, &format!("reading bytes {}..{} of", range.start, range.end), e)
+                    });
+                    entry.fill(result);
+                }
+            });
+            futures_util::stream::iter(requests).buffer_unordered(concurrency.max(1)).collect::<()>().await;
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::coalesce;
+
+    #[test]
+    fn ranges_closer_than_the_gap_merge() {
+        assert_eq!(coalesce(&[20..30, 0..10, 12..15, 100..110], 2), vec![0..15, 20..30, 100..110]);
+        assert_eq!(coalesce(&[0..10, 5..8, 9..20], 0), vec![0..20]);
+        assert_eq!(coalesce(&[5..5, 0..1], 100), vec![0..1]);
+        assert!(coalesce(&[], 1).is_empty());
+    }
+}
