@@ -16,8 +16,9 @@ parquetry cat: print the rows of a Parquet file or dataset
 USAGE:
     parquetry cat [OPTIONS] FILE...
 
-A FILE that is a folder (read recursively; names starting with '_' or '.' skipped) or a
-glob pattern (quoted: 'data/*/*.parquet'), or several FILEs, are read as one dataset: hive
+A FILE that is a folder (read recursively; names starting with '_' or '.' skipped; for a
+URL, one that ends with '/') or a glob pattern (quoted: 'data/*/*.parquet'), or several
+FILEs, are read as one dataset: hive
 folders (key=value) become columns, the files' schemas are unified (a column a file lacks
 reads as nulls), and --where prunes whole files by their partition values.
 
@@ -191,7 +192,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
             Err(format!("{}: {e}", opts.path))
         }
     };
-    if parquetry::store::is_url(&opts.path) {
+    let url_dataset =
+        parquetry::store::is_url(&opts.path) && (opts.path.ends_with('/') || opts.path.contains(['*', '?', '[']));
+    if parquetry::store::is_url(&opts.path) && !url_dataset && opts.paths.len() == 1 {
         let options = parquetry::store::StorageOptions::new();
         let mut file = parquetry::store::open_url(&opts.path, &options).map_err(|e| format!("{}: {e}", opts.path))?;
         let stats = file.source().stats();
@@ -201,7 +204,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         }
         return Ok(());
     }
-    if opts.paths.len() > 1 || parquetry::dataset::is_dataset_source(&opts.path) {
+    if url_dataset || opts.paths.len() > 1 || parquetry::dataset::is_dataset_source(&opts.path) {
         return run_dataset(&opts).or_else(|e| fail(e.as_ref()));
     }
     let mut file = ParquetFile::open(&opts.path).map_err(|e| format!("{}: {e}", opts.path))?;

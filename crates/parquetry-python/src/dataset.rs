@@ -19,7 +19,7 @@ pub struct RawDataset {
 /// Opens a dataset of `sources` (files, folders, globs). `partitioning` is `"hive"` or
 /// `None`; `partition_schema` types partition keys; `schema` is read for every file.
 #[pyfunction]
-#[pyo3(signature = (sources, partitioning=Some("hive"), partition_schema=None, schema=None, threads=1))]
+#[pyo3(signature = (sources, partitioning=Some("hive"), partition_schema=None, schema=None, threads=1, storage_options=None))]
 pub fn open_dataset(
     py: Python<'_>,
     sources: Vec<String>,
@@ -27,8 +27,10 @@ pub fn open_dataset(
     partition_schema: Option<Bound<'_, PyAny>>,
     schema: Option<Bound<'_, PyAny>>,
     threads: usize,
+    storage_options: Option<Vec<(String, String)>>,
 ) -> PyResult<RawDataset> {
-    let mut builder = DatasetBuilder::new(sources).with_threads(threads);
+    let options: parquetry::store::StorageOptions = storage_options.unwrap_or_default().into_iter().collect();
+    let mut builder = DatasetBuilder::new(sources).with_threads(threads).with_storage_options(options);
     builder = builder.with_partitioning(match partitioning {
         Some("hive") => Partitioning::Hive,
         None => Partitioning::None,
@@ -78,6 +80,12 @@ impl RawDataset {
     /// The partition columns' names.
     fn partition_names(&self) -> Vec<String> {
         self.dataset.partition_fields().iter().map(|f| f.name().clone()).collect()
+    }
+
+    /// Object store requests and bytes so far (footers and reads of every file).
+    fn request_stats(&self) -> (u64, u64) {
+        let s = self.dataset.request_stats();
+        (s.requests(), s.bytes())
     }
 
     /// Total rows, from the footers.

@@ -370,3 +370,39 @@ def test_a_connection_dropped_mid_range_is_an_error_naming_the_object(http_serve
     with pytest.raises(OSError) as e:
         parquetry.read_table(url, storage_options={"max_retries": "1", "retry_timeout": "5"})
     assert url in str(e.value)
+
+
+def test_hive_datasets_on_s3_read_as_pyarrow_reads_them_locally(s3, options, tmp_path):
+    """A hive folder written by pyarrow, uploaded with boto3 (hidden and _ names too), read
+    through s3:// as a folder and as a glob, with partition pruning counted in requests."""
+    root = tmp_path / "hive"
+    n = 4000
+    t = pa.table({"id": pa.array(range(n), pa.int64()), "x": pa.array([i % 100 for i in range(n)], pa.int64()),
+                  "k": pa.array([i % 4 for i in range(n)], pa.int64())})
+    pq.write_to_dataset(t, root, partition_cols=["k"], basename_template="p-{i}.parquet")
+    (root / "_SUCCESS").write_text("")
+    for dirpath, _, names in os.walk(root):
+        for name in names:
+            rel = os.path.relpath(os.path.join(dirpath, name), root)
+            put(s3, f"hive/{rel}", os.path.join(dirpath, name))
+    want = pq.read_table(root)
+    got = parquetry.read_table(f"s3://{BUCKET}/hive/", storage_options=options)
+    assert got.schema == want.schema
+    plain = lambda tb: pa.table([c.cast(c.type.value_type) if pa.types.is_dictionary(c.type) else c  # noqa: E731
+                                 for c in tb.columns], names=tb.column_names).sort_by("id")
+    assert plain(got).equals(plain(want))
+    # Pruned by partition: only k=1's file is read (its footer was read when listing).
+    d = parquetry.ParquetDataset(f"s3://{BUCKET}/hive/", filters=[("k", "=", 1), ("x", "<", 10)],
+                                 storage_options=options)
+    footers, _ = d.request_stats()
+    assert footers == 4, "one request per file's footer"
+    got = d.read(columns=["id", "x"])
+    requests, _ = d.request_stats()
+    assert requests - footers <= 1, "k=1's one row group, in at most one request"
+    want = pq.read_table(root, columns=["id", "x"], filters=[("k", "=", 1), ("x", "<", 10)])
+    assert got.sort_by("id").equals(want.sort_by("id"))
+    # A glob over URLs.
+    got = parquetry.read_table(f"s3://{BUCKET}/hive/k=[02]/*.parquet", storage_options=options)
+    assert sorted(got.column("id").to_pylist()) == [i for i in range(n) if i % 4 in (0, 2)]
+    with pytest.raises(ValueError, match="no Parquet files"):
+        parquetry.read_table(f"s3://{BUCKET}/nothing-here/", storage_options=options)

@@ -37,7 +37,8 @@ def is_dataset_source(source, filesystem=None) -> bool:
         return False
     text = os.fsdecode(source)
     if "://" in text and not text.startswith("file://"):
-        return False  # an object store URL: one object (datasets there are not supported yet)
+        # An object store URL: a folder ends with '/'; a glob has wildcards.
+        return filesystem is None and (text.endswith("/") or any(c in text for c in _GLOB))
     fs, path = _io.resolve(source, filesystem)
     if fs is not None:
         return False
@@ -50,6 +51,10 @@ def _sources(path_or_paths, filesystem):
     for p in paths:
         if not isinstance(p, (str, os.PathLike)):
             raise ArgumentTypeError(f"a dataset source must be a path, a folder or a glob, not {type(p).__name__}")
+        text = os.fsdecode(p)
+        if "://" in text and not text.startswith("file://") and filesystem is None:
+            out.append(text)  # an object store URL, listed by the native reader
+            continue
         fs, path = _io.resolve(p, filesystem)
         if fs is not None:
             raise UnsupportedError(f"datasets on {type(fs).__name__} are not supported yet: {os.fsdecode(p)}")
@@ -159,7 +164,7 @@ class ParquetDataset:
                  binary_type=None, list_type=None, coerce_int96_timestamp_unit=None, decryption_properties=None,
                  thrift_string_size_limit=None, thrift_container_size_limit=None, page_checksum_verification=False,
                  arrow_extensions_enabled=True, partitioning="hive", ignore_prefixes=None, pre_buffer=True,
-                 use_legacy_dataset=None, threads=True):
+                 use_legacy_dataset=None, threads=True, storage_options=None):
         from ._read import _threads
 
         if decryption_properties is not None:
@@ -179,7 +184,7 @@ class ParquetDataset:
         self._partitioning = partitioning
         self._threads = _threads(threads)
         self._raw = _native.open_dataset(_sources(path_or_paths, filesystem), partitioning, partition_schema,
-                                         schema, self._threads)
+                                         schema, self._threads, _io.options_pairs(storage_options))
         self._filters = filters
         self._condition = filters_to_condition(filters)
         self._expression = filters_to_expression(filters) if filters is not None and self._condition is None else None
@@ -240,7 +245,13 @@ class ParquetDataset:
         return None
 
     def _paths_are_one_folder(self):
-        return isinstance(self._paths, (str, os.PathLike)) and os.path.isdir(_io.local_path(self._paths))
+        if not isinstance(self._paths, (str, os.PathLike)) or "://" in os.fsdecode(self._paths).replace("file://", ""):
+            return False
+        return os.path.isdir(_io.local_path(self._paths))
+
+    def request_stats(self):
+        """``(requests, bytes)`` made to the object store so far: footers and reads."""
+        return self._raw.request_stats()
 
     def read(self, columns=None, use_threads=True, use_pandas_metadata=False) -> pa.Table:
         """Reads the selected columns (names; partition columns too) of every file."""
@@ -281,11 +292,12 @@ class ParquetDataset:
 
 
 def read_dataset(source, *, columns, use_threads, schema, use_pandas_metadata, read_dictionary, binary_type,
-                 partitioning, filesystem, filters, ignore_prefixes, threads) -> pa.Table:
+                 partitioning, filesystem, filters, ignore_prefixes, threads, storage_options=None) -> pa.Table:
     """``read_table`` of a folder, glob or list."""
     dataset = ParquetDataset(source, filesystem=filesystem, schema=schema, filters=filters,
                              read_dictionary=read_dictionary, binary_type=binary_type, partitioning=partitioning,
-                             ignore_prefixes=ignore_prefixes, threads=use_threads if threads is None else threads)
+                             ignore_prefixes=ignore_prefixes, threads=use_threads if threads is None else threads,
+                             storage_options=storage_options)
     return dataset.read(columns=columns, use_threads=use_threads if threads is None else threads,
                         use_pandas_metadata=use_pandas_metadata)
 

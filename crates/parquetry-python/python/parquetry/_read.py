@@ -266,7 +266,8 @@ def read_table(source, *, columns=None, use_threads=True, schema=None, use_panda
         return read_dataset(source, columns=columns, use_threads=use_threads, schema=schema,
                             use_pandas_metadata=use_pandas_metadata, read_dictionary=read_dictionary,
                             binary_type=binary_type, partitioning=partitioning, filesystem=filesystem,
-                            filters=filters, ignore_prefixes=ignore_prefixes, threads=threads)
+                            filters=filters, ignore_prefixes=ignore_prefixes, threads=threads,
+                            storage_options=storage_options)
     pf = ParquetFile(source, read_dictionary=read_dictionary, binary_type=binary_type, list_type=list_type,
                      coerce_int96_timestamp_unit=coerce_int96_timestamp_unit,
                      decryption_properties=decryption_properties, filesystem=filesystem,

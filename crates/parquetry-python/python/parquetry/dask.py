@@ -17,16 +17,16 @@ import os
 
 import pyarrow as pa
 
+from . import _io
 from . import _parquetry as _native
 from ._dataset import ParquetDataset, filters_to_condition
-from ._errors import UnsupportedError
 from ._filters import filters_to_expression
 from ._read_types import _table
 
 
-def _read_file(path, schema, columns, condition, expression):
+def _read_file(path, schema, columns, condition, expression, storage):
     """One task: a file of the dataset, with its partition columns, as pandas."""
-    raw = _native.open_dataset([path], "hive", None, schema, 1)
+    raw = _native.open_dataset([path], "hive", None, schema, 1, storage)
     read = columns if expression is None else None
     table = _table(raw.read_all(read, condition, 1, None))
     if expression is not None:
@@ -42,12 +42,11 @@ def read_parquet(path, columns=None, filters=None, storage_options=None, partiti
     """A ``dask.dataframe.DataFrame`` over the Parquet dataset at ``path`` (a folder, glob or
     list): one task per file, files that ``filters`` rule out by their partition values
     dropped before scheduling, the rest of the filter pushed down into each file's read.
-    Partition columns have their plain types (int32, string), not categoricals."""
+    Partition columns have their plain types (int32, string), not categoricals.
+    ``storage_options``: for object store URLs (``s3://bucket/dir/``), as ``read_table``."""
     import dask.dataframe as dd
 
-    if storage_options:
-        raise UnsupportedError("storage_options: object storage is not supported by parquetry.dask yet")
-    dataset = ParquetDataset(path, partitioning=partitioning)
+    dataset = ParquetDataset(path, partitioning=partitioning, storage_options=storage_options)
     schema = pa.schema(dataset._raw.schema())
     condition = filters_to_condition(filters)
     expression = filters_to_expression(filters) if filters is not None and condition is None else None
@@ -59,7 +58,7 @@ def read_parquet(path, columns=None, filters=None, storage_options=None, partiti
     if not files:
         return dd.from_pandas(meta, npartitions=1)
     return dd.from_map(_read_file, files, schema=schema, columns=wanted, condition=condition,
-                       expression=expression, meta=meta, label="parquetry-read-parquet", enforce_metadata=False)
+                       expression=expression, storage=_io.options_pairs(storage_options), meta=meta, label="parquetry-read-parquet", enforce_metadata=False)
 
 
 def compact(root, target_file_size=128 << 20, client=None) -> dict:

@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::Storage;
 use crate::error::{Error, Result};
 
 /// One file found, with the folder its hive partition folders are counted from.
@@ -21,7 +22,7 @@ pub(crate) struct Listed {
 }
 
 /// Whether `text` is a glob pattern rather than a path.
-fn is_glob(text: &str) -> bool {
+pub(crate) fn is_glob(text: &str) -> bool {
     text.contains(['*', '?', '['])
 }
 
@@ -32,11 +33,13 @@ pub(crate) fn is_hidden(name: &str) -> bool {
 
 /// Expands `sources` into files: a folder's files recursively, a glob's matches, a file as
 /// is. A source that matches nothing is an error naming it, as is a dataset of no files.
-pub(crate) fn list(sources: &[String]) -> Result<Vec<Listed>> {
+pub(crate) fn list(sources: &[String], storage: &Storage) -> Result<Vec<Listed>> {
     let mut out = Vec::new();
     for source in sources {
         let before = out.len();
-        if is_glob(source) {
+        if storage.is_url(source) {
+            storage.list(source, &mut out)?;
+        } else if is_glob(source) {
             list_glob(source, &mut out)?;
         } else {
             let path = Path::new(source);
@@ -111,7 +114,7 @@ fn list_glob(pattern: &str, out: &mut Vec<Listed>) -> Result<()> {
 }
 
 /// The folders of `pattern` before the component holding its first wildcard.
-fn glob_base(pattern: &str) -> PathBuf {
+pub(crate) fn glob_base(pattern: &str) -> PathBuf {
     let mut base = PathBuf::new();
     for component in Path::new(pattern).components() {
         if is_glob(&component.as_os_str().to_string_lossy()) {

@@ -19,8 +19,10 @@
 pub mod compact;
 mod hive;
 mod listing;
+mod remote;
 mod scan;
 mod schema;
+mod source;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -29,7 +31,9 @@ use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{FieldRef, Schema, SchemaRef};
 
 pub use hive::NULL_VALUE as HIVE_NULL_VALUE;
+pub use remote::Storage;
 pub use scan::DatasetReader;
+pub use source::DatasetSource;
 
 use crate::error::{Error, Result};
 use crate::filter::Predicate;
@@ -55,6 +59,9 @@ pub struct DatasetFile {
     metadata: FileMetaData,
     schema: SchemaRef,
     partition: Vec<ArrayRef>,
+    /// For an object: a source over the version whose footer was read.
+    #[cfg_attr(not(feature = "object-store"), allow(dead_code))]
+    remote: Option<remote::Remote>,
 }
 
 impl DatasetFile {
@@ -85,8 +92,13 @@ impl DatasetFile {
     }
 
     /// The file opened for reading, reusing the footer read when the dataset was opened.
-    pub fn open(&self) -> Result<ParquetFile<crate::page::FileSource>> {
+    pub fn open(&self) -> Result<ParquetFile<DatasetSource>> {
         let at = |e: Error| e.context(format_args!("{}", self.path.display()));
+        #[cfg(feature = "object-store")]
+        if let Some(remote) = &self.remote {
+            let source = DatasetSource::Object(remote.detached(remote.stats()));
+            return ParquetFile::with_source(source, self.metadata.clone()).map_err(at);
+        }
         let file =
             std::fs::File::open(&self.path).map_err(|e| Error::io(format!("opening {}", self.path.display()), e))?;
         let source = crate::page::FileSource::new(file).map_err(at)?;
@@ -98,7 +110,7 @@ impl DatasetFile {
                 crate::page::ChunkSource::len(&source)
             )));
         }
-        ParquetFile::with_source(source, self.metadata.clone()).map_err(at)
+        ParquetFile::with_source(DatasetSource::File(source), self.metadata.clone()).map_err(at)
     }
 }
 
@@ -106,7 +118,7 @@ impl DatasetFile {
 /// what a dataset over them reads, without opening any.
 pub fn list_files<S: AsRef<str>>(sources: &[S]) -> Result<Vec<PathBuf>> {
     let sources: Vec<String> = sources.iter().map(|s| s.as_ref().to_owned()).collect();
-    Ok(listing::list(&sources)?.into_iter().map(|l| l.path).collect())
+    Ok(listing::list(&sources, &Storage::default())?.into_iter().map(|l| l.path).collect())
 }
 
 /// Whether `source` names a dataset rather than one file: a folder, or a glob pattern that
@@ -122,6 +134,7 @@ pub struct Dataset {
     files: Arc<[DatasetFile]>,
     schema: SchemaRef,
     partition_fields: Vec<FieldRef>,
+    storage: Storage,
 }
 
 impl Dataset {
@@ -144,6 +157,13 @@ impl Dataset {
     /// The partition columns (the last fields of [`schema`](Self::schema)).
     pub fn partition_fields(&self) -> &[FieldRef] {
         &self.partition_fields
+    }
+
+    /// Requests made to the object store and bytes they brought, for every file of the
+    /// dataset (footers and reads; listing requests are not counted).
+    #[cfg(feature = "object-store")]
+    pub fn request_stats(&self) -> Arc<crate::store::RequestStats> {
+        Arc::clone(&self.storage.stats)
     }
 
     /// Total rows, from the footers.
@@ -174,7 +194,12 @@ impl Dataset {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(Dataset { files: files.into(), schema: self.schema(), partition_fields: self.partition_fields.clone() })
+        Ok(Dataset {
+            files: files.into(),
+            schema: self.schema(),
+            partition_fields: self.partition_fields.clone(),
+            storage: self.storage.clone(),
+        })
     }
 
     /// Record batches of every file in order, as `options` selects them: `columns` by name
@@ -201,6 +226,7 @@ pub struct DatasetBuilder {
     partition_fields: Option<Vec<FieldRef>>,
     schema: Option<SchemaRef>,
     threads: usize,
+    storage: Storage,
 }
 
 impl DatasetBuilder {
@@ -213,7 +239,16 @@ impl DatasetBuilder {
             partition_fields: None,
             schema: None,
             threads: 1,
+            storage: Storage::default(),
         }
+    }
+
+    /// How to reach the object store of URL sources (`s3://bucket/dir/`, globs on URLs):
+    /// endpoint, region, keys..., over the environment's settings.
+    #[cfg(feature = "object-store")]
+    pub fn with_storage_options(mut self, options: crate::store::StorageOptions) -> Self {
+        self.storage.options = options;
+        self
     }
 
     /// How folders name partitions (default: hive).
@@ -249,8 +284,8 @@ impl DatasetBuilder {
         if self.sources.is_empty() {
             return Err(Error::invalid_argument("a dataset needs at least one file, folder or glob"));
         }
-        let listed = listing::list(&self.sources)?;
-        let footers = schema::read_footers(&listed, self.threads)?;
+        let listed = listing::list(&self.sources, &self.storage)?;
+        let footers = schema::read_footers(&listed, self.threads, &self.storage)?;
         let mut keys: Vec<String> = Vec::new();
         let mut segments = Vec::with_capacity(listed.len());
         for file in &listed {
@@ -295,14 +330,21 @@ impl DatasetBuilder {
             // schema), as pyarrow takes the first file's schema.
             None => Arc::new(Schema::new_with_metadata(
                 fields,
-                footers.first().map(|(_, s)| s.metadata().clone()).unwrap_or_default(),
+                footers.first().map(|(_, s, _)| s.metadata().clone()).unwrap_or_default(),
             )),
         };
         let mut files = Vec::with_capacity(listed.len());
-        for ((listed, (metadata, file_schema)), row) in listed.into_iter().zip(footers).zip(rows) {
+        for ((listed, (metadata, file_schema, remote)), row) in listed.into_iter().zip(footers).zip(rows) {
             let partition = hive::values(&listed.path, &partition_fields, &row)?;
-            files.push(DatasetFile { path: listed.path, size: listed.size, metadata, schema: file_schema, partition });
+            files.push(DatasetFile {
+                path: listed.path,
+                size: listed.size,
+                metadata,
+                schema: file_schema,
+                partition,
+                remote,
+            });
         }
-        Ok(Dataset { files: files.into(), schema, partition_fields })
+        Ok(Dataset { files: files.into(), schema, partition_fields, storage: self.storage })
     }
 }

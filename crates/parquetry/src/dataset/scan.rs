@@ -10,10 +10,9 @@ use std::sync::Arc;
 use arrow_array::{new_null_array, ArrayRef, RecordBatch, RecordBatchOptions, RecordBatchReader, UInt32Array};
 use arrow_schema::{ArrowError, DataType, Field, FieldRef, Schema, SchemaRef};
 
-use super::{Dataset, DatasetFile};
+use super::{Dataset, DatasetFile, DatasetSource};
 use crate::error::{Error, Result};
 use crate::filter::{BatchFilter, Predicate};
-use crate::page::FileSource;
 use crate::read::{ByteArrayType, ColumnSelector, ParquetReaderBuilder, ParquetRecordBatchReader, ReadOptions};
 
 /// What a read of a dataset does, settled once for all its files.
@@ -225,7 +224,7 @@ struct FileScan {
 }
 
 enum Body {
-    Reader(Box<ParquetRecordBatchReader<FileSource>>),
+    Reader(Box<ParquetRecordBatchReader<DatasetSource>>),
     /// Rows per batch, for a file none of whose columns are read.
     Counts(VecDeque<usize>),
 }

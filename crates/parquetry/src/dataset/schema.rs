@@ -3,18 +3,22 @@
 
 use std::sync::Arc;
 
-use arrow_schema::{Field, FieldRef, Schema, SchemaRef};
+use arrow_schema::{Field, FieldRef, Schema};
 
 use super::listing::Listed;
+use super::remote::{Footer, Storage};
 use crate::error::{Error, Result};
-use crate::format::FileMetaData;
 use crate::read::ParquetFile;
 
-/// Each file's footer and Arrow schema, in the files' order, reading `threads` at once.
-pub(crate) fn read_footers(files: &[Listed], threads: usize) -> Result<Vec<(FileMetaData, SchemaRef)>> {
-    let one = |f: &Listed| -> Result<(FileMetaData, SchemaRef)> {
+/// Each file's footer and Arrow schema (and, for an object, its source), in the files'
+/// order, reading `threads` at once.
+pub(crate) fn read_footers(files: &[Listed], threads: usize, storage: &Storage) -> Result<Vec<Footer>> {
+    let one = |f: &Listed| -> Result<Footer> {
+        if storage.is_url(&f.path.display().to_string()) {
+            return storage.footer(f);
+        }
         let file = ParquetFile::open(&f.path).map_err(|e| e.context(format_args!("{}", f.path.display())))?;
-        Ok((file.metadata().clone(), file.arrow_schema()))
+        Ok((file.metadata().clone(), file.arrow_schema(), None))
     };
     if threads <= 1 || files.len() < 2 {
         return files.iter().map(one).collect();
@@ -32,7 +36,7 @@ pub(crate) fn read_footers(files: &[Listed], threads: usize) -> Result<Vec<(File
 /// partition key, is an error naming the files.
 pub(crate) fn file_fields(
     files: &[Listed],
-    footers: &[(FileMetaData, SchemaRef)],
+    footers: &[Footer],
     keys: &[String],
     given: Option<&Schema>,
 ) -> Result<Vec<FieldRef>> {
@@ -41,7 +45,7 @@ pub(crate) fn file_fields(
     }
     // (field, index of the first file that has it, in how many files)
     let mut fields: Vec<(FieldRef, usize, usize)> = Vec::new();
-    for (i, (_, schema)) in footers.iter().enumerate() {
+    for (i, (_, schema, _)) in footers.iter().enumerate() {
         for field in schema.fields() {
             match fields.iter_mut().find(|(f, _, _)| f.name() == field.name()) {
                 Some((f, first, seen)) => {

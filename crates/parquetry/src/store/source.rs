@@ -46,6 +46,12 @@ impl RequestStats {
         self.requests.fetch_add(1, Ordering::Relaxed);
         self.bytes.fetch_add(bytes, Ordering::Relaxed);
     }
+
+    /// Adds another source's counts to these.
+    pub(crate) fn add_from(&self, other: &RequestStats) {
+        self.requests.fetch_add(other.requests(), Ordering::Relaxed);
+        self.bytes.fetch_add(other.bytes(), Ordering::Relaxed);
+    }
 }
 
 /// How an [`ObjectSource`] fetches ahead.
@@ -154,6 +160,20 @@ impl ObjectSource {
         let source =
             ObjectSource { location, len: meta.size, e_tag: meta.e_tag, stats, fetch, fetched: Mutex::new(vec![kept]) };
         Ok((source, tail_bytes))
+    }
+
+    /// A source over the same object version with nothing fetched yet and no request made:
+    /// what a dataset keeps per file between reading its footer and reading its rows (the
+    /// tail is not held for thousands of files). Requests are counted in `stats`.
+    pub(crate) fn detached(&self, stats: Arc<RequestStats>) -> ObjectSource {
+        ObjectSource {
+            location: self.location.clone(),
+            len: self.len,
+            e_tag: self.e_tag.clone(),
+            stats,
+            fetch: self.fetch,
+            fetched: Mutex::new(Vec::new()),
+        }
     }
 
     /// The object's URL.
