@@ -114,7 +114,7 @@ fn list_glob(pattern: &str, out: &mut Vec<Listed>) -> Result<()> {
 }
 
 /// The folders of `pattern` before the component holding its first wildcard.
-pub(crate) fn glob_base(pattern: &str) -> PathBuf {
+fn glob_base(pattern: &str) -> PathBuf {
     let mut base = PathBuf::new();
     for component in Path::new(pattern).components() {
         if is_glob(&component.as_os_str().to_string_lossy()) {

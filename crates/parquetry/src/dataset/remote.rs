@@ -8,7 +8,7 @@ use arrow_schema::SchemaRef;
 
 use super::listing::Listed;
 #[cfg(feature = "object-store")]
-use super::listing::{glob_base, is_glob, is_hidden};
+use super::listing::{is_glob, is_hidden};
 use crate::error::{Error, Result};
 use crate::format::FileMetaData;
 
@@ -40,7 +40,11 @@ impl Storage {
     pub(crate) fn list(&self, source: &str, out: &mut Vec<Listed>) -> Result<()> {
         let glob = is_glob(source);
         let base = match glob {
-            true => glob_base(source).display().to_string(),
+            // The text before the folder holding the first wildcard (a Path would fold `//`).
+            true => {
+                let first = source.find(['*', '?', '[']).unwrap_or(source.len());
+                source[..source[..first].rfind('/').unwrap_or(0)].to_owned()
+            }
             false => source.trim_end_matches('/').to_owned(),
         };
         let prefix = format!("{}/", base.trim_end_matches('/'));
