@@ -411,6 +411,11 @@ impl ColumnChunkWriter {
         if self.page_rows == 0 {
             return Ok(());
         }
+        self.write_page(compressor)
+    }
+
+    /// Writes the open page, which may be empty (the one page of an empty chunk).
+    fn write_page(&mut self, compressor: &mut Compressor) -> Result<()> {
         if self.bounds_from_dictionary() {
             self.fold_dictionary_page();
         }
@@ -493,11 +498,18 @@ impl ColumnChunkWriter {
     /// Ends the chunk of the open row group: its pages and metadata, ready to be placed in
     /// the file. The writer is ready for the next row group's chunk.
     pub fn finish_chunk(&mut self, rows: u64, compressor: &mut Compressor) -> Result<ChunkResult> {
-        self.close_page(compressor)?;
+        if rows == 0 && self.pages.data_pages() == 0 {
+            // A chunk of no rows still gets a data page (of none), so its data page offset
+            // points at a page of its own.
+            self.write_page(compressor)?;
+        } else {
+            self.close_page(compressor)?;
+        }
         if self.encoder.is_dictionary() {
             self.write_dictionary_page(compressor)?;
         }
-        let stats_on = self.statistics_on();
+        // No statistics for a chunk of no rows, as pyarrow: there is nothing to bound.
+        let stats_on = self.statistics_on() && rows > 0;
         let order = self.leaf.order;
         let statistics = stats_on
             .then(|| statistics(&self.chunk_bounds, self.chunk_nulls, order, self.leaf.is_string, self.truncate));

@@ -29,6 +29,7 @@ impl Dictionary {
         Some(match physical {
             PhysicalType::BYTE_ARRAY => Dictionary::Bytes(ByteArrayDictionary::new()),
             PhysicalType::FIXED_LEN_BYTE_ARRAY => Dictionary::Bytes(ByteArrayDictionary::new_fixed(type_length)),
+            PhysicalType::INT96 => Dictionary::Bytes(ByteArrayDictionary::new_fixed(12)),
             PhysicalType::INT32 | PhysicalType::FLOAT => Dictionary::Fixed(FixedDictionary::new(4)),
             PhysicalType::INT64 | PhysicalType::DOUBLE => Dictionary::Fixed(FixedDictionary::new(8)),
             _ => return None,
@@ -319,7 +320,8 @@ impl ValueEncoder {
         }
     }
 
-    /// Appends FIXED_LEN_BYTE_ARRAY values (`type_length` bytes each, back to back).
+    /// Appends FIXED_LEN_BYTE_ARRAY values (`type_length` bytes each, back to back), or INT96
+    /// ones (12 bytes each).
     pub fn put_fixed(&mut self, bytes: &[u8]) {
         let w = self.type_length.max(1);
         if let Some((d, out)) = self.dict_bytes() {
