@@ -27,6 +27,7 @@ from ._errors import (
     ParquetError,
     ParquetIOError,
     UnsupportedError,
+    WriteOptionsError,
 )
 from ._filters import filters_to_expression
 from ._footer import FileMetaData
@@ -67,6 +68,7 @@ __all__ = [
     "SortingColumn",
     "Statistics",
     "UnsupportedError",
+    "WriteOptionsError",
     "filters_to_expression",
     "merge",
     "read_metadata",

@@ -67,9 +67,12 @@ def native_options(*, compression="snappy", compression_level=None, use_dictiona
         raise UnsupportedError("use_content_defined_chunking is not supported yet")
     if not isinstance(store_decimal_as_integer, bool):
         raise ArgumentTypeError("'store_decimal_as_integer' must be a boolean")
-    if write_time_adjusted_to_utc:
-        raise UnsupportedError("write_time_adjusted_to_utc is not supported yet")
     o = {"threads": threads, "row_group_size": row_group_size}
+    o["time_adjusted_to_utc"] = bool(write_time_adjusted_to_utc)
+    o["compliant_nested_types"] = bool(use_compliant_nested_type)
+    o["int96_timestamps"] = bool(use_deprecated_int96_timestamps)
+    # pyarrow writes format version 1 in the footer for version="1.0", 2 for the others.
+    o["format_version"] = 1 if version == "1.0" else 2
 
     column_compression = {}
     if isinstance(compression, dict):
@@ -201,12 +204,7 @@ class TableTransform:
         if use_deprecated_int96_timestamps is None:
             use_deprecated_int96_timestamps = flavor == "spark"
         self.safe = not allow_truncated_timestamps
-        has = lambda pred: any(_any_type(f.type, pred) for f in schema)  # noqa: E731
-        if use_deprecated_int96_timestamps and has(pa.types.is_timestamp):
-            raise UnsupportedError("use_deprecated_int96_timestamps (or flavor='spark'): "
-                                   "writing INT96 timestamps is not supported yet")
-        if not use_compliant_nested_type and has(lambda t: pa.types.is_list(t) or pa.types.is_large_list(t)):
-            raise UnsupportedError("use_compliant_nested_type=False: non-compliant list names are not supported yet")
+        self.int96 = bool(use_deprecated_int96_timestamps)
         # store_decimal_as_integer: parquetry always stores decimals of precision <= 18 as
         # INT32/INT64 (pyarrow's True); False, pyarrow's default, would store them as
         # FIXED_LEN_BYTE_ARRAY. The values read back are the same (docs/python.md).
@@ -218,6 +216,10 @@ class TableTransform:
 
     def _type(self, t):
         if pa.types.is_timestamp(t):
+            if self.int96:
+                # As pyarrow: INT96 stores nanoseconds from any unit; coerce_timestamps and
+                # the version's unit limits do not apply.
+                return t
             if self.unit and t.unit != self.unit:
                 return pa.timestamp(self.unit, t.tz)
             if self.ns_to_us and t.unit == "ns":

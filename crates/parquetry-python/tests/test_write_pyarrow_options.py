@@ -1,0 +1,96 @@
+"""write_table's pyarrow options that change the file's types and shape, checked against the
+file pyarrow writes with the same options: the footer as pyarrow.parquet.read_metadata
+describes it, and the values pyarrow reads back (the Rust twin is
+crates/parquetry/tests/write_pyarrow_options.rs)."""
+
+import datetime
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import parquetry
+
+
+def describe(path):
+    meta = pq.read_metadata(path)
+    leaves = [(c.path, c.physical_type, str(c.logical_type), c.converted_type)
+              for c in (meta.schema.column(i) for i in range(len(meta.schema)))]
+    groups = [(meta.row_group(g).num_rows,
+               [meta.row_group(g).column(i).is_stats_set for i in range(meta.num_columns)])
+              for g in range(meta.num_row_groups)]
+    return meta.format_version, str(meta.schema).split("\n", 1)[1], leaves, groups
+
+
+def same_as_pyarrow(tmp_path, table, read=None, **options):
+    ours, theirs = tmp_path / "ours.parquet", tmp_path / "pyarrow.parquet"
+    parquetry.write_table(table, ours, **options)
+    pq.write_table(table, theirs, **options)
+    assert describe(ours) == describe(theirs)
+    got, want = pq.read_table(ours, **(read or {})), pq.read_table(theirs, **(read or {}))
+    assert got.equals(want), (got, want)
+    return got
+
+
+def test_int96_timestamps(tmp_path):
+    table = pa.table({
+        "s": pa.array([0, -1, 1_262_304_000, None], pa.timestamp("s")),
+        "ms": pa.array([1, -86_400_001, None, 5], pa.timestamp("ms")),
+        "ns": pa.array([1, None, -1, 2**62], pa.timestamp("ns", "UTC")),
+        "l": pa.array([[1, None], [], None, [-5]], pa.list_(pa.timestamp("us"))),
+    })
+    got = same_as_pyarrow(tmp_path, table, use_deprecated_int96_timestamps=True)
+    assert got.schema.field("s").type == pa.timestamp("ns")  # as pyarrow reads INT96
+    # coerce_timestamps does not apply to INT96 (pyarrow's meaning), nor does version's unit.
+    same_as_pyarrow(tmp_path, table, use_deprecated_int96_timestamps=True, coerce_timestamps="ms")
+    same_as_pyarrow(tmp_path, table, flavor="spark")
+
+
+def test_int96_beyond_nanoseconds(tmp_path):
+    far = [datetime.datetime(1000, 1, 1), datetime.datetime(3000, 1, 1, 0, 0, 1)]
+    table = pa.table({"a": pa.array(far, pa.timestamp("s"))})
+    got = same_as_pyarrow(tmp_path, table, read={"coerce_int96_timestamp_unit": "s"},
+                          use_deprecated_int96_timestamps=True, version="1.0")
+    assert got["a"].to_pylist() == far
+    # parquetry's reader converts INT96 to the unit as pyarrow does, without passing through ns.
+    ours = parquetry.read_table(tmp_path / "ours.parquet", coerce_int96_timestamp_unit="s")
+    assert ours["a"].to_pylist() == far
+
+
+def test_non_compliant_lists(tmp_path):
+    table = pa.table({"a": [[1, None], None, []], "b": [[{"x": "1"}], [], None]})
+    same_as_pyarrow(tmp_path, table, use_compliant_nested_type=False)
+    assert pq.ParquetFile(tmp_path / "ours.parquet").schema.column(0).path == "a.list.item"
+
+
+@pytest.mark.parametrize("t", [pa.time32("s"), pa.time32("ms"), pa.time64("us"), pa.time64("ns")])
+def test_time_adjusted_to_utc(tmp_path, t):
+    table = pa.table({"t": pa.array([0, 123, None, 86_399], t)})
+    same_as_pyarrow(tmp_path, table, write_time_adjusted_to_utc=True)
+
+
+def test_empty_tables_are_row_groups(tmp_path):
+    table = pa.table({"a": pa.array([], pa.int64()), "s": pa.array([], pa.string())})
+    same_as_pyarrow(tmp_path, table)
+    with parquetry.ParquetWriter(tmp_path / "three.parquet", table.schema) as w:
+        for _ in range(3):
+            w.write_table(table)
+    meta = pq.read_metadata(tmp_path / "three.parquet")
+    assert meta.num_row_groups == 3 and meta.row_group(2).column(0).statistics is None
+
+
+def test_version_1_0(tmp_path):
+    same_as_pyarrow(tmp_path, pa.table({"a": pa.array([1, 2], pa.uint32()), "b": ["x", None]}), version="1.0")
+    assert pq.read_metadata(tmp_path / "ours.parquet").format_version == "1.0"
+
+
+def test_json_and_uuid_without_stored_schema(tmp_path):
+    table = pa.table({
+        "j": pa.array(['{"a": 1}', None], pa.json_(pa.string())),
+        "lj": pa.array(['[1]', "null"], pa.json_(pa.large_string())),
+        "u": pa.array([b"\x01" * 16, None], pa.uuid()),
+    })
+    same_as_pyarrow(tmp_path, table, store_schema=False)
+    assert pq.read_schema(tmp_path / "ours.parquet").field("u").type == pa.uuid()
+    assert parquetry.read_schema(tmp_path / "ours.parquet", arrow_extensions_enabled=False).field("u").type \
+        == pa.binary(16)
