@@ -94,3 +94,23 @@ def test_json_and_uuid_without_stored_schema(tmp_path):
     assert pq.read_schema(tmp_path / "ours.parquet").field("u").type == pa.uuid()
     assert parquetry.read_schema(tmp_path / "ours.parquet", arrow_extensions_enabled=False).field("u").type \
         == pa.binary(16)
+
+
+def test_input_dictionary_past_the_page_limit_is_kept_whole(tmp_path):
+    # A 4 MB Arrow dictionary, past the 1 MiB dictionary page limit, given in 10 batches: kept
+    # as the chunk's dictionary (as Arrow C++ writes a dictionary array), so a reader that keeps
+    # dictionaries gives the same one back (pyarrow's ARROW-3246 test).
+    values = pa.array(["x" * 1000 + f"_{i}" for i in range(4000)])
+    chunks = [pa.DictionaryArray.from_arrays(pa.array([(i * 37 + j * 11) % 4000 for j in range(100)], pa.int32()),
+                                             values) for i in range(10)]
+    table = pa.table([pa.chunked_array(chunks)], names=["f0"])
+    parquetry.write_table(table, tmp_path / "ours.parquet")
+    assert parquetry.read_table(tmp_path / "ours.parquet").equals(table)
+    assert pq.read_table(tmp_path / "ours.parquet").equals(table)
+    # A dictionary built from plain values still falls back at the limit (3 MB of values).
+    dense = pa.table({"s": [f"{i:01000d}" for i in range(3000)]})
+    parquetry.write_table(dense, tmp_path / "dense.parquet", compression="none")
+    assert pq.read_table(tmp_path / "dense.parquet").equals(dense)
+    chunk = pq.read_metadata(tmp_path / "dense.parquet").row_group(0).column(0)
+    # The limit is checked every 1,024 values (as Arrow C++ does): 1 MiB plus at most one step.
+    assert chunk.data_page_offset - chunk.dictionary_page_offset < 2**20 + 1024 * 1030

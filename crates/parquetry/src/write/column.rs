@@ -86,6 +86,8 @@ pub(crate) struct ColumnChunkWriter {
     page_serial: u32,
     /// An input dictionary already interned: the array and each of its values' index.
     dictionary_map: Option<(ArrayRef, DictionaryMap)>,
+    /// The dictionary page's size after the chunk's first input dictionary (0 without one).
+    dictionary_floor: usize,
     scratch: Scratch,
     levels: Vec<u8>,
     rep_levels: Vec<u8>,
@@ -136,6 +138,7 @@ impl ColumnChunkWriter {
             page_fresh: Vec::new(),
             page_serial: 0,
             dictionary_map: None,
+            dictionary_floor: 0,
             scratch: Scratch::default(),
             levels: Vec::new(),
             rep_levels: Vec::new(),
@@ -283,13 +286,16 @@ impl ColumnChunkWriter {
     /// keeps the dictionary's indexes within `u32` (a value takes at least one byte of it, a
     /// step adds at most 1,024 values, and an input dictionary of more values than that bound
     /// is gathered, not interned).
+    /// An input Arrow dictionary is kept whole however large, as Arrow C++ writes one, so that
+    /// readers that keep dictionaries give it back; the limit applies to what others add.
     pub(super) fn end_step(&mut self, compressor: &mut Compressor, levels_len: usize) -> Result<()> {
-        let limit = self.options.dictionary_page_size_limit.min(MAX_DICTIONARY_PAGE);
+        let limit = self.options.dictionary_page_size_limit.max(self.dictionary_floor).min(MAX_DICTIONARY_PAGE);
         if self.encoder.is_dictionary() && self.encoder.dictionary_page_len() > limit {
             self.close_page(compressor)?;
             self.write_dictionary_page(compressor)?;
             self.encoder.fall_back();
             self.dictionary_map = None;
+            self.dictionary_floor = 0;
         } else if self.page_rows >= self.page_row_limit || self.encoder.estimated_len() + levels_len >= self.page_size {
             self.close_page(compressor)?;
         }
@@ -348,7 +354,11 @@ impl ColumnChunkWriter {
                 check_value_lengths(&self.leaf, values.as_ref(), 0, values.len())?;
                 if let Ok(bytes) = byte_values(values.as_ref()) {
                     let lengths = bytes.iter().map(|v| v.len() as u32).collect();
+                    let first = self.encoder.dictionary_page_len() == 0;
                     let indexes = self.encoder.intern_all(&bytes).unwrap_or_default();
+                    if first {
+                        self.dictionary_floor = self.encoder.dictionary_page_len();
+                    }
                     self.dictionary_map = Some((values.clone(), DictionaryMap { indexes, lengths }));
                 }
             }
@@ -540,6 +550,7 @@ impl ColumnChunkWriter {
         };
         self.encoder.reset_chunk(self.options.dictionary);
         self.dictionary_map = None;
+        self.dictionary_floor = 0;
         self.dictionary_stamps.clear();
         self.chunk_bounds.clear();
         self.chunk_nulls = 0;
