@@ -11,7 +11,9 @@ use arrow_schema::ffi::FFI_ArrowSchema;
 use parquetry::compress::Codec;
 use parquetry::format::{Encoding, FileMetaData, SortingColumn};
 use parquetry::merge::{merge_files, MergeOptions};
-use parquetry::write::{DataPageVersion, FileSink, ParquetWriter, StatisticsLevel, TempFile, WriteOptions};
+use parquetry::write::{
+    ContentDefinedChunking, DataPageVersion, FileSink, ParquetWriter, StatisticsLevel, TempFile, WriteOptions,
+};
 use parquetry::Error;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -64,7 +66,7 @@ where
 /// `max_rows_per_page`, `key_value_metadata` (pairs), `sorting_columns` (`(column,
 /// descending, nulls_first)`),
 /// `store_schema`, `int96_timestamps`, `compliant_nested_types`, `time_adjusted_to_utc`,
-/// `format_version` (1 or 2), `threads`.
+/// `format_version` (1 or 2), `content_defined_chunking` (`(min, max, norm_level)`), `threads`.
 fn write_options(d: &Bound<'_, PyDict>) -> PyResult<WriteOptions> {
     let compression: String = opt(d, "compression")?.unwrap_or_else(|| "none".to_owned());
     let default_codec = codec(&compression)?;
@@ -130,6 +132,10 @@ fn write_options(d: &Bound<'_, PyDict>) -> PyResult<WriteOptions> {
     o = o.with_compliant_nested_types(opt(d, "compliant_nested_types")?.unwrap_or(true));
     o = o.with_time_adjusted_to_utc(opt(d, "time_adjusted_to_utc")?.unwrap_or(false));
     o = o.with_format_version(opt(d, "format_version")?.unwrap_or(2));
+    if let Some((min, max, norm_level)) = opt::<(usize, usize, i32)>(d, "content_defined_chunking")? {
+        let c = ContentDefinedChunking { min_chunk_size: min, max_chunk_size: max, norm_level };
+        o = o.with_content_defined_chunking(Some(c));
+    }
     let kv: Vec<(String, String)> = opt(d, "key_value_metadata")?.unwrap_or_default();
     for (k, v) in kv {
         o = o.with_key_value(k, v);

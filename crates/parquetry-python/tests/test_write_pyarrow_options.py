@@ -114,3 +114,53 @@ def test_input_dictionary_past_the_page_limit_is_kept_whole(tmp_path):
     chunk = pq.read_metadata(tmp_path / "dense.parquet").row_group(0).column(0)
     # The limit is checked every 1,024 values (as Arrow C++ does): 1 MiB plus at most one step.
     assert chunk.data_page_offset - chunk.dictionary_page_offset < 2**20 + 1024 * 1030
+
+
+def _page_bodies(path):
+    """The data page bodies of the first column chunk, found by the repository's own Thrift
+    reader of page headers (tests/support/parquet_layout.py, no Parquet library)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "parquetry" / "tests" / "support"))
+    import parquet_layout
+
+    data = Path(path).read_bytes()
+    chunk = parquet_layout.chunks(data)[0]["columns"][0]
+    return [data[p["offset"] + p["header_len"]:p["offset"] + p["header_len"] + p["compressed"]]
+            for p in parquet_layout.pages(data, chunk) if p["type"] == "DATA_PAGE"]
+
+
+def test_content_defined_chunking(tmp_path):
+    # Pages end where the values say: rows inserted near the start leave the later pages as
+    # they were (byte for byte), which is what the option is for. pyarrow reads the values.
+    values = [(i * 2_654_435_761) % 1_000_003 for i in range(100_000)]
+    edited = values[:3_000] + list(range(-700, 0)) + values[3_000:]
+    options = dict(use_dictionary=False, compression="none", write_statistics=False,
+                   use_content_defined_chunking={"min_chunk_size": 16_384, "max_chunk_size": 65_536})
+    for name, v in (("a", values), ("b", edited)):
+        table = pa.table({"x": pa.array(v, pa.int64())})
+        parquetry.write_table(table, tmp_path / f"{name}.parquet", **options)
+        assert pq.read_table(tmp_path / f"{name}.parquet").equals(table)
+    a, b = _page_bodies(tmp_path / "a.parquet"), _page_bodies(tmp_path / "b.parquet")
+    assert len(a) > 12
+    # Each page: 16 KiB to 64 KiB of values (8 bytes each), the last one aside.
+    assert all(16_384 <= len(p) <= 65_536 + 8 for p in a[:-1]), [len(p) for p in a]
+    assert len(set(a) & set(b)) >= len(a) - 3
+    # Without it, the same edit shifts every page after it.
+    plain = dict(options, use_content_defined_chunking=False, data_page_size=32_768)
+    parquetry.write_table(pa.table({"x": pa.array(values, pa.int64())}), tmp_path / "c.parquet", **plain)
+    parquetry.write_table(pa.table({"x": pa.array(edited, pa.int64())}), tmp_path / "d.parquet", **plain)
+    assert len(set(_page_bodies(tmp_path / "c.parquet")) & set(_page_bodies(tmp_path / "d.parquet"))) <= 1
+
+
+def test_content_defined_chunking_arguments(tmp_path):
+    t = pa.table({"a": [1, 2]})
+    with pytest.raises(ValueError, match="max_chunk_size must be greater than min_chunk_size"):
+        parquetry.write_table(t, tmp_path / "x.parquet",
+                              use_content_defined_chunking={"min_chunk_size": 10, "max_chunk_size": 5})
+    with pytest.raises(ValueError, match="Missing options"):
+        parquetry.write_table(t, tmp_path / "x.parquet", use_content_defined_chunking={"min_chunk_size": 10})
+    nested = pa.table({"l": [[1], [2]]})
+    with pytest.raises(NotImplementedError, match="nested"):
+        parquetry.write_table(nested, tmp_path / "x.parquet", use_content_defined_chunking=True)

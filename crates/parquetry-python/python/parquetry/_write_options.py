@@ -63,11 +63,12 @@ def native_options(*, compression="snappy", compression_level=None, use_dictiona
         if not isinstance(bloom_filter_options, dict):
             raise ArgumentTypeError("'bloom_filter_options' must be a dictionary")
         raise UnsupportedError("bloom_filter_options: writing bloom filters is not supported yet")
-    if use_content_defined_chunking not in (False, None):
-        raise UnsupportedError("use_content_defined_chunking is not supported yet")
+    cdc = _content_defined_chunking(use_content_defined_chunking)
     if not isinstance(store_decimal_as_integer, bool):
         raise ArgumentTypeError("'store_decimal_as_integer' must be a boolean")
     o = {"threads": threads, "row_group_size": row_group_size}
+    if cdc is not None:
+        o["content_defined_chunking"] = cdc
     o["time_adjusted_to_utc"] = bool(write_time_adjusted_to_utc)
     o["compliant_nested_types"] = bool(use_compliant_nested_type)
     o["int96_timestamps"] = bool(use_deprecated_int96_timestamps)
@@ -154,6 +155,24 @@ def native_options(*, compression="snappy", compression_level=None, use_dictiona
     if key_value_metadata:
         o["key_value_metadata"] = [(str(k), str(v)) for k, v in key_value_metadata.items()]
     return o
+
+
+def _content_defined_chunking(value):
+    """pyarrow's ``use_content_defined_chunking`` as (min, max, norm level), or None."""
+    if value is None or value is False:
+        return None
+    if value is True:
+        return (256 * 1024, 1024 * 1024, 0)
+    if not isinstance(value, dict):
+        raise ArgumentTypeError("'use_content_defined_chunking' should be either boolean or a dictionary")
+    keys = set(value)
+    unknown = keys - {"min_chunk_size", "max_chunk_size", "norm_level"}
+    missing = {"min_chunk_size", "max_chunk_size"} - keys
+    if unknown:
+        raise InvalidArgumentError(f"Unknown options in 'use_content_defined_chunking': {unknown}")
+    if missing:
+        raise InvalidArgumentError(f"Missing options in 'use_content_defined_chunking': {missing}")
+    return (int(value["min_chunk_size"]), int(value["max_chunk_size"]), int(value.get("norm_level", 0)))
 
 
 # The levels each codec takes (as Arrow C++ checks them); codecs without levels take none.

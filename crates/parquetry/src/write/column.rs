@@ -88,6 +88,8 @@ pub(crate) struct ColumnChunkWriter {
     dictionary_map: Option<(ArrayRef, DictionaryMap)>,
     /// The dictionary page's size after the chunk's first input dictionary (0 without one).
     dictionary_floor: usize,
+    /// Content-defined page cuts, when asked (flat columns).
+    chunker: Option<super::cdc::Chunker>,
     scratch: Scratch,
     levels: Vec<u8>,
     rep_levels: Vec<u8>,
@@ -107,6 +109,10 @@ impl ColumnChunkWriter {
         let dictionary = column.dictionary && leaf.physical_type != PhysicalType::BOOLEAN;
         let encoder = ValueEncoder::new(leaf.physical_type, leaf.type_length, dictionary, fallback)
             .map_err(|e| e.context(format!("column '{}'", leaf.path)))?;
+        if options.content_defined_chunking.is_some() && !leaf.nesting.is_empty() {
+            let what = format!("column '{}': content-defined chunking of nested columns", leaf.path);
+            return Err(Error::unsupported(what));
+        }
         Ok(ColumnChunkWriter {
             pages: PageWriter::new(column.codec, column.level, options.data_page_version, options.crc),
             page_size: options.data_page_size,
@@ -139,6 +145,7 @@ impl ColumnChunkWriter {
             page_serial: 0,
             dictionary_map: None,
             dictionary_floor: 0,
+            chunker: options.content_defined_chunking.as_ref().map(super::cdc::Chunker::new),
             scratch: Scratch::default(),
             levels: Vec::new(),
             rep_levels: Vec::new(),
@@ -223,14 +230,21 @@ impl ColumnChunkWriter {
             )));
         }
         let dictionary_input = matches!(array.data_type(), DataType::Dictionary(..));
+        let nullable = self.leaf.max_def_level > 0;
+        let cuts = self.chunker.as_mut().map(|c| c.cuts(array, nulls.as_ref(), nullable)).transpose()?;
+        let mut cuts = cuts.unwrap_or_default().into_iter().peekable();
         let mut row = 0;
         while row < array.len() {
             let rows_left = (self.page_row_limit - self.page_rows.min(self.page_row_limit)).max(1);
             let bytes_left = self.page_size.saturating_sub(self.encoder.estimated_len());
-            let n = self.rows_fit(array, row, rows_left.min(array.len() - row), bytes_left).max(1);
+            let max_rows = rows_left.min(cuts.peek().unwrap_or(&array.len()) - row);
+            let n = self.rows_fit(array, row, max_rows, bytes_left).max(1);
             self.write_rows(array, nulls.as_ref(), dictionary_input, row, row + n)?;
             row += n;
             self.end_step(compressor, 0)?;
+            if cuts.next_if_eq(&row).is_some() {
+                self.close_page(compressor)?;
+            }
         }
         Ok(())
     }
@@ -551,6 +565,9 @@ impl ColumnChunkWriter {
         self.encoder.reset_chunk(self.options.dictionary);
         self.dictionary_map = None;
         self.dictionary_floor = 0;
+        if let Some(c) = self.chunker.as_mut() {
+            c.reset();
+        }
         self.dictionary_stamps.clear();
         self.chunk_bounds.clear();
         self.chunk_nulls = 0;

@@ -69,6 +69,7 @@ pub struct WriteOptions {
     pub(crate) compliant_nested_types: bool,
     pub(crate) time_adjusted_to_utc: bool,
     pub(crate) format_version: i32,
+    pub(crate) content_defined_chunking: Option<super::cdc::ContentDefinedChunking>,
 }
 
 /// The encodings a column can be given to write (`with_encoding`, `with_column_encoding`), in
@@ -134,6 +135,7 @@ impl Default for WriteOptions {
             compliant_nested_types: true,
             time_adjusted_to_utc: false,
             format_version: 2,
+            content_defined_chunking: None,
         }
     }
 }
@@ -367,6 +369,14 @@ impl WriteOptions {
         self
     }
 
+    /// Ends data pages where the values say (content-defined chunking, see
+    /// [`ContentDefinedChunking`](super::ContentDefinedChunking)) as well as at the page size,
+    /// so that an edit to a table changes few pages of its file (flat columns only).
+    pub fn with_content_defined_chunking(mut self, chunking: Option<super::cdc::ContentDefinedChunking>) -> Self {
+        self.content_defined_chunking = chunking;
+        self
+    }
+
     /// Checks the options that do not depend on the schema.
     pub(crate) fn validate(&self) -> Result<()> {
         let bad = |what: &str| Err(Error::invalid_argument(what.to_owned()));
@@ -381,6 +391,9 @@ impl WriteOptions {
         }
         if self.row_group_bytes == 0 {
             return bad("write options: the row group byte limit must be at least 1 byte");
+        }
+        if let Some(c) = &self.content_defined_chunking {
+            c.validate()?;
         }
         if !matches!(self.format_version, 1 | 2) {
             return Err(Error::invalid_argument(format!(
