@@ -92,10 +92,7 @@ fn int96_far_case() -> Case {
     // ARROW-12096): read in seconds, they must come back as written.
     let s = vec![Some(-30_610_224_000), Some(946_684_800), Some(32_503_680_000), None];
     let ms = vec![Some(-30_610_224_000_001), None, Some(32_503_680_000_999), Some(-1)];
-    let b = batch(vec![
-        timestamps::<TimestampSecondType>(s, None),
-        timestamps::<TimestampMillisecondType>(ms, None),
-    ]);
+    let b = batch(vec![timestamps::<TimestampSecondType>(s, None), timestamps::<TimestampMillisecondType>(ms, None)]);
     Case {
         name: "int96_far",
         batch: b,
@@ -117,7 +114,10 @@ fn non_compliant_lists_case() -> Case {
     let ints: ArrayRef = Arc::new(ints.finish());
     // A list of structs named as pandas' lists of dicts come (the element field `item`).
     let inner = StructArray::from(vec![
-        (Arc::new(Field::new("name", DataType::Utf8, true)), Arc::new(StringArray::from(vec!["a", "b", "c"])) as ArrayRef),
+        (
+            Arc::new(Field::new("name", DataType::Utf8, true)),
+            Arc::new(StringArray::from(vec!["a", "b", "c"])) as ArrayRef,
+        ),
         (Arc::new(Field::new("value", DataType::Int32, true)), Arc::new(Int32Array::from(vec![1, 2, 3])) as ArrayRef),
     ]);
     let item = Arc::new(Field::new("item", inner.data_type().clone(), true));
@@ -301,5 +301,39 @@ fn format_version_other_than_1_or_2_is_refused() {
             .unwrap()
             .to_string();
         assert!(e.contains("format version"), "{e}");
+    }
+}
+
+#[test]
+fn int96_reads_back_in_a_coarser_unit_beyond_nanoseconds() {
+    // parquetry's reader with ReadOptions::with_int96_unit gives the years 1000 and 3000 back
+    // as written (the same file pyarrow reads right in the comparison above).
+    use arrow_schema::TimeUnit;
+    use parquetry::read::ReadOptions;
+    let case = int96_far_case();
+    let dir = TempDir::new("int96-unit");
+    let path = dir.join("far.parquet");
+    write_ours(&case, &path);
+    let file = parquetry::read::ParquetFile::open(&path).unwrap();
+    let batches: Vec<RecordBatch> = file
+        .batches(ReadOptions::default().with_int96_unit(TimeUnit::Millisecond))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let got = &batches[0];
+    let want = |i: usize| arrow_cast_ms(case.batch.column(i));
+    assert_eq!(got.column(0).as_ref(), want(0).as_ref());
+    assert_eq!(got.column(1).as_ref(), want(1).as_ref());
+}
+
+/// A timestamp column in milliseconds (seconds scaled; milliseconds as they are).
+fn arrow_cast_ms(a: &ArrayRef) -> ArrayRef {
+    use arrow_array::cast::AsArray;
+    match a.data_type() {
+        DataType::Timestamp(arrow_schema::TimeUnit::Second, _) => {
+            let s = a.as_primitive::<TimestampSecondType>();
+            Arc::new(s.iter().map(|v| v.map(|v| v * 1000)).collect::<PrimitiveArray<TimestampMillisecondType>>())
+        }
+        _ => a.clone(),
     }
 }
