@@ -211,7 +211,9 @@ def _sanitized_name(name):
 class TableTransform:
     """What pyarrow does to a table before writing it, decided once from the schema and the
     options: timestamp units (``coerce_timestamps``; nanoseconds to microseconds before
-    format 2.6), ``version="1.0"`` integer types, Spark-safe names (``flavor="spark"``)."""
+    format 2.6; neither with INT96 timestamps, which the core writer stores from any unit),
+    ``version="1.0"`` integer types, Spark-safe names (``flavor="spark"``). List element names
+    (``use_compliant_nested_type``) are the core writer's option, not a change of the table."""
 
     def __init__(self, schema: pa.Schema, *, version="2.6", coerce_timestamps=None,
                  allow_truncated_timestamps=False, flavor=None, use_deprecated_int96_timestamps=None,
