@@ -412,7 +412,10 @@ fn bad_options_and_inputs_fail_naming_the_cause_and_leave_nothing() {
         (&["--compression", "gzip:high"], "'high' is not a gzip level (0..=9)"),
         (&["--compression", "snappy:2"], "snappy takes no level"),
         (&["--encoding", "SUPERFAST"], "unknown encoding 'SUPERFAST' (encodings: PLAIN, RLE,"),
-        (&["--encoding", "name=DELTA_BINARY_PACKED"], "encoding DELTA_BINARY_PACKED cannot encode BYTE_ARRAY values"),
+        (
+            &["--encoding", "name=DELTA_BINARY_PACKED"],
+            "DELTA_BINARY_PACKED encoder only supports INT32 and INT64, not BYTE_ARRAY",
+        ),
         (&["--encoding", "nope=PLAIN"], "the input has no column 'nope' (columns: id, name, score, small)"),
         (&["--encoding", "RLE"], "--encoding RLE: no column of the input can take it"),
         (&["--data-page-version", "3"], "--data-page-version '3' is not 1 or 2"),

@@ -23,8 +23,23 @@ fn class_name(kind: ErrorKind) -> &'static str {
 
 /// Builds the Python exception of `kind` with `message`.
 pub fn exception(kind: ErrorKind, message: &str) -> PyErr {
+    exception_named(class_name(kind), message)
+}
+
+/// A writer's refusal of its options for the schema (an encoding a column's type cannot
+/// take...): `WriteOptionsError`, an `InvalidArgumentError` that is also the `OSError` pyarrow
+/// raises there. Other errors keep their kind's class.
+pub fn write_options_error(e: Error) -> PyErr {
+    match e.kind() {
+        ErrorKind::InvalidArgument => exception_named("WriteOptionsError", e.message()),
+        _ => to_py(e),
+    }
+}
+
+/// Builds the exception of the `parquetry._errors` class `name` with `message`.
+fn exception_named(name: &str, message: &str) -> PyErr {
     Python::attach(|py| {
-        let class = py.import("parquetry._errors").and_then(|m| m.getattr(class_name(kind)));
+        let class = py.import("parquetry._errors").and_then(|m| m.getattr(name));
         match class {
             Ok(class) => PyErr::from_type(class.cast_into().expect("an exception class"), message.to_owned()),
             // Only if the package's Python half is missing; still say what went wrong.

@@ -134,8 +134,18 @@ pub(crate) fn options(
     binary_type: Option<&str>,
     batch_size: usize,
     verify_crc: bool,
+    int96_unit: Option<&str>,
 ) -> PyResult<ReadOptions> {
     let mut o = ReadOptions::default().with_threads(threads).with_batch_size(batch_size).with_verify_crc(verify_crc);
+    if let Some(unit) = int96_unit {
+        o = o.with_int96_unit(match unit {
+            "s" => arrow_schema::TimeUnit::Second,
+            "ms" => arrow_schema::TimeUnit::Millisecond,
+            "us" => arrow_schema::TimeUnit::Microsecond,
+            "ns" => arrow_schema::TimeUnit::Nanosecond,
+            other => return Err(invalid(format!("unknown INT96 timestamp unit '{other}' (one of: s, ms, us, ns)"))),
+        });
+    }
     if let Some(columns) = columns {
         let mut selected = Vec::with_capacity(columns.len());
         for c in columns.iter() {
@@ -179,7 +189,7 @@ impl RawFile {
 
     /// A lazy stream of batches: each batch is decoded when the consumer asks for it.
     /// `verify_crc` checks the CRC-32 of every page that has one.
-    #[pyo3(signature = (columns=None, row_groups=None, threads=1, binary_type=None, batch_size=65536, verify_crc=false))]
+    #[pyo3(signature = (columns=None, row_groups=None, threads=1, binary_type=None, batch_size=65536, verify_crc=false, int96_unit=None))]
     #[allow(clippy::too_many_arguments)] // Python's keyword arguments, one by one.
     fn stream(
         &self,
@@ -190,14 +200,16 @@ impl RawFile {
         binary_type: Option<&str>,
         batch_size: usize,
         verify_crc: bool,
+        int96_unit: Option<&str>,
     ) -> PyResult<ArrowStream> {
-        let o = options(columns.as_ref(), row_groups, threads, binary_type, batch_size, verify_crc)?;
+        let o = options(columns.as_ref(), row_groups, threads, binary_type, batch_size, verify_crc, int96_unit)?;
         Ok(ArrowStream::new(py.detach(|| self.reader(o)).py_err()?))
     }
 
     /// Reads everything selected (whole row groups per batch, so threads decode several row
     /// groups at once) with the GIL released, then hands the batches over as a stream.
-    #[pyo3(signature = (columns=None, row_groups=None, threads=1, binary_type=None, verify_crc=false))]
+    #[pyo3(signature = (columns=None, row_groups=None, threads=1, binary_type=None, verify_crc=false, int96_unit=None))]
+    #[allow(clippy::too_many_arguments)] // Python's keyword arguments, one by one.
     fn read_all(
         &self,
         py: Python<'_>,
@@ -206,8 +218,9 @@ impl RawFile {
         threads: usize,
         binary_type: Option<&str>,
         verify_crc: bool,
+        int96_unit: Option<&str>,
     ) -> PyResult<ArrowStream> {
-        let o = options(columns.as_ref(), row_groups, threads, binary_type, usize::MAX, verify_crc)?;
+        let o = options(columns.as_ref(), row_groups, threads, binary_type, usize::MAX, verify_crc, int96_unit)?;
         let (schema, batches) = py.detach(|| self.read_batches(o)).py_err()?;
         Ok(ArrowStream::from_batches(schema, batches))
     }
@@ -222,7 +235,7 @@ impl RawFile {
         columns: Option<Bound<'_, PyList>>,
         threads: usize,
     ) -> PyResult<(ArrowStream, Vec<usize>)> {
-        let o = options(columns.as_ref(), None, threads, None, usize::MAX, false)?;
+        let o = options(columns.as_ref(), None, threads, None, usize::MAX, false, None)?;
         let (schema, batches) = py.detach(|| self.read_batches(o)).py_err()?;
         let addresses = crate::ffi::batch_addresses(&batches);
         Ok((ArrowStream::from_batches(schema, batches), addresses))

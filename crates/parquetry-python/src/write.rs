@@ -11,7 +11,9 @@ use arrow_schema::ffi::FFI_ArrowSchema;
 use parquetry::compress::Codec;
 use parquetry::format::{Encoding, FileMetaData, SortingColumn};
 use parquetry::merge::{merge_files, MergeOptions};
-use parquetry::write::{DataPageVersion, FileSink, ParquetWriter, StatisticsLevel, TempFile, WriteOptions};
+use parquetry::write::{
+    ContentDefinedChunking, DataPageVersion, FileSink, ParquetWriter, StatisticsLevel, TempFile, WriteOptions,
+};
 use parquetry::Error;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -63,7 +65,8 @@ where
 /// `column_encoding`, `data_page_size`, `dictionary_pagesize_limit`, `write_page_checksum`,
 /// `max_rows_per_page`, `key_value_metadata` (pairs), `sorting_columns` (`(column,
 /// descending, nulls_first)`),
-/// `store_schema`, `threads`.
+/// `store_schema`, `int96_timestamps`, `compliant_nested_types`, `time_adjusted_to_utc`,
+/// `format_version` (1 or 2), `content_defined_chunking` (`(min, max, norm_level)`), `threads`.
 fn write_options(d: &Bound<'_, PyDict>) -> PyResult<WriteOptions> {
     let compression: String = opt(d, "compression")?.unwrap_or_else(|| "none".to_owned());
     let default_codec = codec(&compression)?;
@@ -125,6 +128,14 @@ fn write_options(d: &Bound<'_, PyDict>) -> PyResult<WriteOptions> {
     o = o.with_page_index(opt(d, "write_page_index")?.unwrap_or(false));
     o = o.with_crc(opt(d, "write_page_checksum")?.unwrap_or(false));
     o = o.with_arrow_schema(opt(d, "store_schema")?.unwrap_or(true));
+    o = o.with_int96_timestamps(opt(d, "int96_timestamps")?.unwrap_or(false));
+    o = o.with_compliant_nested_types(opt(d, "compliant_nested_types")?.unwrap_or(true));
+    o = o.with_time_adjusted_to_utc(opt(d, "time_adjusted_to_utc")?.unwrap_or(false));
+    o = o.with_format_version(opt(d, "format_version")?.unwrap_or(2));
+    if let Some((min, max, norm_level)) = opt::<(usize, usize, i32)>(d, "content_defined_chunking")? {
+        let c = ContentDefinedChunking { min_chunk_size: min, max_chunk_size: max, norm_level };
+        o = o.with_content_defined_chunking(Some(c));
+    }
     let kv: Vec<(String, String)> = opt(d, "key_value_metadata")?.unwrap_or_default();
     for (k, v) in kv {
         o = o.with_key_value(k, v);
@@ -173,7 +184,7 @@ pub fn write_table(
         // With threads, the file's writes run on a thread of their own, beside the encoding.
         let sink =
             FileSink::new(temp.file()?, threads).map_err(|e| Error::io("starting the file's writing thread", e))?;
-        let mut writer = ParquetWriter::try_new(sink, reader.schema(), options)?;
+        let mut writer = ParquetWriter::try_new(sink, reader.schema(), options).map_err(PyErrLater::Options)?;
         let mut rows = 0u64;
         for batch in reader.by_ref() {
             let batch = batch.map_err(PyErrLater::Arrow)?;
@@ -215,13 +226,13 @@ impl NativeWriter {
         let threads: usize = opt(options, "threads")?.unwrap_or(1);
         let options = write_options(options)?;
         let state = py
-            .detach(|| -> Result<_, Error> {
+            .detach(|| -> Result<_, PyErrLater> {
                 let temp = TempFile::beside(&path)?;
                 let sink = FileSink::new(temp.file()?, threads)
                     .map_err(|e| Error::io("starting the file's writing thread", e))?;
-                Ok((ParquetWriter::try_new(sink, schema, options)?, temp))
+                Ok((ParquetWriter::try_new(sink, schema, options).map_err(PyErrLater::Options)?, temp))
             })
-            .py_err()?;
+            .map_err(PyErrLater::into_py)?;
         Ok(NativeWriter { state: Mutex::new(Some(state)), path })
     }
 
@@ -265,6 +276,16 @@ impl NativeWriter {
         py.detach(|| writer.flush()).py_err()
     }
 
+    /// Ends the open row group, or writes a row group of no rows when it is empty (pyarrow
+    /// writes one per empty table).
+    fn write_empty_row_group(&self, py: Python<'_>) -> PyResult<()> {
+        let mut guard = self.state.lock().map_err(|_| invalid("the writer failed earlier"))?;
+        let Some((writer, _)) = guard.as_mut() else {
+            return Err(invalid("the ParquetWriter is closed"));
+        };
+        py.detach(|| writer.write_empty_row_group()).py_err()
+    }
+
     /// Ends the file and renames it into place; returns its footer as plain values.
     fn close<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
         let state = self.state.lock().map_err(|_| invalid("the writer failed earlier"))?.take();
@@ -296,6 +317,8 @@ pub(crate) fn import_schema(obj: &Bound<'_, PyAny>) -> PyResult<arrow_schema::Sc
 /// An error made without the GIL, turned into a Python exception once it is held again.
 enum PyErrLater {
     Parquet(Error),
+    /// The writer refused its options for the schema.
+    Options(Error),
     Arrow(arrow_schema::ArrowError),
 }
 
@@ -309,6 +332,7 @@ impl PyErrLater {
     fn into_py(self) -> PyErr {
         match self {
             PyErrLater::Parquet(e) => crate::errors::to_py(e),
+            PyErrLater::Options(e) => crate::errors::write_options_error(e),
             PyErrLater::Arrow(e) => from_arrow(e),
         }
     }

@@ -85,3 +85,27 @@ def test_closed_file():
     f.close()
     with pytest.raises(parquetry.InvalidArgumentError, match="closed"):
         f.read()
+
+
+def test_errors_pyarrow_users_match_on(tmp_path):
+    # The class and the words pyarrow's own tests match, with the place still named.
+    t = pa.table({"f": [1.5, 2.5], "flag": [True, False]})
+    with pytest.raises(OSError, match="column 'flag': BYTE_STREAM_SPLIT only supports") as e:
+        parquetry.write_table(t, tmp_path / "x.parquet", use_dictionary=False, use_byte_stream_split=True)
+    assert isinstance(e.value, parquetry.InvalidArgumentError)  # and a ValueError
+    assert not (tmp_path / "x.parquet").exists()
+    with pytest.raises(OSError, match="DELTA_BINARY_PACKED encoder only supports INT32 and INT64, not DOUBLE"):
+        parquetry.write_table(t, tmp_path / "x.parquet", use_dictionary=False,
+                              column_encoding={"f": "DELTA_BINARY_PACKED"})
+    (tmp_path / "small.parquet").write_bytes(b"ffff")
+    with pytest.raises(pa.ArrowInvalid, match="size is 4 bytes"):
+        parquetry.read_table(tmp_path / "small.parquet")
+    # A page whose bytes no longer give its CRC: pyarrow's file, one value byte changed.
+    pq.write_table(pa.table({"a": [1, 2, 3, 4]}), tmp_path / "crc.parquet", write_page_checksum=True,
+                   use_dictionary=False, compression="none")
+    data = bytearray((tmp_path / "crc.parquet").read_bytes())
+    at = data.index((3).to_bytes(8, "little"))
+    data[at] = 5
+    (tmp_path / "crc.parquet").write_bytes(bytes(data))
+    with pytest.raises(OSError, match="CRC checksum verification"):
+        parquetry.read_table(tmp_path / "crc.parquet", page_checksum_verification=True)

@@ -27,6 +27,7 @@ from ._errors import (
     ParquetError,
     ParquetIOError,
     UnsupportedError,
+    WriteOptionsError,
 )
 from ._dataset import ParquetDataset, compact, write_to_dataset
 from ._filters import filters_to_expression
@@ -69,6 +70,7 @@ __all__ = [
     "SortingColumn",
     "Statistics",
     "UnsupportedError",
+    "WriteOptionsError",
     "compact",
     "filters_to_expression",
     "merge",

@@ -33,6 +33,12 @@ class InvalidArgumentError(ParquetError, pa.ArrowInvalid):
     (a ``pyarrow.ArrowInvalid``, so a ``ValueError``)."""
 
 
+class WriteOptionsError(InvalidArgumentError, OSError):
+    """Write options that do not fit the table's schema, e.g. an encoding given for a column
+    whose type it cannot encode: an ``InvalidArgumentError`` (a ``ValueError``) and an
+    ``OSError``, which pyarrow raises there."""
+
+
 class ArgumentTypeError(ParquetError, pa.ArrowTypeError):
     """An argument of the wrong type, e.g. an object that is not Arrow data (a ``TypeError``)."""
 

@@ -211,7 +211,7 @@ class ParquetFile:
         binary_type = self._binary_type if binary_type is None else binary_type
         stream = self._file().read_all(
             _columns(self._with_index(columns, use_pandas_metadata)), _row_groups(row_groups),
-            _threads(threads), _native_binary_type(binary_type), self._verify_crc,
+            _threads(threads), _native_binary_type(binary_type), self._verify_crc, self._int96_unit,
         )
         return self._convert(_table(stream))
 
@@ -234,6 +234,7 @@ class ParquetFile:
         stream = self._file().stream(
             _columns(self._with_index(columns, use_pandas_metadata)), _row_groups(row_groups),
             _threads(threads), _native_binary_type(binary_type), batch_size, self._verify_crc,
+            self._int96_unit,
         )
         return BatchReader(stream, self._convert, batch_size)
 

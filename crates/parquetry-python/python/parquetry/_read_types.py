@@ -77,6 +77,14 @@ def _large_lists(t):
     return t
 
 
+def _stored_uuid(kv, name) -> bool:
+    """Whether the stored Arrow schema (if any) types top-level field ``name`` as arrow.uuid."""
+    if "ARROW:schema" not in kv:
+        return False
+    stored = _stored_arrow_schema(kv)
+    return stored is not None and name in stored.names and stored.field(name).type == pa.uuid()
+
+
 def _target_schema(pf) -> pa.Schema:
     """The schema ``ParquetFile`` ``pf`` reads as (see ``ParquetFile._target_schema``)."""
     native = pf._native_schema()
@@ -101,13 +109,16 @@ def _target_schema(pf) -> pa.Schema:
         if isinstance(pf._binary_type, pa.DataType) and not has_arrow_schema:
             t = _binary_as(t, pf._binary_type)
         if pf._int96_unit and leaf is not None and leaf.physical_type == "INT96" and pa.types.is_timestamp(t):
-            # Cast (truncating) from the nanoseconds the core reads: exact for instants
-            # within the nanosecond range (1677-2262), not beyond it (docs/python.md).
+            # The core reads INT96 in this unit straight from days and nanoseconds, so
+            # dates beyond the nanosecond range (1677-2262) keep their value.
             t = pa.timestamp(pf._int96_unit, t.tz)
         if pf._extensions and logical == "JSON" and (pa.types.is_string(t) or pa.types.is_large_string(t)):
             t = pa.json_(t)
         if pf._extensions and logical == "UUID" and t == pa.binary(16):
             t = pa.uuid()
+        if not pf._extensions and logical == "UUID" and t == pa.uuid() and not _stored_uuid(kv, f.name):
+            # As pyarrow: without extensions, only a stored Arrow schema makes a UUID arrow.uuid.
+            t = pa.binary(16)
         fields.append(f.with_type(t))
     for name in pf._read_dictionary:
         # As pyarrow: only BYTE_ARRAY leaves (strings, binary) are read as dictionaries.

@@ -77,6 +77,7 @@ class ParquetWriter:
             encryption_properties=encryption_properties, bloom_filter_options=bloom_filter_options,
             use_content_defined_chunking=use_content_defined_chunking,
             write_time_adjusted_to_utc=write_time_adjusted_to_utc, threads=_threads(threads))
+        self._options["int96_timestamps"] = self._transform.int96  # flavor='spark' implies it
         self.flavor = flavor
         self.schema = schema
         self.where = where
@@ -156,7 +157,9 @@ class ParquetWriter:
         writer = self._writer()
         try:
             if table.num_rows == 0:
+                # As pyarrow: an empty table is a row group of no rows.
                 writer.write(table)
+                writer.write_empty_row_group()
             for start in range(0, table.num_rows, size):
                 writer.write(table.slice(start, size))
                 writer.flush()
@@ -267,6 +270,8 @@ def _write_stream(data, where, row_group_size, args):
         transform = TableTransform(reader.schema, **transform_args)
         data = pa.RecordBatchReader.from_batches(transform.schema, (transform.table(b) for b in reader))
     options = native_options(threads=_threads(threads), row_group_size=row_group_size, **args)
+    if args["use_deprecated_int96_timestamps"] is None:  # as pyarrow: Spark's flavor implies it
+        options["int96_timestamps"] = transform_args["flavor"] == "spark"
     dest = _io.Destination(where, filesystem, storage_options)
     try:
         _native.write_table(data, dest.path, options)

@@ -63,13 +63,17 @@ def native_options(*, compression="snappy", compression_level=None, use_dictiona
         if not isinstance(bloom_filter_options, dict):
             raise ArgumentTypeError("'bloom_filter_options' must be a dictionary")
         raise UnsupportedError("bloom_filter_options: writing bloom filters is not supported yet")
-    if use_content_defined_chunking not in (False, None):
-        raise UnsupportedError("use_content_defined_chunking is not supported yet")
+    cdc = _content_defined_chunking(use_content_defined_chunking)
     if not isinstance(store_decimal_as_integer, bool):
         raise ArgumentTypeError("'store_decimal_as_integer' must be a boolean")
-    if write_time_adjusted_to_utc:
-        raise UnsupportedError("write_time_adjusted_to_utc is not supported yet")
     o = {"threads": threads, "row_group_size": row_group_size}
+    if cdc is not None:
+        o["content_defined_chunking"] = cdc
+    o["time_adjusted_to_utc"] = bool(write_time_adjusted_to_utc)
+    o["compliant_nested_types"] = bool(use_compliant_nested_type)
+    o["int96_timestamps"] = bool(use_deprecated_int96_timestamps)
+    # pyarrow writes format version 1 in the footer for version="1.0", 2 for the others.
+    o["format_version"] = 1 if version == "1.0" else 2
 
     column_compression = {}
     if isinstance(compression, dict):
@@ -153,6 +157,24 @@ def native_options(*, compression="snappy", compression_level=None, use_dictiona
     return o
 
 
+def _content_defined_chunking(value):
+    """pyarrow's ``use_content_defined_chunking`` as (min, max, norm level), or None."""
+    if value is None or value is False:
+        return None
+    if value is True:
+        return (256 * 1024, 1024 * 1024, 0)
+    if not isinstance(value, dict):
+        raise ArgumentTypeError("'use_content_defined_chunking' should be either boolean or a dictionary")
+    keys = set(value)
+    unknown = keys - {"min_chunk_size", "max_chunk_size", "norm_level"}
+    missing = {"min_chunk_size", "max_chunk_size"} - keys
+    if unknown:
+        raise InvalidArgumentError(f"Unknown options in 'use_content_defined_chunking': {unknown}")
+    if missing:
+        raise InvalidArgumentError(f"Missing options in 'use_content_defined_chunking': {missing}")
+    return (int(value["min_chunk_size"]), int(value["max_chunk_size"]), int(value.get("norm_level", 0)))
+
+
 # The levels each codec takes (as Arrow C++ checks them); codecs without levels take none.
 _LEVELS = {"gzip": (-1, 9), "brotli": (0, 11), "zstd": (-(1 << 17), 22), "lz4": (-(1 << 30), 12),
            "lz4_raw": (-(1 << 30), 12), "lz4_hadoop": (-(1 << 30), 12)}
@@ -189,7 +211,9 @@ def _sanitized_name(name):
 class TableTransform:
     """What pyarrow does to a table before writing it, decided once from the schema and the
     options: timestamp units (``coerce_timestamps``; nanoseconds to microseconds before
-    format 2.6), ``version="1.0"`` integer types, Spark-safe names (``flavor="spark"``)."""
+    format 2.6; neither with INT96 timestamps, which the core writer stores from any unit),
+    ``version="1.0"`` integer types, Spark-safe names (``flavor="spark"``). List element names
+    (``use_compliant_nested_type``) are the core writer's option, not a change of the table."""
 
     def __init__(self, schema: pa.Schema, *, version="2.6", coerce_timestamps=None,
                  allow_truncated_timestamps=False, flavor=None, use_deprecated_int96_timestamps=None,
@@ -201,12 +225,7 @@ class TableTransform:
         if use_deprecated_int96_timestamps is None:
             use_deprecated_int96_timestamps = flavor == "spark"
         self.safe = not allow_truncated_timestamps
-        has = lambda pred: any(_any_type(f.type, pred) for f in schema)  # noqa: E731
-        if use_deprecated_int96_timestamps and has(pa.types.is_timestamp):
-            raise UnsupportedError("use_deprecated_int96_timestamps (or flavor='spark'): "
-                                   "writing INT96 timestamps is not supported yet")
-        if not use_compliant_nested_type and has(lambda t: pa.types.is_list(t) or pa.types.is_large_list(t)):
-            raise UnsupportedError("use_compliant_nested_type=False: non-compliant list names are not supported yet")
+        self.int96 = bool(use_deprecated_int96_timestamps)
         # store_decimal_as_integer: parquetry always stores decimals of precision <= 18 as
         # INT32/INT64 (pyarrow's True); False, pyarrow's default, would store them as
         # FIXED_LEN_BYTE_ARRAY. The values read back are the same (docs/python.md).
@@ -218,6 +237,10 @@ class TableTransform:
 
     def _type(self, t):
         if pa.types.is_timestamp(t):
+            if self.int96:
+                # As pyarrow: INT96 stores nanoseconds from any unit; coerce_timestamps and
+                # the version's unit limits do not apply.
+                return t
             if self.unit and t.unit != self.unit:
                 return pa.timestamp(self.unit, t.tz)
             if self.ns_to_us and t.unit == "ns":

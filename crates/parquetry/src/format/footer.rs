@@ -43,13 +43,18 @@ pub fn decode_file_metadata(footer: &[u8]) -> Result<FileMetaData> {
     Ok(meta)
 }
 
+/// The error of a file shorter than the 12 bytes of two magics and a footer length (worded
+/// as Arrow C++ words it, "size is N bytes", which pyarrow users match on).
+fn too_small(len: u64) -> Error {
+    Error::corrupt(format!(
+        "not a Parquet file: its size is {len} bytes, smaller than the smallest Parquet file (12 bytes)"
+    ))
+}
+
 /// Decodes the footer of a whole file held in memory.
 pub fn read_metadata_from_bytes(file: &[u8]) -> Result<FileMetaData> {
     if file.len() < 12 {
-        return Err(Error::corrupt(format!(
-            "not a Parquet file: {} bytes is too short (the smallest has 12)",
-            file.len()
-        )));
+        return Err(too_small(file.len() as u64));
     }
     let tail: &[u8; 8] = file[file.len() - 8..].try_into().map_err(|_| Error::corrupt("tail"))?;
     let len = footer_length(tail, file.len() as u64)?;
@@ -70,7 +75,7 @@ pub fn read_metadata_from_bytes(file: &[u8]) -> Result<FileMetaData> {
 pub fn read_metadata<R: Read + Seek>(reader: &mut R) -> Result<(FileMetaData, u64)> {
     let file_len = reader.seek(SeekFrom::End(0)).map_err(|e| Error::io("finding the file size", e))?;
     if file_len < 12 {
-        return Err(Error::corrupt(format!("not a Parquet file: {file_len} bytes is too short (the smallest has 12)")));
+        return Err(too_small(file_len));
     }
     let tail_len = file_len.min(DEFAULT_TAIL_READ);
     let mut tail = read_range(reader, file_len - tail_len, tail_len as usize)?;

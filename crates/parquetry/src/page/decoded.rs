@@ -143,7 +143,7 @@ impl PageDecompressor {
             let actual = crc32fast::hash(page.body.as_slice());
             if actual != crc as u32 {
                 return Err(Error::corrupt(format!(
-                    "page CRC mismatch: the header says {:#010x}, the page bytes give {actual:#010x}",
+                    "page CRC checksum verification failed: the header says {:#010x}, the page bytes give {actual:#010x}",
                     crc as u32
                 )));
             }

@@ -39,10 +39,14 @@ pub struct ColumnPlan {
     pub levels: Option<i16>,
 }
 
-/// The type a BYTE_ARRAY leaf reads as under the options' override.
+/// The type a leaf reads as under the options' overrides (BYTE_ARRAY types, INT96 unit).
 pub(crate) fn leaf_type(column: &ColumnDescriptor, data_type: &DataType, options: &ReadOptions) -> DataType {
     match (options.byte_array_type, column.physical_type) {
         (Some(t), PhysicalType::BYTE_ARRAY) => override_byte_array(data_type, t),
+        (_, PhysicalType::INT96) => match (options.int96_unit, data_type) {
+            (Some(unit), DataType::Timestamp(_, tz)) => DataType::Timestamp(unit, tz.clone()),
+            _ => data_type.clone(),
+        },
         _ => data_type.clone(),
     }
 }

@@ -58,6 +58,10 @@ pub struct ReadOptions {
     pub row_groups: Option<Vec<usize>>,
     /// Overrides the Arrow type of every BYTE_ARRAY column.
     pub byte_array_type: Option<ByteArrayType>,
+    /// The unit INT96 timestamps read as (`None`: nanoseconds). A coarser unit reads dates
+    /// outside 1677-2262 that nanoseconds in an `i64` cannot hold (pyarrow's
+    /// `coerce_int96_timestamp_unit`).
+    pub int96_unit: Option<arrow_schema::TimeUnit>,
     /// Check each page's CRC (when the writer stored one) and fail on a mismatch.
     pub verify_crc: bool,
     /// The rows to read, as ranges of row numbers counted from the file's first row, in
@@ -78,6 +82,7 @@ impl Default for ReadOptions {
             columns: None,
             row_groups: None,
             byte_array_type: None,
+            int96_unit: None,
             verify_crc: false,
             row_selection: None,
             threads: 1,
@@ -108,6 +113,13 @@ impl ReadOptions {
     /// Reads every BYTE_ARRAY column as this Arrow type.
     pub fn with_byte_array_type(mut self, t: ByteArrayType) -> Self {
         self.byte_array_type = Some(t);
+        self
+    }
+
+    /// Reads INT96 timestamps in `unit` (converted from days and nanoseconds straight to
+    /// it, so no date overflows on the way through nanoseconds).
+    pub fn with_int96_unit(mut self, unit: arrow_schema::TimeUnit) -> Self {
+        self.int96_unit = Some(unit);
         self
     }
 

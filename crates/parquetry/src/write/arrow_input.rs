@@ -140,6 +140,27 @@ pub(crate) fn put_valid_range(
         D::Int64 | D::Time64(_) | D::Timestamp(..) | D::Duration(_) => {
             let v = &i64_values(array)[start..end];
             match leaf.conversion {
+                Conversion::Int96 => {
+                    let D::Timestamp(unit, _) = array.data_type() else {
+                        return Err(Error::unsupported(format!(
+                            "column '{}': only timestamps are written as INT96, not {}",
+                            leaf.path,
+                            array.data_type()
+                        )));
+                    };
+                    scratch.bytes.clear();
+                    for &x in v {
+                        let value = int96(x, *unit).ok_or_else(|| {
+                            Error::invalid_argument(format!(
+                                "column '{}': the timestamp {x} ({unit:?}) is outside the Julian days INT96 \
+                                 can hold",
+                                leaf.path
+                            ))
+                        })?;
+                        scratch.bytes.extend_from_slice(&value);
+                    }
+                    enc.put_fixed(&scratch.bytes);
+                }
                 Conversion::Scale(k) => {
                     scratch.i64s.clear();
                     for &x in v {
@@ -238,6 +259,29 @@ pub(crate) fn put_valid_range(
         other => return Err(Error::unsupported(format!("column '{}': cannot write Arrow {other} values", leaf.path))),
     }
     Ok(0)
+}
+
+/// The Julian day of the Unix epoch (1970-01-01).
+const JULIAN_DAY_OF_EPOCH: i64 = 2_440_588;
+
+/// A timestamp of `unit`s since the epoch as INT96: the nanoseconds into its day (8 bytes,
+/// little-endian), then its Julian day (4 bytes), as Impala and pyarrow write it. The day is
+/// split off in the timestamp's own unit, so seconds far from 1970 (the year 1000 or 3000)
+/// do not overflow on the way through nanoseconds. `None` past the Julian days an `i32` holds.
+pub(crate) fn int96(value: i64, unit: TimeUnit) -> Option<[u8; 12]> {
+    let per_second: i64 = match unit {
+        TimeUnit::Second => 1,
+        TimeUnit::Millisecond => 1_000,
+        TimeUnit::Microsecond => 1_000_000,
+        TimeUnit::Nanosecond => 1_000_000_000,
+    };
+    let per_day = per_second * 86_400;
+    let day = i32::try_from(value.div_euclid(per_day) + JULIAN_DAY_OF_EPOCH).ok()?;
+    let nanos = value.rem_euclid(per_day) * (1_000_000_000 / per_second);
+    let mut out = [0u8; 12];
+    out[..8].copy_from_slice(&nanos.to_le_bytes());
+    out[8..].copy_from_slice(&day.to_le_bytes());
+    Some(out)
 }
 
 /// The values of an array whose Parquet form is INT32 as it is (Int32, Date32, Time32,

@@ -86,6 +86,10 @@ pub(crate) struct ColumnChunkWriter {
     page_serial: u32,
     /// An input dictionary already interned: the array and each of its values' index.
     dictionary_map: Option<(ArrayRef, DictionaryMap)>,
+    /// The dictionary page's size after the chunk's first input dictionary (0 without one).
+    dictionary_floor: usize,
+    /// Content-defined page cuts, when asked (flat columns).
+    chunker: Option<super::cdc::Chunker>,
     scratch: Scratch,
     levels: Vec<u8>,
     rep_levels: Vec<u8>,
@@ -105,6 +109,10 @@ impl ColumnChunkWriter {
         let dictionary = column.dictionary && leaf.physical_type != PhysicalType::BOOLEAN;
         let encoder = ValueEncoder::new(leaf.physical_type, leaf.type_length, dictionary, fallback)
             .map_err(|e| e.context(format!("column '{}'", leaf.path)))?;
+        if options.content_defined_chunking.is_some() && !leaf.nesting.is_empty() {
+            let what = format!("column '{}': content-defined chunking of nested columns", leaf.path);
+            return Err(Error::unsupported(what));
+        }
         Ok(ColumnChunkWriter {
             pages: PageWriter::new(column.codec, column.level, options.data_page_version, options.crc),
             page_size: options.data_page_size,
@@ -136,6 +144,8 @@ impl ColumnChunkWriter {
             page_fresh: Vec::new(),
             page_serial: 0,
             dictionary_map: None,
+            dictionary_floor: 0,
+            chunker: options.content_defined_chunking.as_ref().map(super::cdc::Chunker::new),
             scratch: Scratch::default(),
             levels: Vec::new(),
             rep_levels: Vec::new(),
@@ -220,14 +230,21 @@ impl ColumnChunkWriter {
             )));
         }
         let dictionary_input = matches!(array.data_type(), DataType::Dictionary(..));
+        let nullable = self.leaf.max_def_level > 0;
+        let cuts = self.chunker.as_mut().map(|c| c.cuts(array, nulls.as_ref(), nullable)).transpose()?;
+        let mut cuts = cuts.unwrap_or_default().into_iter().peekable();
         let mut row = 0;
         while row < array.len() {
             let rows_left = (self.page_row_limit - self.page_rows.min(self.page_row_limit)).max(1);
             let bytes_left = self.page_size.saturating_sub(self.encoder.estimated_len());
-            let n = self.rows_fit(array, row, rows_left.min(array.len() - row), bytes_left).max(1);
+            let max_rows = rows_left.min(cuts.peek().unwrap_or(&array.len()) - row);
+            let n = self.rows_fit(array, row, max_rows, bytes_left).max(1);
             self.write_rows(array, nulls.as_ref(), dictionary_input, row, row + n)?;
             row += n;
             self.end_step(compressor, 0)?;
+            if cuts.next_if_eq(&row).is_some() {
+                self.close_page(compressor)?;
+            }
         }
         Ok(())
     }
@@ -283,13 +300,16 @@ impl ColumnChunkWriter {
     /// keeps the dictionary's indexes within `u32` (a value takes at least one byte of it, a
     /// step adds at most 1,024 values, and an input dictionary of more values than that bound
     /// is gathered, not interned).
+    /// An input Arrow dictionary is kept whole however large, as Arrow C++ writes one, so that
+    /// readers that keep dictionaries give it back; the limit applies to what others add.
     pub(super) fn end_step(&mut self, compressor: &mut Compressor, levels_len: usize) -> Result<()> {
-        let limit = self.options.dictionary_page_size_limit.min(MAX_DICTIONARY_PAGE);
+        let limit = self.options.dictionary_page_size_limit.max(self.dictionary_floor).min(MAX_DICTIONARY_PAGE);
         if self.encoder.is_dictionary() && self.encoder.dictionary_page_len() > limit {
             self.close_page(compressor)?;
             self.write_dictionary_page(compressor)?;
             self.encoder.fall_back();
             self.dictionary_map = None;
+            self.dictionary_floor = 0;
         } else if self.page_rows >= self.page_row_limit || self.encoder.estimated_len() + levels_len >= self.page_size {
             self.close_page(compressor)?;
         }
@@ -348,7 +368,11 @@ impl ColumnChunkWriter {
                 check_value_lengths(&self.leaf, values.as_ref(), 0, values.len())?;
                 if let Ok(bytes) = byte_values(values.as_ref()) {
                     let lengths = bytes.iter().map(|v| v.len() as u32).collect();
+                    let first = self.encoder.dictionary_page_len() == 0;
                     let indexes = self.encoder.intern_all(&bytes).unwrap_or_default();
+                    if first {
+                        self.dictionary_floor = self.encoder.dictionary_page_len();
+                    }
                     self.dictionary_map = Some((values.clone(), DictionaryMap { indexes, lengths }));
                 }
             }
@@ -411,6 +435,11 @@ impl ColumnChunkWriter {
         if self.page_rows == 0 {
             return Ok(());
         }
+        self.write_page(compressor)
+    }
+
+    /// Writes the open page, which may be empty (the one page of an empty chunk).
+    fn write_page(&mut self, compressor: &mut Compressor) -> Result<()> {
         if self.bounds_from_dictionary() {
             self.fold_dictionary_page();
         }
@@ -493,11 +522,18 @@ impl ColumnChunkWriter {
     /// Ends the chunk of the open row group: its pages and metadata, ready to be placed in
     /// the file. The writer is ready for the next row group's chunk.
     pub fn finish_chunk(&mut self, rows: u64, compressor: &mut Compressor) -> Result<ChunkResult> {
-        self.close_page(compressor)?;
+        if rows == 0 && self.pages.data_pages() == 0 {
+            // A chunk of no rows still gets a data page (of none), so its data page offset
+            // points at a page of its own.
+            self.write_page(compressor)?;
+        } else {
+            self.close_page(compressor)?;
+        }
         if self.encoder.is_dictionary() {
             self.write_dictionary_page(compressor)?;
         }
-        let stats_on = self.statistics_on();
+        // No statistics for a chunk of no rows, as pyarrow: there is nothing to bound.
+        let stats_on = self.statistics_on() && rows > 0;
         let order = self.leaf.order;
         let statistics = stats_on
             .then(|| statistics(&self.chunk_bounds, self.chunk_nulls, order, self.leaf.is_string, self.truncate));
@@ -528,6 +564,10 @@ impl ColumnChunkWriter {
         };
         self.encoder.reset_chunk(self.options.dictionary);
         self.dictionary_map = None;
+        self.dictionary_floor = 0;
+        if let Some(c) = self.chunker.as_mut() {
+            c.reset();
+        }
         self.dictionary_stamps.clear();
         self.chunk_bounds.clear();
         self.chunk_nulls = 0;

@@ -29,6 +29,7 @@ impl Dictionary {
         Some(match physical {
             PhysicalType::BYTE_ARRAY => Dictionary::Bytes(ByteArrayDictionary::new()),
             PhysicalType::FIXED_LEN_BYTE_ARRAY => Dictionary::Bytes(ByteArrayDictionary::new_fixed(type_length)),
+            PhysicalType::INT96 => Dictionary::Bytes(ByteArrayDictionary::new_fixed(12)),
             PhysicalType::INT32 | PhysicalType::FLOAT => Dictionary::Fixed(FixedDictionary::new(4)),
             PhysicalType::INT64 | PhysicalType::DOUBLE => Dictionary::Fixed(FixedDictionary::new(8)),
             _ => return None,
@@ -104,12 +105,26 @@ pub(crate) fn encoding_fits(encoding: Encoding, physical: PhysicalType) -> bool 
     }
 }
 
+/// The types an encoding takes, as Arrow C++ says it (pyarrow users match on "BYTE_STREAM_SPLIT
+/// only supports").
+fn encoding_types(encoding: Encoding) -> String {
+    let types = match encoding {
+        Encoding::RLE => "BOOLEAN",
+        Encoding::DELTA_BINARY_PACKED => return "DELTA_BINARY_PACKED encoder only supports INT32 and INT64".into(),
+        Encoding::DELTA_LENGTH_BYTE_ARRAY => "BYTE_ARRAY",
+        Encoding::DELTA_BYTE_ARRAY => "BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY",
+        Encoding::BYTE_STREAM_SPLIT => "FLOAT, DOUBLE, INT32, INT64 and FIXED_LEN_BYTE_ARRAY",
+        _ => return format!("encoding {encoding} cannot be written as data page values"),
+    };
+    format!("{encoding} only supports {types}")
+}
+
 impl ValueEncoder {
     /// An encoder for `physical` values: dictionary first if `dictionary`, else (and after
     /// fallback) `encoding`, which must fit the type (checked by [`encoding_fits`]).
     pub fn new(physical: PhysicalType, type_length: usize, dictionary: bool, encoding: Encoding) -> Result<Self> {
         if !encoding_fits(encoding, physical) {
-            return Err(Error::invalid_argument(format!("encoding {encoding} cannot encode {physical} values")));
+            return Err(Error::invalid_argument(format!("{}, not {physical}", encoding_types(encoding))));
         }
         let dictionary = if dictionary { Dictionary::new(physical, type_length) } else { None };
         let mut e = ValueEncoder {
@@ -319,7 +334,8 @@ impl ValueEncoder {
         }
     }
 
-    /// Appends FIXED_LEN_BYTE_ARRAY values (`type_length` bytes each, back to back).
+    /// Appends FIXED_LEN_BYTE_ARRAY values (`type_length` bytes each, back to back), or INT96
+    /// ones (12 bytes each).
     pub fn put_fixed(&mut self, bytes: &[u8]) {
         let w = self.type_length.max(1);
         if let Some((d, out)) = self.dict_bytes() {

@@ -66,7 +66,7 @@ impl<W: Write> ParquetWriter<W> {
     /// file's leading magic.
     pub fn try_new(sink: W, schema: SchemaRef, options: WriteOptions) -> Result<Self> {
         options.validate()?;
-        let (elements, leaves) = parquet_schema(&schema)?;
+        let (elements, leaves) = parquet_schema(&schema, &options)?;
         for path in options.per_column.keys() {
             if !leaves.iter().any(|l| &l.path == path) {
                 return Err(Error::invalid_argument(format!(
@@ -219,6 +219,14 @@ impl<W: Write> ParquetWriter<W> {
         self.guard(|w| w.flush_row_group())
     }
 
+    /// Ends the open row group like [`flush`](Self::flush), but when it has no rows writes
+    /// a row group of none (each column chunk one empty data page, no statistics) where
+    /// `flush` writes nothing: pyarrow's `ParquetWriter` writes one for every empty table it
+    /// is given, and readers count it (`num_row_groups`).
+    pub fn write_empty_row_group(&mut self) -> Result<()> {
+        self.guard(|w| if w.open_rows == 0 && w.held.is_empty() { w.write_row_group() } else { w.flush_row_group() })
+    }
+
     /// Adds a key/value entry to the footer, replacing an entry of the same key (pyarrow's
     /// `ParquetWriter.add_key_value_metadata`, which may come after rows are written).
     pub fn add_key_value(&mut self, key: impl Into<String>, value: impl Into<String>) {
@@ -298,7 +306,7 @@ impl<W: Write> ParquetWriter<W> {
             });
         }
         FileMetaData {
-            version: 2,
+            version: self.options.format_version,
             schema: self.elements.clone(),
             num_rows: 0,
             row_groups: Vec::new(),

@@ -10,6 +10,7 @@
 //! levels (`shred`) before its values take the same path.
 
 mod arrow_input;
+mod cdc;
 mod column;
 mod encoder;
 mod file;
@@ -19,6 +20,7 @@ pub(crate) mod shred;
 pub(crate) mod statistics;
 
 pub use crate::io::{FileSink, TempFile, WriteBehind};
+pub use cdc::ContentDefinedChunking;
 pub use file::ParquetWriter;
 pub use options::{
     writable_encoding, ColumnOptions, DataPageVersion, StatisticsLevel, WriteOptions, DEFAULT_DATA_PAGE_ROW_LIMIT,

@@ -65,6 +65,11 @@ pub struct WriteOptions {
     pub(crate) max_buffered_bytes: Option<usize>,
     pub(crate) threads: usize,
     pub(crate) created_by: String,
+    pub(crate) int96_timestamps: bool,
+    pub(crate) compliant_nested_types: bool,
+    pub(crate) time_adjusted_to_utc: bool,
+    pub(crate) format_version: i32,
+    pub(crate) content_defined_chunking: Option<super::cdc::ContentDefinedChunking>,
 }
 
 /// The encodings a column can be given to write (`with_encoding`, `with_column_encoding`), in
@@ -126,6 +131,11 @@ impl Default for WriteOptions {
             max_buffered_bytes: None,
             threads: 1,
             created_by: format!("parquetry version {}", env!("CARGO_PKG_VERSION")),
+            int96_timestamps: false,
+            compliant_nested_types: true,
+            time_adjusted_to_utc: false,
+            format_version: 2,
+            content_defined_chunking: None,
         }
     }
 }
@@ -325,6 +335,48 @@ impl WriteOptions {
         self
     }
 
+    /// Writes every timestamp column (at any depth) as the deprecated INT96 (nanoseconds of
+    /// the day, then the Julian day, as Impala, Spark and pyarrow's
+    /// `use_deprecated_int96_timestamps` write them), without a logical type or statistics
+    /// (INT96 has no defined order). For readers that know no other timestamp: old Spark,
+    /// Hive and Impala. Off by default: INT64 timestamps keep their unit and time zone.
+    pub fn with_int96_timestamps(mut self, on: bool) -> Self {
+        self.int96_timestamps = on;
+        self
+    }
+
+    /// Names a list's element `element`, as the spec's LIST has it (on by default); off, the
+    /// element keeps its Arrow field's name (`item` for most), as pyarrow's
+    /// `use_compliant_nested_type=False` and older Arrow writers do.
+    pub fn with_compliant_nested_types(mut self, on: bool) -> Self {
+        self.compliant_nested_types = on;
+        self
+    }
+
+    /// Marks TIME columns as adjusted to UTC (`isAdjustedToUTC=true`), as pyarrow's
+    /// `write_time_adjusted_to_utc=True` does. Arrow times carry no zone, so by default
+    /// they are written as local times (false); the values are the same either way.
+    pub fn with_time_adjusted_to_utc(mut self, on: bool) -> Self {
+        self.time_adjusted_to_utc = on;
+        self
+    }
+
+    /// The `version` in the footer: 2 by default, 1 for readers that refuse files of the
+    /// newer format (pyarrow's `version='1.0'` writes 1). The version is a label: the pages
+    /// and types written are the options' either way.
+    pub fn with_format_version(mut self, version: i32) -> Self {
+        self.format_version = version;
+        self
+    }
+
+    /// Ends data pages where the values say (content-defined chunking, see
+    /// [`ContentDefinedChunking`](super::ContentDefinedChunking)) as well as at the page size,
+    /// so that an edit to a table changes few pages of its file (flat columns only).
+    pub fn with_content_defined_chunking(mut self, chunking: Option<super::cdc::ContentDefinedChunking>) -> Self {
+        self.content_defined_chunking = chunking;
+        self
+    }
+
     /// Checks the options that do not depend on the schema.
     pub(crate) fn validate(&self) -> Result<()> {
         let bad = |what: &str| Err(Error::invalid_argument(what.to_owned()));
@@ -339,6 +391,15 @@ impl WriteOptions {
         }
         if self.row_group_bytes == 0 {
             return bad("write options: the row group byte limit must be at least 1 byte");
+        }
+        if let Some(c) = &self.content_defined_chunking {
+            c.validate()?;
+        }
+        if !matches!(self.format_version, 1 | 2) {
+            return Err(Error::invalid_argument(format!(
+                "write options: the format version must be 1 or 2, not {}",
+                self.format_version
+            )));
         }
         if self.statistics_truncate_length == Some(0) {
             return bad("write options: statistics cannot be truncated to 0 bytes");

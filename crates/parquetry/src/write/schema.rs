@@ -10,6 +10,7 @@
 use crate::schema::SortOrder;
 use arrow_schema::{DataType, Field, Schema, TimeUnit as ArrowTimeUnit};
 
+use super::options::WriteOptions;
 use crate::error::{Error, Result};
 use crate::format::{ConvertedType, LogicalType, PhysicalType, Repetition, SchemaElement, TimeUnit};
 
@@ -24,6 +25,8 @@ pub(crate) enum Conversion {
     Scale(i64),
     /// Divided by a constant (Date64 milliseconds → days).
     Divide(i64),
+    /// A timestamp → INT96: nanoseconds of the day, then the Julian day.
+    Int96,
     /// Decimal → INT32/INT64 (precision ≤ 18) or big-endian FIXED_LEN_BYTE_ARRAY.
     Decimal,
     /// All-null column.
@@ -53,7 +56,7 @@ pub(crate) struct LeafColumn {
     pub field: usize,
     /// The physical type of the leaf.
     pub physical_type: PhysicalType,
-    /// The byte width of FIXED_LEN_BYTE_ARRAY values (0 otherwise).
+    /// The byte width of FIXED_LEN_BYTE_ARRAY values (12 for INT96, 0 otherwise).
     pub type_length: usize,
     /// How Arrow values become physical ones.
     pub conversion: Conversion,
@@ -67,9 +70,13 @@ pub(crate) struct LeafColumn {
     pub is_string: bool,
 }
 
-/// The Parquet schema elements (root first) and leaves of an Arrow schema.
-pub(crate) fn parquet_schema(schema: &Schema) -> Result<(Vec<SchemaElement>, Vec<LeafColumn>)> {
+/// The Parquet schema elements (root first) and leaves of an Arrow schema, as the options
+/// that change types and names (INT96 timestamps, list element names, TIME's UTC flag) ask.
+pub(crate) fn parquet_schema(schema: &Schema, options: &WriteOptions) -> Result<(Vec<SchemaElement>, Vec<LeafColumn>)> {
     let mut out = Out {
+        int96: options.int96_timestamps,
+        compliant: options.compliant_nested_types,
+        time_utc: options.time_adjusted_to_utc,
         elements: vec![SchemaElement {
             name: "schema".to_owned(),
             num_children: Some(schema.fields().len() as i32),
@@ -85,6 +92,9 @@ pub(crate) fn parquet_schema(schema: &Schema) -> Result<(Vec<SchemaElement>, Vec
 }
 
 struct Out {
+    int96: bool,
+    compliant: bool,
+    time_utc: bool,
     elements: Vec<SchemaElement>,
     leaves: Vec<LeafColumn>,
 }
@@ -160,7 +170,9 @@ fn add_field(field: &Field, name: &str, nullable: bool, place: &Place, out: &mut
                 ..Default::default()
             });
             let p = place.down(&[name, "list"], Nesting::List { nullable }, d + 1, 1)?;
-            add_field(element, "element", element.is_nullable(), &p, out)?;
+            // pyarrow's use_compliant_nested_type=False keeps the Arrow name (`item`).
+            let element_name = if out.compliant { "element" } else { element.name().as_str() };
+            add_field(element, element_name, element.is_nullable(), &p, out)?;
         }
         DataType::Map(entries, _) => {
             let DataType::Struct(kv) = entries.data_type() else {
@@ -195,7 +207,7 @@ fn add_field(field: &Field, name: &str, nullable: bool, place: &Place, out: &mut
             add_field(&kv[1], "value", kv[1].is_nullable(), &value, out)?;
         }
         _ => {
-            let (element, leaf) = leaf(field, name, nullable, place)?;
+            let (element, leaf) = leaf(field, name, nullable, place, out)?;
             out.elements.push(element);
             out.leaves.push(leaf);
         }
@@ -216,7 +228,7 @@ fn field_id(field: &Field) -> Option<i32> {
     field.metadata().get("PARQUET:field_id").and_then(|v| v.parse().ok())
 }
 
-fn leaf(field: &Field, name: &str, nullable: bool, place: &Place) -> Result<(SchemaElement, LeafColumn)> {
+fn leaf(field: &Field, name: &str, nullable: bool, place: &Place, out: &Out) -> Result<(SchemaElement, LeafColumn)> {
     let path = dotted(&place.path, name);
     let value_type = match field.data_type() {
         DataType::Dictionary(_, v) => v.as_ref(),
@@ -289,15 +301,18 @@ fn leaf(field: &Field, name: &str, nullable: bool, place: &Place) -> Result<(Sch
             // Parquet has no seconds: stored as milliseconds, as pyarrow does. Arrow times
             // are local (pyarrow writes isAdjustedToUTC=false and no legacy annotation, which
             // would imply UTC).
-            e.logical_type = Some(LogicalType::Time { is_adjusted_to_utc: false, unit: TimeUnit::Millis });
+            let utc = out.time_utc;
+            e.logical_type = Some(LogicalType::Time { is_adjusted_to_utc: utc, unit: TimeUnit::Millis });
             let c = if *unit == ArrowTimeUnit::Second { C::Scale(1000) } else { C::Same };
             (P::INT32, c, 0)
         }
         D::Time64(unit) => {
             let unit = parquet_unit(*unit);
-            e.logical_type = Some(LogicalType::Time { is_adjusted_to_utc: false, unit });
+            e.logical_type = Some(LogicalType::Time { is_adjusted_to_utc: out.time_utc, unit });
             (P::INT64, C::Same, 0)
         }
+        // INT96 has no logical type: readers know it as a timestamp by its physical type.
+        D::Timestamp(..) if out.int96 => (P::INT96, C::Int96, 12),
         D::Timestamp(unit, tz) => {
             let (stored, c) = match unit {
                 ArrowTimeUnit::Second => (TimeUnit::Millis, C::Scale(1000)),
@@ -335,10 +350,20 @@ fn leaf(field: &Field, name: &str, nullable: bool, place: &Place) -> Result<(Sch
                 (P::FIXED_LEN_BYTE_ARRAY, C::Decimal, width)
             }
         }
+        D::Utf8 | D::LargeUtf8 | D::Utf8View if extension(field) == Some("arrow.json") => {
+            // Arrow's canonical JSON extension is Parquet's JSON, as pyarrow writes it.
+            e.logical_type = Some(LogicalType::Json);
+            e.converted_type = Some(ConvertedType::JSON);
+            (P::BYTE_ARRAY, C::Same, 0)
+        }
         D::Utf8 | D::LargeUtf8 | D::Utf8View => {
             e.logical_type = Some(LogicalType::String);
             e.converted_type = Some(ConvertedType::UTF8);
             (P::BYTE_ARRAY, C::Same, 0)
+        }
+        D::FixedSizeBinary(16) if extension(field) == Some("arrow.uuid") => {
+            e.logical_type = Some(LogicalType::Uuid);
+            (P::FIXED_LEN_BYTE_ARRAY, C::Same, 16)
         }
         D::Binary | D::LargeBinary | D::BinaryView => (P::BYTE_ARRAY, C::Same, 0),
         D::FixedSizeBinary(n) if *n > 0 => (P::FIXED_LEN_BYTE_ARRAY, C::Same, *n as usize),
@@ -361,9 +386,14 @@ fn leaf(field: &Field, name: &str, nullable: bool, place: &Place) -> Result<(Sch
         order,
         max_def_level: place.def + i16::from(nullable),
         max_rep_level: place.rep,
-        is_string: e.logical_type == Some(LogicalType::String),
+        is_string: matches!(e.logical_type, Some(LogicalType::String | LogicalType::Json)),
     };
     Ok((e, leaf))
+}
+
+/// The Arrow extension type a field is marked with (its `ARROW:extension:name`).
+fn extension(field: &Field) -> Option<&str> {
+    field.metadata().get("ARROW:extension:name").map(String::as_str)
 }
 
 fn parquet_unit(unit: ArrowTimeUnit) -> TimeUnit {

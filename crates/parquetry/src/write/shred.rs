@@ -492,7 +492,7 @@ mod tests {
     /// Shreds `column` for each of its leaves.
     fn levels(column: ArrayRef, nullable: bool) -> Vec<Leaf> {
         let schema = Schema::new(vec![Field::new("c", column.data_type().clone(), nullable)]);
-        let (_, leaves) = parquet_schema(&schema).unwrap();
+        let (_, leaves) = parquet_schema(&schema, &crate::write::WriteOptions::default()).unwrap();
         leaves
             .iter()
             .map(|leaf| {

@@ -213,6 +213,12 @@ impl<W: Write> ParquetWriter<W> {
         if self.open_rows == 0 {
             return Ok(());
         }
+        self.write_row_group()
+    }
+
+    /// Writes the open row group's chunks, even when it has no rows (a row group of none,
+    /// as pyarrow writes for an empty table).
+    pub(super) fn write_row_group(&mut self) -> Result<()> {
         if !self.held.is_empty() {
             // Held input is encoded as a closing slice is: column by column, into the file.
             let empty = self.columns.iter().map(|c| new_empty_array(self.schema.field(c.leaf().field).data_type()));
