@@ -55,7 +55,7 @@ fn options(
     binary_type: Option<&str>,
     batch_size: usize,
 ) -> PyResult<ReadOptions> {
-    let mut o = crate::read::options(None, None, threads, binary_type, batch_size, false)?;
+    let mut o = crate::read::options(None, None, threads, binary_type, batch_size, false, None)?;
     if let Some(columns) = columns {
         o = o.with_columns(columns);
     }
