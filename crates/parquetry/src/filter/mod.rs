@@ -19,7 +19,7 @@
 //! matching rows. [`ScanMetrics`] counts what each level pruned.
 
 mod bind;
-mod bloom;
+pub(crate) mod bloom;
 mod dictionary;
 mod evaluate;
 mod expr;
