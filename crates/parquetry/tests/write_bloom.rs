@@ -170,6 +170,79 @@ fn duckdb_and_pyarrow_read_the_bloom_filters_we_write_and_we_prune_by_them() {
     }
 }
 
+/// Whether each chunk has a bloom filter (row groups, then columns), per pyarrow.
+fn filter_places(answer: &Value) -> Vec<Vec<bool>> {
+    let groups = answer["chunks"].as_array().unwrap();
+    groups.iter().map(|g| g.as_array().unwrap().iter().map(|c| !c["offset"].is_null()).collect()).collect()
+}
+
+#[test]
+fn merge_keeps_copied_filters_and_rebuilds_or_unions_coalesced_ones() {
+    if common::pyarrow_missing() {
+        return;
+    }
+    let dir = TempDir::new("bloom-merge");
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("id", DataType::Utf8, false),
+        Field::new("n64", DataType::Int64, false),
+        Field::new("only_a", DataType::Int64, false),
+    ]));
+    let part = |from: usize| {
+        let rows = from..from + 2000;
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(StringArray::from(rows.clone().map(id).collect::<Vec<_>>())),
+            Arc::new(Int64Array::from(rows.clone().map(|i| i as i64 * 7).collect::<Vec<_>>())),
+            Arc::new(Int64Array::from(rows.map(|i| i as i64).collect::<Vec<_>>())),
+        ];
+        RecordBatch::try_new(schema.clone(), columns).unwrap()
+    };
+    // `id` dictionary-encoded throughout, `n64` without a dictionary (tight filters, so that
+    // two OR-ed still rule out most values), `only_a` with a filter in the first file only.
+    let base = WriteOptions::new()
+        .with_column_bloom_filter_enabled("id", true)
+        .with_column_dictionary("n64", false)
+        .with_column_bloom_filter_fpp("n64", 0.001);
+    let (a, b) = (dir.join("a.parquet"), dir.join("b.parquet"));
+    write_parquet(&a, &schema, &[part(0)], base.clone().with_column_bloom_filter_enabled("only_a", true));
+    write_parquet(&b, &schema, &[part(2000)], base);
+    let probes = || {
+        let ids = (0..4000).step_by(37).flat_map(|i| [json!(id(i)), json!(format!("{}x", id(i)))]);
+        let n64 = (0..4000).step_by(37).flat_map(|i| [json!(i as i64 * 7), json!(i as i64 * 7 + 3)]);
+        json!({ "id": ids.collect::<Vec<_>>(), "n64": n64.collect::<Vec<_>>() })
+    };
+    for (what, rows, want) in [
+        // Row groups at the target are copied whole, each with its filters.
+        ("copied", 2000, vec![vec![true, true, true], vec![true, true, false]]),
+        // One row group of both: `id` rebuilt from the unified dictionary, `n64` the union,
+        // `only_a` none (the second input has no filter there).
+        ("coalesced", 10_000, vec![vec![true, true, false]]),
+    ] {
+        let out = dir.join(&format!("{what}.parquet"));
+        let options = parquetry::merge::MergeOptions { row_group_rows: rows, ..Default::default() };
+        parquetry::merge::merge_files(&[a.clone(), b.clone()], &out, &options).unwrap();
+        let answer = run_python_json("bloom_check.py", &json!({ "path": out, "probes": probes() }));
+        assert_eq!(filter_places(&answer), want, "{what}");
+        for (column, counts) in answer["probes"].as_object().unwrap() {
+            let n = |k: &str| counts[k].as_u64().unwrap();
+            assert_eq!(n("false_negatives"), 0, "{what}, {column}: {counts}");
+            assert!(n("excluded") * 10 >= n("absent") * 8, "{what}, {column}: {counts}");
+        }
+        if what == "copied" {
+            // Byte for byte the inputs' filters.
+            let (input, output) = (std::fs::read(&a).unwrap(), std::fs::read(&out).unwrap());
+            let (mi, mo) = (read_metadata_from_bytes(&input).unwrap(), read_metadata_from_bytes(&output).unwrap());
+            for c in 0..3 {
+                let place = |m: &parquetry::format::FileMetaData| {
+                    let cm = m.row_groups[0].columns[c].meta_data.clone().unwrap();
+                    (cm.bloom_filter_offset.unwrap() as usize, cm.bloom_filter_length.unwrap() as usize)
+                };
+                let ((oi, li), (oo, lo)) = (place(&mi), place(&mo));
+                assert_eq!(input[oi..oi + li], output[oo..oo + lo], "column {c}");
+            }
+        }
+    }
+}
+
 /// `bytes` with every bloom filter's footer entry changed by `edit`.
 fn with_blooms(bytes: &[u8], edit: impl Fn(&mut ColumnChunk, usize)) -> Vec<u8> {
     let mut meta = read_metadata_from_bytes(bytes).unwrap();

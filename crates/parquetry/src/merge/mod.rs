@@ -318,7 +318,9 @@ fn coalesce<W: MergeSink>(
             blooms.add(&source, chunk);
             merger.drain(|bytes| out.put(bytes))?;
         }
+        let rebuilt = blooms.rebuild(merger.unified());
         let (pages, counts) = merger.finish()?;
+        let bloom_filter = blooms.finish(rebuilt, &pages.encoding_stats);
         summary.pages.copied += counts.copied;
         summary.pages.remapped += counts.remapped;
         summary.pages.reencoded += counts.reencoded;
@@ -340,7 +342,7 @@ fn coalesce<W: MergeSink>(
             size_statistics,
             column_index,
             byte_array_bytes,
-            bloom_filter: blooms.finish(),
+            bloom_filter,
         });
         recycled = pages.pages;
     }
@@ -435,7 +437,7 @@ fn copy_column<W: MergeSink>(
         size_statistics,
         column_index,
         byte_array_bytes,
-        bloom_filter: blooms.finish(),
+        bloom_filter: blooms.finish(None, &[]),
     });
     Ok(Some(pages))
 }
