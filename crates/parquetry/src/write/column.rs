@@ -106,7 +106,10 @@ impl ColumnChunkWriter {
             None => Encoding::PLAIN,
         };
         let dictionary = column.dictionary && leaf.physical_type != PhysicalType::BOOLEAN;
-        let bloom = column.bloom_filter.map(|b| BloomFilterWriter::new(&b, options.row_group_rows as u64));
+        // An `ndv` not given is the row group row limit (as Arrow C++), at most the default
+        // limit: a writer bounded by bytes alone would otherwise start every chunk at 128 MiB.
+        let default_ndv = options.row_group_rows.min(super::options::DEFAULT_ROW_GROUP_ROWS) as u64;
+        let bloom = column.bloom_filter.map(|b| BloomFilterWriter::new(&b, default_ndv));
         let encoder = ValueEncoder::new(leaf.physical_type, leaf.type_length, dictionary, fallback)
             .map_err(|e| e.context(format!("column '{}'", leaf.path)))?
             .with_bloom_filter(bloom);

@@ -56,7 +56,8 @@ pub struct ColumnOptions {
 /// filter. A chunk that is dictionary-encoded throughout is sized for its dictionary.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BloomFilterOptions {
-    /// Distinct values planned for per chunk; `None`: the row group row limit (as Arrow C++).
+    /// Distinct values planned for per chunk; `None`: the row group row limit (as Arrow C++),
+    /// at most [`DEFAULT_ROW_GROUP_ROWS`].
     pub ndv: Option<u64>,
     /// False positive probability, in (0, 1).
     pub fpp: f64,
