@@ -37,8 +37,7 @@ impl BloomFilterWriter {
 
     /// Adds fixed-width values given as their little-endian bytes, `width` each.
     pub fn put_fixed(&mut self, bytes: &[u8], width: usize) {
-        let filter = self.filter();
-        bytes.chunks_exact(width.max(1)).for_each(|v| filter.insert_hash(bloom_hash(v)));
+        insert_batched(self.filter(), bytes.chunks_exact(width.max(1)));
     }
 
     /// Adds INT32 values.
@@ -53,10 +52,7 @@ impl BloomFilterWriter {
 
     /// Adds BYTE_ARRAY values given as Arrow offsets into `data`.
     pub fn put_offsets<O: OffsetSize>(&mut self, offsets: &[O], data: &[u8]) {
-        let filter = self.filter();
-        for w in offsets.windows(2) {
-            filter.insert_hash(bloom_hash(&data[w[0].as_usize()..w[1].as_usize()]));
-        }
+        insert_batched(self.filter(), offsets.windows(2).map(|w| &data[w[0].as_usize()..w[1].as_usize()]));
     }
 
     /// Adds one value by its PLAIN bytes (a BYTE_ARRAY's without the length).
@@ -88,12 +84,30 @@ impl BloomFilterWriter {
     }
 }
 
+/// Values hashed a batch at a time before they are inserted (see
+/// [`SplitBlockBloomFilter::insert_hashes`]).
+const BATCH: usize = 256;
+
+fn insert_batched<'v>(filter: &mut SplitBlockBloomFilter, values: impl Iterator<Item = &'v [u8]>) {
+    let mut hashes = [0u64; BATCH];
+    let mut n = 0;
+    for v in values {
+        hashes[n] = bloom_hash(v);
+        n += 1;
+        if n == BATCH {
+            filter.insert_hashes(&hashes);
+            n = 0;
+        }
+    }
+    filter.insert_hashes(&hashes[..n]);
+}
+
 fn insert_dictionary(filter: &mut SplitBlockBloomFilter, dictionary: &Dictionary) {
     match dictionary {
-        Dictionary::Bytes(d) => (0..d.len() as u32).for_each(|i| filter.insert_hash(bloom_hash(d.value(i)))),
+        Dictionary::Bytes(d) => insert_batched(filter, (0..d.len() as u32).map(|i| d.value(i))),
         Dictionary::Fixed(d) => {
             let width = d.page().len().checked_div(d.len()).unwrap_or(1);
-            d.page().chunks_exact(width.max(1)).for_each(|v| filter.insert_hash(bloom_hash(v)));
+            insert_batched(filter, d.page().chunks_exact(width.max(1)));
         }
     }
 }
