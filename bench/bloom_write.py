@@ -8,6 +8,7 @@ Usage: python3 bench/bloom_write.py [FILE (bench/data/strings_plain_none.parquet
 """
 
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -23,7 +24,8 @@ def main():
     path = sys.argv[1] if len(sys.argv) > 1 else str(default)
     table = pq.read_table(path)
     blooms = {name: {} for name in table.column_names}
-    out = "/tmp/parquetry-bloom-write.parquet"
+    scratch = tempfile.TemporaryDirectory()
+    out = str(Path(scratch.name) / "out.parquet")
     writers = {
         "parquetry": lambda d, b: parquetry.write_table(table, out, compression="none", use_dictionary=d,
                                                         threads=False, bloom_filter_options=b),
