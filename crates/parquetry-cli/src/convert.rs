@@ -51,6 +51,10 @@ PARQUET OUTPUT OPTIONS:
     --data-page-version 1|2        Data page version (default 1)
     --no-statistics                No min/max/null-count statistics
     --no-page-index                No page index (column and offset indexes)
+    --bloom-filter COL[:NDV[:FPP]] A bloom filter on column COL (dotted path; repeatable),
+                                   sized for NDV distinct values per row group (default: the
+                                   row group size) at false positive probability FPP (default
+                                   0.05), then shrunk while it keeps FPP; e.g. id:100000:0.01
 
 OTHER OPTIONS:
     --batch-size N                 Rows per batch read from INPUT (default 65536)

@@ -25,7 +25,8 @@ partition columns, and each file's rows, row groups and bytes.
 Prints the schema as a tree (with the Arrow type each top-level field reads as), the file
 facts (rows, row groups, writer, key/value metadata keys) and, for every column chunk of
 every row group: physical and logical type, encodings, codec, compressed and uncompressed
-bytes, value count, null count, min/max statistics, and whether it has a dictionary page.
+bytes, value count, null count, min/max statistics, whether it has a dictionary page, and its
+bloom filter (bitset bytes and file offset; 'bad' if its header does not check out).
 
 OPTIONS:
     --pages     Also list every page header of every column chunk: page type, encoding,
@@ -117,6 +118,7 @@ fn gather_from<S: ChunkSource>(opts: &Options, meta: &FileMetaData, source: &S) 
         let mut columns = Vec::with_capacity(rg.columns.len());
         for (j, chunk) in rg.columns.iter().enumerate() {
             let mut c = column_chunk(&desc, j, chunk);
+            c.insert("bloom_filter".into(), bloom_filter(source, chunk));
             if opts.pages {
                 let padding = has_parquet_816_bug(meta.created_by.as_deref());
                 let pages = chunk_pages(source, chunk, padding)
@@ -212,6 +214,38 @@ fn column_chunk(desc: &SchemaDescriptor, leaf: usize, chunk: &ColumnChunk) -> Ma
         m.insert("unencoded_byte_array_data_bytes".into(), json!(u));
     }
     m
+}
+
+/// The chunk's bloom filter: where the footer puts it and, from its header, the bitset's
+/// size (or why the header does not check out).
+fn bloom_filter<S: ChunkSource>(source: &S, chunk: &ColumnChunk) -> Value {
+    let Some(md) = &chunk.meta_data else { return Value::Null };
+    let Some(offset) = md.bloom_filter_offset else { return Value::Null };
+    let mut m = Map::new();
+    m.insert("offset".into(), json!(offset));
+    m.insert("length".into(), json!(md.bloom_filter_length));
+    let header = u64::try_from(offset).ok().filter(|&o| o < source.len()).and_then(|o| {
+        let n = (source.len() - o).min(64) as usize;
+        source.read_at(o, n).ok()
+    });
+    let checked = match header {
+        None => Err("the offset is outside the file".to_owned()),
+        Some(bytes) => format::bloom_filter::decode_header(bytes.as_slice()).and_then(|(bitset, used)| {
+            let end = offset as u64 + (used + bitset) as u64;
+            match md.bloom_filter_length {
+                _ if end > source.len() => Err(format!("its {bitset}-byte bitset runs past the end of the file")),
+                Some(len) if len as i64 != (used + bitset) as i64 => {
+                    Err(format!("the footer's length {len} is not the header's {used} and the bitset's {bitset}"))
+                }
+                _ => Ok(bitset),
+            }
+        }),
+    };
+    match checked {
+        Ok(bitset) => m.insert("bitset_bytes".into(), json!(bitset)),
+        Err(why) => m.insert("error".into(), json!(why)),
+    };
+    Value::Object(m)
 }
 
 fn chunk_pages<S: ChunkSource>(source: &S, chunk: &ColumnChunk, padding: bool) -> parquetry::Result<Vec<Value>> {
@@ -314,6 +348,7 @@ fn render(r: &Value) -> String {
             "min",
             "max",
             "dict",
+            "bloom",
         ];
         let mut rows = vec![headers.iter().map(|s| s.to_string()).collect::<Vec<_>>()];
         for c in rg["columns"].as_array().into_iter().flatten() {
@@ -334,6 +369,7 @@ fn render(r: &Value) -> String {
                 text(&c["min"]),
                 text(&c["max"]),
                 text(&c["dictionary_page"]),
+                bloom_text(&c["bloom_filter"]),
             ]);
         }
         out += &table(&rows, "  ");
@@ -356,6 +392,14 @@ fn render(r: &Value) -> String {
         }
     }
     out
+}
+
+fn bloom_text(b: &Value) -> String {
+    match (b["bitset_bytes"].as_u64(), b["offset"].as_i64()) {
+        (Some(bytes), Some(at)) => format!("{bytes} B at {at}"),
+        (None, Some(_)) => "bad".into(),
+        _ => "-".into(),
+    }
 }
 
 fn render_node(n: &Value, depth: usize, out: &mut String) {

@@ -26,10 +26,12 @@ difference is an error naming the column and the file. Input row groups at or ab
 group targets are copied whole, byte for byte; runs of smaller ones are coalesced into one row
 group up to the targets: their pages are copied, only dictionary indexes are remapped into one
 unified dictionary (PLAIN pages past the dictionary page limit, as a writer's fallback makes).
-Statistics and page indexes are merged from the inputs'; bloom filters are dropped. The
-first input's key/value metadata (the ARROW:schema key included) is kept, the others' are
-not. OUT appears only once complete (written beside it, then renamed); it must not be one of
-the inputs.
+Statistics and page indexes are merged from the inputs'. Bloom filters are kept for row
+groups copied whole; a coalesced row group's are the union of its inputs' (no value is
+decoded), kept only if every input chunk has one and the union still rules out at least 3 in
+4 absent values, else dropped. The first input's key/value metadata (the ARROW:schema key
+included) is kept, the others' are not. OUT appears only once complete (written beside it,
+then renamed); it must not be one of the inputs.
 
 OPTIONS:
     -o, --output OUT                 The merged file (required)

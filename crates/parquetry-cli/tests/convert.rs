@@ -352,6 +352,45 @@ print("ok")
 }
 
 #[test]
+fn bloom_filters_on_named_columns_read_by_duckdb_and_shown_by_inspect() {
+    if common::pyarrow_missing() {
+        return;
+    }
+    let dir = TempDir::new("convert", "bloom");
+    let (input, out) = (dir.path("in.parquet"), dir.path("out.parquet"));
+    write_parquet(&input);
+    convert_ok(&["-q", "--bloom-filter", "id:1000:0.01", "--bloom-filter", "name", &input, &out]);
+    // duckdb finds every value and rules out absent ones; pyarrow sees the filters' places.
+    py_ok(
+        r#"
+import sys, duckdb, pyarrow.parquet as pq
+path = sys.argv[1]
+assert pq.read_table(path).equals(pq.read_table(sys.argv[2]))
+rg = pq.ParquetFile(path).metadata.row_group(0)
+has = [rg.column(c).bloom_filter_offset is not None for c in range(rg.num_columns)]
+assert has == [True, True, False, False], has
+probe = lambda col, v: duckdb.execute(
+    "SELECT bloom_filter_excludes FROM parquet_bloom_probe(?, ?, ?)", [path, col, v]).fetchone()[0]
+assert not any(probe("id", i) for i in range(0, 1000, 7))
+assert sum(probe("id", i) for i in range(1000, 1100)) >= 95
+assert not probe("name", 'name 5, "é"')
+assert probe("name", "not a name")
+print("ok")
+"#,
+        &[&out, &input],
+    );
+    let inspect = Command::new(env!("CARGO_BIN_EXE_parquetry")).args(["inspect", "--json", &out]).output().unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&inspect.stdout).unwrap();
+    let columns = &report["row_groups"][0]["columns"];
+    // 1,000 values at 1%: 1,200 bytes planned, 2 KiB as a power of two, not foldable.
+    assert_eq!(columns[0]["bloom_filter"]["bitset_bytes"], 2048, "{columns}");
+    assert!(columns[1]["bloom_filter"]["bitset_bytes"].as_u64().is_some(), "{columns}");
+    assert!(columns[2]["bloom_filter"].is_null(), "{columns}");
+    let bad = convert(&["-q", "--bloom-filter", "nope", &input, &dir.path("x.parquet")]);
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("'nope'"), "{bad:?}");
+}
+
+#[test]
 fn parquet_to_csv_jsonl_and_arrow_match_pyarrow_read_of_the_input() {
     if common::pyarrow_missing() {
         return;

@@ -286,7 +286,7 @@ pq.write_table(t, sys.argv[2])
 #[test]
 fn help_names_what_is_dropped_and_kept() {
     let (stdout, _) = merge_ok(&["--help"]);
-    assert!(stdout.contains("bloom filters are dropped"), "{stdout}");
+    assert!(stdout.contains("Bloom filters are kept for row\ngroups copied whole"), "{stdout}");
     assert!(stdout.contains("ARROW:schema"), "{stdout}");
     assert!(stdout.contains("must share one schema"), "{stdout}");
 }

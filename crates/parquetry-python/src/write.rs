@@ -64,9 +64,10 @@ where
 /// `write_statistics`, `column_statistics`, `write_page_index`, `encoding_all`,
 /// `column_encoding`, `data_page_size`, `dictionary_pagesize_limit`, `write_page_checksum`,
 /// `max_rows_per_page`, `key_value_metadata` (pairs), `sorting_columns` (`(column,
-/// descending, nulls_first)`),
-/// `store_schema`, `int96_timestamps`, `compliant_nested_types`, `time_adjusted_to_utc`,
-/// `format_version` (1 or 2), `content_defined_chunking` (`(min, max, norm_level)`), `threads`.
+/// descending, nulls_first)`), `bloom_filters` (`{column: (ndv, fpp)}`, either `None` for
+/// the default), `store_schema`, `int96_timestamps`, `compliant_nested_types`,
+/// `time_adjusted_to_utc`, `format_version` (1 or 2), `content_defined_chunking`
+/// (`(min, max, norm_level)`), `threads`.
 fn write_options(d: &Bound<'_, PyDict>) -> PyResult<WriteOptions> {
     let compression: String = opt(d, "compression")?.unwrap_or_else(|| "none".to_owned());
     let default_codec = codec(&compression)?;
@@ -124,6 +125,16 @@ fn write_options(d: &Bound<'_, PyDict>) -> PyResult<WriteOptions> {
     for (column, on) in &column_statistics {
         let level = if *on { StatisticsLevel::Page } else { StatisticsLevel::None };
         o = o.with_column_statistics(column, level);
+    }
+    let bloom_filters: HashMap<String, (Option<u64>, Option<f64>)> = opt(d, "bloom_filters")?.unwrap_or_default();
+    for (column, (ndv, fpp)) in &bloom_filters {
+        o = o.with_column_bloom_filter_enabled(column, true);
+        if let Some(ndv) = ndv {
+            o = o.with_column_bloom_filter_ndv(column, *ndv);
+        }
+        if let Some(fpp) = fpp {
+            o = o.with_column_bloom_filter_fpp(column, *fpp);
+        }
     }
     o = o.with_page_index(opt(d, "write_page_index")?.unwrap_or(false));
     o = o.with_crc(opt(d, "write_page_checksum")?.unwrap_or(false));

@@ -152,3 +152,102 @@ def test_nested_polars_data_writes(tmp_path):
     out = tmp_path / "p.parquet"
     parquetry.write_table(df, out)
     assert pl.read_parquet(out).to_dicts() == df.to_dicts()
+
+
+def test_bloom_filter_options_write_filters_duckdb_probes(tmp_path):
+    """bloom_filter_options as pyarrow takes it, on write_table and ParquetWriter: the
+    filters are where pyarrow's metadata says, duckdb finds every value and rules out absent
+    ones, and a column not named gets none."""
+    duckdb = pytest.importorskip("duckdb")
+    table = sample()
+    out = tmp_path / "t.parquet"
+    parquetry.write_table(table, out, row_group_size=2500,
+                          bloom_filter_options={"id": {"ndv": 2500, "fpp": 0.01}, "n": True, "category": {}})
+    with parquetry.ParquetWriter(tmp_path / "w.parquet", table.schema,
+                                 bloom_filter_options={"id": {"fpp": 0.05}, "x": False}) as w:
+        w.write_table(table)
+    for path, columns in [(out, {"id", "n", "category"}), (tmp_path / "w.parquet", {"id"})]:
+        assert_tables_equal(pq.read_table(path), table, str(path))
+        meta = pq.read_metadata(path)
+        for g in range(meta.num_row_groups):
+            for c in range(meta.num_columns):
+                col = meta.row_group(g).column(c)
+                assert (col.bloom_filter_offset is not None) == (col.path_in_schema in columns), (path, g, c)
+                assert (col.bloom_filter_length is not None) == (col.path_in_schema in columns), (path, g, c)
+
+    def excludes(column, value):
+        rows = duckdb.execute("SELECT bloom_filter_excludes FROM parquet_bloom_probe(?, ?, ?)",
+                              [str(out), column, value]).fetchall()
+        return [r[0] for r in rows]
+
+    ids = table.column("id").to_pylist()
+    for i in range(0, 10_000, 97):
+        assert not excludes("id", ids[i])[i // 2500], i
+    absent = [excludes("id", f"absent-{i}") for i in range(100)]
+    assert sum(map(sum, absent)) >= 0.9 * 100 * 4
+    assert not any(excludes("category", "category_007"))
+    assert sum(sum(excludes("category", f"category_{k}")) for k in range(100, 150)) >= 0.8 * 50 * 4
+
+
+def test_bloom_filter_options_refused_as_pyarrow_refuses_them(tmp_path):
+    table = sample(100)
+    cases = [
+        (True, TypeError, "'bloom_filter_options' must be a dictionary"),
+        ({"id": {"ndv": "100"}}, TypeError, "'bloom_filter_options:ndv' for column 'id' must be an int"),
+        ({"id": {"fpp": "0.05"}}, TypeError, "'bloom_filter_options:fpp' for column 'id' must be a float"),
+        ({"id": {"ndv": -10}}, ValueError, "must be greater than zero, got -10"),
+        ({"id": {"fpp": 2.0}}, ValueError, r"must be in \(0.0, 1.0\), got 2.0"),
+        ({"id": 3}, TypeError, "'bloom_filter_options:id' must be a boolean or a dictionary"),
+    ]
+    for options, error, message in cases:
+        with pytest.raises(error, match=message):
+            parquetry.write_table(table, tmp_path / "x.parquet", bloom_filter_options=options)
+        with pytest.raises(error, match=message):
+            pq.write_table(table, tmp_path / "y.parquet", bloom_filter_options=options)
+
+
+def _bloom_filters(path):
+    """Every chunk's bloom filter as stored (header and bitset), per pyarrow's metadata."""
+    meta = pq.read_metadata(path)
+    data = open(path, "rb").read()
+    out = {}
+    for g in range(meta.num_row_groups):
+        for c in range(meta.num_columns):
+            col = meta.row_group(g).column(c)
+            if col.bloom_filter_offset is not None:
+                start = col.bloom_filter_offset
+                out[(g, col.path_in_schema)] = data[start:start + col.bloom_filter_length]
+    return out
+
+
+def test_bloom_filters_are_byte_for_byte_pyarrows(tmp_path):
+    """Given the same values, ndv and fpp, parquetry's filters are Arrow C++'s to the bit:
+    the same hash of the same PLAIN bytes, the same sizing and the same folding, whether
+    parquetry hashed each value (no dictionary, or after fallback) or each dictionary value
+    once. (Without `ndv`, sizes may differ: Arrow C++ plans for the row group row limit.)"""
+    n = 30_000
+    table = pa.table({
+        "id": [f"{i * 7919 % 100_000:016x}-{i:08x}" for i in range(n)],
+        "category": [f"category_{i % 100:03d}" for i in range(n)],
+        "n32": pa.array([i * 3 if i % 7 else None for i in range(n)], pa.int32()),
+        "n64": pa.array([i * 1_000_003 for i in range(n)], pa.int64()),
+        "fixed": pa.array([i.to_bytes(4, "big") for i in range(n)], pa.binary(4)),
+        "tags": [[f"t{i % 50}", f"u{i}"] for i in range(n)],
+    })
+    options = {
+        "id": {"ndv": 10_000, "fpp": 0.01},
+        "category": {"ndv": 10_000},
+        "n32": {"ndv": 10_000, "fpp": 0.1},
+        "n64": {"ndv": 20_000},
+        "fixed": {"ndv": 10_000},
+        "tags.list.element": {"ndv": 20_000},
+    }
+    for dictionary in (True, False):
+        ours, theirs = tmp_path / f"ours_{dictionary}.parquet", tmp_path / f"theirs_{dictionary}.parquet"
+        kwargs = dict(row_group_size=10_000, use_dictionary=dictionary, bloom_filter_options=options)
+        parquetry.write_table(table, ours, **kwargs)
+        pq.write_table(table, theirs, **kwargs)
+        a, b = _bloom_filters(ours), _bloom_filters(theirs)
+        assert sorted(a) == sorted(b) and len(a) == 3 * len(options), (sorted(a), sorted(b))
+        different = [k for k in a if a[k] != b[k]]
+        assert not different, (dictionary, different, [(len(a[k]), len(b[k])) for k in different])

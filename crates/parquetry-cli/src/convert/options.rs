@@ -71,6 +71,18 @@ pub(crate) fn parse(args: &[String], help: &str) -> Result<Option<Options>, Stri
             }),
             "--no-statistics" => w.with_statistics(StatisticsLevel::None),
             "--no-page-index" => w.with_page_index(false),
+            "--bloom-filter" => {
+                let (column, ndv, fpp) = bloom_filter_arg(&value("--bloom-filter")?)?;
+                let w = w.with_column_bloom_filter_enabled(&column, true);
+                let w = match ndv {
+                    Some(n) => w.with_column_bloom_filter_ndv(&column, n),
+                    None => w,
+                };
+                match fpp {
+                    Some(p) => w.with_column_bloom_filter_fpp(&column, p),
+                    None => w,
+                }
+            }
             "--batch-size" => {
                 opts.batch_size = count("--batch-size", &value("--batch-size")?)?;
                 w
@@ -115,6 +127,7 @@ fn is_parquet_option(a: &str) -> bool {
             | "--data-page-version"
             | "--no-statistics"
             | "--no-page-index"
+            | "--bloom-filter"
     )
 }
 
@@ -132,6 +145,28 @@ fn encoding_arg(value: &str) -> Result<(Option<String>, Encoding), String> {
     };
     let encoding = parquetry::write::writable_encoding(name).map_err(|e| format!("convert: --encoding: {e}"))?;
     Ok((column, encoding))
+}
+
+/// `COLUMN[:NDV[:FPP]]` (NDV may be empty: `COLUMN::FPP`); the column name may itself hold
+/// ':' when the parts after it are not numbers.
+fn bloom_filter_arg(value: &str) -> Result<(String, Option<u64>, Option<f64>), String> {
+    let bad = |why: &str| Err(format!("convert: --bloom-filter '{value}': {why} (COLUMN[:NDV[:FPP]])"));
+    let parts: Vec<&str> = value.rsplitn(3, ':').collect();
+    let ndv = |s: &str| if s.is_empty() { Some(None) } else { s.parse::<u64>().ok().map(Some) };
+    let (column, ndv, fpp) = match parts.as_slice() {
+        [fpp, n, column] if ndv(n).is_some() && fpp.parse::<f64>().is_ok() => {
+            (column.to_string(), ndv(n).flatten(), fpp.parse::<f64>().ok())
+        }
+        [n, _, ..] if ndv(n).is_some() => (value[..value.len() - n.len() - 1].to_owned(), ndv(n).flatten(), None),
+        _ => (value.to_owned(), None, None),
+    };
+    if column.is_empty() {
+        return bad("names no column");
+    }
+    if let Some(p) = fpp.filter(|p| !(*p > 0.0 && *p < 1.0)) {
+        return bad(&format!("the false positive probability {p} is not in (0, 1)"));
+    }
+    Ok((column, ndv, fpp))
 }
 
 /// A count of at least 1 (crate::args::count).
@@ -154,5 +189,17 @@ mod tests {
         assert_eq!(encoding_arg("a=b=Delta_Byte_Array").unwrap(), (Some("a=b".into()), Encoding::DELTA_BYTE_ARRAY));
         assert!(encoding_arg("=PLAIN").is_err());
         assert!(encoding_arg("x=BIT_PACKED").unwrap_err().contains("unknown encoding 'BIT_PACKED'"));
+    }
+
+    #[test]
+    fn bloom_filters_with_and_without_sizes() {
+        assert_eq!(bloom_filter_arg("id").unwrap(), ("id".into(), None, None));
+        assert_eq!(bloom_filter_arg("id:1000").unwrap(), ("id".into(), Some(1000), None));
+        assert_eq!(bloom_filter_arg("id:1000:0.01").unwrap(), ("id".into(), Some(1000), Some(0.01)));
+        assert_eq!(bloom_filter_arg("id::0.01").unwrap(), ("id".into(), None, Some(0.01)));
+        assert_eq!(bloom_filter_arg("a:b").unwrap(), ("a:b".into(), None, None));
+        assert_eq!(bloom_filter_arg("a:b:7").unwrap(), ("a:b".into(), Some(7), None));
+        assert!(bloom_filter_arg("id:10:1.5").unwrap_err().contains("not in (0, 1)"));
+        assert!(bloom_filter_arg(":10").unwrap_err().contains("names no column"));
     }
 }

@@ -59,14 +59,11 @@ def native_options(*, compression="snappy", compression_level=None, use_dictiona
         raise InvalidArgumentError(f"Unsupported Parquet format version: {version}")
     if encryption_properties is not None:
         raise UnsupportedError("encryption_properties: writing encrypted files is not supported yet")
-    if bloom_filter_options is not None:
-        if not isinstance(bloom_filter_options, dict):
-            raise ArgumentTypeError("'bloom_filter_options' must be a dictionary")
-        raise UnsupportedError("bloom_filter_options: writing bloom filters is not supported yet")
+    bloom_filters = _bloom_filters(bloom_filter_options)
     cdc = _content_defined_chunking(use_content_defined_chunking)
     if not isinstance(store_decimal_as_integer, bool):
         raise ArgumentTypeError("'store_decimal_as_integer' must be a boolean")
-    o = {"threads": threads, "row_group_size": row_group_size}
+    o = {"threads": threads, "row_group_size": row_group_size, "bloom_filters": bloom_filters}
     if cdc is not None:
         o["content_defined_chunking"] = cdc
     o["time_adjusted_to_utc"] = bool(write_time_adjusted_to_utc)
@@ -173,6 +170,41 @@ def _content_defined_chunking(value):
     if missing:
         raise InvalidArgumentError(f"Missing options in 'use_content_defined_chunking': {missing}")
     return (int(value["min_chunk_size"]), int(value["max_chunk_size"]), int(value.get("norm_level", 0)))
+
+
+def _bloom_filters(options):
+    """pyarrow's ``bloom_filter_options`` (``{column: {"ndv": int, "fpp": float}}``, or
+    ``{column: bool}``) as ``{column: (ndv or None, fpp or None)}``, checked as pyarrow
+    checks them (same exception types and messages)."""
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
+        raise ArgumentTypeError("'bloom_filter_options' must be a dictionary")
+    out = {}
+    for column, opts in options.items():
+        ndv = fpp = None
+        if isinstance(opts, dict):
+            if "ndv" in opts:
+                ndv = opts["ndv"]
+                if not isinstance(ndv, int):
+                    raise ArgumentTypeError(f"'bloom_filter_options:ndv' for column '{column}' must be an int")
+                if ndv <= 0:
+                    raise InvalidArgumentError(
+                        f"'bloom_filter_options:ndv' for column '{column}' must be greater than zero, got {ndv}")
+            if "fpp" in opts:
+                fpp = opts["fpp"]
+                if not isinstance(fpp, float):
+                    raise ArgumentTypeError(f"'bloom_filter_options:fpp' for column '{column}' must be a float")
+                if not 0.0 < fpp < 1.0:
+                    raise InvalidArgumentError(
+                        f"'bloom_filter_options:fpp' for column '{column}' must be in (0.0, 1.0), got {fpp}")
+        elif isinstance(opts, bool):
+            if not opts:
+                continue
+        else:
+            raise ArgumentTypeError(f"'bloom_filter_options:{column}' must be a boolean or a dictionary")
+        out[str(column)] = (ndv, fpp)
+    return out
 
 
 # The levels each codec takes (as Arrow C++ checks them); codecs without levels take none.

@@ -10,12 +10,9 @@
 use super::bind::BoundColumn;
 use super::expr::CmpOp;
 use super::literal::{Domain, IntKind, Key, Test};
-use crate::format::thrift::decode;
-use crate::format::{BloomFilterHeader, ColumnChunk, PhysicalType};
+use crate::format::bloom_filter::{decode_header, MAX_BLOOM_FILTER_BYTES};
+use crate::format::{bloom_hash, ColumnChunk, PhysicalType, SplitBlockBloomFilter};
 use crate::page::ChunkSource;
-
-/// The largest bitset read (the spec's writers cap theirs at 128 MiB).
-const MAX_BITSET: usize = 128 << 20;
 
 /// The header's bytes read when the footer does not give the filter's length.
 const HEADER_WINDOW: usize = 64;
@@ -29,21 +26,11 @@ pub(crate) fn worth_it(test: &Test, negated: bool) -> bool {
     }
 }
 
-/// A column chunk's bloom filter.
+/// A column chunk's bloom filter, as pruning uses it.
 #[derive(Debug, Clone)]
-pub(crate) struct Sbbf {
-    blocks: Vec<[u32; 8]>,
-}
+pub(crate) struct Sbbf(SplitBlockBloomFilter);
 
 impl Sbbf {
-    /// Whether a value whose PLAIN bytes hash to `hash` may be in the chunk.
-    fn may_contain(&self, hash: u64) -> bool {
-        let block = (((hash >> 32) * self.blocks.len() as u64) >> 32) as usize;
-        let key = hash as u32;
-        let words = &self.blocks[block];
-        SALT.iter().zip(words).all(|(salt, word)| word & (1u32 << (key.wrapping_mul(*salt) >> 27)) != 0)
-    }
-
     /// Whether any value that passes `test` may be in the chunk; `true` for keys it cannot
     /// hash.
     pub(crate) fn any_may_match(&self, column: &BoundColumn, test: &Test) -> bool {
@@ -52,12 +39,9 @@ impl Sbbf {
             Test::In(keys, _) => keys,
             _ => return true,
         };
-        keys.iter().any(|k| plain_bytes(column, k).is_none_or(|b| self.may_contain(xxh64(&b))))
+        keys.iter().any(|k| plain_bytes(column, k).is_none_or(|b| self.0.check_hash(bloom_hash(&b))))
     }
 }
-
-const SALT: [u32; 8] =
-    [0x47b6_137b, 0x4497_4d91, 0x8824_ad5b, 0xa2b7_289d, 0x705495c7, 0x2df1_424b, 0x9efc_4947, 0x5c6b_fb31];
 
 /// A key's PLAIN encoding in the column (what the writer hashed), if it has a sure one.
 fn plain_bytes(column: &BoundColumn, key: &Key) -> Option<Vec<u8>> {
@@ -75,57 +59,43 @@ fn plain_bytes(column: &BoundColumn, key: &Key) -> Option<Vec<u8>> {
 /// Reads and checks `chunk`'s bloom filter; `None` if it has none that checks out. `bytes`
 /// counts the bytes read.
 pub(crate) fn read<S: ChunkSource>(source: &S, chunk: &ColumnChunk, bytes: &mut u64) -> Option<Sbbf> {
+    read_filter(source, chunk, bytes).map(Sbbf)
+}
+
+/// Reads and checks `chunk`'s bloom filter (for pruning, and for merge to carry over);
+/// `None` if it has none that checks out. `bytes` counts the bytes read.
+pub(crate) fn read_filter<S: ChunkSource>(
+    source: &S,
+    chunk: &ColumnChunk,
+    bytes: &mut u64,
+) -> Option<SplitBlockBloomFilter> {
     let meta = chunk.meta_data.as_ref()?;
     let offset = u64::try_from(meta.bloom_filter_offset?).ok()?;
-    let window = match meta.bloom_filter_length {
-        Some(len) => usize::try_from(len).ok()?,
-        None => HEADER_WINDOW,
+    let length = match meta.bloom_filter_length {
+        Some(len) => Some(usize::try_from(len).ok()?),
+        None => None,
     };
+    // A length past the largest filter is no filter: never read more than one can be.
+    let window = length.unwrap_or(HEADER_WINDOW).min(MAX_BLOOM_FILTER_BYTES + HEADER_WINDOW);
     let window = window.min(usize::try_from(source.len().checked_sub(offset)?).ok()?);
     let head = source.read_at(offset, window).ok()?;
     *bytes += head.len() as u64;
-    let (header, used) = decode::<BloomFilterHeader>(head.as_slice()).ok()?;
-    let size = usize::try_from(header.num_bytes).ok()?;
-    if (header.algorithm, header.hash, header.compression) != (1, 1, 1)
-        || size == 0
-        || size % 32 != 0
-        || size > MAX_BITSET
-    {
+    let (size, used) = decode_header(head.as_slice()).ok()?;
+    if length.is_some_and(|len| len != used + size) {
+        // The footer's length is the header's and the bitset's (every writer sets it so):
+        // one that disagrees says the bitset is truncated, or is not where the footer says.
         return None;
     }
     let bitset = match head.as_slice().get(used..used + size) {
-        Some(b) => b.to_vec(),
+        Some(b) => SplitBlockBloomFilter::from_bitset(b),
         None => {
             let start = offset.checked_add(used as u64)?;
             if start.checked_add(size as u64)? > source.len() {
                 return None;
             }
             *bytes += size as u64;
-            source.read_at(start, size).ok()?.as_slice().to_vec()
+            SplitBlockBloomFilter::from_bitset(source.read_at(start, size).ok()?.as_slice())
         }
     };
-    let blocks = bitset
-        .chunks_exact(32)
-        .map(|b| std::array::from_fn(|i| u32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]])))
-        .collect();
-    Some(Sbbf { blocks })
-}
-
-/// xxHash64 with seed 0, the hash the spec's bloom filters use (`xxhash-rust`: the field's
-/// well-kept implementation, rather than our own).
-pub(crate) fn xxh64(data: &[u8]) -> u64 {
-    xxhash_rust::xxh64::xxh64(data, 0)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn xxh64_matches_the_reference_for_every_tail_length() {
-        // Reference values of XXH64 with seed 0.
-        assert_eq!(xxh64(b""), 0xEF46_DB37_51D8_E999);
-        assert_eq!(xxh64(b"a"), 0xD24E_C4F1_A98C_6E5B);
-        assert_eq!(xxh64(b"abc"), 0x44BC_2CF5_AD77_0999);
-    }
+    Some(bitset)
 }

@@ -20,7 +20,7 @@
 
 mod batch;
 mod bind;
-mod bloom;
+pub(crate) mod bloom;
 mod dictionary;
 mod evaluate;
 mod expr;

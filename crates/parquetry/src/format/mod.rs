@@ -1,6 +1,7 @@
 //! The Parquet format itself: the Thrift compact protocol, the metadata and page-header structs
 //! of `parquet.thrift`, and the footer. Nothing here knows about Arrow.
 
+pub mod bloom_filter;
 pub mod column_chunk;
 pub mod enums;
 pub mod file_metadata;
@@ -13,6 +14,7 @@ pub mod statistics;
 pub mod thrift;
 mod thrift_writer;
 
+pub use bloom_filter::{bloom_hash, SplitBlockBloomFilter};
 pub use column_chunk::{ColumnChunk, ColumnCryptoMetaData, ColumnMetaData, PageEncodingStats};
 pub use enums::{
     BoundaryOrder, CompressionCodec, ConvertedType, EdgeInterpolationAlgorithm, Encoding, PageType, PhysicalType,

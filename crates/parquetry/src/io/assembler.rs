@@ -2,6 +2,13 @@
 //! for merge alike. It writes the leading magic, takes column chunks as their pages reach the
 //! sink (rebasing page locations to the file and building each chunk's metadata), closes row
 //! groups, and ends the file with the page indexes and the footer.
+//!
+//! Bloom filters (header and bitset) go right after the column data of their row group, as
+//! arrow-rs writes them by default (`BloomFilterPosition::AfterRowGroup`): a row group's
+//! filters are held only until it closes, so a large file's filters never add up in memory.
+//! (Arrow C++ holds them all and writes them before the page index; readers find them by
+//! `bloom_filter_offset` either way.) A row group's `total_compressed_size` covers its
+//! column chunks only.
 
 use std::io::Write;
 
@@ -11,7 +18,7 @@ use crate::format::footer::MAGIC;
 use crate::format::{
     encode_footer, encode_page_indexes, ColumnChunk, ColumnIndex, ColumnMetaData, CompressionCodec, Encoding,
     FileMetaData, OffsetIndex, PageEncodingStats, PageLocation, PhysicalType, RowGroup, SizeStatistics, SortingColumn,
-    Statistics,
+    SplitBlockBloomFilter, Statistics,
 };
 
 /// A column chunk's page index: its column index (when it has statistics) and offset index.
@@ -38,6 +45,8 @@ pub(crate) struct ChunkParts<'a> {
     pub column_index: Option<ColumnIndex>,
     /// Each data page's unencoded BYTE_ARRAY bytes, for the offset index.
     pub byte_array_bytes: Option<Vec<i64>>,
+    /// The chunk's bloom filter.
+    pub bloom_filter: Option<SplitBlockBloomFilter>,
 }
 
 /// A Parquet file being written to `W`.
@@ -55,7 +64,15 @@ struct OpenRowGroup {
     start: u64,
     chunks: Vec<ColumnChunk>,
     indexes: Vec<ChunkIndexes>,
+    /// Each chunk's bloom filter as stored (header and bitset), written when the group closes.
+    bloom_filters: Vec<Option<Vec<u8>>>,
     uncompressed: i64,
+}
+
+impl OpenRowGroup {
+    fn new(start: u64) -> Self {
+        OpenRowGroup { start, chunks: Vec::new(), indexes: Vec::new(), bloom_filters: Vec::new(), uncompressed: 0 }
+    }
 }
 
 impl<W: Write> FileAssembler<W> {
@@ -94,12 +111,7 @@ impl<W: Write> FileAssembler<W> {
 
     fn open(&mut self) -> &mut OpenRowGroup {
         let start = self.offset;
-        self.open.get_or_insert_with(|| OpenRowGroup {
-            start,
-            chunks: Vec::new(),
-            indexes: Vec::new(),
-            uncompressed: 0,
-        })
+        self.open.get_or_insert_with(|| OpenRowGroup::new(start))
     }
 
     /// Adds the metadata of a chunk whose pages were just written (the row group opens with
@@ -126,33 +138,46 @@ impl<W: Write> FileAssembler<W> {
         let offset_index =
             OffsetIndex { page_locations: locations, unencoded_byte_array_data_bytes: parts.byte_array_bytes };
         let chunk = ColumnChunk { file_offset: start, meta_data: Some(meta), ..Default::default() };
-        self.add_copied_chunk(chunk, (parts.column_index, Some(offset_index)));
+        let bloom_filter = parts.bloom_filter.map(|f| {
+            let mut bytes = Vec::new();
+            f.encode(&mut bytes);
+            bytes
+        });
+        self.add_copied_chunk(chunk, (parts.column_index, Some(offset_index)), bloom_filter);
     }
 
-    /// Adds a chunk whose metadata is complete and rebased already (a chunk copied whole).
-    pub fn add_copied_chunk(&mut self, chunk: ColumnChunk, indexes: ChunkIndexes) {
+    /// Adds a chunk whose metadata is complete and rebased already (a chunk copied whole),
+    /// with its bloom filter as stored (header and bitset), which goes after the row group.
+    pub fn add_copied_chunk(&mut self, chunk: ColumnChunk, indexes: ChunkIndexes, bloom_filter: Option<Vec<u8>>) {
         let group = self.open();
         group.uncompressed += chunk.meta_data.as_ref().map_or(0, |m| m.total_uncompressed_size);
         group.chunks.push(chunk);
         group.indexes.push(indexes);
+        group.bloom_filters.push(bloom_filter);
     }
 
-    /// Closes the open row group of `num_rows` rows. Its byte size is the sum of its chunks'
-    /// uncompressed sizes unless `total_byte_size` says otherwise (a row group copied whole
-    /// keeps its own).
+    /// Closes the open row group of `num_rows` rows, writing its chunks' bloom filters. Its
+    /// byte size is the sum of its chunks' uncompressed sizes unless `total_byte_size` says
+    /// otherwise (a row group copied whole keeps its own).
     pub fn end_row_group(
         &mut self,
         num_rows: i64,
         sorting_columns: Option<Vec<SortingColumn>>,
         total_byte_size: Option<i64>,
-    ) {
+    ) -> Result<()> {
         let start = self.offset;
-        let group = self.open.take().unwrap_or(OpenRowGroup {
-            start,
-            chunks: Vec::new(),
-            indexes: Vec::new(),
-            uncompressed: 0,
-        });
+        let mut group = self.open.take().unwrap_or_else(|| OpenRowGroup::new(start));
+        let total_compressed_size = (self.offset - group.start) as i64;
+        for (chunk, filter) in group.chunks.iter_mut().zip(std::mem::take(&mut group.bloom_filters)) {
+            let Some(meta) = chunk.meta_data.as_mut() else { continue };
+            (meta.bloom_filter_offset, meta.bloom_filter_length) = (None, None);
+            let Some(filter) = filter else { continue };
+            let length = i32::try_from(filter.len())
+                .map_err(|_| Error::invalid_argument("a bloom filter of more than 2 GiB".to_owned()))?;
+            meta.bloom_filter_offset = Some(self.offset as i64);
+            meta.bloom_filter_length = Some(length);
+            self.put(&filter)?;
+        }
         let ordinal = self.row_groups.len();
         self.row_groups.push(RowGroup {
             columns: group.chunks,
@@ -160,11 +185,12 @@ impl<W: Write> FileAssembler<W> {
             num_rows,
             sorting_columns,
             file_offset: Some(group.start as i64),
-            total_compressed_size: Some((self.offset - group.start) as i64),
+            total_compressed_size: Some(total_compressed_size),
             ordinal: i16::try_from(ordinal).ok(),
         });
         self.page_indexes.push(group.indexes);
         self.rows += num_rows;
+        Ok(())
     }
 
     /// Ends the file: the page indexes (unless `page_index` is false), then the footer made

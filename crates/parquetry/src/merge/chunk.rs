@@ -480,6 +480,12 @@ impl<'a> ChunkMerger<'a> {
         result
     }
 
+    /// The unified dictionary (every value of the dictionary-encoded pages), if any input
+    /// dictionary went into it.
+    pub fn unified(&self) -> Option<&Unified> {
+        self.unified.as_ref().filter(|_| self.interned)
+    }
+
     /// Ends the chunk; its `pages` also carry the writer's spare blocks, for the next chunk.
     pub fn finish(mut self) -> Result<(crate::page::FinishedChunk, PageCounts)> {
         let mut chunk = self.pages.finish()?;

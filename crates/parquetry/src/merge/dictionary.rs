@@ -45,6 +45,17 @@ impl Unified {
         }
     }
 
+    /// Calls `f` with each value's PLAIN bytes (without a length prefix), in index order.
+    pub(super) fn for_each_value(&self, mut f: impl FnMut(&[u8])) {
+        match self {
+            Unified::Bytes(d) => (0..d.len() as u32).for_each(|i| f(d.value(i))),
+            Unified::Fixed(d) => {
+                let width = d.page().len().checked_div(d.len()).unwrap_or(1).max(1);
+                d.page().chunks_exact(width).for_each(f);
+            }
+        }
+    }
+
     /// The index of `value`, added if new.
     pub(super) fn intern(&mut self, value: &[u8]) -> u32 {
         match self {

@@ -6,9 +6,11 @@
 //! indexes remapped into one unified dictionary (each input dictionary value hashed once);
 //! past the dictionary page limit, later inputs' dictionary pages become PLAIN pages. Chunk
 //! statistics, size statistics and column indexes are merged from the inputs' own; offset
-//! indexes are rebuilt; bloom filters are dropped. Memory stays about one output column chunk
+//! indexes are rebuilt; bloom filters are kept for chunks copied whole and unioned for
+//! coalesced ones (`bloom`). Memory stays about one output column chunk
 //! (chunks are built one column at a time) and one open input file at a time.
 
+mod bloom;
 mod chunk;
 mod copy;
 mod dictionary;
@@ -241,8 +243,6 @@ fn copy_row_group<W: MergeSink>(input: &Input, g: usize, out: &mut Output<'_, W>
         meta.data_page_offset += delta;
         meta.dictionary_page_offset = meta.dictionary_page_offset.map(|o| o + delta);
         meta.index_page_offset = meta.index_page_offset.map(|o| o + delta);
-        meta.bloom_filter_offset = None;
-        meta.bloom_filter_length = None;
         let column_index = read_index::<ColumnIndex, _>(&source, chunk.column_index_offset, chunk.column_index_length);
         let offset_index = read_index::<OffsetIndex, _>(&source, chunk.offset_index_offset, chunk.offset_index_length)
             .map(|mut o| {
@@ -250,9 +250,9 @@ fn copy_row_group<W: MergeSink>(input: &Input, g: usize, out: &mut Output<'_, W>
                 o
             });
         let copied = ColumnChunk { file_offset: start as i64, meta_data: Some(meta), ..Default::default() };
-        out.file.add_copied_chunk(copied, (column_index, offset_index));
+        out.file.add_copied_chunk(copied, (column_index, offset_index), bloom::copied(&source, chunk));
     }
-    out.file.end_row_group(rg.num_rows, rg.sorting_columns.clone(), Some(rg.total_byte_size));
+    out.file.end_row_group(rg.num_rows, rg.sorting_columns.clone(), Some(rg.total_byte_size))?;
     Ok(rg.num_rows.max(0) as u64)
 }
 
@@ -281,6 +281,7 @@ fn coalesce<W: MergeSink>(
         let buffer = std::mem::take(&mut recycled);
         let mut merger = ChunkMerger::new(column, codec, level, options.dictionary_page_size_limit, buffer);
         let mut stats = StatisticsMerger::new(SortOrder::of_column(column));
+        let mut blooms = bloom::BloomUnion::default();
         let place = |i: usize, g: usize| {
             format!("{}, row group {g}, column '{}'", inputs[i].path.display(), column.dotted_path())
         };
@@ -314,9 +315,12 @@ fn coalesce<W: MergeSink>(
                 .add_chunk(&source, meta, input.metadata.created_by.as_deref(), compressor, d)
                 .map_err(|e| e.context(place(i, g)))?;
             add_input_statistics(&mut stats, &source, chunk, meta);
+            blooms.add(&source, chunk);
             merger.drain(|bytes| out.put(bytes))?;
         }
+        let rebuilt = blooms.rebuild(merger.unified());
         let (pages, counts) = merger.finish()?;
+        let bloom_filter = blooms.finish(rebuilt, &pages.encoding_stats);
         summary.pages.copied += counts.copied;
         summary.pages.remapped += counts.remapped;
         summary.pages.reencoded += counts.reencoded;
@@ -338,10 +342,11 @@ fn coalesce<W: MergeSink>(
             size_statistics,
             column_index,
             byte_array_bytes,
+            bloom_filter,
         });
         recycled = pages.pages;
     }
-    out.file.end_row_group(rows, None, None);
+    out.file.end_row_group(rows, None, None)?;
     Ok(rows.max(0) as u64)
 }
 
@@ -374,6 +379,7 @@ fn copy_column<W: MergeSink>(
     }
     let chunk_start = out.file.offset();
     let mut stats = StatisticsMerger::new(SortOrder::of_column(column));
+    let mut blooms = bloom::BloomUnion::default();
     let mut locations = Vec::new();
     let (mut uncompressed, mut num_values, mut rows) = (0u64, 0i64, 0u64);
     let mut encodings: Vec<Encoding> = Vec::new();
@@ -411,6 +417,7 @@ fn copy_column<W: MergeSink>(
             acc
         });
         add_input_statistics(&mut stats, &source, chunk, meta);
+        blooms.add(&source, chunk);
     }
     let (statistics, size_statistics, column_index, byte_array_bytes) = stats.finish(locations.len());
     let pages = locations.len() as u64;
@@ -430,6 +437,7 @@ fn copy_column<W: MergeSink>(
         size_statistics,
         column_index,
         byte_array_bytes,
+        bloom_filter: blooms.finish(None, &[]),
     });
     Ok(Some(pages))
 }

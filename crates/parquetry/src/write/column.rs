@@ -22,6 +22,7 @@ use arrow_buffer::NullBuffer;
 use arrow_schema::DataType;
 
 use super::arrow_input::{check_value_lengths, put_valid_range, Scratch};
+use super::bloom::BloomFilterWriter;
 use super::encoder::{Dictionary, ValueEncoder};
 use super::options::{ColumnOptions, StatisticsLevel, WriteOptions};
 use super::schema::LeafColumn;
@@ -30,7 +31,7 @@ use super::statistics::{nan_bounds, statistics, Bounds, ColumnIndexBuilder};
 use crate::compress::Compressor;
 use crate::encoding::rle::RleEncoder;
 use crate::error::{Error, Result};
-use crate::format::{ColumnIndex, Encoding, PhysicalType, SizeStatistics, Statistics};
+use crate::format::{ColumnIndex, Encoding, PhysicalType, SizeStatistics, SplitBlockBloomFilter, Statistics};
 use crate::page::{DataPage, DataPageVersion, FinishedChunk, PageWriter};
 use crate::schema::SortOrder;
 
@@ -43,6 +44,8 @@ pub(crate) struct ChunkResult {
     pub column_index: Option<ColumnIndex>,
     /// Per page BYTE_ARRAY value bytes, for the OffsetIndex.
     pub page_byte_array_bytes: Option<Vec<i64>>,
+    /// The chunk's bloom filter, when the column has them.
+    pub bloom_filter: Option<SplitBlockBloomFilter>,
 }
 
 /// Writes one leaf column's chunks, one row group after another.
@@ -107,8 +110,13 @@ impl ColumnChunkWriter {
             None => Encoding::PLAIN,
         };
         let dictionary = column.dictionary && leaf.physical_type != PhysicalType::BOOLEAN;
+        // An `ndv` not given is the row group row limit (as Arrow C++), at most the default
+        // limit: a writer bounded by bytes alone would otherwise start every chunk at 128 MiB.
+        let default_ndv = options.row_group_rows.min(super::options::DEFAULT_ROW_GROUP_ROWS) as u64;
+        let bloom = column.bloom_filter.map(|b| BloomFilterWriter::new(&b, default_ndv));
         let encoder = ValueEncoder::new(leaf.physical_type, leaf.type_length, dictionary, fallback)
-            .map_err(|e| e.context(format!("column '{}'", leaf.path)))?;
+            .map_err(|e| e.context(format!("column '{}'", leaf.path)))?
+            .with_bloom_filter(bloom);
         if options.content_defined_chunking.is_some() && !leaf.nesting.is_empty() {
             let what = format!("column '{}': content-defined chunking of nested columns", leaf.path);
             return Err(Error::unsupported(what));
@@ -555,7 +563,9 @@ impl ColumnChunkWriter {
         let page_level = stats_on && self.options.statistics == StatisticsLevel::Page;
         let column_index = if page_level && self.page_index { index.finish() } else { None };
         let page_bytes = std::mem::take(&mut self.chunk_page_bytes);
+        let bloom_filter = self.encoder.finish_bloom_filter();
         let result = ChunkResult {
+            bloom_filter,
             pages: self.pages.finish()?,
             statistics,
             size_statistics,

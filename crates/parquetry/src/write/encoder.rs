@@ -4,6 +4,7 @@
 
 use arrow_buffer::ToByteSlice;
 
+use super::bloom::BloomFilterWriter;
 use crate::encoding::byte_stream_split::ByteStreamSplitEncoder;
 use crate::encoding::delta_binary_packed::DeltaBinaryPackedEncoder;
 use crate::encoding::delta_byte_array::DeltaByteArrayEncoder;
@@ -87,6 +88,9 @@ pub(crate) struct ValueEncoder {
     values: Values,
     dictionary: Option<Dictionary>,
     use_dictionary: bool,
+    /// The chunk's bloom filter: values are hashed here as they go into pages that are not
+    /// dictionary-encoded, and from the dictionary once (see `write/bloom.rs`).
+    bloom: Option<BloomFilterWriter>,
 }
 
 /// Whether `encoding` can encode values of `physical`, per the spec.
@@ -134,6 +138,7 @@ impl ValueEncoder {
             values: Values::Plain(Vec::new()),
             use_dictionary: dictionary.is_some(),
             dictionary,
+            bloom: None,
         };
         e.values = e.fresh_values();
         Ok(e)
@@ -157,6 +162,19 @@ impl ValueEncoder {
         }
     }
 
+    /// Builds a bloom filter of each chunk's values (none for BOOLEAN columns, whose two
+    /// values a filter cannot rule out usefully; Arrow C++ refuses them).
+    pub fn with_bloom_filter(mut self, bloom: Option<BloomFilterWriter>) -> Self {
+        self.bloom = bloom.filter(|_| self.physical != PhysicalType::BOOLEAN);
+        self
+    }
+
+    /// Ends the chunk's bloom filter (before [`reset_chunk`](Self::reset_chunk)).
+    pub fn finish_bloom_filter(&mut self) -> Option<crate::format::SplitBlockBloomFilter> {
+        let dictionary = self.dictionary.as_ref().filter(|_| self.use_dictionary);
+        self.bloom.as_mut().map(|b| b.finish_chunk(dictionary))
+    }
+
     /// Whether pages are dictionary indexes now.
     pub fn is_dictionary(&self) -> bool {
         self.use_dictionary
@@ -178,6 +196,9 @@ impl ValueEncoder {
     /// Switches the rest of the chunk to the fallback encoding; the caller has closed the
     /// page and written the dictionary page.
     pub fn fall_back(&mut self) {
+        if let (Some(bloom), Some(d), true) = (self.bloom.as_mut(), self.dictionary.as_ref(), self.use_dictionary) {
+            bloom.put_dictionary(d);
+        }
         self.use_dictionary = false;
         self.values = self.fresh_values();
     }
@@ -294,6 +315,9 @@ impl ValueEncoder {
             out.extend(values.iter().map(|&v| d.intern(v as u32 as u64)));
             return;
         }
+        if let Some(b) = self.bloom.as_mut() {
+            b.put_i32(values);
+        }
         match &mut self.values {
             Values::DeltaI32(e) => e.put(values),
             Values::Split(e) => e.put(values.to_byte_slice()),
@@ -307,6 +331,9 @@ impl ValueEncoder {
         if let Some((d, out)) = self.dict_fixed() {
             out.extend(values.iter().map(|&v| d.intern(v as u64)));
             return;
+        }
+        if let Some(b) = self.bloom.as_mut() {
+            b.put_i64(values);
         }
         match &mut self.values {
             Values::DeltaI64(e) => e.put(values),
@@ -327,6 +354,9 @@ impl ValueEncoder {
             }));
             return;
         }
+        if let Some(b) = self.bloom.as_mut() {
+            b.put_fixed(bytes, w);
+        }
         match &mut self.values {
             Values::Split(e) => e.put(bytes),
             Values::Plain(v) => v.extend_from_slice(bytes),
@@ -342,6 +372,9 @@ impl ValueEncoder {
             out.extend(bytes.chunks_exact(w).map(|v| d.intern(v)));
             return;
         }
+        if let Some(b) = self.bloom.as_mut() {
+            b.put_fixed(bytes, w);
+        }
         match &mut self.values {
             Values::DeltaByteArray(e) => bytes.chunks_exact(w).for_each(|v| e.put(v)),
             Values::Split(e) => e.put(bytes),
@@ -355,6 +388,9 @@ impl ValueEncoder {
         if let Some((d, out)) = self.dict_bytes() {
             d.intern_offsets(offsets, data, out);
             return;
+        }
+        if let Some(b) = self.bloom.as_mut() {
+            b.put_offsets(offsets, data);
         }
         match &mut self.values {
             Values::DeltaLength(e) => e.put_offsets(offsets, data),
@@ -370,14 +406,9 @@ impl ValueEncoder {
             out.extend(values.map(|v| d.intern(v)));
             return;
         }
-        match &mut self.values {
-            Values::DeltaLength(e) => values.for_each(|v| e.put(v)),
-            Values::DeltaByteArray(e) => values.for_each(|v| e.put(v)),
-            Values::Plain(out) => values.for_each(|v| {
-                out.extend_from_slice(&(v.len() as u32).to_le_bytes());
-                out.extend_from_slice(v);
-            }),
-            _ => {}
+        match self.bloom.as_mut() {
+            Some(b) => put_byte_values_into(&mut self.values, values.inspect(|v| b.put_value(v))),
+            None => put_byte_values_into(&mut self.values, values),
         }
     }
 
@@ -414,6 +445,19 @@ impl ValueEncoder {
             Values::RleBool(e) => e.put_bits(bitmap, offset, len),
             _ => {}
         }
+    }
+}
+
+/// Appends BYTE_ARRAY values to a page that is not dictionary-encoded.
+fn put_byte_values_into<'v>(page: &mut Values, values: impl Iterator<Item = &'v [u8]>) {
+    match page {
+        Values::DeltaLength(e) => values.for_each(|v| e.put(v)),
+        Values::DeltaByteArray(e) => values.for_each(|v| e.put(v)),
+        Values::Plain(out) => values.for_each(|v| {
+            out.extend_from_slice(&(v.len() as u32).to_le_bytes());
+            out.extend_from_slice(v);
+        }),
+        _ => {}
     }
 }
 

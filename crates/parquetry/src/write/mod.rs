@@ -10,6 +10,7 @@
 //! levels (`shred`) before its values take the same path.
 
 mod arrow_input;
+mod bloom;
 mod cdc;
 mod column;
 mod encoder;
@@ -23,9 +24,9 @@ pub use crate::io::{FileSink, TempFile, WriteBehind};
 pub use cdc::ContentDefinedChunking;
 pub use file::ParquetWriter;
 pub use options::{
-    writable_encoding, ColumnOptions, DataPageVersion, StatisticsLevel, WriteOptions, DEFAULT_DATA_PAGE_ROW_LIMIT,
-    DEFAULT_DATA_PAGE_SIZE, DEFAULT_DICTIONARY_PAGE_SIZE_LIMIT, DEFAULT_ROW_GROUP_ROWS,
-    DEFAULT_STATISTICS_TRUNCATE_LENGTH, WRITABLE_ENCODINGS,
+    writable_encoding, BloomFilterOptions, ColumnOptions, DataPageVersion, StatisticsLevel, WriteOptions,
+    DEFAULT_BLOOM_FILTER_FPP, DEFAULT_DATA_PAGE_ROW_LIMIT, DEFAULT_DATA_PAGE_SIZE, DEFAULT_DICTIONARY_PAGE_SIZE_LIMIT,
+    DEFAULT_ROW_GROUP_ROWS, DEFAULT_STATISTICS_TRUNCATE_LENGTH, WRITABLE_ENCODINGS,
 };
 
 use std::path::Path;

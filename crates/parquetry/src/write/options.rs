@@ -1,4 +1,5 @@
-//! How to write a file: codec, encodings, page and row-group sizes, statistics, page index.
+//! How to write a file: codec, encodings, page and row-group sizes, statistics, page index,
+//! bloom filters.
 //!
 //! Defaults follow the peers (Arrow C++/pyarrow and arrow-rs) wherever their meaning is the
 //! same, so that file sizes and speeds compare like for like: dictionary encoding with a
@@ -42,6 +43,33 @@ pub struct ColumnOptions {
     pub dictionary_page_size_limit: usize,
     /// Statistics for this column.
     pub statistics: StatisticsLevel,
+    /// A bloom filter per chunk of this column, and how big (`None`: no filter).
+    pub bloom_filter: Option<BloomFilterOptions>,
+}
+
+/// How to size a column's bloom filters (arrow-rs `BloomFilterProperties`, Arrow C++
+/// `BloomFilterOptions`).
+///
+/// Each chunk's filter is sized for `ndv` distinct values at false positive probability
+/// `fpp`, then folded in half while its estimated false positive rate stays within `fpp`
+/// (as Arrow C++ does), so a chunk with fewer distinct values than planned gets a smaller
+/// filter. A chunk that is dictionary-encoded throughout is sized for its dictionary.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BloomFilterOptions {
+    /// Distinct values planned for per chunk; `None`: the row group row limit (as Arrow C++),
+    /// at most [`DEFAULT_ROW_GROUP_ROWS`].
+    pub ndv: Option<u64>,
+    /// False positive probability, in (0, 1).
+    pub fpp: f64,
+}
+
+/// The default false positive probability of a bloom filter: 0.05, as Arrow C++ and arrow-rs.
+pub const DEFAULT_BLOOM_FILTER_FPP: f64 = 0.05;
+
+impl Default for BloomFilterOptions {
+    fn default() -> Self {
+        BloomFilterOptions { ndv: None, fpp: DEFAULT_BLOOM_FILTER_FPP }
+    }
 }
 
 /// Everything the writer can be told; build it with the `with_*` methods.
@@ -113,6 +141,7 @@ impl Default for WriteOptions {
                 encoding: None,
                 dictionary_page_size_limit: DEFAULT_DICTIONARY_PAGE_SIZE_LIMIT,
                 statistics: StatisticsLevel::Page,
+                bloom_filter: None,
             },
             per_column: HashMap::new(),
             data_page_size: DEFAULT_DATA_PAGE_SIZE,
@@ -268,6 +297,55 @@ impl WriteOptions {
         self
     }
 
+    /// Writes a bloom filter for every column (but BOOLEAN ones), or none (arrow-rs
+    /// `set_bloom_filter_enabled`). Off by default.
+    pub fn with_bloom_filter_enabled(mut self, on: bool) -> Self {
+        let set = |b: &mut Option<BloomFilterOptions>| *b = if on { Some(b.unwrap_or_default()) } else { None };
+        set(&mut self.column.bloom_filter);
+        self.per_column.values_mut().for_each(|c| set(&mut c.bloom_filter));
+        self
+    }
+
+    /// Sets every column's bloom filter false positive probability, turning the filters on
+    /// (arrow-rs `set_bloom_filter_fpp`).
+    pub fn with_bloom_filter_fpp(mut self, fpp: f64) -> Self {
+        let set = |b: &mut Option<BloomFilterOptions>| b.get_or_insert_with(Default::default).fpp = fpp;
+        set(&mut self.column.bloom_filter);
+        self.per_column.values_mut().for_each(|c| set(&mut c.bloom_filter));
+        self
+    }
+
+    /// Sets every column's planned distinct values per bloom filter, turning the filters on
+    /// (arrow-rs `set_bloom_filter_ndv`).
+    pub fn with_bloom_filter_ndv(mut self, ndv: u64) -> Self {
+        let set = |b: &mut Option<BloomFilterOptions>| b.get_or_insert_with(Default::default).ndv = Some(ndv);
+        set(&mut self.column.bloom_filter);
+        self.per_column.values_mut().for_each(|c| set(&mut c.bloom_filter));
+        self
+    }
+
+    /// Turns one column's bloom filters on or off (arrow-rs
+    /// `set_column_bloom_filter_enabled`).
+    pub fn with_column_bloom_filter_enabled(mut self, path: &str, on: bool) -> Self {
+        let b = &mut self.column_mut(path).bloom_filter;
+        *b = if on { Some(b.unwrap_or_default()) } else { None };
+        self
+    }
+
+    /// Sets one column's bloom filter false positive probability, turning its filters on
+    /// (arrow-rs `set_column_bloom_filter_fpp`).
+    pub fn with_column_bloom_filter_fpp(mut self, path: &str, fpp: f64) -> Self {
+        self.column_mut(path).bloom_filter.get_or_insert_with(Default::default).fpp = fpp;
+        self
+    }
+
+    /// Sets one column's planned distinct values per bloom filter, turning its filters on
+    /// (arrow-rs `set_column_bloom_filter_ndv`).
+    pub fn with_column_bloom_filter_ndv(mut self, path: &str, ndv: u64) -> Self {
+        self.column_mut(path).bloom_filter.get_or_insert_with(Default::default).ndv = Some(ndv);
+        self
+    }
+
     /// Truncates byte-array min/max statistics to `bytes` (`None`: never), marking them inexact.
     pub fn with_statistics_truncate_length(mut self, bytes: Option<usize>) -> Self {
         self.statistics_truncate_length = bytes;
@@ -403,6 +481,15 @@ impl WriteOptions {
         }
         if self.statistics_truncate_length == Some(0) {
             return bad("write options: statistics cannot be truncated to 0 bytes");
+        }
+        let columns = std::iter::once((None, &self.column)).chain(self.per_column.iter().map(|(p, c)| (Some(p), c)));
+        for (path, c) in columns {
+            if let Some(fpp) = c.bloom_filter.map(|b| b.fpp).filter(|f| !(*f > 0.0 && *f < 1.0)) {
+                let of = path.map_or(String::new(), |p| format!(" of column '{p}'"));
+                return Err(Error::invalid_argument(format!(
+                    "write options: the bloom filter false positive probability{of} must be in (0, 1), got {fpp}"
+                )));
+            }
         }
         Ok(())
     }

@@ -94,6 +94,7 @@ impl<W: Write> Out<W> {
             size_statistics: result.size_statistics,
             column_index: result.column_index,
             byte_array_bytes: result.page_byte_array_bytes,
+            bloom_filter: result.bloom_filter,
         });
         Ok(pages.pages)
     }
@@ -359,7 +360,7 @@ impl<W: Write> ParquetWriter<W> {
 
     fn end_row_group(&mut self) -> Result<()> {
         let rows = self.open_rows;
-        self.out.file.end_row_group(rows as i64, self.options.sorting_columns.clone(), None);
+        self.out.file.end_row_group(rows as i64, self.options.sorting_columns.clone(), None)?;
         self.open_rows = 0;
         if let Some(file) = self.out.spill.as_mut() {
             file.reset()?;
