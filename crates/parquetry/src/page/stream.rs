@@ -133,6 +133,26 @@ impl PageStream {
         Ok(())
     }
 
+    /// Makes the window cover `want` bytes from `pos` (or up to the chunk's end), keeping the
+    /// bytes from `pos` it already holds (a header cut by the window's end) and reading only
+    /// those after them.
+    fn widen<S: ChunkSource>(&mut self, source: &S, want: usize) -> Result<()> {
+        let have = self.window_end().saturating_sub(self.pos) as usize;
+        let len = (want as u64).min(self.end - self.pos) as usize;
+        if have == 0 || len <= have || source.in_memory(self.window_end(), len - have) {
+            return self.fill(source, want);
+        }
+        let mut head = std::mem::take(&mut self.spare);
+        head.clear();
+        head.reserve_exact(len);
+        head.extend_from_slice(&self.window.as_slice()[self.window.len() - have..]);
+        let window = source.read_at_after(head, self.window_end(), len - have)?;
+        let old = std::mem::replace(&mut self.window, window);
+        self.recycle(old);
+        self.window_start = self.pos;
+        Ok(())
+    }
+
     /// Takes back a buffer that came from this stream (a page body, or anything else no
     /// longer referenced elsewhere) so the next read can reuse its allocation.
     pub fn recycle(&mut self, buffer: Buffer) {
@@ -197,7 +217,7 @@ impl PageStream {
                         return Err(e);
                     }
                     want = avail.len().saturating_mul(2).max(WINDOW);
-                    self.fill(source, want)?;
+                    self.widen(source, want)?;
                 }
             }
         };
