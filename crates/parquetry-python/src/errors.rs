@@ -33,8 +33,23 @@ pub fn exception(kind: ErrorKind, message: &str) -> PyErr {
     })
 }
 
-/// Converts a library error.
+/// Converts a library error: a missing file or object is a `FileNotFoundError`
+/// (`MissingFileError`), as pyarrow raises.
 pub fn to_py(e: Error) -> PyErr {
+    let io_kind = std::error::Error::source(&e).and_then(|s| s.downcast_ref::<std::io::Error>()).map(|s| s.kind());
+    if e.kind() == ErrorKind::Io && io_kind == Some(std::io::ErrorKind::NotFound) {
+        let missing = Python::attach(|py| {
+            py.import("parquetry._errors").and_then(|m| m.getattr("MissingFileError")).map(|c| c.unbind())
+        });
+        if let Ok(class) = missing {
+            return Python::attach(|py| {
+                PyErr::from_type(
+                    class.bind(py).clone().cast_into().expect("an exception class"),
+                    e.message().to_owned(),
+                )
+            });
+        }
+    }
     exception(e.kind(), e.message())
 }
 

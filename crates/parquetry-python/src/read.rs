@@ -9,6 +9,7 @@ use arrow_buffer::Buffer;
 use parquetry::format::{FileMetaData, KeyValue};
 use parquetry::page::{BytesSource, FileSource};
 use parquetry::read::{ByteArrayType, ColumnSelector, ParquetFile, ParquetReaderBuilder, ReadOptions};
+use parquetry::store::{ObjectSource, StorageOptions};
 use parquetry::Error;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
@@ -21,6 +22,8 @@ use crate::ffi::{ArrowSchema, ArrowStream, BoxedReader};
 enum Source {
     File(File),
     Bytes(Buffer),
+    /// An object in an object store (`s3://...`); clones share its client and fetched bytes.
+    Object(ObjectSource),
 }
 
 /// An opened Parquet file: its footer is decoded once; every read makes a new reader over the
@@ -43,6 +46,7 @@ impl RawFile {
                 let file = ParquetFile::from_bytes(b.clone())?;
                 (file.metadata().clone(), file.arrow_schema())
             }
+            Source::Object(_) => unreachable!("objects are opened by open_url"),
         };
         Ok(RawFile { source, metadata, schema })
     }
@@ -56,6 +60,10 @@ impl RawFile {
             }
             Source::Bytes(b) => {
                 let file = ParquetFile::with_source(BytesSource::new(b.clone()), self.metadata.clone())?;
+                Box::new(ParquetReaderBuilder::new(file).with_options(options).build()?)
+            }
+            Source::Object(o) => {
+                let file = ParquetFile::with_source(o.clone(), self.metadata.clone())?;
                 Box::new(ParquetReaderBuilder::new(file).with_options(options).build()?)
             }
         })
@@ -83,6 +91,23 @@ pub fn open_path(py: Python<'_>, path: PathBuf) -> PyResult<RawFile> {
     py.detach(|| {
         let file = File::open(&path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
         RawFile::open(Source::File(file)).map_err(|e| e.context(path.display()))
+    })
+    .py_err()
+}
+
+/// Opens the Parquet object at `url` (`s3://`, `gs://`, `az://`, `http(s)://`, `file://`)
+/// with `storage_options` over the environment's settings: one request for the footer.
+#[pyfunction]
+#[pyo3(signature = (url, storage_options=None))]
+pub fn open_url(py: Python<'_>, url: String, storage_options: Option<Vec<(String, String)>>) -> PyResult<RawFile> {
+    let options: StorageOptions = storage_options.unwrap_or_default().into_iter().collect();
+    py.detach(|| {
+        let file = parquetry::store::open_url(&url, &options)?;
+        Ok::<_, Error>(RawFile {
+            metadata: file.metadata().clone(),
+            schema: file.arrow_schema(),
+            source: Source::Object(file.source().clone()),
+        })
     })
     .py_err()
 }
@@ -144,6 +169,14 @@ fn options(
 
 #[pymethods]
 impl RawFile {
+    /// `(requests, bytes)` an object store file fetched so far; `None` for other files.
+    fn request_stats(&self) -> Option<(u64, u64)> {
+        match &self.source {
+            Source::Object(o) => Some((o.stats().requests(), o.stats().bytes())),
+            _ => None,
+        }
+    }
+
     /// A lazy stream of batches: each batch is decoded when the consumer asks for it.
     /// `verify_crc` checks the CRC-32 of every page that has one.
     #[pyo3(signature = (columns=None, row_groups=None, threads=1, binary_type=None, batch_size=65536, verify_crc=false))]

@@ -140,6 +140,20 @@ fn write_options(d: &Bound<'_, PyDict>) -> PyResult<WriteOptions> {
     Ok(o.with_threads(opt(d, "threads")?.unwrap_or(1)))
 }
 
+/// Uploads the local file at `path` to `url` by multipart upload: the object exists only
+/// once the whole file is there. Returns the bytes sent.
+#[pyfunction]
+#[pyo3(signature = (path, url, storage_options=None))]
+pub fn upload_file(
+    py: Python<'_>,
+    path: PathBuf,
+    url: String,
+    storage_options: Option<Vec<(String, String)>>,
+) -> PyResult<u64> {
+    let options: parquetry::store::StorageOptions = storage_options.unwrap_or_default().into_iter().collect();
+    py.detach(|| parquetry::store::upload_file(&path, &url, &options)).map_err(crate::errors::to_py)
+}
+
 /// Writes the Arrow data of `data` to `path`, pulling batches from the producer one at a
 /// time (nothing is materialised first). Returns the rows written.
 #[pyfunction]

@@ -33,6 +33,34 @@ def check_file(path: str) -> None:
         raise MissingFileError(f"Failed to open local file '{path}'. Detail: [errno 2] No such file or directory")
 
 
+_OBJECT_SCHEMES = ("s3", "s3a", "gs", "gcs", "az", "adl", "azure", "abfs", "abfss", "http", "https")
+
+
+def object_url(source, filesystem=None):
+    """The URL when ``source`` names an object that parquetry reads and writes itself
+    (``s3://``, ``gs://``, ``az://``, ``abfs[s]://``, ``http(s)://``) and no ``filesystem``
+    was given; else None."""
+    if filesystem is not None or not _is_path(source):
+        return None
+    path = os.fsdecode(source)
+    scheme, sep, rest = path.partition("://")
+    if not sep or not rest or scheme.lower() not in _OBJECT_SCHEMES:
+        return None
+    if scheme.lower() == "gcs":
+        path = "gs://" + rest
+    return path
+
+
+def options_pairs(storage_options):
+    """``storage_options`` (a dict, as polars and deltalake take it) as string pairs."""
+    if storage_options is None:
+        return None
+    if not isinstance(storage_options, dict):
+        raise ArgumentTypeError(f"storage_options must be a dict, not {type(storage_options).__name__}")
+    return [(str(k), v if isinstance(v, str) else str(v).lower() if isinstance(v, bool) else str(v))
+            for k, v in storage_options.items()]
+
+
 def resolve(source, filesystem=None):
     """``(filesystem, path)`` for a path argument, as pyarrow resolves it (URIs, fsspec
     and pyarrow filesystems, filesystem URIs as strings); ``filesystem`` is None for a
@@ -49,9 +77,15 @@ def resolve(source, filesystem=None):
     return fs, path
 
 
-def open_native(source, filesystem=None):
-    """A native file over a path, bytes-like object or binary file object (Python's or a
-    pyarrow ``NativeFile``), read through ``filesystem`` when one is given."""
+def open_native(source, filesystem=None, storage_options=None):
+    """A native file over a path, an object store URL (read by parquetry's own client, with
+    ``storage_options``), a bytes-like object or a binary file object (Python's or a pyarrow
+    ``NativeFile``), read through ``filesystem`` when one is given."""
+    url = object_url(source, filesystem)
+    if url is not None:
+        return _native.open_url(url, options_pairs(storage_options))
+    if storage_options is not None:
+        raise InvalidArgumentError("storage_options applies to s3://, gs://, az:// and http(s):// URLs only")
     if _is_path(source):
         fs, path = resolve(source, filesystem)
         if fs is not None:
@@ -98,10 +132,20 @@ class Destination:
     temporary one for file objects and filesystems), and ``finish()`` copies it to the real
     destination once the file is complete. ``cleanup()`` removes any temporary file."""
 
-    def __init__(self, where, filesystem=None):
+    def __init__(self, where, filesystem=None, storage_options=None):
         self._where = where
         self._filesystem = filesystem
         self._tmp = None
+        self._url = object_url(where, filesystem)
+        self._storage_options = options_pairs(storage_options)
+        if self._url is not None:
+            # Written locally, then uploaded by multipart upload: the object appears only
+            # once complete.
+            self._tmp = tempfile.mkdtemp(prefix="parquetry-")
+            self.path = os.path.join(self._tmp, "out.parquet")
+            return
+        if storage_options is not None:
+            raise InvalidArgumentError("storage_options applies to s3://, gs://, az:// and http(s):// URLs only")
         if _is_path(where):
             self._filesystem, path = resolve(where, filesystem)
             if self._filesystem is None:
@@ -124,6 +168,9 @@ class Destination:
         if self._tmp is None:
             return
         try:
+            if self._url is not None:
+                _native.upload_file(self.path, self._url, self._storage_options)
+                return
             with open(self.path, "rb") as f:
                 if self._filesystem is None:
                     shutil.copyfileobj(f, self._where)

@@ -77,19 +77,27 @@ class ParquetFile:
     list; ``schema_depth_limit``: deepest schema nesting, the root counting 1) refuse a file
     past them, as pyarrow's.
     ``decryption_properties`` raises ``NotImplementedError``.
+
+    ``source`` may be an object store URL (``s3://bucket/key``, ``gs://``, ``az://``,
+    ``abfs[s]://``, ``http(s)://``), read with parquetry's own client: ``storage_options``
+    (a dict as polars and deltalake take it: ``aws_endpoint_url``, ``aws_region``,
+    ``aws_access_key_id``, ``aws_secret_access_key``, ``allow_http``, ...) over the
+    environment's ``AWS_*`` settings. The footer costs one request, and the selected columns
+    of each row group are fetched as few merged ranges.
     """
 
     def __init__(self, source, *, metadata=None, common_metadata=None, read_dictionary=None,
                  binary_type=None, list_type=None, memory_map=False, buffer_size=0, pre_buffer=False,
                  coerce_int96_timestamp_unit=None, decryption_properties=None,
                  thrift_string_size_limit=None, thrift_container_size_limit=None, filesystem=None,
-                 page_checksum_verification=False, arrow_extensions_enabled=True, schema_depth_limit=None):
+                 page_checksum_verification=False, arrow_extensions_enabled=True, schema_depth_limit=None,
+                 storage_options=None):
         if decryption_properties is not None:
             raise UnsupportedError("decryption_properties: encrypted files are not supported yet")
         if list_type not in (None, pa.ListType, pa.LargeListType):
             raise ArgumentTypeError(f"Unexpected list_type: {list_type!r}")
         self._list_type = list_type
-        self._raw = _io.open_native(source, filesystem)
+        self._raw = _io.open_native(source, filesystem, storage_options)
         if thrift_string_size_limit or thrift_container_size_limit or schema_depth_limit:
             _check_footer_limits(self._raw, thrift_string_size_limit, thrift_container_size_limit,
                                  schema_depth_limit)
@@ -240,12 +248,13 @@ def read_table(source, *, columns=None, use_threads=True, schema=None, use_panda
                coerce_int96_timestamp_unit=None, decryption_properties=None, thrift_string_size_limit=None,
                thrift_container_size_limit=None, page_checksum_verification=False,
                arrow_extensions_enabled=True, schema_depth_limit=None, row_groups=None,
-               threads=None) -> pa.Table:
+               threads=None, storage_options=None) -> pa.Table:
     """Reads a Parquet file as a ``pyarrow.Table`` (pyarrow's ``read_table``).
 
     ``filters`` (DNF lists or a ``pyarrow.compute.Expression``) keep the matching rows; they
     are applied after reading for now. ``schema`` selects and casts columns. A directory or
-    a list of files (a dataset) is not supported yet. See ``ParquetFile`` for the rest.
+    a list of files (a dataset) is not supported yet. ``storage_options``: for object store
+    URLs (``s3://...``), see ``ParquetFile``. See ``ParquetFile`` for the rest.
     """
     if isinstance(source, (list, tuple)):
         raise UnsupportedError("read_table of a list of files (a dataset) is not supported yet")
@@ -254,7 +263,7 @@ def read_table(source, *, columns=None, use_threads=True, schema=None, use_panda
     pf = ParquetFile(source, read_dictionary=read_dictionary, binary_type=binary_type, list_type=list_type,
                      coerce_int96_timestamp_unit=coerce_int96_timestamp_unit,
                      decryption_properties=decryption_properties, filesystem=filesystem,
-                     page_checksum_verification=page_checksum_verification,
+                     storage_options=storage_options, page_checksum_verification=page_checksum_verification,
                      arrow_extensions_enabled=arrow_extensions_enabled,
                      thrift_string_size_limit=thrift_string_size_limit,
                      thrift_container_size_limit=thrift_container_size_limit,

@@ -55,6 +55,7 @@ class ParquetWriter:
         if not isinstance(schema, pa.Schema):
             raise ArgumentTypeError(f"schema must be a pyarrow.Schema, not {type(schema).__name__}")
         self._metadata_collector = options.pop("metadata_collector", None)
+        storage_options = options.pop("storage_options", None)
         if options:
             raise ArgumentTypeError(f"unexpected keyword arguments: {', '.join(sorted(options))}")
         self._transform = TableTransform(
@@ -80,7 +81,7 @@ class ParquetWriter:
         self.schema = schema
         self.where = where
         self._key_values = {}
-        self._dest = _io.Destination(where, filesystem)
+        self._dest = _io.Destination(where, filesystem, storage_options)
         self._native = None
         self.metadata = None
         self.is_open = True
@@ -213,7 +214,9 @@ def write_table(table, where, row_group_size=None, version="2.6", use_dictionary
 
     ``table``: a pyarrow Table, or anything with ``__arrow_c_stream__`` or
     ``__arrow_c_array__`` (a RecordBatch, a RecordBatchReader, a polars DataFrame...), which
-    is then consumed batch by batch. ``where``: a path, ``file://`` URI or binary file object.
+    is then consumed batch by batch. ``where``: a path, ``file://`` URI, binary file object,
+    or an object store URL (``s3://``, ``gs://``, ``az://``; ``storage_options=`` a dict as
+    polars takes it), uploaded by multipart upload so the object appears only once complete.
     ``threads`` (parquetry's): ``True`` encodes and compresses columns on every core,
     ``False`` on one, an int on that many; the file is the same byte for byte.
     """
@@ -252,6 +255,7 @@ def write_table(table, where, row_group_size=None, version="2.6", use_dictionary
 def _write_stream(data, where, row_group_size, args):
     """Streams any Arrow producer into a file, batch by batch (nothing materialised)."""
     filesystem = args.pop("filesystem")
+    storage_options = args.pop("storage_options", None)
     threads = args.pop("threads")
     transform_args = {k: args.pop(k) for k in ("coerce_timestamps", "allow_truncated_timestamps", "flavor")}
     transform_args.update({k: args[k] for k in ("version", "use_deprecated_int96_timestamps",
@@ -263,7 +267,7 @@ def _write_stream(data, where, row_group_size, args):
         transform = TableTransform(reader.schema, **transform_args)
         data = pa.RecordBatchReader.from_batches(transform.schema, (transform.table(b) for b in reader))
     options = native_options(threads=_threads(threads), row_group_size=row_group_size, **args)
-    dest = _io.Destination(where, filesystem)
+    dest = _io.Destination(where, filesystem, storage_options)
     try:
         _native.write_table(data, dest.path, options)
         dest.finish()
