@@ -17,13 +17,15 @@
 //!
 //! Credentials come the usual way: the environment (`AWS_ACCESS_KEY_ID`,
 //! `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION`, `AWS_ENDPOINT_URL`,
-//! `AWS_ALLOW_HTTP`, web identity and instance metadata; `GOOGLE_SERVICE_ACCOUNT`;
+//! `AWS_ALLOW_HTTP`, web identity and instance metadata, and the AWS profile's keys, region
+//! and endpoint; `GOOGLE_SERVICE_ACCOUNT`;
 //! `AZURE_STORAGE_ACCOUNT_NAME`, ...) as `object_store`'s builders read it, then the
 //! [`StorageOptions`] over it. The reader is synchronous: a small runtime of its own drives
 //! the requests (see `runtime.rs`).
 
 mod error;
 mod options;
+mod profile;
 mod runtime;
 mod source;
 mod writer;

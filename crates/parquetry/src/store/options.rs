@@ -25,7 +25,8 @@ use crate::error::{Error, Result};
 /// `retry_timeout` (seconds after which no retry starts, 180 by default).
 ///
 /// Options are applied over what the environment sets (`AWS_ENDPOINT_URL`,
-/// `AWS_ACCESS_KEY_ID`, `AWS_ALLOW_HTTP`, ...). An endpoint given as `http://...` allows
+/// `AWS_ACCESS_KEY_ID`, `AWS_ALLOW_HTTP`, ...), which is applied over the AWS profile
+/// (`AWS_PROFILE`, else `default`, in `~/.aws/credentials` and `~/.aws/config`). An endpoint given as `http://...` allows
 /// plain HTTP without `allow_http` (the endpoint says so already). A key the store does not
 /// know is an error, not silently ignored.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -127,7 +128,21 @@ pub(crate) fn locate(url: &str, options: &StorageOptions) -> Result<Location> {
         |key: &str| Error::invalid_argument(format!("{url}: unknown storage option {key:?} for this kind of store"));
     let store: Arc<dyn ObjectStore> = match scheme {
         ObjectStoreScheme::AmazonS3 => {
-            let mut b = AmazonS3Builder::from_env().with_url(url).with_retry(retry);
+            let mut b = AmazonS3Builder::from_env();
+            // A profile's settings count for less than the environment's and the options';
+            // its keys are taken together or not at all.
+            let keyed = b.get_config_value(&AmazonS3ConfigKey::AccessKeyId).is_some()
+                || options.get("aws_access_key_id").or(options.get("access_key_id")).is_some();
+            for (k, v) in super::profile::profile_settings() {
+                if keyed && !matches!(k, "aws_region" | "aws_endpoint_url") {
+                    continue;
+                }
+                let key: AmazonS3ConfigKey = k.parse().map_err(|_| unknown(k))?;
+                if b.get_config_value(&key).is_none() && options.get(k).is_none() {
+                    b = b.with_config(key, v);
+                }
+            }
+            let mut b = b.with_url(url).with_retry(retry);
             for (k, v) in options.store_options() {
                 b = b.with_config(k.parse::<AmazonS3ConfigKey>().map_err(|_| unknown(k))?, v);
             }
