@@ -72,8 +72,20 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let output = OutputFormat::of(&opts.output)?;
     let staged_in = crate::remote::stage_input(&mut opts.input)?;
     let staged_out = crate::remote::stage_output(&mut opts.output)?;
-    let (input_name, output_name) =
-        (crate::remote::url_of(&staged_in, &opts.input), crate::remote::url_of(&staged_out, &opts.output));
+    let names = (crate::remote::url_of(&staged_in, &opts.input), crate::remote::url_of(&staged_out, &opts.output));
+    convert(&opts, input, output, &staged_out, &names)
+        .map_err(|m| crate::remote::named(m, staged_in.iter().chain(&staged_out)))
+}
+
+/// Converts `opts.input` (a local path, or a URL's scratch file) to `opts.output`, and
+/// uploads the output when it stands for a URL; `names` are what the user called them.
+fn convert(
+    opts: &Options,
+    input: InputFormat,
+    output: OutputFormat,
+    staged_out: &Option<crate::remote::Staged>,
+    (input_name, output_name): &(String, String),
+) -> Result<(), String> {
     if output != OutputFormat::Parquet {
         if let Some(option) = &opts.parquet_only {
             return Err(format!(
@@ -106,7 +118,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let row_groups = sink.finish().map_err(|e| format!("{}: {e}", opts.output))?;
     let out_bytes = std::fs::metadata(temp.path()).map(|m| m.len()).unwrap_or(0);
     temp.persist(out_path).map_err(|e| format!("{}: {e}", opts.output))?;
-    if let Some(staged) = &staged_out {
+    if let Some(staged) = staged_out {
         crate::remote::publish(staged)?;
     }
     if !opts.quiet {
@@ -116,7 +128,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             Some(n) => format!("{n} row groups, "),
             None => String::new(),
         };
-        let input = if opts.input == "-" { "stdin" } else { &input_name };
+        let input = if opts.input == "-" { "stdin" } else { input_name };
         eprintln!(
             "{input} → {output_name}: {} rows, {groups}{} → {} in {:.2} s",
             converter.rows,
