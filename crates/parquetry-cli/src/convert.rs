@@ -95,21 +95,21 @@ fn convert(
             ));
         }
     }
-    let input_bytes = check_paths(&opts)?;
+    let input_bytes = check_paths(opts)?;
     let start = Instant::now();
     let out_path = Path::new(&opts.output);
     let temp = TempFile::beside(out_path).map_err(|e| format!("{}: {e}", opts.output))?;
     let file = temp.file().map_err(|e| format!("{}: {e}", opts.output))?;
     let show_progress = !opts.quiet && std::io::stderr().is_terminal();
     let mut converter = Converter {
-        opts: &opts,
+        opts,
         format: output,
         file: Some(file),
         sink: None,
         rows: 0,
         progress: Progress::new(show_progress, input_bytes),
     };
-    let read = input::read_all(&opts.input, input, &opts, &mut converter);
+    let read = input::read_all(&opts.input, input, opts, &mut converter);
     converter.progress.finish();
     read?;
     let Some(sink) = converter.sink.take() else {
