@@ -200,7 +200,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
         let stats = file.source().stats();
         cat_file(&mut file, &opts, fail)?;
         if opts.stats {
-            eprintln!("object store: {} requests, {} bytes", stats.requests(), stats.bytes());
+            let plural = if stats.requests() == 1 { "" } else { "s" };
+            eprintln!("object store: {} request{plural}, {} bytes", stats.requests(), stats.bytes());
         }
         return Ok(());
     }

@@ -76,8 +76,20 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let output = OutputFormat::of(&opts.output)?;
     let staged_in = crate::remote::stage_input(&mut opts.input)?;
     let staged_out = crate::remote::stage_output(&mut opts.output)?;
-    let (input_name, output_name) =
-        (crate::remote::url_of(&staged_in, &opts.input), crate::remote::url_of(&staged_out, &opts.output));
+    let names = (crate::remote::url_of(&staged_in, &opts.input), crate::remote::url_of(&staged_out, &opts.output));
+    convert(&opts, input, output, &staged_out, &names)
+        .map_err(|m| crate::remote::named(m, staged_in.iter().chain(&staged_out)))
+}
+
+/// Converts `opts.input` (a local path, or a URL's scratch file) to `opts.output`, and
+/// uploads the output when it stands for a URL; `names` are what the user called them.
+fn convert(
+    opts: &Options,
+    input: InputFormat,
+    output: OutputFormat,
+    staged_out: &Option<crate::remote::Staged>,
+    (input_name, output_name): &(String, String),
+) -> Result<(), String> {
     if output != OutputFormat::Parquet {
         if let Some(option) = &opts.parquet_only {
             return Err(format!(
@@ -87,21 +99,21 @@ pub fn run(args: &[String]) -> Result<(), String> {
             ));
         }
     }
-    let input_bytes = check_paths(&opts)?;
+    let input_bytes = check_paths(opts)?;
     let start = Instant::now();
     let out_path = Path::new(&opts.output);
     let temp = TempFile::beside(out_path).map_err(|e| format!("{}: {e}", opts.output))?;
     let file = temp.file().map_err(|e| format!("{}: {e}", opts.output))?;
     let show_progress = !opts.quiet && std::io::stderr().is_terminal();
     let mut converter = Converter {
-        opts: &opts,
+        opts,
         format: output,
         file: Some(file),
         sink: None,
         rows: 0,
         progress: Progress::new(show_progress, input_bytes),
     };
-    let read = input::read_all(&opts.input, input, &opts, &mut converter);
+    let read = input::read_all(&opts.input, input, opts, &mut converter);
     converter.progress.finish();
     read?;
     let Some(sink) = converter.sink.take() else {
@@ -110,7 +122,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let row_groups = sink.finish().map_err(|e| format!("{}: {e}", opts.output))?;
     let out_bytes = std::fs::metadata(temp.path()).map(|m| m.len()).unwrap_or(0);
     temp.persist(out_path).map_err(|e| format!("{}: {e}", opts.output))?;
-    if let Some(staged) = &staged_out {
+    if let Some(staged) = staged_out {
         crate::remote::publish(staged)?;
     }
     if !opts.quiet {
@@ -120,7 +132,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             Some(n) => format!("{n} row groups, "),
             None => String::new(),
         };
-        let input = if opts.input == "-" { "stdin" } else { &input_name };
+        let input = if opts.input == "-" { "stdin" } else { input_name };
         eprintln!(
             "{input} → {output_name}: {} rows, {groups}{} → {} in {:.2} s",
             converter.rows,

@@ -68,13 +68,14 @@ struct Options {
 pub fn run(args: &[String]) -> Result<(), String> {
     let Some(mut opts) = parse(args)? else { return Ok(()) };
     let start = Instant::now();
-    let (local_inputs, _staged_in) = crate::remote::stage_inputs(&opts.inputs)?;
+    let (local_inputs, staged_in) = crate::remote::stage_inputs(&opts.inputs)?;
     let url = opts.output.clone();
     let staged_out = crate::remote::stage_output(&mut opts.output)?;
     let output = Path::new(&opts.output);
-    let inputs = expand_inputs(&local_inputs)?;
-    let bytes_in = check_paths(&inputs, output)?;
-    let summary = merge_files(&inputs, output, &opts.merge).map_err(|e| e.to_string())?;
+    let named = |m: String| crate::remote::named(m, staged_in.iter().chain(&staged_out));
+    let inputs = expand_inputs(&local_inputs).map_err(named)?;
+    let bytes_in = check_paths(&inputs, output).map_err(named)?;
+    let summary = merge_files(&inputs, output, &opts.merge).map_err(|e| named(e.to_string()))?;
     if let Some(staged) = &staged_out {
         crate::remote::publish(staged)?;
     }

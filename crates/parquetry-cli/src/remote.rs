@@ -68,3 +68,8 @@ pub(crate) fn stage_inputs(inputs: &[String]) -> Result<(Vec<String>, Vec<Staged
     }
     Ok((paths, staged))
 }
+
+/// `message` with the scratch files of `staged` called by their URLs.
+pub(crate) fn named<'a>(message: String, staged: impl IntoIterator<Item = &'a Staged>) -> String {
+    staged.into_iter().fold(message, |m, s| m.replace(&*s.path().to_string_lossy(), &s.url))
+}

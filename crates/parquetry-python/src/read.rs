@@ -112,6 +112,19 @@ pub fn open_url(py: Python<'_>, url: String, storage_options: Option<Vec<(String
     .py_err()
 }
 
+/// The objects under the URL prefix `url` (a "folder", recursively) as `(url, size)` pairs,
+/// sorted: what a dataset over an object store holds.
+#[pyfunction]
+#[pyo3(signature = (url, storage_options=None))]
+pub fn list_url(
+    py: Python<'_>,
+    url: String,
+    storage_options: Option<Vec<(String, String)>>,
+) -> PyResult<Vec<(String, u64)>> {
+    let options: StorageOptions = storage_options.unwrap_or_default().into_iter().collect();
+    py.detach(|| parquetry::store::list(&url, &options)).py_err()
+}
+
 /// Opens a file held in memory: `bytes` or any object with the buffer protocol. The bytes
 /// are copied once into an Arrow buffer (Python's memory may move or be freed with its object).
 #[pyfunction]

@@ -229,6 +229,26 @@ def test_parquet_writer_to_s3(s3, options):
                         pa.concat_tables([table, table]))
 
 
+def test_an_object_replaced_while_read_is_an_error(s3, options, written):
+    url = put(s3, "changing/groups.parquet", written["groups.parquet"])
+    pf = parquetry.ParquetFile(url, storage_options=options)
+    put(s3, "changing/groups.parquet", corpus_dir() / CORPUS[0])
+    with pytest.raises(OSError, match="changed while it was read"):
+        pf.read()
+
+
+def test_objects_under_a_prefix_are_listed_with_their_sizes(s3, options):
+    from parquetry import _parquetry
+
+    files = [corpus_dir() / rel for rel in CORPUS[:3]]
+    for f in files:
+        put(s3, f"listed/sub/{f.name}", f)
+    s3.put_object(Bucket=BUCKET, Key="listed-not/x", Body=b"x")
+    want = sorted((f"s3://{BUCKET}/listed/sub/{f.name}", f.stat().st_size) for f in files)
+    assert _parquetry.list_url(f"s3://{BUCKET}/listed/", list(options.items())) == want
+    assert _parquetry.list_url(f"s3://{BUCKET}/nothing/", list(options.items())) == []
+
+
 def test_missing_bucket_and_key_are_file_not_found_naming_them(s3, options):
     with pytest.raises(FileNotFoundError) as e:
         parquetry.read_table(f"s3://{BUCKET}/no/such/key.parquet", storage_options=options)

@@ -7,64 +7,11 @@
 mod common;
 
 use std::io::Write;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
+use common::moto::{start_moto, Moto};
 use parquetry::read::ReadOptions;
 use parquetry::store::{create_url, list, open_url, StorageOptions};
-
-/// moto's server, killed when dropped.
-struct Moto {
-    child: Child,
-    endpoint: String,
-}
-
-impl Drop for Moto {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start_moto() -> Option<Moto> {
-    let python = common::python();
-    let has =
-        Command::new(&python).args(["-c", "import moto.server, boto3"]).output().is_ok_and(|o| o.status.success());
-    if !has {
-        assert!(
-            std::env::var_os("PARQUETRY_REQUIRE_PYTHON").is_none(),
-            "moto and boto3 are required (PARQUETRY_REQUIRE_PYTHON is set): pip install -r requirements-test.txt"
-        );
-        eprintln!("note: {python} with moto and boto3 is missing: the object store tests are skipped");
-        return None;
-    }
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let child = Command::new(&python)
-        .args(["-m", "moto.server", "-H", "127.0.0.1", "-p", &port.to_string()])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start moto");
-    let moto = Moto { child, endpoint: format!("http://127.0.0.1:{port}") };
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "moto did not start listening on port {port}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    Some(moto)
-}
-
-/// Runs a boto3 script with `s3` (a client of the server) and `BUCKET` defined; returns stdout.
-fn boto3(moto: &Moto, script: &str) -> String {
-    let prelude = format!(
-        "import boto3, sys\ns3 = boto3.client('s3', endpoint_url='{}', aws_access_key_id='test', \
-         aws_secret_access_key='test', region_name='us-east-1')\nBUCKET = 'rust'\n",
-        moto.endpoint
-    );
-    let out = Command::new(common::python()).args(["-c", &(prelude + script)]).output().expect("run python");
-    assert!(out.status.success(), "boto3 script failed: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap()
-}
 
 fn options(moto: &Moto) -> StorageOptions {
     StorageOptions::new()
@@ -82,12 +29,12 @@ fn list_read_and_an_aborted_upload() {
     let Some(moto) = start_moto() else { return };
     let dir = common::corpus_dir().join("data");
     let names = ["alltypes_plain.parquet", "nested_lists.snappy.parquet", "datapage_v2.snappy.parquet"];
-    let mut script = "s3.create_bucket(Bucket=BUCKET)\n".to_owned();
+    let mut script = "BUCKET = 'rust'\ns3.create_bucket(Bucket=BUCKET)\n".to_owned();
     for name in names {
         script += &format!("s3.upload_file({:?}, BUCKET, 'dir/{name}')\n", dir.join(name).display().to_string());
     }
     script += "s3.put_object(Bucket=BUCKET, Key='other/x', Body=b'x')\n";
-    boto3(&moto, &script);
+    moto.boto3(&script);
     let options = options(&moto);
 
     // Listing: every object under the prefix (not `other/`), as URLs with their sizes.
@@ -116,9 +63,8 @@ fn list_read_and_an_aborted_upload() {
     let mut writer = create_url("s3://rust/out/dropped.parquet", &options).unwrap();
     writer.write_all(&vec![7u8; 20 << 20]).unwrap(); // two parts sent
     drop(writer);
-    let left = boto3(
-        &moto,
-        "print(s3.list_objects_v2(Bucket=BUCKET, Prefix='out/').get('KeyCount', 0), \
+    let left = moto.boto3(
+        "BUCKET = 'rust'; print(s3.list_objects_v2(Bucket=BUCKET, Prefix='out/').get('KeyCount', 0), \
          len(s3.list_multipart_uploads(Bucket=BUCKET).get('Uploads', [])))",
     );
     assert_eq!(left.trim(), "0 0");
@@ -128,9 +74,8 @@ fn list_read_and_an_aborted_upload() {
     let bytes: Vec<u8> = (0..(17u32 << 20)).map(|i| (i % 251) as u8).collect();
     writer.write_all(&bytes).unwrap();
     writer.finish().unwrap();
-    let got = boto3(
-        &moto,
-        "import hashlib; b = s3.get_object(Bucket=BUCKET, Key='out/done.bin')['Body'].read(); \
+    let got = moto.boto3(
+        "import hashlib; BUCKET = 'rust'; b = s3.get_object(Bucket=BUCKET, Key='out/done.bin')['Body'].read(); \
          print(len(b), hashlib.sha256(b).hexdigest())",
     );
     let want = Command::new(common::python())

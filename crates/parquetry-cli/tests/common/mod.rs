@@ -51,6 +51,8 @@ impl Drop for TempDir {
     }
 }
 
+#[path = "../../../parquetry/tests/common/moto.rs"]
+pub mod moto;
 #[path = "../../../parquetry/tests/common/pyarrow_check.rs"]
 mod pyarrow_check;
 #[allow(unused_imports)] // Not every test file compares with pyarrow.

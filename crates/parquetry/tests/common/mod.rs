@@ -74,6 +74,7 @@ pub fn python() -> String {
     std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned())
 }
 
+pub mod moto;
 mod pyarrow_check;
 #[allow(unused_imports)] // Not every test file compares with pyarrow.
 pub use pyarrow_check::pyarrow_missing;
