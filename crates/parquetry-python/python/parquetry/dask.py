@@ -18,9 +18,9 @@ import os
 import pyarrow as pa
 
 from . import _parquetry as _native
-from ._dataset import ParquetDataset, filters_to_condition
+from ._dataset import ParquetDataset
 from ._errors import UnsupportedError
-from ._filters import filters_to_expression
+from ._filters import filters_to_condition, filters_to_expression
 from ._read_types import _table
 
 
