@@ -13,7 +13,9 @@ Engines, one thread each, warm page cache, the file opened inside the timed regi
   what it does exactly is in that file);
 - ``duckdb``: ``SET threads=1``, ``SELECT .. FROM read_parquet(..) WHERE ..``, ``.to_arrow_table()``;
 - ``polars``: ``POLARS_MAX_THREADS=1``, ``scan_parquet(..).filter(..).select(..).collect()``;
-- ``pyarrow``: ``pq.read_table(filters=DNF or Expression, use_threads=False)``;
+- ``pyarrow``: ``pq.read_table(filters=DNF or Expression, use_threads=False)``, with
+  ``schema=`` reading tpchgen's string_view columns as string (pyarrow 26 cannot filter
+  string_view);
 - ``datafusion`` / ``datafusion-pushdown``: ``target_partitions=1``,
   ``datafusion.execution.parquet.pushdown_filters`` false (its default) / true.
 
@@ -136,7 +138,13 @@ def engine_polars(q, path):
 def engine_pyarrow(q, path):
     filters = q["dnf"] if q["dnf"] is not None else (q["expr"]() if q.get("expr") else None)
     columns = q["columns"]
-    return lambda: pq.read_table(path, columns=columns, filters=filters, use_threads=False)
+    # pyarrow 26 has no comparison or filter kernels for string_view, which tpchgen's stored
+    # Arrow schema asks for: read those columns as string (the reader decodes them so).
+    file_schema = pq.read_schema(path)
+    schema = pa.schema([f.with_type(pa.string()) if pa.types.is_string_view(f.type) else f for f in file_schema],
+                       metadata=file_schema.metadata)
+    schema = None if schema.equals(file_schema) else schema
+    return lambda: pq.read_table(path, columns=columns, filters=filters, use_threads=False, schema=schema)
 
 
 def _datafusion(pushdown):
@@ -240,6 +248,7 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="1 timed run per cell (checks results; times are rough)")
     ap.add_argument("--runs", type=int, default=None, help="timed runs per cell (default 5; --quick 1)")
     ap.add_argument("--only", default=None, help="comma-separated query names")
+    ap.add_argument("--engines", default=None, help="comma-separated engines (default: all)")
     ap.add_argument("--no-build", action="store_true", help="do not run cargo build first")
     ap.add_argument("--out", default=str(RESULTS), help="markdown file to write")
     args = ap.parse_args()
@@ -251,7 +260,7 @@ def main() -> int:
     if args.only:
         keep = set(args.only.split(","))
         qs = [q for q in qs if q["name"] in keep]
-    engines = OURS + PEERS
+    engines = args.engines.split(",") if args.engines else OURS + PEERS
     results = {}
     failures = []
     loads = [loadavg()]
@@ -267,13 +276,14 @@ def main() -> int:
             except Exception as e:  # an engine that cannot run the query: shown, not fatal
                 r = dict(error=f"{type(e).__name__}: {str(e).splitlines()[0][:120]}")
             results[q["name"]][engine] = r
-        ref = results[q["name"]]["parquetry-rs"]
+        ref_engine = engines[0]
+        ref = results[q["name"]][ref_engine]
         for engine, r in results[q["name"]].items():
             if "error" in r or "error" in ref:
                 continue
             if (r["rows"], r["checksum"]) != (ref["rows"], ref["checksum"]):
                 r["mismatch"] = True
-                failures.append(f"{q['name']}: {engine} {r['rows']} rows {r['checksum']} != parquetry-rs "
+                failures.append(f"{q['name']}: {engine} {r['rows']} rows {r['checksum']} != {ref_engine} "
                                 f"{ref['rows']} rows {ref['checksum']}")
                 print(f"\n!!!!! MISMATCH {failures[-1]}\n", file=sys.stderr, flush=True)
         line = "  ".join(f"{e}={statistics.median(r['times_ms']):.1f}" if "times_ms" in r else f"{e}=ERR"
@@ -301,10 +311,13 @@ def _fmt_bytes(n):
 
 
 def render(qs, results, engines, runs, loads, failures) -> str:
-    import duckdb
-    import polars
-    import datafusion
-    import parquetry  # noqa: F401
+    from importlib.metadata import PackageNotFoundError, version
+
+    def v(name):
+        try:
+            return version(name)
+        except PackageNotFoundError:
+            return "?"
 
     out = ["# Filtered reads: parquetry against the peers (issue 30)", "",
            f"`python3 bench/filter_bench.py` (median of {runs} runs after one warm-up, milliseconds, one thread "
@@ -313,8 +326,8 @@ def render(qs, results, engines, runs, loads, failures) -> str:
            "page index), and a 2M-row strings table with 2% nulls in `note`. Engines and settings: see "
            "`bench/filter_bench.py`'s docstring.", "",
            f"Machine: {platform.machine()}, {os.cpu_count()} cores; 1-minute load average at the start and "
-           f"after each query: {', '.join(loads)}. Versions: pyarrow {pa.__version__}, duckdb {duckdb.__version__}, "
-           f"polars {polars.__version__}, datafusion {datafusion.__version__}, arrow-rs parquet 60.1.", ""]
+           f"after each query: {', '.join(loads)}. Versions: pyarrow {v('pyarrow')}, duckdb {v('duckdb')}, "
+           f"polars {v('polars')}, datafusion {v('datafusion')}, arrow-rs parquet 60.1.", ""]
     if failures:
         out += ["**RESULT MISMATCHES:**", ""] + [f"- {f}" for f in failures] + [""]
     head = ["query", "rows (of)", "sel."] + engines + ["fastest peer", "rs ÷ peer", "py ÷ peer", "parquetry-rs bytes read",
@@ -325,16 +338,16 @@ def render(qs, results, engines, runs, loads, failures) -> str:
         rs = results[q["name"]]
         cells = []
         for e in engines:
-            r = rs[e]
+            r = rs.get(e, {"error": "not run"})
             if "error" in r:
                 cells.append("n/a")
             else:
                 cells.append(f"{_median(r):.1f}" + (" **MISMATCH**" if r.get("mismatch") else ""))
-        peers = [(e, _median(rs[e])) for e in PEERS if "times_ms" in rs[e] and not rs[e].get("mismatch")]
+        peers = [(e, _median(rs[e])) for e in PEERS if "times_ms" in rs.get(e, {}) and not rs[e].get("mismatch")]
         best = min(peers, key=lambda p: p[1]) if peers else (None, None)
-        ours = {e: _median(rs[e]) for e in OURS if "times_ms" in rs[e]}
+        ours = {e: _median(rs[e]) for e in OURS if "times_ms" in rs.get(e, {})}
         ratio = {e: (f"{ours[e] / best[1]:.2f}" if e in ours and best[1] else "–") for e in OURS}
-        ref = rs["parquetry-rs"]
+        ref = rs.get("parquetry-rs") or rs[engines[0]]
         rows = ref.get("rows", "?")
         sel = f"{100 * rows / q['total_rows']:.4g}%" if isinstance(rows, int) else "?"
         extra = ref.get("extra") or {}
@@ -343,7 +356,7 @@ def render(qs, results, engines, runs, loads, failures) -> str:
             pq_bytes += f" ({extra['pages_pruned']}/{extra['pages_total']} pages pruned)"
         if extra.get("row_groups_total"):
             pq_bytes += f", {extra['row_groups_pruned']}/{extra['row_groups_total']} RGs pruned"
-        ar = rs["arrow-rs"]
+        ar = rs.get("arrow-rs", {})
         ar_bytes = _fmt_bytes(ar["bytes_read"]) if "bytes_read" in ar else "n/a"
         out.append("| " + " | ".join([f"`{q['name']}`: {q['what']}", f"{rows:,} ({q['total_rows']:,})" if isinstance(rows, int) else "?", sel]
                                      + cells + [best[0] or "–", ratio["parquetry-rs"], ratio["parquetry-py"], pq_bytes, ar_bytes]) + " |")

@@ -47,6 +47,18 @@ def generated(tmp_path_factory):
     return path
 
 
+def _same(got, want):
+    """Tables equal, NaN equal to NaN (pyarrow's ``equals`` says NaN != NaN)."""
+    if not got.schema.equals(want.schema) or got.num_rows != want.num_rows:
+        return False
+
+    def canonical(c):
+        if pa.types.is_floating(c.type):
+            return pc.if_else(pc.is_nan(c), pa.scalar(-12345.0, c.type), c)
+        return c
+    return all(canonical(got[n]).equals(canonical(want[n])) for n in want.column_names)
+
+
 GENERATED_FILTERS = [
     [("d", ">=", datetime.date(1995, 3, 1)), ("d", "<", datetime.date(1995, 3, 5))],
     [("num", ">", 990)],
@@ -71,15 +83,15 @@ def test_generated_file_filters_as_pyarrow(generated, filters, columns):
     want = pa_pq.read_table(generated, columns=columns, filters=filters)
     got = pq.read_table(generated, columns=columns, filters=filters, use_threads=False)
     assert got.num_rows == want.num_rows
-    assert got.equals(want)
+    assert _same(got, want)
 
 
 @pytest.mark.parametrize("filters", GENERATED_FILTERS[:4], ids=range(4))
 def test_parquet_file_read_filters_as_pyarrow(generated, filters):
     want = pa_pq.read_table(generated, columns=["key", "mode"], filters=filters)
     with pq.ParquetFile(generated) as f:
-        assert f.read(["key", "mode"], filters=filters).equals(want)
-        assert f.read(["key", "mode"], filters=filters, threads=2).equals(want)
+        assert _same(f.read(["key", "mode"], filters=filters), want)
+        assert _same(f.read(["key", "mode"], filters=filters, threads=2), want)
 
 
 def test_dnf_filters_take_the_native_route(generated, monkeypatch):
@@ -92,15 +104,15 @@ def test_dnf_filters_take_the_native_route(generated, monkeypatch):
     monkeypatch.setattr(_read, "filters_to_expression", refuse)
     filters = [("mode", "=", "SHIP"), ("num", ">", 500)]
     want = pa_pq.read_table(generated, columns=["key"], filters=filters)
-    assert pq.read_table(generated, columns=["key"], filters=filters).equals(want)
+    assert _same(pq.read_table(generated, columns=["key"], filters=filters), want)
 
 
 def test_expression_and_nan_values_fall_back(generated):
     for filters in [(pc.field("num") > 990) | pc.field("mode").is_null(), [("f", "!=", float("nan"))]]:
         want = pa_pq.read_table(generated, columns=["key"], filters=filters)
-        assert pq.read_table(generated, columns=["key"], filters=filters).equals(want)
+        assert _same(pq.read_table(generated, columns=["key"], filters=filters), want)
         with pq.ParquetFile(generated) as f:
-            assert f.read(["key"], filters=filters).equals(want)
+            assert _same(f.read(["key"], filters=filters), want)
 
 
 def test_stream_with_a_condition(generated):
@@ -135,7 +147,7 @@ def test_corpus_filters_as_pyarrow(rel, filters):
     want = pa_pq.read_table(path, filters=filters)
     got = pq.read_table(path, filters=filters)
     assert got.num_rows == want.num_rows
-    assert got.equals(want)
+    assert _same(got, want)
 
 
 @pytest.mark.parametrize("condition,expression", [
@@ -151,4 +163,4 @@ def test_condition_text_as_pyarrow_expression(generated, condition, expression):
     want = pa_pq.read_table(generated, columns=["key", "num"], filters=expression)
     got = pq.read_table(generated, columns=["key", "num"], filters=condition)
     assert got.num_rows == want.num_rows
-    assert got.equals(want)
+    assert _same(got, want)
