@@ -212,7 +212,7 @@ def run_python(engine, q, path, runs):
 
 
 def run_rust(example, q, path, runs):
-    arg = dict(file=str(path), runs=runs, columns=q["columns"], where=q["sql"] or "true", leaves=q["leaves"])
+    arg = dict(file=str(path), runs=runs, columns=q["columns"], where=q["sql"] or "", leaves=q["leaves"])
     exe = EXAMPLES / example
     out = subprocess.run([str(exe), json.dumps(arg)], capture_output=True, text=True,
                          env={**os.environ, "MIMALLOC_PURGE_DELAY": "-1"})
@@ -268,9 +268,8 @@ def main() -> int:
         path = files[q["file"]]
         total = pq.read_metadata(path).num_rows
         results[q["name"]] = {}
+        q["total_rows"] = total
         for engine in engines:
-            if q["sql"] is None and engine == "arrow-rs":
-                q = {**q, "leaves": []}
             try:
                 r = run_engine(engine, q, path, runs)
             except Exception as e:  # an engine that cannot run the query: shown, not fatal
@@ -289,8 +288,11 @@ def main() -> int:
         line = "  ".join(f"{e}={statistics.median(r['times_ms']):.1f}" if "times_ms" in r else f"{e}=ERR"
                          for e, r in results[q["name"]].items())
         print(f"{q['name']}: {ref.get('rows')} of {total} rows  {line}", flush=True)
-        q["total_rows"] = total
         loads.append(loadavg())
+    raw = Path(args.out).with_suffix(".json")
+    raw.write_text(json.dumps(dict(runs=runs, loads=loads, failures=failures, results=results,
+                                   queries=[{k: v for k, v in q.items() if not callable(v)} for q in qs]),
+                              indent=1, default=str))
     report = render(qs, results, engines, runs, loads, failures)
     Path(args.out).write_text(report)
     print(f"wrote {args.out}")

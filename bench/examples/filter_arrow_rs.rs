@@ -289,7 +289,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         };
         let reader = builder
-            .with_batch_size(8192)
+            .with_batch_size(q.batch_size)
             .with_row_groups(row_groups.clone())
             .with_row_selection(selection)
             .with_row_filter(RowFilter::new(predicates))

@@ -1,6 +1,6 @@
 //! One filtered query through parquetry's Rust reader, as `bench/filter_bench.py` runs it:
 //! `ParquetReaderBuilder::open(file)` inside the timed region, `with_filter(parse(where))`,
-//! the query's columns, 8,192-row batches, one thread. Prints times, rows, checksum, bytes
+//! the query's columns, 8,192-row batches (`"batch_size"` to change), one thread. Prints times, rows, checksum, bytes
 //! read and the last run's `ScanMetrics` as JSON.
 //!
 //! `cargo run --release -p parquetry-bench --example filter_parquetry -- '{"file": "f.parquet",
@@ -16,10 +16,13 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let q = filter_common::query_from_args()?;
-    let predicate = parquetry::filter::parse(&q.condition)?;
+    // An empty condition: the same read without a filter (the baseline).
+    let predicate = if q.condition.is_empty() { None } else { Some(parquetry::filter::parse(&q.condition)?) };
     filter_common::run(&q, || {
-        let mut builder =
-            ParquetReaderBuilder::open(&q.file)?.with_batch_size(8192).with_threads(1).with_filter(predicate.clone());
+        let mut builder = ParquetReaderBuilder::open(&q.file)?.with_batch_size(q.batch_size).with_threads(1);
+        if let Some(p) = &predicate {
+            builder = builder.with_filter(p.clone());
+        }
         if let Some(columns) = &q.columns {
             builder = builder.with_columns(columns.iter().map(String::as_str));
         }

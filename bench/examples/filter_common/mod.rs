@@ -20,6 +20,8 @@ pub struct Query {
     pub columns: Option<Vec<String>>,
     pub condition: String,
     pub leaves: Vec<Value>,
+    /// Rows per batch (8,192 unless the query says).
+    pub batch_size: usize,
 }
 
 /// The query from the first command-line argument (JSON).
@@ -37,6 +39,7 @@ pub fn query_from_args() -> Result<Query, Box<dyn std::error::Error>> {
         columns,
         condition: v["where"].as_str().unwrap_or_default().to_string(),
         leaves: v["leaves"].as_array().cloned().unwrap_or_default(),
+        batch_size: v["batch_size"].as_u64().unwrap_or(8192) as usize,
     })
 }
 
