@@ -168,8 +168,7 @@ pub fn compact_group(
 ) -> PyResult<()> {
     use parquetry::dataset::compact::CompactionGroup;
     let group = CompactionGroup { inputs, output, bytes: 0 };
-    let mut merge = parquetry::merge::MergeOptions::default();
-    merge.threads = threads.max(1);
+    let merge = parquetry::merge::MergeOptions { threads: threads.max(1), ..Default::default() };
     py.detach(|| parquetry::dataset::compact::compact_group(&group, &merge)).py_err()
 }
 
