@@ -55,12 +55,9 @@ fn options(
     binary_type: Option<&str>,
     batch_size: usize,
 ) -> PyResult<ReadOptions> {
-    let mut o = crate::read::options(None, None, threads, binary_type, batch_size, false, None)?;
+    let mut o = crate::read::options(None, filter, None, threads, binary_type, batch_size, false, None)?;
     if let Some(columns) = columns {
         o = o.with_columns(columns);
-    }
-    if let Some(f) = filter {
-        o = o.with_filter(parquetry::filter::parse(f).py_err()?);
     }
     Ok(o)
 }

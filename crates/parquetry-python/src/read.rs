@@ -139,9 +139,12 @@ pub fn open_bytes(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<RawFile> 
     py.detach(|| RawFile::open(Source::Bytes(Buffer::from(bytes)))).py_err()
 }
 
-/// Turns the Python-side options into [`ReadOptions`].
+/// Turns the Python-side options into [`ReadOptions`]; `filter` is a condition in the text
+/// form of `parquetry::filter::parse`, pushed down into the read.
+#[allow(clippy::too_many_arguments)] // Python's keyword arguments, one by one.
 pub(crate) fn options(
     columns: Option<&Bound<'_, PyList>>,
+    filter: Option<&str>,
     row_groups: Option<Vec<usize>>,
     threads: usize,
     binary_type: Option<&str>,
@@ -158,6 +161,9 @@ pub(crate) fn options(
             "ns" => arrow_schema::TimeUnit::Nanosecond,
             other => return Err(invalid(format!("unknown INT96 timestamp unit '{other}' (one of: s, ms, us, ns)"))),
         });
+    }
+    if let Some(f) = filter {
+        o = o.with_filter(parquetry::filter::parse(f).py_err()?);
     }
     if let Some(columns) = columns {
         let mut selected = Vec::with_capacity(columns.len());
@@ -201,8 +207,9 @@ impl RawFile {
     }
 
     /// A lazy stream of batches: each batch is decoded when the consumer asks for it.
-    /// `verify_crc` checks the CRC-32 of every page that has one.
-    #[pyo3(signature = (columns=None, row_groups=None, threads=1, binary_type=None, batch_size=65536, verify_crc=false, int96_unit=None))]
+    /// `verify_crc` checks the CRC-32 of every page that has one. `filter` (a condition, see
+    /// `parquetry::filter::parse`) keeps the matching rows, pruned and read selectively.
+    #[pyo3(signature = (columns=None, row_groups=None, threads=1, binary_type=None, batch_size=65536, verify_crc=false, int96_unit=None, filter=None))]
     #[allow(clippy::too_many_arguments)] // Python's keyword arguments, one by one.
     fn stream(
         &self,
@@ -214,14 +221,17 @@ impl RawFile {
         batch_size: usize,
         verify_crc: bool,
         int96_unit: Option<&str>,
+        filter: Option<&str>,
     ) -> PyResult<ArrowStream> {
-        let o = options(columns.as_ref(), row_groups, threads, binary_type, batch_size, verify_crc, int96_unit)?;
+        let o =
+            options(columns.as_ref(), filter, row_groups, threads, binary_type, batch_size, verify_crc, int96_unit)?;
         Ok(ArrowStream::new(py.detach(|| self.reader(o)).py_err()?))
     }
 
     /// Reads everything selected (whole row groups per batch, so threads decode several row
     /// groups at once) with the GIL released, then hands the batches over as a stream.
-    #[pyo3(signature = (columns=None, row_groups=None, threads=1, binary_type=None, verify_crc=false, int96_unit=None))]
+    /// `filter` as in `stream`.
+    #[pyo3(signature = (columns=None, row_groups=None, threads=1, binary_type=None, verify_crc=false, int96_unit=None, filter=None))]
     #[allow(clippy::too_many_arguments)] // Python's keyword arguments, one by one.
     fn read_all(
         &self,
@@ -232,8 +242,10 @@ impl RawFile {
         binary_type: Option<&str>,
         verify_crc: bool,
         int96_unit: Option<&str>,
+        filter: Option<&str>,
     ) -> PyResult<ArrowStream> {
-        let o = options(columns.as_ref(), row_groups, threads, binary_type, usize::MAX, verify_crc, int96_unit)?;
+        let o =
+            options(columns.as_ref(), filter, row_groups, threads, binary_type, usize::MAX, verify_crc, int96_unit)?;
         let (schema, batches) = py.detach(|| self.read_batches(o)).py_err()?;
         Ok(ArrowStream::from_batches(schema, batches))
     }
@@ -248,7 +260,7 @@ impl RawFile {
         columns: Option<Bound<'_, PyList>>,
         threads: usize,
     ) -> PyResult<(ArrowStream, Vec<usize>)> {
-        let o = options(columns.as_ref(), None, threads, None, usize::MAX, false, None)?;
+        let o = options(columns.as_ref(), None, None, threads, None, usize::MAX, false, None)?;
         let (schema, batches) = py.detach(|| self.read_batches(o)).py_err()?;
         let addresses = crate::ffi::batch_addresses(&batches);
         Ok((ArrowStream::from_batches(schema, batches), addresses))

@@ -76,7 +76,7 @@ def test_columns_and_threads(hive):
 def test_partition_filters_prune_files_unopened(hive):
     d = pq.ParquetDataset(hive, filters=[("k", "=", 1)])
     assert d.files == pa_pq.ParquetDataset(hive).files
-    kept = d._raw.prune(pq._dataset.filters_to_condition([("k", "=", 1)]))
+    kept = d._raw.prune(pq._filters.filters_to_condition([("k", "=", 1)]))
     paths = [d.files[i] for i in kept]
     assert paths and all("/k=1/" in p for p in paths)
     assert d.schema == pa_pq.ParquetDataset(hive).schema

@@ -13,7 +13,6 @@ materialization). pyarrow's DNF ``filters`` are turned into the native condition
 from __future__ import annotations
 
 import datetime
-import decimal
 import os
 import uuid
 from urllib.parse import quote
@@ -23,7 +22,7 @@ import pyarrow as pa
 from . import _io
 from . import _parquetry as _native
 from ._errors import ArgumentTypeError, InvalidArgumentError, UnsupportedError
-from ._filters import filters_to_expression
+from ._filters import filters_to_condition, filters_to_expression
 from ._read_types import _pandas_index_columns, _table
 
 _GLOB = ("*", "?", "[")
@@ -64,70 +63,6 @@ def _sources(path_or_paths, filesystem):
     if not out:
         raise InvalidArgumentError("a dataset needs at least one file, folder or glob")
     return out
-
-
-# ------------------------------------------------------------------------------------------
-# pyarrow's DNF filters as the native condition text.
-
-def _literal(v):
-    """``v`` in the condition language, or None where it has no exact form there."""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        if v != v or v in (float("inf"), float("-inf")):
-            return None
-        r = repr(v)
-        return r if "e" in r else r + "e0"  # a float, not an exact decimal
-    if isinstance(v, str):
-        return "'" + v.replace("'", "''") + "'"
-    if isinstance(v, datetime.datetime):
-        return None if v.tzinfo is not None else f"TIMESTAMP '{v.isoformat(sep=' ')}'"
-    if isinstance(v, datetime.date):
-        return f"DATE '{v.isoformat()}'"
-    if isinstance(v, decimal.Decimal) and v.is_finite() and "E" not in str(v):
-        return str(v)
-    return None
-
-
-def _name(column):
-    return '"' + str(column).replace('"', '""') + '"'
-
-
-def filters_to_condition(filters):
-    """pyarrow's DNF ``filters`` as a native condition, or None when they have no exact
-    form there (an Expression, a value of another type): those are applied after reading."""
-    if filters is None or not isinstance(filters, (list, tuple)) or not filters:
-        return None
-    disjuncts = [filters] if isinstance(filters[0], tuple) else filters
-    ors = []
-    for conjunction in disjuncts:
-        if not isinstance(conjunction, (list, tuple)) or not conjunction:
-            return None
-        ands = []
-        for term in conjunction:
-            if not isinstance(term, (list, tuple)) or len(term) != 3 or not isinstance(term[0], str):
-                return None
-            column, op, value = term
-            op = op.lower() if isinstance(op, str) else op
-            if op in ("in", "not in"):
-                if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-                    return None
-                values = [_literal(v) for v in value]
-                if not values or any(v is None for v in values):
-                    return None
-                term = f"{_name(column)} {op.upper()} ({', '.join(values)})"
-                # pyarrow's `not in` is `~isin`, which keeps nulls (SQL's NOT IN does not).
-                ands.append(term if op == "in" else f"({term} OR {_name(column)} IS NULL)")
-                continue
-            ops = {"=": "=", "==": "=", "!=": "!=", "<": "<", ">": ">", "<=": "<=", ">=": ">="}
-            lit = _literal(value)
-            if op not in ops or lit is None:
-                return None
-            ands.append(f"{_name(column)} {ops[op]} {lit}")
-        ors.append("(" + " AND ".join(ands) + ")")
-    return " OR ".join(ors)
 
 
 # ------------------------------------------------------------------------------------------

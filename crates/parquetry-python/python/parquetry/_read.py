@@ -3,7 +3,8 @@
 
 What the native reader does not do yet is done here on the table it returns, exactly as
 pyarrow's result would be: ``read_dictionary`` (dictionary-encodes the named columns),
-``filters`` (rows filtered after reading; no pushdown yet), ``schema`` (columns selected and
+``filters`` given as a ``pyarrow.compute.Expression`` or with values that have no exact
+native form (rows filtered after reading; DNF lists are pushed down), ``schema`` (columns selected and
 cast), ``coerce_int96_timestamp_unit`` and a ``pyarrow.DataType`` as ``binary_type``.
 """
 
@@ -17,7 +18,7 @@ import pyarrow as pa
 from . import _io
 from . import _parquetry as _native
 from ._errors import ArgumentTypeError, InvalidArgumentError, UnsupportedError
-from ._filters import filters_to_expression
+from ._filters import filters_to_condition, filters_to_expression
 from ._batches import BatchReader
 from ._footer import FileMetaData, _check_footer_limits
 from ._read_types import _cast, _pandas_index_columns, _table, _target_schema
@@ -200,20 +201,35 @@ class ParquetFile:
         return cls.from_arrays(columns, schema=want)
 
     def read(self, columns=None, use_threads=True, use_pandas_metadata=False, *, row_groups=None,
-             threads=None, binary_type=None) -> pa.Table:
+             threads=None, binary_type=None, filters=None) -> pa.Table:
         """Reads the selected columns (names or positions) and row groups as a table.
 
         ``use_threads`` (pyarrow's) or ``threads`` (parquetry's: ``True`` every core,
         ``False`` one, an int that many). ``binary_type`` as in the constructor.
         ``use_pandas_metadata`` adds the pandas index columns to ``columns``.
+        ``filters`` (parquetry's; pyarrow's ``read_table`` form) keeps the matching rows: DNF
+        lists are pushed down into the read (row groups, pages and rows skipped by statistics,
+        dictionaries, bloom filters and the page index); an Expression, or a value with no
+        exact native form, is applied to the rows read. A ``str`` is a condition in the
+        language of ``parquetry cat --where`` (docs/filter.md), pushed down.
         """
         threads = use_threads if threads is None else threads
         binary_type = self._binary_type if binary_type is None else binary_type
+        condition = filters_to_condition(filters) if filters is not None else None
+        expression = filters_to_expression(filters) if filters is not None and condition is None else None
+        wanted = _columns(self._with_index(columns, use_pandas_metadata))
+        if expression is not None and wanted is not None:
+            # The expression may name columns not selected: read every column, then select.
+            names = self._native_schema().names
+            wanted = [names[c] if isinstance(c, int) and 0 <= c < len(names) else c for c in wanted]
+            table = self.read(None, threads=threads, row_groups=row_groups, binary_type=binary_type)
+            return table.filter(expression).select(wanted)
         stream = self._file().read_all(
-            _columns(self._with_index(columns, use_pandas_metadata)), _row_groups(row_groups),
-            _threads(threads), _native_binary_type(binary_type), self._verify_crc, self._int96_unit,
+            wanted, _row_groups(row_groups), _threads(threads), _native_binary_type(binary_type),
+            self._verify_crc, self._int96_unit, condition,
         )
-        return self._convert(_table(stream))
+        table = self._convert(_table(stream))
+        return table if expression is None else table.filter(expression)
 
     def read_row_group(self, i, columns=None, use_threads=True, use_pandas_metadata=False, **kwargs) -> pa.Table:
         """Reads row group ``i`` as a table."""
@@ -253,9 +269,13 @@ def read_table(source, *, columns=None, use_threads=True, schema=None, use_panda
     """Reads a Parquet file, or a dataset (a folder, a glob or a list of files, with hive
     partitions: see ``ParquetDataset``), as a ``pyarrow.Table`` (pyarrow's ``read_table``).
 
-    ``filters`` (DNF lists or a ``pyarrow.compute.Expression``) keep the matching rows; on a
-    dataset, DNF filters are pushed down (files pruned by partition values, row groups and
-    pages by statistics); on one file they are applied after reading for now. ``schema``
+    ``filters`` (DNF lists or a ``pyarrow.compute.Expression``) keep the matching rows. DNF
+    filters are pushed down (files pruned by partition values; row groups, pages and rows by
+    statistics, dictionaries, bloom filters and the page index; the other columns decoded
+    only at matching rows); an Expression, or a DNF value with no exact native form (a
+    timezone-aware datetime, a NaN), is applied after reading. parquetry also takes a
+    condition as text, pushed down too: ``filters="s LIKE 'ab%' AND x IS NOT NULL"`` (the
+    language of ``parquetry cat --where``, docs/filter.md). ``schema``
     selects and casts columns. ``storage_options``: for object store URLs (``s3://...``),
     see ``ParquetFile``. See ``ParquetFile`` for the rest.
     """
@@ -277,7 +297,8 @@ def read_table(source, *, columns=None, use_threads=True, schema=None, use_panda
                      thrift_string_size_limit=thrift_string_size_limit,
                      thrift_container_size_limit=thrift_container_size_limit,
                      schema_depth_limit=schema_depth_limit)
-    expression = filters_to_expression(filters) if filters is not None else None
+    condition = filters_to_condition(filters) if filters is not None else None
+    expression = filters_to_expression(filters) if filters is not None and condition is None else None
     wanted = _columns(columns)
     if wanted is not None and any(isinstance(c, int) for c in wanted):
         names = pf.schema_arrow.names
@@ -289,7 +310,8 @@ def read_table(source, *, columns=None, use_threads=True, schema=None, use_panda
     if schema is not None and read_columns is not None:
         present = set(pf.schema_arrow.names)
         read_columns = [c for c in read_columns if c in present]
-    table = pf.read(read_columns, use_threads, use_pandas_metadata, row_groups=row_groups, threads=threads)
+    table = pf.read(read_columns, use_threads, use_pandas_metadata, row_groups=row_groups, threads=threads,
+                    filters=filters if condition is not None else None)
     if expression is not None:
         table = table.filter(expression)
     if wanted is not None and (expression is not None or len(set(wanted)) != len(wanted)):

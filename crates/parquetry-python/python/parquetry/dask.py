@@ -19,8 +19,8 @@ import pyarrow as pa
 
 from . import _io
 from . import _parquetry as _native
-from ._dataset import ParquetDataset, filters_to_condition
-from ._filters import filters_to_expression
+from ._dataset import ParquetDataset
+from ._filters import filters_to_condition, filters_to_expression
 from ._read_types import _table
 
 
