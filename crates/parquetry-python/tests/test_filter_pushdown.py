@@ -119,7 +119,7 @@ def test_stream_with_a_condition(generated):
     # RawFile.stream: batches of the matching rows, in file order.
     want = pa_pq.read_table(generated, columns=["key"], filters=[("num", ">", 900)])
     with pq.ParquetFile(generated) as f:
-        stream = f._file().stream(["key"], None, 1, None, 1000, False, '"num" > 900')
+        stream = f._file().stream(["key"], None, 1, None, 1000, False, filter='"num" > 900')
         got = pa.RecordBatchReader.from_stream(stream).read_all()
     assert got.column("key").to_pylist() == want.column("key").to_pylist()
 
