@@ -287,3 +287,25 @@ fn a_file_that_changes_size_after_opening_is_refused() {
     let e = dataset.read_all(ReadOptions::default()).expect_err("changed file").to_string();
     assert!(e.contains("a.parquet") && e.contains("changed size"), "{e}");
 }
+
+#[test]
+fn a_given_schema_naming_a_partition_key_first_keeps_partition_columns_last() {
+    if common::pyarrow_missing() {
+        return;
+    }
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("k", DataType::Int64, true),
+        Field::new("id", DataType::Int64, true),
+        Field::new("s", DataType::Utf8, true),
+    ]));
+    let dataset = DatasetBuilder::new([root().join("hive").display().to_string()]).with_schema(schema).build().unwrap();
+    let names: Vec<String> = dataset.schema().fields().iter().map(|f| f.name().clone()).collect();
+    assert_eq!(names, ["id", "k", "s"]);
+    assert_eq!(dataset.schema().field(1).data_type(), &DataType::Int64, "the given type of a partition key");
+    let options = ReadOptions::default().with_filter(parse("k = 1 AND id < 100").unwrap());
+    let batches = dataset.read_all(options).unwrap();
+    let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+    // pyarrow wrote k = i % 3 (null every 7th) for ids 0..6000: ids below 100 with k = 1.
+    let want = (0..100).filter(|i| i % 7 != 0 && i % 3 == 1).count();
+    assert_eq!(rows, want);
+}

@@ -265,7 +265,7 @@ impl DatasetBuilder {
 
     /// Reads every file as this schema: its columns in its order, a file's column cast to
     /// the schema's type, a column a file lacks as nulls, file columns not in it left out.
-    /// Partition keys it names take its types. Without it the files' schemas are unified:
+    /// Partition keys it names take its types (and come last, after the file columns). Without it the files' schemas are unified:
     /// every column of every file, in the order first seen, and one column with two types is
     /// an error naming both files.
     pub fn with_schema(mut self, schema: SchemaRef) -> Self {
@@ -314,20 +314,9 @@ impl DatasetBuilder {
         let mut fields = file_fields;
         fields.extend(partition_fields.iter().cloned());
         let schema = match &self.schema {
-            // The given schema's order wins, partition keys included where it names them.
-            Some(given) => {
-                let mut ordered: Vec<FieldRef> = given
-                    .fields()
-                    .iter()
-                    .filter_map(|g| fields.iter().find(|f| f.name() == g.name()).cloned())
-                    .collect();
-                let unnamed: Vec<FieldRef> =
-                    partition_fields.iter().filter(|p| !ordered.contains(p)).cloned().collect();
-                ordered.extend(unnamed);
-                Arc::new(Schema::new_with_metadata(ordered, given.metadata().clone()))
-            }
-            // The first file's key/value metadata (pandas' index, the original Arrow
-            // schema), as pyarrow takes the first file's schema.
+            // The given schema's order for the file columns; partition columns always come
+            // last (the reader finds them by position).
+            Some(given) => Arc::new(Schema::new_with_metadata(fields, given.metadata().clone())),
             None => Arc::new(Schema::new_with_metadata(
                 fields,
                 footers.first().map(|(_, s, _)| s.metadata().clone()).unwrap_or_default(),
