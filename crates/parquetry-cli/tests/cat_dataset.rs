@@ -2,20 +2,9 @@
 //! by pyarrow): the rows pyarrow.dataset reads, in file order, with the same partition
 //! columns; `merge` of a glob; and clear errors for an empty folder.
 
-use std::process::Command;
-
 mod common;
 
-fn parquetry(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_parquetry")).args(args).output().expect("run parquetry")
-}
-
-fn python(script: &str, args: &[&str]) -> String {
-    let py = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned());
-    let out = Command::new(py).arg("-c").arg(script).args(args).output().expect("python3 with pyarrow");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap()
-}
+use common::{parquetry, run_python as python};
 
 /// Writes a hive dataset with pyarrow (partitions k and s, a null k).
 const WRITE: &str = r#"

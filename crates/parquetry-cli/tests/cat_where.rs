@@ -4,11 +4,7 @@
 use std::process::Command;
 
 mod common;
-use common::corpus;
-
-fn parquetry(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_parquetry")).args(args).output().expect("run parquetry")
-}
+use common::{corpus, parquetry};
 
 #[test]
 fn cat_where_keeps_pyarrows_rows_and_reports_pruning() {

@@ -57,3 +57,16 @@ pub mod moto;
 mod pyarrow_check;
 #[allow(unused_imports)] // Not every test file compares with pyarrow.
 pub use pyarrow_check::pyarrow_missing;
+
+/// Runs the `parquetry` binary built for these tests.
+pub fn parquetry(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_parquetry")).args(args).output().expect("run parquetry")
+}
+
+/// Runs a Python script (`python3 -c`) with arguments and returns its stdout; fails the test
+/// when it fails.
+pub fn run_python(script: &str, args: &[&str]) -> String {
+    let out = std::process::Command::new(python()).arg("-c").arg(script).args(args).output().expect("python3");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}

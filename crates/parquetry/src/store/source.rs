@@ -104,13 +104,14 @@ impl Fetched {
     /// Waits for the bytes; `len` bytes at `offset` (inside the range) as a slice of them.
     fn wait_slice(&self, offset: u64, len: usize) -> Result<Buffer> {
         let mut slot = self.slot.lock().unwrap_or_else(PoisonError::into_inner);
-        while slot.is_none() {
-            slot = self.ready.wait(slot).unwrap_or_else(PoisonError::into_inner);
-        }
-        match slot.as_ref() {
-            Some(Ok(bytes)) => Ok(bytes.slice_with_length((offset - self.range.start) as usize, len)),
-            Some(Err((kind, message))) => Err(Error::io("prefetching", std::io::Error::new(*kind, message.clone()))),
-            None => unreachable!("waited until filled"),
+        loop {
+            match slot.as_ref() {
+                Some(Ok(bytes)) => return Ok(bytes.slice_with_length((offset - self.range.start) as usize, len)),
+                Some(Err((kind, message))) => {
+                    return Err(Error::io("prefetching", std::io::Error::new(*kind, message.clone())))
+                }
+                None => slot = self.ready.wait(slot).unwrap_or_else(PoisonError::into_inner),
+            }
         }
     }
 }
