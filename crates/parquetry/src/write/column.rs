@@ -11,6 +11,7 @@
 //! records (`nested`); flat columns never take that path.
 
 mod nested;
+mod page_fill;
 
 use crate::page::level_bit_width;
 use arrow_array::cast::AsArray;
@@ -264,32 +265,8 @@ impl ColumnChunkWriter {
             // dictionary page past its limit (Arrow C++ checks every 1,024 values too).
             return max_rows.min(1024);
         }
-        match array.data_type() {
-            DataType::Utf8 => plain_rows_fit(&array.as_string::<i32>().value_offsets()[row..], max_rows, bytes),
-            DataType::Binary => plain_rows_fit(&array.as_binary::<i32>().value_offsets()[row..], max_rows, bytes),
-            DataType::LargeUtf8 => plain_rows_fit(&array.as_string::<i64>().value_offsets()[row..], max_rows, bytes),
-            DataType::LargeBinary => plain_rows_fit(&array.as_binary::<i64>().value_offsets()[row..], max_rows, bytes),
-            DataType::Utf8View | DataType::BinaryView => {
-                let views = match array.data_type() {
-                    DataType::Utf8View => array.as_string_view().views(),
-                    _ => array.as_binary_view().views(),
-                };
-                let mut used = 0;
-                views[row..row + max_rows]
-                    .iter()
-                    .take_while(|&&v| {
-                        used += 4 + (v as u32) as usize;
-                        used <= bytes
-                    })
-                    .count()
-            }
-            DataType::Boolean => max_rows.min(bytes.saturating_mul(8)),
-            DataType::Dictionary(..) => max_rows.min(1024),
-            _ => {
-                let width = self.leaf.physical_type.fixed_width().unwrap_or(self.leaf.type_length).max(1);
-                max_rows.min(bytes / width)
-            }
-        }
+        let width = self.leaf.physical_type.fixed_width().unwrap_or(self.leaf.type_length).max(1);
+        page_fill::rows_fit(array, row, max_rows, bytes, width)
     }
 }
 
@@ -590,7 +567,6 @@ impl ColumnChunkWriter {
 /// in its header.
 const MAX_DICTIONARY_PAGE: usize = i32::MAX as usize;
 
-/// The values of a byte-like dictionary (strings, binaries, fixed-size binaries) as slices.
 /// An input dictionary interned into the column's dictionary: the output index and the byte
 /// length (for SizeStatistics) of each of its values.
 #[derive(Debug)]
@@ -599,6 +575,7 @@ struct DictionaryMap {
     lengths: Vec<u32>,
 }
 
+/// The values of a byte-like dictionary (strings, binaries, fixed-size binaries) as slices.
 fn byte_values(values: &dyn Array) -> Result<Vec<&[u8]>> {
     let n = values.len();
     Ok(match values.data_type() {
@@ -611,21 +588,4 @@ fn byte_values(values: &dyn Array) -> Result<Vec<&[u8]>> {
         DataType::FixedSizeBinary(_) => (0..n).map(|i| values.as_fixed_size_binary().value(i)).collect(),
         other => return Err(Error::unsupported(format!("a dictionary of {other} values cannot be written"))),
     })
-}
-
-/// The most rows `k <= max_rows` whose PLAIN size (bytes plus a 4-byte length each) fits in
-/// `bytes`, by binary search over the offsets from the first row.
-fn plain_rows_fit<O: Copy + Into<i64>>(offsets: &[O], max_rows: usize, bytes: usize) -> usize {
-    let base: i64 = offsets[0].into();
-    let fits = |k: usize| (offsets[k].into() - base) as usize + 4 * k <= bytes;
-    let (mut lo, mut hi) = (0, max_rows);
-    while lo < hi {
-        let mid = lo + (hi - lo).div_ceil(2);
-        if fits(mid) {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    lo
 }
