@@ -7,58 +7,22 @@
 //! groups of small pages, one file with a page index and one without.
 
 mod common;
+#[path = "common/filter_files.rs"]
+mod filter_files;
 #[path = "common/read_compare.rs"]
 mod read_compare;
 
 use std::collections::HashMap;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::Int64Type;
-use arrow_array::RecordBatch;
-use arrow_buffer::Buffer;
 use arrow_schema::TimeUnit;
-use parquetry::filter::{col, lit, Literal, Predicate, ScanMetrics};
-use parquetry::format::thrift::{decode, encode};
-use parquetry::format::{ColumnIndex, ColumnOrder, FileMetaData, StatBytes};
-use parquetry::page::{BytesSource, ChunkSource};
-use parquetry::read::{ParquetFile, ReadOptions};
+use filter_files::{files, ids, read, rewrite, SCRIPT};
+use parquetry::filter::{col, lit, Literal, Predicate};
+use parquetry::read::ReadOptions;
 use read_compare::{diff_tables, Table};
-
-const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/filter_cases.py");
-
-/// Memory holding the file, counting the bytes reads take from it.
-struct Counting {
-    inner: BytesSource,
-    read: AtomicU64,
-}
-
-impl ChunkSource for Counting {
-    fn len(&self) -> u64 {
-        self.inner.len()
-    }
-
-    fn read_at_reusing(&self, offset: u64, len: usize, spare: Vec<u8>) -> parquetry::Result<Buffer> {
-        self.read.fetch_add(len as u64, Ordering::Relaxed);
-        self.inner.read_at_reusing(offset, len, spare)
-    }
-}
-
-/// The files, written once per test process.
-fn files() -> &'static (PathBuf, PathBuf) {
-    static FILES: std::sync::OnceLock<(PathBuf, PathBuf)> = std::sync::OnceLock::new();
-    FILES.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("parquetry-filter-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let out =
-            Command::new(common::python()).args([SCRIPT, "write", dir.to_str().unwrap()]).output().expect("python3");
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        (dir.join("indexed.parquet"), dir.join("plain.parquet"))
-    })
-}
 
 /// A condition, in parquetry's terms and in the reference engine's.
 struct Case {
@@ -166,27 +130,6 @@ fn answers(path: &Path, cases: &[Case]) -> HashMap<String, Vec<i64>> {
         .iter()
         .map(|c| (c.name.to_owned(), v[c.name].as_array().unwrap().iter().map(|x| x.as_i64().unwrap()).collect()))
         .collect()
-}
-
-/// A filtered read of `bytes`: its batches, the metrics, and the bytes read.
-fn read(bytes: &[u8], options: ReadOptions) -> parquetry::Result<(Vec<RecordBatch>, ScanMetrics, u64)> {
-    let metadata = parquetry::format::read_metadata_from_bytes(bytes)?;
-    let source = Counting { inner: BytesSource::new(bytes.to_vec()), read: AtomicU64::new(0) };
-    let file = ParquetFile::with_source(source, metadata)?;
-    let mut iter = file.batches(options)?;
-    let mut batches = Vec::new();
-    for b in iter.by_ref() {
-        batches.push(b?);
-    }
-    let metrics = iter.scan_metrics().cloned().unwrap_or_default();
-    drop(iter);
-    Ok((batches, metrics, file.source().read.load(Ordering::Relaxed)))
-}
-
-fn ids(batches: &[RecordBatch]) -> Vec<i64> {
-    let column =
-        |b: &RecordBatch| b.column_by_name("id").expect("id column").as_primitive::<Int64Type>().values().to_vec();
-    batches.iter().flat_map(column).collect()
 }
 
 /// The rows of `whole` at `ids` (which are row numbers).
@@ -592,121 +535,4 @@ fn bloom_filters_prune_row_groups_without_the_value() {
     });
     let (batches, m, _) = read(&broken, ReadOptions::default().with_filter(col("s").eq("key_054321"))).unwrap();
     assert_eq!((ids(&batches), m.row_groups_pruned_by_bloom_filter), (vec![54_321], 0), "{m}");
-}
-
-// ---------------------------------------------------------------------------------------------
-// Statistics and page indexes that do not check out.
-
-/// `bytes` with its footer rewritten by `edit`, which may append structures (at the offset it
-/// is given) before the new footer.
-fn rewrite(bytes: &[u8], edit: impl FnOnce(&mut FileMetaData, &mut Vec<u8>, u64)) -> Vec<u8> {
-    let n = bytes.len();
-    let len = u32::from_le_bytes(bytes[n - 8..n - 4].try_into().unwrap()) as usize;
-    let mut meta = parquetry::format::read_metadata_from_bytes(bytes).unwrap();
-    let mut out = bytes[..n - 8 - len].to_vec();
-    let mut extra = Vec::new();
-    edit(&mut meta, &mut extra, out.len() as u64);
-    out.extend_from_slice(&extra);
-    out.extend_from_slice(&parquetry::format::encode_footer(&meta));
-    out
-}
-
-fn column(meta: &FileMetaData, name: &str) -> usize {
-    meta.row_groups[0]
-        .columns
-        .iter()
-        .position(|c| c.meta_data.as_ref().unwrap().path_in_schema.join(".") == name)
-        .unwrap()
-}
-
-#[test]
-fn statistics_that_do_not_check_out_prune_nothing() {
-    if common::pyarrow_missing() {
-        return;
-    }
-    let (indexed, _) = files();
-    let bytes = std::fs::read(indexed).unwrap();
-    let want: Vec<i64> = (25_000..25_100).collect();
-    let p = col("id").between(25_000, 25_099);
-    let swapped = rewrite(&bytes, |meta, _, _| {
-        let c = column(meta, "id");
-        for rg in &mut meta.row_groups {
-            let s = rg.columns[c].meta_data.as_mut().unwrap().statistics.as_mut().unwrap();
-            std::mem::swap(&mut s.min_value, &mut s.max_value);
-        }
-    });
-    let short = rewrite(&bytes, |meta, _, _| {
-        let c = column(meta, "id");
-        for rg in &mut meta.row_groups {
-            let s = rg.columns[c].meta_data.as_mut().unwrap().statistics.as_mut().unwrap();
-            s.min_value = Some(StatBytes::new(&[1, 2, 3]));
-            s.null_count = Some(-4);
-        }
-    });
-    let unknown_order = rewrite(&bytes, |meta, _, _| {
-        let n = meta.row_groups[0].columns.len();
-        meta.column_orders = Some(vec![ColumnOrder::Unknown(9); n]);
-    });
-    for (name, file) in [("min > max", &swapped), ("short bound", &short), ("unknown column order", &unknown_order)] {
-        let (batches, m, _) = read(file, ReadOptions::default().with_filter(p.clone())).unwrap();
-        assert_eq!(ids(&batches), want, "{name}");
-        assert_eq!(m.row_groups_pruned, 0, "{name}: {m}");
-    }
-    // An unknown order also leaves the page index unused.
-    let (_, m, _) = read(&unknown_order, ReadOptions::default().with_filter(p.clone())).unwrap();
-    assert_eq!(m.pages_pruned, 0, "{m}");
-}
-
-#[test]
-fn page_indexes_that_do_not_check_out_prune_nothing() {
-    if common::pyarrow_missing() {
-        return;
-    }
-    let (indexed, _) = files();
-    let bytes = std::fs::read(indexed).unwrap();
-    let want: Vec<i64> = (25_000..25_100).collect();
-    let p = col("id").between(25_000, 25_099);
-    // Every page's bounds swapped (min > max), or one page too few, or the OffsetIndex cut short.
-    let edit_index = |f: &dyn Fn(&mut ColumnIndex)| {
-        rewrite(&bytes, |meta, extra, base| {
-            let c = column(meta, "id");
-            for rg in &mut meta.row_groups {
-                let chunk = &mut rg.columns[c];
-                let (at, len) =
-                    (chunk.column_index_offset.unwrap() as usize, chunk.column_index_length.unwrap() as usize);
-                let (mut index, _) = decode::<ColumnIndex>(&bytes[at..at + len]).unwrap();
-                f(&mut index);
-                let mut encoded = Vec::new();
-                encode(&index, &mut encoded);
-                chunk.column_index_offset = Some((base + extra.len() as u64) as i64);
-                chunk.column_index_length = Some(encoded.len() as i32);
-                extra.extend_from_slice(&encoded);
-            }
-        })
-    };
-    let swapped = edit_index(&|i| std::mem::swap(&mut i.min_values, &mut i.max_values));
-    let fewer = edit_index(&|i| {
-        i.min_values.pop();
-        i.max_values.pop();
-        i.null_pages.pop();
-    });
-    let garbage = edit_index(&|i| {
-        for v in i.min_values.iter_mut() {
-            v.truncate(3);
-        }
-    });
-    let cut = rewrite(&bytes, |meta, _, _| {
-        for rg in &mut meta.row_groups {
-            for c in &mut rg.columns {
-                c.offset_index_length = Some(5);
-            }
-        }
-    });
-    for (name, file) in [("min > max", &swapped), ("a page short", &fewer), ("3-byte bounds", &garbage), ("cut", &cut)]
-    {
-        let (batches, m, _) = read(file, ReadOptions::default().with_filter(p.clone())).unwrap();
-        assert_eq!(ids(&batches), want, "{name}");
-        assert_eq!(m.row_groups_pruned, 9, "{name}: the footer's statistics still hold: {m}");
-        assert_eq!(m.pages_pruned, 0, "{name}: {m}");
-    }
 }
