@@ -80,7 +80,7 @@ impl ObjectWriter {
         }
         let data = std::mem::replace(&mut self.buffer, Vec::with_capacity(PART_SIZE));
         let size = data.len() as u64;
-        let Some(upload) = self.upload.as_mut() else { unreachable!("started above") };
+        let Some(upload) = self.upload.as_mut() else { return Err(self.not_started()) };
         let part = upload.put_part(PutPayload::from(data));
         let rt = runtime::runtime()?;
         self.parts.push_back(rt.spawn(part));
@@ -105,6 +105,15 @@ impl ObjectWriter {
         result
     }
 
+    /// The error for an upload that should have been started (never, by the code above; an
+    /// error rather than a panic all the same).
+    fn not_started(&self) -> Error {
+        Error::io(
+            format!("writing {}", self.location.url),
+            std::io::Error::other("the multipart upload was not started"),
+        )
+    }
+
     fn finish_inner(&mut self) -> Result<()> {
         if let Some(message) = &self.failed {
             return Err(Error::io(format!("writing {}", self.location.url), std::io::Error::other(message.clone())));
@@ -123,7 +132,7 @@ impl ObjectWriter {
         while !self.parts.is_empty() {
             self.wait_part()?;
         }
-        let Some(mut upload) = self.upload.take() else { unreachable!("checked above") };
+        let Some(mut upload) = self.upload.take() else { return Err(self.not_started()) };
         let (done, upload) = runtime::block_on(async move { (upload.complete().await, upload) })?;
         self.stats.add(0);
         if let Err(e) = done {
