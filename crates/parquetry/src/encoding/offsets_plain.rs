@@ -6,6 +6,8 @@
 //! registers, and each value up to 64 bytes is copied as one fixed-size block that may run past
 //! its end into room the next value overwrites.
 
+use std::mem::MaybeUninit;
+
 use super::{OffsetSize, OffsetsSink};
 
 /// Values up to this long are copied as one block of this size (and up to twice it, as two).
@@ -33,30 +35,6 @@ fn extend_with<O: OffsetSize>(
     n: usize,
     avx2: bool,
 ) -> (usize, usize) {
-    #[cfg(target_arch = "x86_64")]
-    if avx2 && std::is_x86_feature_detected!("avx2") {
-        // SAFETY: the processor has AVX2 (just checked).
-        return unsafe { run_avx2(sink, page, pos, n) };
-    }
-    let _ = avx2;
-    run(sink, page, pos, n)
-}
-
-/// [`run`] compiled for AVX2, where a 32-byte block is one register: strings_plain_none
-/// 64.5 → 57.5 ms on top of the run loop itself (74 → 64.5 ms).
-///
-/// # Safety
-///
-/// The processor has AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn run_avx2<O: OffsetSize>(sink: &mut OffsetsSink<O>, page: &[u8], pos: usize, n: usize) -> (usize, usize) {
-    run(sink, page, pos, n)
-}
-
-/// The loop of [`extend_plain`].
-#[inline(always)]
-fn run<O: OffsetSize>(sink: &mut OffsetsSink<O>, page: &[u8], pos: usize, n: usize) -> (usize, usize) {
     let left = page.len().saturating_sub(pos);
     // The run's value bytes are at most what is left of the page: one check of the offset
     // limit for all of them. Near the limit, values go one at a time with exact checks.
@@ -71,32 +49,114 @@ fn run<O: OffsetSize>(sink: &mut OffsetsSink<O>, page: &[u8], pos: usize, n: usi
     let offsets = &mut spare_offsets[..values];
     let cap = sink.data.capacity();
     let base = sink.data.as_mut_ptr();
-    let mut out = sink.data.len();
-    let mut p = pos;
-    let mut done = 0usize;
-    for offset in offsets.iter_mut() {
-        let Some(&len) = page.get(p..).and_then(|s| s.first_chunk::<4>()) else { break };
-        let len = u32::from_le_bytes(len) as usize;
-        let start = p + 4;
-        let end = start.saturating_add(len);
-        // SAFETY: `base + out .. base + cap` is the data vector's spare capacity, which
-        // `page` (borrowed immutably) cannot overlap.
-        if !unsafe { put_value(page, start, len, base.add(out), cap - out) } {
-            break;
+    let start = Run { out: sink.data.len(), p: pos, done: 0 };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = avx2;
+    // SAFETY: `base + out .. base + cap` is the data vector's spare capacity, which `page`
+    // (borrowed immutably) cannot overlap; the processor has AVX2 where that build is called.
+    let run = unsafe {
+        #[cfg(target_arch = "x86_64")]
+        match avx2 && std::is_x86_feature_detected!("avx2") {
+            true => copy_run_avx2(page, offsets, base, cap, start),
+            false => copy_run(page, offsets, base, cap, start),
         }
-        out += len;
-        // The run's total was checked against the offset limit above.
-        offset.write(O::from_usize(out));
-        p = end;
-        done += 1;
-    }
+        #[cfg(not(target_arch = "x86_64"))]
+        copy_run(page, offsets, base, cap, start)
+    };
     // SAFETY: the first `done` values were written whole: their bytes up to `out` (within the
     // capacity) and their offsets in the spare capacity of `offsets`.
     unsafe {
-        sink.data.set_len(out);
-        sink.offsets.set_len(sink.offsets.len() + done);
+        sink.data.set_len(run.out);
+        sink.offsets.set_len(sink.offsets.len() + run.done);
     }
-    (done, p)
+    (run.done, run.p)
+}
+
+/// Where a run of copies stands: bytes written to the data vector, position in the page,
+/// values done.
+#[derive(Clone, Copy)]
+struct Run {
+    out: usize,
+    p: usize,
+    done: usize,
+}
+
+/// [`copy_run`] compiled for AVX2, where a 32-byte block is one register: strings_plain_none
+/// 64.5 → 57.5 ms on top of the run loop itself (74 → 64.5 ms).
+///
+/// Never inlined, and given only slices and pointers: the loop then compiles the same
+/// whatever shares its codegen unit. Inlined into a caller with the sink's growth code, its
+/// register allocation changed with the codegen units (6 spills per value, +13% instructions
+/// on strings_plain_none, at some settings and not others).
+///
+/// # Safety
+///
+/// The processor has AVX2, and as [`copy_run`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+unsafe fn copy_run_avx2<O: OffsetSize>(
+    page: &[u8],
+    offsets: &mut [MaybeUninit<O>],
+    base: *mut u8,
+    cap: usize,
+    run: Run,
+) -> Run {
+    // SAFETY: as the caller guarantees.
+    unsafe { copy_run(page, offsets, base, cap, run) }
+}
+
+/// The loop of [`extend_plain`]: copies PLAIN values from `run.p` in `page` to `base +
+/// run.out`, one offset per value in `offsets`, until the offsets, the page or the room
+/// (`cap`) run out or a value is cut short.
+///
+/// Values that block copies serve go through an inner loop with no call in it; a longer
+/// value (or one too near the page's or the room's end) leaves it for one exact copy. With
+/// the `memcpy` call inside the loop, the registers it clobbers were spilled and reloaded on
+/// every value, short ones too.
+///
+/// # Safety
+///
+/// `base + run.out .. base + cap` is writable and does not overlap `page`.
+#[inline(always)]
+unsafe fn copy_run<O: OffsetSize>(
+    page: &[u8],
+    offsets: &mut [MaybeUninit<O>],
+    base: *mut u8,
+    cap: usize,
+    run: Run,
+) -> Run {
+    let Run { mut out, mut p, mut done } = run;
+    let n = offsets.len();
+    while done < n {
+        while done < n {
+            let Some(&len) = page.get(p..).and_then(|s| s.first_chunk::<4>()) else { return Run { out, p, done } };
+            let len = u32::from_le_bytes(len) as usize;
+            // SAFETY: `base + out .. base + cap` is writable and apart from `page` (the caller).
+            if !unsafe { put_block(page, p + 4, len, base.add(out), cap - out) } {
+                break;
+            }
+            out += len;
+            // The run's total was checked against the offset limit by the caller.
+            offsets[done].write(O::from_usize(out));
+            p += 4 + len;
+            done += 1;
+        }
+        if done == n {
+            break;
+        }
+        let Some(&len) = page.get(p..).and_then(|s| s.first_chunk::<4>()) else { break };
+        let len = u32::from_le_bytes(len) as usize;
+        // SAFETY: as above.
+        if !unsafe { put_value(page, p + 4, len, base.add(out), cap - out) } {
+            break;
+        }
+        out += len;
+        offsets[done].write(O::from_usize(out));
+        p += 4 + len;
+        done += 1;
+    }
+    Run { out, p, done }
 }
 
 /// Appends the values described at [`OffsetsSink::extend_gathered`].
@@ -117,29 +177,6 @@ fn gather_with<O: OffsetSize>(
     indexes: &[u32],
     avx2: bool,
 ) -> usize {
-    #[cfg(target_arch = "x86_64")]
-    if avx2 && std::is_x86_feature_detected!("avx2") {
-        // SAFETY: the processor has AVX2 (just checked).
-        return unsafe { gather_avx2(sink, page, starts, indexes) };
-    }
-    let _ = avx2;
-    gather(sink, page, starts, indexes)
-}
-
-/// [`gather`] compiled for AVX2.
-///
-/// # Safety
-///
-/// The processor has AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn gather_avx2<O: OffsetSize>(sink: &mut OffsetsSink<O>, page: &[u8], starts: &[u32], indexes: &[u32]) -> usize {
-    gather(sink, page, starts, indexes)
-}
-
-/// The loop of [`extend_gathered`].
-#[inline(always)]
-fn gather<O: OffsetSize>(sink: &mut OffsetsSink<O>, page: &[u8], starts: &[u32], indexes: &[u32]) -> usize {
     // Every value goes inside the capacity, so offsets up to the capacity are all that need
     // to fit the offset type: one check for the run.
     if sink.check_len(sink.data.capacity() - sink.data.len()).is_err() {
@@ -149,30 +186,100 @@ fn gather<O: OffsetSize>(sink: &mut OffsetsSink<O>, page: &[u8], starts: &[u32],
     let offsets = sink.offsets.spare_capacity_mut();
     let cap = sink.data.capacity();
     let base = sink.data.as_mut_ptr();
-    let mut out = sink.data.len();
-    let mut done = 0usize;
-    for (offset, &i) in offsets.iter_mut().zip(indexes) {
+    let start = Run { out: sink.data.len(), p: 0, done: 0 };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = avx2;
+    // SAFETY: as in `extend_with`.
+    let run = unsafe {
+        #[cfg(target_arch = "x86_64")]
+        match avx2 && std::is_x86_feature_detected!("avx2") {
+            true => gather_run_avx2(page, starts, indexes, offsets, base, cap, start),
+            false => gather_run(page, starts, indexes, offsets, base, cap, start),
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        gather_run(page, starts, indexes, offsets, base, cap, start)
+    };
+    // SAFETY: the first `done` values were written whole: their bytes up to `out` (within the
+    // capacity) and their offsets in the spare capacity of `offsets`.
+    unsafe {
+        sink.data.set_len(run.out);
+        sink.offsets.set_len(sink.offsets.len() + run.done);
+    }
+    run.done
+}
+
+/// [`gather_run`] compiled for AVX2, never inlined for the reason given at
+/// [`copy_run_avx2`].
+///
+/// # Safety
+///
+/// The processor has AVX2, and as [`gather_run`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+unsafe fn gather_run_avx2<O: OffsetSize>(
+    page: &[u8],
+    starts: &[u32],
+    indexes: &[u32],
+    offsets: &mut [MaybeUninit<O>],
+    base: *mut u8,
+    cap: usize,
+    run: Run,
+) -> Run {
+    // SAFETY: as the caller guarantees.
+    unsafe { gather_run(page, starts, indexes, offsets, base, cap, run) }
+}
+
+/// The loop of [`extend_gathered`]: copies the dictionary values `indexes` name (entry `i`
+/// spans `starts[i] + 4 .. starts[i + 1]` of `page`) to `base + run.out`, short values in a
+/// loop without calls as in [`copy_run`].
+///
+/// # Safety
+///
+/// As [`copy_run`].
+#[inline(always)]
+unsafe fn gather_run<O: OffsetSize>(
+    page: &[u8],
+    starts: &[u32],
+    indexes: &[u32],
+    offsets: &mut [MaybeUninit<O>],
+    base: *mut u8,
+    cap: usize,
+    run: Run,
+) -> Run {
+    let Run { mut out, p, mut done } = run;
+    let n = offsets.len().min(indexes.len());
+    let entry = |i: u32| {
         let i = i as usize;
-        let (Some(&at), Some(&end)) = (starts.get(i), starts.get(i + 1)) else { break };
+        let (&at, &end) = (starts.get(i)?, starts.get(i + 1)?);
         let start = at as usize + 4;
-        let Some(len) = (end as usize).checked_sub(start) else { break };
-        // SAFETY: `base + out .. base + cap` is the data vector's spare capacity, which
-        // `page` (borrowed immutably) cannot overlap.
+        Some((start, (end as usize).checked_sub(start)?))
+    };
+    while done < n {
+        while done < n {
+            let Some((start, len)) = entry(indexes[done]) else { return Run { out, p, done } };
+            // SAFETY: `base + out .. base + cap` is writable and apart from `page` (the caller).
+            if !unsafe { put_block(page, start, len, base.add(out), cap - out) } {
+                break;
+            }
+            out += len;
+            // `out <= cap`, checked against the offset limit by the caller.
+            offsets[done].write(O::from_usize(out));
+            done += 1;
+        }
+        if done == n {
+            break;
+        }
+        let Some((start, len)) = entry(indexes[done]) else { break };
+        // SAFETY: as above.
         if !unsafe { put_value(page, start, len, base.add(out), cap - out) } {
             break;
         }
         out += len;
-        // `out <= cap`, checked against the offset limit above.
-        offset.write(O::from_usize(out));
+        offsets[done].write(O::from_usize(out));
         done += 1;
     }
-    // SAFETY: the first `done` values were written whole: their bytes up to `out` (within the
-    // capacity) and their offsets in the spare capacity of `offsets`.
-    unsafe {
-        sink.data.set_len(out);
-        sink.offsets.set_len(sink.offsets.len() + done);
-    }
-    done
+    Run { out, p, done }
 }
 
 /// Copies the value `page[start..start + len]` to `dst` if it lies in the page and fits in
@@ -201,6 +308,34 @@ pub(super) unsafe fn put_value(page: &[u8], start: usize, len: usize, dst: *mut 
         unsafe { std::ptr::copy_nonoverlapping(src, dst, len) };
     }
     true
+}
+
+/// Copies the value `page[start..start + len]` to `dst` as one or two fixed-size blocks if it
+/// is at most two blocks long and the page and the room have a whole block past it; false
+/// (nothing written) otherwise, including for a value outside the page, which
+/// [`put_value`] then refuses.
+///
+/// # Safety
+///
+/// `dst..dst + room` is writable and does not overlap `page`.
+#[inline(always)]
+unsafe fn put_block(page: &[u8], start: usize, len: usize, dst: *mut u8, room: usize) -> bool {
+    let src = page.as_ptr().wrapping_add(start);
+    // `len` came from 4 bytes, so `start + 2 * BLOCK` does not overflow when `start` lies in
+    // the page; a `start` past it fails the first test.
+    if len <= BLOCK && start <= page.len() && page.len() - start >= BLOCK && room >= BLOCK {
+        // SAFETY: `page[start..start + BLOCK]` is readable and `dst + BLOCK` within the room
+        // (both checked); `len <= BLOCK`, so the value is inside. The bytes past the value are
+        // overwritten by the next value or lie past the vector's final length.
+        unsafe { copy_block::<BLOCK>(src, dst) };
+        true
+    } else if len <= 2 * BLOCK && start <= page.len() && page.len() - start >= 2 * BLOCK && room >= 2 * BLOCK {
+        // SAFETY: as above, for two blocks.
+        unsafe { copy_block::<{ 2 * BLOCK }>(src, dst) };
+        true
+    } else {
+        false
+    }
 }
 
 /// Copies `N` bytes as one fixed-size move (vector registers, no `memcpy` call).
