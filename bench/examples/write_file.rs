@@ -10,7 +10,7 @@
 //! measure what they cost. Prints the median of 5 runs after 1 warm-up per setting, runs
 //! alternating; run it with `MIMALLOC_PURGE_DELAY=-1`, as the benches.
 
-use parquetry::compress::Codec;
+use parquetry::compress::{Codec, Compression};
 use parquetry::read::{ParquetFile, ReadOptions};
 use parquetry::write::{write_table, WriteOptions};
 
@@ -49,7 +49,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         for (i, &(n, with_bloom)) in settings.iter().enumerate() {
             let mut options = WriteOptions::default().with_dictionary(dictionary).with_threads(n);
             options = match level {
-                Some(l) => options.with_compression_level(codec, l),
+                Some(l) => options.with_compression(Compression::new(codec, Some(l))),
                 None => options.with_compression(codec),
             };
             if with_bloom {

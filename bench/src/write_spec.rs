@@ -141,7 +141,8 @@ impl WriteSpec {
             .with_page_header_statistics(false)
             .with_crc(false);
         for c in &self.columns {
-            o = o.with_column_compression(&c.name, c.codec, Self::level(c.codec));
+            o = o
+                .with_column_compression(&c.name, parquetry::compress::Compression::new(c.codec, Self::level(c.codec)));
             o = if c.dictionary {
                 o.with_column_dictionary(&c.name, true)
             } else {

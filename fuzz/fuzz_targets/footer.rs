@@ -22,8 +22,8 @@ fn check(meta: &FileMetaData) {
     }
     // Whatever decodes encodes back to bytes that decode to the same metadata.
     let bytes = format::encode_footer(meta);
-    let again = format::read_metadata_from_bytes(&[&b"PAR1"[..], &bytes].concat())
-        .expect("re-encoded footer does not decode");
+    let again =
+        format::read_metadata_from_bytes(&[&b"PAR1"[..], &bytes].concat()).expect("re-encoded footer does not decode");
     assert_eq!(&again, meta, "footer changed through encode + decode");
 }
 

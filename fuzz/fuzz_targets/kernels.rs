@@ -23,9 +23,8 @@ use std::fmt::Debug;
 
 use libfuzzer_sys::fuzz_target;
 use parquetry::encoding::{
-    byte_stream_split, delta_binary_packed::DeltaBinaryPackedDecoder,
-    delta_byte_array::DeltaByteArrayDecoder, delta_length_byte_array::DeltaLengthByteArrayDecoder,
-    plain, rle, ByteArraySink, OffsetSize, OffsetsSink, ViewSink,
+    byte_stream_split, delta_binary_packed::DeltaBinaryPackedDecoder, delta_byte_array::DeltaByteArrayDecoder,
+    delta_length_byte_array::DeltaLengthByteArrayDecoder, plain, rle, ByteArraySink, OffsetSize, OffsetsSink, ViewSink,
 };
 
 const KERNELS: u8 = 12;
@@ -139,9 +138,7 @@ impl<O: OffsetSize> Values for OffsetsSink<O> {
     fn values_from(&self, from: usize, _page: &[u8]) -> Vec<Vec<u8>> {
         assert_eq!(self.offsets.first().map(|o| o.as_usize()), Some(0));
         assert_eq!(self.offsets.last().map(|o| o.as_usize()), Some(self.data.len()));
-        (from..self.len())
-            .map(|i| self.value(i).expect("offsets out of order or past the data").to_vec())
-            .collect()
+        (from..self.len()).map(|i| self.value(i).expect("offsets out of order or past the data").to_vec()).collect()
     }
     fn count(&self) -> usize {
         self.len()
@@ -163,9 +160,9 @@ fn view_value(v: u128, page: &[u8], owned: &[u8]) -> Vec<u8> {
         1 => owned,
         _ => panic!("view {v:#x} names buffer {buffer}"),
     };
-    let value = data.get(offset..offset + len).unwrap_or_else(|| {
-        panic!("view {v:#x} points past its buffer ({} bytes)", data.len())
-    });
+    let value = data
+        .get(offset..offset + len)
+        .unwrap_or_else(|| panic!("view {v:#x} points past its buffer ({} bytes)", data.len()));
     assert_eq!(&b[4..8], &value[..4], "view {v:#x} has the wrong prefix");
     value.to_vec()
 }
@@ -323,13 +320,7 @@ fn rle_hybrid(input: &Input<'_>, data: &[u8]) {
     let ended = (got < input.count).then_some(got);
     let Ok(d) = rle::RleDecoder::new(data, width) else { return };
     let d = std::cell::RefCell::new(d);
-    run_steps(
-        input,
-        &reference,
-        ended,
-        |k, out| d.borrow_mut().decode(k, out).ok(),
-        |k| d.borrow_mut().skip(k).ok(),
-    );
+    run_steps(input, &reference, ended, |k, out| d.borrow_mut().decode(k, out).ok(), |k| d.borrow_mut().skip(k).ok());
 }
 
 fn delta_binary_packed<T>(input: &Input<'_>)
@@ -347,13 +338,7 @@ where
     let reference = if ok { &reference[..] } else { &[] };
     let ended = ok.then_some(d.len()).filter(|&n| n < input.count);
     let d = std::cell::RefCell::new(d);
-    run_steps(
-        input,
-        reference,
-        ended,
-        |k, out| d.borrow_mut().decode(k, out).ok(),
-        |k| d.borrow_mut().skip(k).ok(),
-    );
+    run_steps(input, reference, ended, |k, out| d.borrow_mut().decode(k, out).ok(), |k| d.borrow_mut().skip(k).ok());
     assert!(d.borrow().bytes_read() <= input.page.len());
 }
 
@@ -455,8 +440,7 @@ fn gather(input: &Input<'_>) {
     let (starts, rest) = input.page.split_at(split);
     let starts: Vec<u32> = starts.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
     let (indexes, page) = rest.split_at((input.count * 4).min(rest.len()));
-    let indexes: Vec<u32> =
-        indexes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap()) % 64).collect();
+    let indexes: Vec<u32> = indexes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap()) % 64).collect();
     let mut sink = OffsetsSink::<i32>::new();
     let room = input.steps.first().map_or(page.len(), |&b| b as usize);
     sink.reserve(indexes.len(), room);

@@ -20,11 +20,9 @@ fuzz_target!(|data: &[u8]| {
     if std::fs::write(&path, data).is_err() {
         return;
     }
-    let options = MergeOptions {
-        row_group_rows: if h & 1 == 0 { 1 << 20 } else { 1 + (h >> 8) % 5000 },
-        dictionary_page_size_limit: [0usize, 16, 1 << 10, 1 << 20][((h >> 1) & 3) as usize],
-        ..MergeOptions::default()
-    };
+    let options = MergeOptions::default()
+        .with_row_group_rows(if h & 1 == 0 { 1 << 20 } else { 1 + (h >> 8) % 5000 })
+        .with_dictionary_page_size_limit([0usize, 16, 1 << 10, 1 << 20][((h >> 1) & 3) as usize]);
     let _ = merge(&[path.clone(), path.clone()], std::io::sink(), &options);
     let _ = std::fs::remove_file(&path);
 });

@@ -29,25 +29,28 @@ fn options(rng: &mut Rng, file: &ParquetFile<parquetry::page::BytesSource>) -> (
     let batch = small.max((total.min(1 << 20) / 2000) as usize);
     let mut o = ReadOptions::default().with_batch_size(batch);
 
-    o.byte_array_type = match rng.below(6) {
-        0 => Some(ByteArrayType::Regular),
-        1 => Some(ByteArrayType::Large),
-        2 | 3 => Some(ByteArrayType::View),
-        4 => Some(ByteArrayType::Dictionary),
-        _ => None,
+    o = match rng.below(6) {
+        0 => o.with_byte_array_type(ByteArrayType::Regular),
+        1 => o.with_byte_array_type(ByteArrayType::Large),
+        2 | 3 => o.with_byte_array_type(ByteArrayType::View),
+        4 => o.with_byte_array_type(ByteArrayType::Dictionary),
+        _ => o,
     };
-    o.verify_crc = rng.chance(50);
+    o = o.with_verify_crc(rng.chance(50));
+    let mut row_groups = None;
     if groups > 0 && rng.chance(20) {
         let n = 1 + rng.below(groups as u64 + 1);
-        o.row_groups = Some((0..n).map(|_| rng.below(groups as u64) as usize).collect());
+        let chosen: Vec<usize> = (0..n).map(|_| rng.below(groups as u64) as usize).collect();
+        o = o.with_row_groups(chosen.iter().copied());
+        row_groups = Some(chosen);
     }
     let fields = file.arrow_schema().fields().len();
     if fields > 0 && rng.chance(20) {
         let n = 1 + rng.below(fields as u64);
-        o.columns = Some((0..n).map(|_| (rng.below(fields as u64) as usize).into()).collect());
+        o = o.with_columns((0..n).map(|_| rng.below(fields as u64) as usize));
     }
     // The rows the read must produce when it succeeds, if they can be told in advance.
-    let mut expect = match &o.row_groups {
+    let mut expect = match &row_groups {
         Some(rg) => rg.iter().map(|&i| rows[i]).try_fold(0u64, |a, r| a.checked_add(r)),
         None => Some(total),
     };
@@ -70,8 +73,8 @@ fn options(rng: &mut Rng, file: &ParquetFile<parquetry::page::BytesSource>) -> (
         }
         // A selection counts rows of the file, so the rows it gives depend on the row
         // groups read only when all of them are, in order.
-        expect = o.row_groups.is_none().then(|| ranges.iter().map(|r| r.end - r.start).sum());
-        o.row_selection = Some(ranges);
+        expect = row_groups.is_none().then(|| ranges.iter().map(|r| r.end - r.start).sum());
+        o = o.with_row_selection(ranges);
     }
     // Threads: columns, row groups and lanes of rows decoded at once (drawn last, so the
     // options drawn before keep their values for the corpus found without it).
@@ -85,7 +88,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(file) = ParquetFile::from_bytes(data.to_vec()) else { return };
     let mut rng = Rng::new(data);
     let (options, expect) = options(&mut rng, &file);
-    let batch_size = options.batch_size;
+    let batch_size = options.batch_size();
     let Ok(batches) = file.batches(options) else { return };
     let schema = batches.schema();
     let mut rows = 0u64;

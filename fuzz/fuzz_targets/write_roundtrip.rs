@@ -36,7 +36,8 @@ fn options(rng: &mut Rng, rows: usize) -> WriteOptions {
     o = o.with_data_page_size([1usize, 64, 1024, 1 << 20][rng.below(4) as usize]);
     o = o.with_data_page_row_limit([1usize, 7, 100, 20_000][rng.below(4) as usize].max(rows / 2000));
     o = o.with_row_group_rows([1usize, 10, 1000, 1 << 20][rng.below(4) as usize].max(rows / 200));
-    o = o.with_statistics([StatisticsLevel::None, StatisticsLevel::Chunk, StatisticsLevel::Page][rng.below(3) as usize]);
+    o = o
+        .with_statistics([StatisticsLevel::None, StatisticsLevel::Chunk, StatisticsLevel::Page][rng.below(3) as usize]);
     o = o.with_page_index(rng.chance(50));
     o = o.with_page_header_statistics(rng.chance(30));
     o = o.with_crc(rng.chance(30));

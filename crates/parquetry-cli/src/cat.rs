@@ -121,14 +121,14 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
                         Err(_) => ColumnSelector::Name(c),
                     })
                     .collect::<Vec<_>>();
-                opts.read.columns = Some(cols);
+                opts.read = opts.read.clone().with_columns(cols);
             }
             "--row-groups" => {
                 let groups = list(&value("--row-groups")?)
                     .iter()
                     .map(|g| g.parse::<usize>().map_err(|_| format!("cat: '{g}' is not a row group number")))
                     .collect::<Result<Vec<_>, _>>()?;
-                opts.read.row_groups = Some(groups);
+                opts.read = opts.read.clone().with_row_groups(groups);
             }
             "--limit" => {
                 let v = value("--limit")?;
@@ -225,7 +225,7 @@ fn cat_file<S: parquetry::page::ChunkSource>(
     }
     if let Some(limit) = opts.limit {
         // Batches no larger than the limit, so a small limit reads little.
-        read = read.clone().with_batch_size(read.batch_size.min(limit.max(1)));
+        read = read.clone().with_batch_size(read.batch_size().min(limit.max(1)));
     }
     let metrics = (|| -> Result<_, Box<dyn std::error::Error>> {
         let mut batches = file.batches(read)?;
@@ -242,14 +242,14 @@ fn cat_file<S: parquetry::page::ChunkSource>(
 
 /// `cat` of a dataset: several FILEs, a folder or a glob.
 fn run_dataset(opts: &Options) -> Result<(), Box<dyn std::error::Error>> {
-    if opts.rows.is_some() || opts.read.row_groups.is_some() {
+    if opts.rows.is_some() || opts.read.row_groups().is_some() {
         return Err("--rows and --row-groups select parts of one file, not of a dataset".into());
     }
-    let threads = opts.read.threads;
+    let threads = opts.read.threads();
     let dataset = parquetry::dataset::DatasetBuilder::new(opts.paths.clone()).with_threads(threads).build()?;
     let mut read = opts.read.clone();
     if let Some(limit) = opts.limit {
-        read = read.clone().with_batch_size(read.batch_size.min(limit.max(1)));
+        read = read.clone().with_batch_size(read.batch_size().min(limit.max(1)));
     }
     let mut reader = dataset.reader(read)?;
     let schema = arrow_array::RecordBatchReader::schema(&reader);

@@ -31,7 +31,7 @@ OPTIONS:
 /// Runs the command with the arguments after `compact`.
 pub fn run(args: &[String]) -> Result<(), String> {
     let mut options = CompactOptions::default();
-    options.merge.threads = 2;
+    options.merge = options.merge.with_threads(2);
     let (mut root, mut json) = (None, false);
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -45,7 +45,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 let v = value("--target-file-size")?;
                 options.target_file_size = crate::args::bytes("compact: --target-file-size", &v)? as u64;
             }
-            "--threads" => options.merge.threads = crate::args::count("compact: --threads", &value("--threads")?)?,
+            "--threads" => {
+                let threads = crate::args::count("compact: --threads", &value("--threads")?)?;
+                options.merge = options.merge.with_threads(threads);
+            }
             "--dry-run" => options.dry_run = true,
             "--json" => json = true,
             s if s.starts_with('-') => return Err(format!("compact: unknown option '{s}'\n\n{HELP}")),

@@ -16,7 +16,7 @@ use std::time::Instant;
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use indicatif::HumanBytes;
-use parquetry::write::TempFile;
+use parquetry::io::TempFile;
 
 use input::InputFormat;
 use options::Options;

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use indicatif::HumanBytes;
+use parquetry::compress::Compression;
 use parquetry::merge::{merge_files, MergeOptions, MergeSummary};
 
 const HELP: &str = "\
@@ -101,7 +102,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
 
 fn parse(args: &[String]) -> Result<Option<Options>, String> {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let merge = MergeOptions { threads: cores, ..MergeOptions::default() };
+    let merge = MergeOptions::default().with_threads(cores);
     let mut opts = Options { inputs: Vec::new(), output: String::new(), merge, json: false, quiet: false };
     let mut output = None;
     let mut it = args.iter();
@@ -118,24 +119,32 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
             "-o" | "--output" => output = Some(value("--output")?),
             "--row-group-rows" => {
                 let v = value("--row-group-rows")?;
-                opts.merge.row_group_rows = crate::args::count("--row-group-rows", &v).map_err(prefixed)? as u64;
+                opts.merge = opts
+                    .merge
+                    .clone()
+                    .with_row_group_rows(crate::args::count("--row-group-rows", &v).map_err(prefixed)? as u64);
             }
             "--row-group-bytes" => {
                 let v = value("--row-group-bytes")?;
-                opts.merge.row_group_bytes = crate::args::bytes("--row-group-bytes", &v).map_err(prefixed)? as u64;
+                opts.merge = opts
+                    .merge
+                    .clone()
+                    .with_row_group_bytes(crate::args::bytes("--row-group-bytes", &v).map_err(prefixed)? as u64);
             }
             "--compression" => {
                 let v = value("--compression")?;
-                opts.merge.compression = Some(crate::args::codec(&v).map_err(prefixed)?);
+                let (codec, level) = crate::args::codec(&v).map_err(prefixed)?;
+                opts.merge = opts.merge.clone().with_compression(Compression::new(codec, level));
             }
             "--threads" => {
                 let v = value("--threads")?;
-                opts.merge.threads = crate::args::count("--threads", &v).map_err(prefixed)?;
+                opts.merge = opts.merge.clone().with_threads(crate::args::count("--threads", &v).map_err(prefixed)?);
             }
             "--dictionary-page-limit" => {
                 let v = value("--dictionary-page-limit")?;
-                opts.merge.dictionary_page_size_limit =
-                    crate::args::bytes("--dictionary-page-limit", &v).map_err(prefixed)?;
+                opts.merge = opts.merge.clone().with_dictionary_page_size_limit(
+                    crate::args::bytes("--dictionary-page-limit", &v).map_err(prefixed)?,
+                );
             }
             s if s.starts_with('-') && s != "-" => return Err(format!("merge: unknown option '{s}'\n\n{HELP}")),
             s => opts.inputs.push(s.to_owned()),
@@ -224,7 +233,7 @@ fn json_summary(s: &MergeSummary, output: &str, bytes_in: u64, seconds: f64) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use parquetry::compress::Codec;
+    use parquetry::compress::Compression;
 
     fn args(a: &[&str]) -> Vec<String> {
         a.iter().map(|s| s.to_string()).collect()
@@ -250,10 +259,14 @@ mod tests {
         .unwrap();
         assert_eq!(opts.output, "out.parquet");
         assert_eq!(opts.inputs, ["a.parquet", "dir"]);
-        assert_eq!(opts.merge.row_group_rows, 1000);
-        assert_eq!(opts.merge.row_group_bytes, 64 << 20);
-        assert_eq!(opts.merge.compression, Some((Codec::Zstd, Some(3))));
-        assert_eq!(opts.merge.dictionary_page_size_limit, 2 << 20);
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let expected = MergeOptions::default()
+            .with_threads(cores)
+            .with_row_group_rows(1000)
+            .with_row_group_bytes(64 << 20)
+            .with_compression(Compression::zstd(3))
+            .with_dictionary_page_size_limit(2 << 20);
+        assert_eq!(opts.merge, expected);
         assert!(parse(&args(&["a.parquet"])).err().unwrap().contains("needs --output OUT"));
         assert!(parse(&args(&["-o", "x.parquet"])).err().unwrap().contains("no INPUT files"));
         assert!(parse(&args(&["-o", "x", "--compression", "lzo", "a"]))

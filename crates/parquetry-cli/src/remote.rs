@@ -7,8 +7,8 @@
 
 use std::path::Path;
 
+use parquetry::io::TempFile;
 use parquetry::store::{self, StorageOptions};
-use parquetry::write::TempFile;
 
 /// A local stand-in for a URL argument, removed when dropped.
 pub(crate) struct Staged {

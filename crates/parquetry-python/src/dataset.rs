@@ -148,7 +148,7 @@ pub fn compact<'py>(
 ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
     use parquetry::dataset::compact::{compact, CompactOptions};
     let mut options = CompactOptions { target_file_size, dry_run, ..Default::default() };
-    options.merge.threads = threads.max(1);
+    options.merge = options.merge.with_threads(threads.max(1));
     let summary = py.detach(|| compact(&root, &options)).py_err()?;
     let d = pyo3::types::PyDict::new(py);
     d.set_item("partitions", summary.partitions)?;
@@ -176,7 +176,7 @@ pub fn compact_group(
 ) -> PyResult<()> {
     use parquetry::dataset::compact::CompactionGroup;
     let group = CompactionGroup { inputs, output, bytes: 0 };
-    let merge = parquetry::merge::MergeOptions { threads: threads.max(1), ..Default::default() };
+    let merge = parquetry::merge::MergeOptions::default().with_threads(threads.max(1));
     py.detach(|| parquetry::dataset::compact::compact_group(&group, &merge)).py_err()
 }
 

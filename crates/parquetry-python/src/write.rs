@@ -8,12 +8,11 @@ use std::sync::{Arc, Mutex};
 
 use arrow_schema::ffi::FFI_ArrowSchema;
 
-use parquetry::compress::Codec;
+use parquetry::compress::{Codec, Compression};
 use parquetry::format::{Encoding, FileMetaData, SortingColumn};
+use parquetry::io::{FileSink, TempFile};
 use parquetry::merge::{merge_files, MergeOptions};
-use parquetry::write::{
-    ContentDefinedChunking, DataPageVersion, FileSink, ParquetWriter, StatisticsLevel, TempFile, WriteOptions,
-};
+use parquetry::write::{ContentDefinedChunking, DataPageVersion, ParquetWriter, StatisticsLevel, WriteOptions};
 use parquetry::Error;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -73,7 +72,7 @@ fn write_options(d: &Bound<'_, PyDict>) -> PyResult<WriteOptions> {
     let default_codec = codec(&compression)?;
     let compression_level: Option<i32> = opt(d, "compression_level")?;
     let mut o = match compression_level {
-        Some(level) => WriteOptions::new().with_compression_level(default_codec, level),
+        Some(level) => WriteOptions::new().with_compression(Compression::new(default_codec, Some(level))),
         None => WriteOptions::new().with_compression(default_codec),
     };
     o = o.with_dictionary(opt(d, "use_dictionary")?.unwrap_or(true));
@@ -82,7 +81,7 @@ fn write_options(d: &Bound<'_, PyDict>) -> PyResult<WriteOptions> {
     }
     let column_compression: HashMap<String, (String, Option<i32>)> = opt(d, "column_compression")?.unwrap_or_default();
     for (column, (name, level)) in &column_compression {
-        o = o.with_column_compression(column, codec(name)?, *level);
+        o = o.with_column_compression(column, Compression::new(codec(name)?, *level));
     }
     let column_dictionary: HashMap<String, bool> = opt(d, "column_dictionary")?.unwrap_or_default();
     for (column, on) in &column_dictionary {
@@ -364,15 +363,15 @@ pub fn merge<'py>(
     if inputs.is_empty() {
         return Err(invalid("merge needs at least one input file"));
     }
-    let mut options = MergeOptions { threads, ..MergeOptions::default() };
+    let mut options = MergeOptions::default().with_threads(threads);
     if let Some(rows) = row_group_rows {
         if rows == 0 {
             return Err(invalid("row_group_rows must be at least 1"));
         }
-        options.row_group_rows = rows;
+        options = options.with_row_group_rows(rows);
     }
     if let Some(name) = compression {
-        options.compression = Some((codec(name)?, compression_level));
+        options = options.with_compression(Compression::new(codec(name)?, compression_level));
     }
     let s = py.detach(|| merge_files(&inputs, &output, &options)).py_err()?;
     let d = PyDict::new(py);

@@ -8,7 +8,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use parquetry::compress::Codec;
+use parquetry::compress::{Codec, Compression};
 use parquetry::merge::{merge_files, MergeOptions};
 
 struct TempDir(PathBuf);
@@ -63,17 +63,14 @@ fn merged_files_read_as_the_inputs_concatenated() {
         let inputs = inputs_of(&dir.0.join(&case));
         let settings: Vec<(&str, MergeOptions)> = vec![
             ("default", MergeOptions::default()),
-            ("small_groups", MergeOptions { row_group_rows: 2500, ..Default::default() }),
-            (
-                "tiny_dictionary",
-                MergeOptions { dictionary_page_size_limit: 500, row_group_rows: 7000, ..Default::default() },
-            ),
-            ("zstd", MergeOptions { compression: Some((Codec::Zstd, Some(3))), ..Default::default() }),
-            ("copy_whole", MergeOptions { row_group_rows: 100, ..Default::default() }),
+            ("small_groups", MergeOptions::default().with_row_group_rows(2500)),
+            ("tiny_dictionary", MergeOptions::default().with_dictionary_page_size_limit(500).with_row_group_rows(7000)),
+            ("zstd", MergeOptions::default().with_compression(Compression::zstd(3))),
+            ("copy_whole", MergeOptions::default().with_row_group_rows(100)),
             // The output written by a thread of its own: coalesced pages, and whole row
             // groups copied (by the kernel) between them.
-            ("threads", MergeOptions { threads: 2, ..Default::default() }),
-            ("copy_whole_threads", MergeOptions { row_group_rows: 100, threads: 2, ..Default::default() }),
+            ("threads", MergeOptions::default().with_threads(2)),
+            ("copy_whole_threads", MergeOptions::default().with_row_group_rows(100).with_threads(2)),
         ];
         for (name, options) in settings {
             let out = dir.0.join(format!("{case}-{name}.out.parquet"));
@@ -140,7 +137,7 @@ fn bad_inputs_leave_no_output() {
     let e = merge_files(
         &inputs,
         &out,
-        &MergeOptions { row_group_rows: 1 << 30, compression: Some((Codec::Snappy, None)), ..Default::default() },
+        &MergeOptions::default().with_row_group_rows(1 << 30).with_compression(Codec::Snappy),
     );
     assert!(e.is_err(), "a corrupt input merged without error");
     assert!(!out.exists());

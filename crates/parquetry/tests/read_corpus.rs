@@ -450,10 +450,10 @@ fn comparison_helpers_detect_differences() {
 
 #[test]
 fn a_zero_batch_size_still_reads_every_row() {
-    // `batch_size` is a public field: zero must not mean an endless stream of empty batches.
+    // Zero must not mean an endless stream of empty batches.
     let path = common::corpus_dir().join("data/alltypes_plain.parquet");
     let mut file = parquetry::read::ParquetFile::open(&path).unwrap();
-    let options = ReadOptions { batch_size: 0, ..ReadOptions::default() };
+    let options = ReadOptions::default().with_batch_size(0);
     let batches = file.read_all(&options).unwrap();
     // MANIFEST.tsv: 8 rows.
     assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 8);

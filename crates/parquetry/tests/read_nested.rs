@@ -81,8 +81,8 @@ struct Read {
 /// Reads a file with `options`; every batch must have between 1 and `batch_size` rows.
 fn read(path: &Path, options: &ReadOptions) -> Result<Table, String> {
     let (schema, batches) = read_parquetry_batches(path, options)?;
-    if let Some(b) = batches.iter().find(|b| b.num_rows() == 0 || b.num_rows() > options.batch_size) {
-        return Err(format!("a batch of {} rows at batch size {}", b.num_rows(), options.batch_size));
+    if let Some(b) = batches.iter().find(|b| b.num_rows() == 0 || b.num_rows() > options.batch_size()) {
+        return Err(format!("a batch of {} rows at batch size {}", b.num_rows(), options.batch_size()));
     }
     Table::from_batches(&schema, &batches)
 }

@@ -15,7 +15,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use arrow_buffer::Buffer;
-use parquetry::page::{BytesSource, ChunkSource};
+use parquetry::read::{BytesSource, ChunkSource};
 use parquetry::read::{ParquetFile, ReadOptions};
 use read_compare::{diff_tables, Table};
 

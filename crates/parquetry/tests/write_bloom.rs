@@ -218,7 +218,7 @@ fn merge_keeps_copied_filters_and_rebuilds_or_unions_coalesced_ones() {
         ("coalesced", 10_000, vec![vec![true, true, false]]),
     ] {
         let out = dir.join(&format!("{what}.parquet"));
-        let options = parquetry::merge::MergeOptions { row_group_rows: rows, ..Default::default() };
+        let options = parquetry::merge::MergeOptions::default().with_row_group_rows(rows);
         parquetry::merge::merge_files(&[a.clone(), b.clone()], &out, &options).unwrap();
         let answer = run_python_json("bloom_check.py", &json!({ "path": out, "probes": probes() }));
         assert_eq!(filter_places(&answer), want, "{what}");

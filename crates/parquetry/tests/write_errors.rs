@@ -17,7 +17,7 @@ use std::sync::Arc;
 use arrow_array::types::Int32Type;
 use arrow_array::*;
 use arrow_schema::{DataType, Field, Fields, IntervalUnit, Schema, SchemaRef, TimeUnit};
-use parquetry::compress::Codec;
+use parquetry::compress::{Codec, Compression};
 use parquetry::format::Encoding;
 use parquetry::write::{write_table, ParquetWriter, WriteOptions};
 use parquetry::{Error, ErrorKind};
@@ -200,7 +200,7 @@ fn impossible_options_are_refused() {
         (WriteOptions::default().with_statistics_truncate_length(Some(0)), "0 bytes"),
         (WriteOptions::default().with_column_dictionary("nope", false), "'nope'"),
         (WriteOptions::default().with_column_encoding("Name", Encoding::PLAIN), "'Name'"),
-        (WriteOptions::default().with_column_compression("id.x", Codec::Zstd, None), "'id.x'"),
+        (WriteOptions::default().with_column_compression("id.x", Codec::Zstd), "'id.x'"),
     ];
     for (options, part) in cases {
         let r = no_panic(part, || ParquetWriter::try_new(Vec::new(), schema.clone(), options).map(|_| ()));
@@ -228,7 +228,7 @@ fn out_of_range_codec_levels_are_refused_or_clamped_without_panic() {
     ] {
         let path = dir.join(&format!("{}-{level}.parquet", codec.name()));
         let result = no_panic(codec.name(), || -> Result<(), Error> {
-            let options = WriteOptions::default().with_compression_level(codec, level);
+            let options = WriteOptions::default().with_compression(Compression::new(codec, Some(level)));
             let mut w = ParquetWriter::try_new(std::fs::File::create(&path).unwrap(), schema.clone(), options)?;
             w.write(&batch)?;
             w.close().map(|_| ())

@@ -23,7 +23,7 @@ use arrow_array::{Array, ArrayRef, ListArray, RecordBatch};
 use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef, TimeUnit};
 use nested_data::{diff_named_like, leaf_array, map_type, per_leaf, random_array, NestedShape};
-use parquetry::compress::Codec;
+use parquetry::compress::{Codec, Compression};
 use parquetry::format::Encoding;
 use parquetry::write::{DataPageVersion, StatisticsLevel, WriteOptions};
 use read_compare::{pyarrow_tables, Table};
@@ -169,7 +169,7 @@ fn option_sets(schema: &Schema) -> Vec<(&'static str, WriteOptions, bool)> {
         (
             "tiny_pages_zstd",
             WriteOptions::default()
-                .with_compression_level(Codec::Zstd, 3)
+                .with_compression(Compression::zstd(3))
                 .with_data_page_size(64)
                 .with_data_page_row_limit(3)
                 .with_dictionary_page_size_limit(100)

@@ -15,7 +15,7 @@ mod write_data;
 #[path = "common/write_helpers.rs"]
 mod write_helpers;
 
-use parquetry::compress::Codec;
+use parquetry::compress::{Codec, Compression};
 use parquetry::format::Encoding;
 use parquetry::read::ReadOptions;
 use parquetry::write::{DataPageVersion, StatisticsLevel, WriteOptions};
@@ -61,9 +61,9 @@ fn random_options(rng: &mut Rng, schema: &arrow_schema::Schema, rows: usize) -> 
         &[Codec::Uncompressed, Codec::Snappy, Codec::Gzip, Codec::Brotli, Codec::Lz4, Codec::Lz4Raw, Codec::Zstd],
     );
     o = match (codec, rng.chance(30)) {
-        (Codec::Zstd, true) => o.with_compression_level(codec, 1 + rng.below(9) as i32),
-        (Codec::Gzip, true) => o.with_compression_level(codec, rng.below(10) as i32),
-        (Codec::Brotli, true) => o.with_compression_level(codec, rng.below(6) as i32),
+        (Codec::Zstd, true) => o.with_compression(Compression::new(codec, Some(1 + rng.below(9) as i32))),
+        (Codec::Gzip, true) => o.with_compression(Compression::new(codec, Some(rng.below(10) as i32))),
+        (Codec::Brotli, true) => o.with_compression(Compression::new(codec, Some(rng.below(6) as i32))),
         _ => o.with_compression(codec),
     };
     o = o.with_data_page_version(if rng.chance(50) { DataPageVersion::V2 } else { DataPageVersion::V1 });

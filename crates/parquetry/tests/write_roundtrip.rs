@@ -11,7 +11,7 @@ mod write_data;
 use std::path::PathBuf;
 
 use arrow_schema::{DataType, Schema};
-use parquetry::compress::Codec;
+use parquetry::compress::{Codec, Compression};
 use parquetry::format::Encoding;
 use parquetry::read::ReadOptions;
 use parquetry::write::{DataPageVersion, ParquetWriter, StatisticsLevel, WriteOptions};
@@ -84,7 +84,7 @@ fn option_sets(schema: &Schema) -> Vec<(&'static str, WriteOptions)> {
         (
             "tiny_pages_fallback_zstd",
             WriteOptions::default()
-                .with_compression_level(Codec::Zstd, 3)
+                .with_compression(Compression::zstd(3))
                 .with_data_page_size(64)
                 .with_data_page_row_limit(7)
                 .with_dictionary_page_size_limit(100)

@@ -1,7 +1,7 @@
 //! The command line of `parquetry convert`: every value is checked here, before any file is
 //! opened, and a bad one is an error naming the option and the values it accepts.
 
-use parquetry::compress::Codec;
+use parquetry::compress::{Codec, Compression};
 use parquetry::format::Encoding;
 use parquetry::write::{DataPageVersion, StatisticsLevel, WriteOptions};
 
@@ -54,7 +54,7 @@ pub(crate) fn parse(args: &[String], help: &str) -> Result<Option<Options>, Stri
                 w
             }
             "--compression" => match codec(&value("--compression")?)? {
-                (c, Some(level)) => w.with_compression_level(c, level),
+                (c, Some(level)) => w.with_compression(Compression::new(c, Some(level))),
                 (c, None) => w.with_compression(c),
             },
             "--no-dictionary" => w.with_dictionary(false),

@@ -9,7 +9,8 @@ use arrow_array::RecordBatch;
 use arrow_schema::{Schema, SchemaRef};
 use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use parquetry::format::Encoding;
-use parquetry::write::{FileSink, ParquetWriter, WriteOptions};
+use parquetry::io::FileSink;
+use parquetry::write::{ParquetWriter, WriteOptions};
 
 use super::input::extension;
 use super::options::Options;

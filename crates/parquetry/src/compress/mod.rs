@@ -1,4 +1,5 @@
-//! Page compression: one [`Codec`] enum, a reusable [`Decompressor`] and [`Compressor`].
+//! Page compression: one [`Codec`] enum, a [`Compression`] (codec and level), a reusable
+//! [`Decompressor`] and [`Compressor`].
 //!
 //! Decompression appends exactly the page header's `uncompressed_page_size` bytes to a caller's
 //! `Vec<u8>`: the vector is reserved once, codecs write into its spare capacity where their API
@@ -71,6 +72,63 @@ impl Codec {
             Codec::Zstd => "ZSTD",
             Codec::Lz4Raw => "LZ4_RAW",
         }
+    }
+}
+
+/// How to compress pages: a codec and, for the codecs that have levels, the level (`None`:
+/// the codec's default, [`ZSTD_DEFAULT_LEVEL`], [`GZIP_DEFAULT_LEVEL`],
+/// [`BROTLI_DEFAULT_LEVEL`]). One value carries both, so that the writer, merge and a
+/// column's settings all take the same thing; a bare [`Codec`] converts into it.
+///
+/// The level is checked against the codec's range when the writer or merge starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Compression {
+    codec: Codec,
+    level: Option<i32>,
+}
+
+impl Compression {
+    /// No compression.
+    pub const UNCOMPRESSED: Compression = Compression { codec: Codec::Uncompressed, level: None };
+    /// Snappy.
+    pub const SNAPPY: Compression = Compression { codec: Codec::Snappy, level: None };
+    /// LZ4_RAW (what to use rather than the deprecated LZ4).
+    pub const LZ4_RAW: Compression = Compression { codec: Codec::Lz4Raw, level: None };
+
+    /// `codec` at `level` (`None`: its default).
+    pub fn new(codec: Codec, level: Option<i32>) -> Self {
+        Compression { codec, level }
+    }
+
+    /// ZSTD at `level` (1..=22; negative levels are faster).
+    pub fn zstd(level: i32) -> Self {
+        Compression::new(Codec::Zstd, Some(level))
+    }
+
+    /// GZIP at `level` (0..=9).
+    pub fn gzip(level: i32) -> Self {
+        Compression::new(Codec::Gzip, Some(level))
+    }
+
+    /// BROTLI at `level` (0..=11).
+    pub fn brotli(level: i32) -> Self {
+        Compression::new(Codec::Brotli, Some(level))
+    }
+
+    /// The codec.
+    pub fn codec(self) -> Codec {
+        self.codec
+    }
+
+    /// The level, if one was given.
+    pub fn level(self) -> Option<i32> {
+        self.level
+    }
+}
+
+impl From<Codec> for Compression {
+    fn from(codec: Codec) -> Self {
+        Compression::new(codec, None)
     }
 }
 

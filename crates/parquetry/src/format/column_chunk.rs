@@ -54,10 +54,10 @@ pub struct ColumnMetaData {
     /// Physical type (must match the schema leaf).
     pub physical_type: PhysicalType,
     /// Every encoding used by the chunk's pages (data and levels). Shared (`Arc`) because
-    /// most chunks of a file list the same encodings; see [`ThriftReader::shared_list`].
+    /// most chunks of a file list the same encodings; see `ThriftReader::shared_list`.
     pub encodings: Arc<[Encoding]>,
     /// The leaf's path from the root, one name per level; shared with the schema's path when
-    /// equal (see [`ThriftReader::expect_string_list`]).
+    /// equal (see `ThriftReader::expect_string_list`).
     pub path_in_schema: Arc<[String]>,
     /// Compression codec of all pages.
     pub codec: CompressionCodec,

@@ -11,7 +11,9 @@ pub mod page_index;
 pub mod schema_element;
 pub mod stat_bytes;
 pub mod statistics;
-pub mod thrift;
+experimental_modules! {
+    thrift;
+}
 mod thrift_writer;
 
 pub use bloom_filter::{bloom_hash, SplitBlockBloomFilter};

@@ -23,7 +23,7 @@ use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::compress::{Codec, Compressor};
+use crate::compress::{Codec, Compression, Compressor};
 use crate::error::{Error, Result};
 use crate::format::{thrift, ColumnChunk, ColumnIndex, ColumnMetaData, FileMetaData, OffsetIndex};
 use crate::io::{ChunkParts, FileAssembler, FileSink};
@@ -34,21 +34,15 @@ use chunk::ChunkMerger;
 use inputs::{check_schema, plan, Group, Input};
 use statistics::StatisticsMerger;
 
-/// How to merge.
-#[derive(Debug, Clone)]
+/// How to merge: row group targets, recompression, the dictionary limit and threads, set
+/// with the `with_*` methods (the same style as [`crate::write::WriteOptions`]).
+#[derive(Debug, Clone, PartialEq)]
 pub struct MergeOptions {
-    /// Target rows per output row group (default 1,048,576).
-    pub row_group_rows: u64,
-    /// Target bytes (as stored) per output row group (default 128 MiB).
-    pub row_group_bytes: u64,
-    /// Recompress every page with this codec and level; `None` keeps each input's codec
-    /// (pages of a coalesced chunk take the first input's).
-    pub compression: Option<(Codec, Option<i32>)>,
-    /// Largest unified dictionary page before falling back to PLAIN (default 1 MiB).
-    pub dictionary_page_size_limit: usize,
-    /// With more than 1 (default 1), [`merge_files`] writes the output on a thread of its own
-    /// while the inputs are read and their pages copied ([`crate::io::FileSink`]).
-    pub threads: usize,
+    pub(crate) row_group_rows: u64,
+    pub(crate) row_group_bytes: u64,
+    pub(crate) compression: Option<Compression>,
+    pub(crate) dictionary_page_size_limit: usize,
+    pub(crate) threads: usize,
 }
 
 impl Default for MergeOptions {
@@ -60,6 +54,46 @@ impl Default for MergeOptions {
             dictionary_page_size_limit: 1 << 20,
             threads: 1,
         }
+    }
+}
+
+impl MergeOptions {
+    /// Target rows per output row group (default 1,048,576).
+    pub fn with_row_group_rows(mut self, rows: u64) -> Self {
+        self.row_group_rows = rows;
+        self
+    }
+
+    /// Target bytes (as stored) per output row group (default 128 MiB).
+    pub fn with_row_group_bytes(mut self, bytes: u64) -> Self {
+        self.row_group_bytes = bytes;
+        self
+    }
+
+    /// Recompresses every page with this codec and level. Without it (the default) each
+    /// input's pages keep their codec and are copied; pages of a coalesced chunk take the
+    /// first input's.
+    pub fn with_compression(mut self, compression: impl Into<Compression>) -> Self {
+        self.compression = Some(compression.into());
+        self
+    }
+
+    /// Largest unified dictionary page before falling back to PLAIN (default 1 MiB).
+    pub fn with_dictionary_page_size_limit(mut self, bytes: usize) -> Self {
+        self.dictionary_page_size_limit = bytes;
+        self
+    }
+
+    /// With more than 1 (default 1), [`merge_files`] writes the output on a thread of its own
+    /// while the inputs are read and their pages copied.
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    /// The target rows per output row group.
+    pub fn row_group_rows(&self) -> u64 {
+        self.row_group_rows
     }
 }
 
@@ -271,7 +305,7 @@ fn coalesce<W: MergeSink>(
     for (c, column) in schema.columns.iter().enumerate() {
         let first_meta = inputs[items[0].0].metadata.row_groups[items[0].1].columns[c].meta_data.as_ref();
         let (codec, level) = match options.compression {
-            Some(c) => c,
+            Some(c) => (c.codec(), c.level()),
             None => (Codec::from_thrift(first_meta.map_or(0, |m| m.codec.0))?, None),
         };
         if let Some(pages) = copy_column(inputs, items, c, column, codec, options, out)? {

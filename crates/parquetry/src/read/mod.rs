@@ -4,7 +4,7 @@
 //! [`ParquetFile`] opens a file and iterates [`RecordBatch`](arrow_array::RecordBatch)es.
 //! Inside, each selected column has a `ColumnReader` that walks its chunk's pages,
 //! decompresses them, decodes definition levels into validity bits, and hands the values to
-//! a [`values::ValueDecoder`] for the output type.
+//! a `values::ValueDecoder` for the output type.
 
 mod assemble;
 mod batches;
@@ -17,12 +17,17 @@ pub(crate) mod fixed;
 pub(crate) mod levels;
 mod nested;
 mod options;
-pub mod page_values;
 mod reader;
+experimental_modules! {
+    page_values;
+    values;
+}
 mod records;
 mod selection;
-pub mod values;
 
+/// Where a file's bytes come from: a local file, memory, any `Read + Seek`, or (feature
+/// `object-store`) an object store's `ObjectSource`; [`ParquetFile`] is generic over it.
+pub use crate::page::{BytesSource, ChunkSource, FileSource, ReaderSource};
 pub use batches::RecordBatchIter;
 pub use file::ParquetFile;
 pub use options::{ByteArrayType, ColumnSelector, ReadOptions};

@@ -47,32 +47,19 @@ pub enum ByteArrayType {
     Dictionary,
 }
 
-/// How to read a file: all fields are optional refinements of "everything, in big batches".
+/// How to read a file: refinements of "everything, in 65,536-row batches, on one thread", set
+/// with the `with_*` methods (each documents its field).
 #[derive(Debug, Clone)]
 pub struct ReadOptions {
-    /// Rows per record batch (the last batch of a file may be shorter). Default 65,536.
-    pub batch_size: usize,
-    /// The top-level fields to read, in this order; `None` reads all.
-    pub columns: Option<Vec<ColumnSelector>>,
-    /// The row groups to read, in this order; `None` reads all.
-    pub row_groups: Option<Vec<usize>>,
-    /// Overrides the Arrow type of every BYTE_ARRAY column.
-    pub byte_array_type: Option<ByteArrayType>,
-    /// The unit INT96 timestamps read as (`None`: nanoseconds). A coarser unit reads dates
-    /// outside 1677-2262 that nanoseconds in an `i64` cannot hold (pyarrow's
-    /// `coerce_int96_timestamp_unit`).
-    pub int96_unit: Option<arrow_schema::TimeUnit>,
-    /// Check each page's CRC (when the writer stored one) and fail on a mismatch.
-    pub verify_crc: bool,
-    /// The rows to read, as ranges of row numbers counted from the file's first row, in
-    /// order and not overlapping; `None` reads every row (of the selected row groups).
-    pub row_selection: Option<Vec<Range<u64>>>,
-    /// Threads that decode column chunks at once (1: the caller's thread only). The output
-    /// is the same for any number.
-    pub threads: usize,
-    /// Only the rows where this predicate is true are returned; row groups and pages it
-    /// rules out are not read (see [`crate::filter`]).
-    pub filter: Option<crate::filter::Predicate>,
+    pub(crate) batch_size: usize,
+    pub(crate) columns: Option<Vec<ColumnSelector>>,
+    pub(crate) row_groups: Option<Vec<usize>>,
+    pub(crate) byte_array_type: Option<ByteArrayType>,
+    pub(crate) int96_unit: Option<arrow_schema::TimeUnit>,
+    pub(crate) verify_crc: bool,
+    pub(crate) row_selection: Option<Vec<Range<u64>>>,
+    pub(crate) threads: usize,
+    pub(crate) filter: Option<crate::filter::Predicate>,
 }
 
 impl Default for ReadOptions {
@@ -92,10 +79,16 @@ impl Default for ReadOptions {
 }
 
 impl ReadOptions {
-    /// Sets the batch size (at least 1).
+    /// Sets the rows per record batch (at least 1; default 65,536). The last batch of a file
+    /// may be shorter.
     pub fn with_batch_size(mut self, rows: usize) -> Self {
         self.batch_size = rows.max(1);
         self
+    }
+
+    /// The rows per record batch.
+    pub fn batch_size(&self) -> usize {
+        self.batch_size
     }
 
     /// Reads only these top-level fields, in this order.
@@ -108,6 +101,11 @@ impl ReadOptions {
     pub fn with_row_groups(mut self, row_groups: impl IntoIterator<Item = usize>) -> Self {
         self.row_groups = Some(row_groups.into_iter().collect());
         self
+    }
+
+    /// The row groups to read, if not all.
+    pub fn row_groups(&self) -> Option<&[usize]> {
+        self.row_groups.as_deref()
     }
 
     /// Reads every BYTE_ARRAY column as this Arrow type.
@@ -140,6 +138,11 @@ impl ReadOptions {
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads.max(1);
         self
+    }
+
+    /// The column chunks decoded at once.
+    pub fn threads(&self) -> usize {
+        self.threads
     }
 
     /// Returns only the rows where `predicate` is true, reading as little of the file as its

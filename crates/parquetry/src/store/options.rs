@@ -104,7 +104,7 @@ pub(crate) struct Location {
     pub url: String,
 }
 
-/// Whether `s` is a URL that [`locate`] takes (rather than a local path).
+/// Whether `s` is a URL that `locate` takes (rather than a local path).
 pub fn is_url(s: &str) -> bool {
     let Some((scheme, rest)) = s.split_once("://") else { return false };
     !rest.is_empty()

@@ -3,8 +3,8 @@
 //! it, renamed into place only once complete).
 //!
 //! Layers, as for reading but in reverse: Arrow arrays are converted to physical values
-//! (`arrow_input`), encoded by the kernels of [`crate::encoding`] (`encoder`), assembled into
-//! pages by [`crate::page::PageWriter`] (`column`), and placed in the file with the footer and
+//! (`arrow_input`), encoded by the kernels of `crate::encoding` (`encoder`), assembled into
+//! pages by `crate::page::PageWriter` (`column`), and placed in the file with the footer and
 //! page index (`file`). Nested columns (structs, lists, maps at any depth) map to Parquet
 //! groups (`schema`) and each of their leaves is shredded into repetition and definition
 //! levels (`shred`) before its values take the same path.
@@ -20,7 +20,6 @@ pub(crate) mod schema;
 pub(crate) mod shred;
 pub(crate) mod statistics;
 
-pub use crate::io::{FileSink, TempFile, WriteBehind};
 pub use cdc::ContentDefinedChunking;
 pub use file::ParquetWriter;
 pub use options::{
@@ -48,8 +47,8 @@ pub fn write_table<'b>(
     options: WriteOptions,
 ) -> Result<FileMetaData> {
     let path = path.as_ref();
-    let temp = TempFile::beside(path)?;
-    let sink = FileSink::new(temp.file()?, options.threads)
+    let temp = crate::io::TempFile::beside(path)?;
+    let sink = crate::io::FileSink::new(temp.file()?, options.threads)
         .map_err(|e| crate::Error::io("starting the file's writing thread", e))?;
     let mut writer = ParquetWriter::try_new(sink, schema, options)?;
     for batch in batches {

@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use crate::compress::Codec;
+use crate::compress::{Codec, Compression};
 use crate::error::{Error, Result};
 use crate::format::{Encoding, KeyValue, SortingColumn};
 pub use crate::page::DataPageVersion;
@@ -185,19 +185,14 @@ impl WriteOptions {
         self.per_column.entry(path.to_owned()).or_insert(default)
     }
 
-    /// Compresses every page with `codec` at its default level.
-    pub fn with_compression(mut self, codec: Codec) -> Self {
+    /// Compresses every page with a codec at a level (`Codec::Snappy`, or
+    /// `Compression::zstd(3)`: ZSTD 1..=22, GZIP 0..=9, BROTLI 0..=11).
+    pub fn with_compression(mut self, compression: impl Into<Compression>) -> Self {
+        let compression = compression.into();
+        let (codec, level) = (compression.codec(), compression.level());
         self.column.codec = codec;
-        self.column.level = None;
-        self.per_column.values_mut().for_each(|c| (c.codec, c.level) = (codec, None));
-        self
-    }
-
-    /// Compresses every page with `codec` at `level` (ZSTD 1..=22, GZIP 0..=9, BROTLI 0..=11).
-    pub fn with_compression_level(mut self, codec: Codec, level: i32) -> Self {
-        self.column.codec = codec;
-        self.column.level = Some(level);
-        self.per_column.values_mut().for_each(|c| (c.codec, c.level) = (codec, Some(level)));
+        self.column.level = level;
+        self.per_column.values_mut().for_each(|c| (c.codec, c.level) = (codec, level));
         self
     }
 
@@ -236,9 +231,10 @@ impl WriteOptions {
     }
 
     /// Sets one column's codec and level.
-    pub fn with_column_compression(mut self, path: &str, codec: Codec, level: Option<i32>) -> Self {
+    pub fn with_column_compression(mut self, path: &str, compression: impl Into<Compression>) -> Self {
+        let compression = compression.into();
         let c = self.column_mut(path);
-        (c.codec, c.level) = (codec, level);
+        (c.codec, c.level) = (compression.codec(), compression.level());
         self
     }
 

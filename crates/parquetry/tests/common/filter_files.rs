@@ -11,7 +11,7 @@ use arrow_array::types::Int64Type;
 use arrow_array::RecordBatch;
 use arrow_buffer::Buffer;
 use parquetry::filter::ScanMetrics;
-use parquetry::page::{BytesSource, ChunkSource};
+use parquetry::read::{BytesSource, ChunkSource};
 use parquetry::read::{ParquetFile, ReadOptions};
 
 /// The script that writes the files and answers conditions with duckdb or pyarrow.

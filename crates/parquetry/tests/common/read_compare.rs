@@ -15,7 +15,7 @@ use std::sync::{Arc, Once};
 use arrow_array::cast::AsArray;
 use arrow_array::{new_empty_array, Array, ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Schema};
-use parquetry::page::ChunkSource;
+use parquetry::read::ChunkSource;
 use parquetry::read::{ByteArrayType, ParquetFile, ReadOptions};
 
 /// A table with each column concatenated into one array.
