@@ -192,3 +192,15 @@ def test_write_to_dataset_layouts_are_pyarrows(tmp_path):
     got = pa_pq.read_table(tmp_path / "o" / "1" / "part-0.parquet")
     want = pa_pq.read_table(tmp_path / "t" / "1" / "part-0.parquet")
     assert (got.num_rows, got.num_columns) == (want.num_rows, want.num_columns)
+
+
+def test_int96_unit_on_one_file_is_pyarrows_and_on_a_dataset_refused(tmp_path):
+    import datetime
+
+    table = pa.table({"t": pa.array([datetime.datetime(1, 1, 1), datetime.datetime(9999, 12, 31)], pa.timestamp("us"))})
+    pa_pq.write_table(table, tmp_path / "old.parquet", use_deprecated_int96_timestamps=True)
+    got = pq.read_table(tmp_path / "old.parquet", coerce_int96_timestamp_unit="ms")
+    assert got.equals(pa_pq.read_table(tmp_path / "old.parquet", coerce_int96_timestamp_unit="ms"))
+    # Not silently read at the wrong unit: refused until datasets take it.
+    with pytest.raises(NotImplementedError, match="coerce_int96_timestamp_unit"):
+        pq.read_table(tmp_path, coerce_int96_timestamp_unit="ms")

@@ -151,6 +151,11 @@ class ParquetDataset:
         self._args = {k: v for k, v in locals().items() if k not in ("self", "ParquetFile", "_threads")}
         if decryption_properties is not None:
             raise UnsupportedError("decryption_properties: encrypted files are not supported yet")
+        if coerce_int96_timestamp_unit not in (None, "ns") and not hasattr(path_or_paths, "read"):
+            # A dataset's schema is settled from the footers at the file's own unit; casting
+            # afterwards would overflow the dates the option exists to read.
+            raise UnsupportedError("coerce_int96_timestamp_unit on a dataset is not supported yet "
+                                   "(ParquetFile and read_table of one file take it)")
         if buffer_size is not None and buffer_size < 0:
             raise InvalidArgumentError(f"Buffer size must be larger than zero, not {buffer_size}")
         mode, keys, partition_schema, self._dictionary = _partitioning(partitioning)
@@ -380,10 +385,12 @@ class ParquetDataset:
 
 
 def read_dataset(source, *, columns, use_threads, schema, use_pandas_metadata, read_dictionary, binary_type,
-                 partitioning, filesystem, filters, ignore_prefixes, threads, storage_options=None) -> pa.Table:
+                 partitioning, filesystem, filters, ignore_prefixes, threads, storage_options=None,
+                 coerce_int96_timestamp_unit=None) -> pa.Table:
     """``read_table`` of a folder, glob or list."""
     dataset = ParquetDataset(source, filesystem=filesystem, schema=schema, filters=filters,
                              read_dictionary=read_dictionary, binary_type=binary_type, partitioning=partitioning,
+                             coerce_int96_timestamp_unit=coerce_int96_timestamp_unit,
                              ignore_prefixes=ignore_prefixes, threads=use_threads if threads is None else threads,
                              storage_options=storage_options)
     return dataset.read(columns=columns, use_threads=use_threads if threads is None else threads,
