@@ -16,10 +16,13 @@ pub struct RawDataset {
     dataset: Dataset,
 }
 
-/// Opens a dataset of `sources` (files, folders, globs). `partitioning` is `"hive"` or
-/// `None`; `partition_schema` types partition keys; `schema` is read for every file.
+/// Opens a dataset of `sources` (files, folders, globs). `partitioning` is `"hive"`,
+/// `"directory"` (folders are the values of `partition_keys`, in order) or `None`;
+/// `partition_schema` types partition keys; `schema` is read for every file;
+/// `ignore_prefixes` replaces `_` and `.` as the prefixes of names that are not data.
 #[pyfunction]
-#[pyo3(signature = (sources, partitioning=Some("hive"), partition_schema=None, schema=None, threads=1, storage_options=None))]
+#[pyo3(signature = (sources, partitioning=Some("hive"), partition_schema=None, schema=None, threads=1, storage_options=None, partition_keys=None, ignore_prefixes=None))]
+#[allow(clippy::too_many_arguments)]
 pub fn open_dataset(
     py: Python<'_>,
     sources: Vec<String>,
@@ -28,14 +31,22 @@ pub fn open_dataset(
     schema: Option<Bound<'_, PyAny>>,
     threads: usize,
     storage_options: Option<Vec<(String, String)>>,
+    partition_keys: Option<Vec<String>>,
+    ignore_prefixes: Option<Vec<String>>,
 ) -> PyResult<RawDataset> {
     let options: parquetry::store::StorageOptions = storage_options.unwrap_or_default().into_iter().collect();
     let mut builder = DatasetBuilder::new(sources).with_threads(threads).with_storage_options(options);
     builder = builder.with_partitioning(match partitioning {
         Some("hive") => Partitioning::Hive,
+        Some("directory") => Partitioning::Directory(
+            partition_keys.ok_or_else(|| invalid("directory partitioning needs the keys' names"))?,
+        ),
         None => Partitioning::None,
-        Some(other) => return Err(invalid(format!("partitioning must be 'hive' or None, not {other:?}"))),
+        Some(other) => return Err(invalid(format!("partitioning must be 'hive', 'directory' or None, not {other:?}"))),
     });
+    if let Some(prefixes) = ignore_prefixes {
+        builder = builder.with_ignore_prefixes(prefixes);
+    }
     if let Some(p) = partition_schema {
         builder = builder.with_partition_fields(crate::write::import_schema(&p)?.fields().iter().cloned());
     }

@@ -130,9 +130,13 @@ def test_write_to_dataset_reads_back_in_pyarrow(tmp_path):
 
 
 def test_bad_sources(tmp_path):
+    # A folder of no data files reads as pyarrow reads it: no rows, no columns; a glob that
+    # matches nothing is an error naming it.
     (tmp_path / "empty" / "_temporary").mkdir(parents=True)
+    got, want = pq.read_table(tmp_path / "empty"), pa_pq.read_table(tmp_path / "empty")
+    assert (got.num_rows, got.num_columns) == (want.num_rows, want.num_columns) == (0, 0)
     with pytest.raises(ValueError, match="no Parquet files"):
-        pq.read_table(tmp_path / "empty")
+        pq.read_table(str(tmp_path / "empty" / "*.parquet"))
     with pytest.raises(FileNotFoundError):
         pq.read_table([str(tmp_path / "nope.parquet")])
     pa_pq.write_table(pa.table({"x": [1]}), tmp_path / "a.parquet")

@@ -243,11 +243,19 @@ fn bad_sources_name_the_file_or_folder() {
     let e = open_err(&[dir.join("*.nothing").display().to_string()]);
     assert!(e.contains("*.nothing"), "{e}");
 
+    // One column with two types: the first file's type, as pyarrow takes it; reading the
+    // other file's column is the error, naming both files; pruning that file avoids it.
     let clash = dir.join("clash");
-    write_one(&clash.join("a.parquet"), "x", Arc::new(Int64Array::from(vec![1])));
-    write_one(&clash.join("b.parquet"), "x", Arc::new(StringArray::from(vec!["1"])));
-    let e = open_err(&[clash.display().to_string()]);
+    write_one(&clash.join("k=0/a.parquet"), "x", Arc::new(Int64Array::from(vec![1])));
+    write_one(&clash.join("k=1/b.parquet"), "x", Arc::new(StringArray::from(vec!["1"])));
+    let clashing = Dataset::open([clash.display().to_string()]).unwrap();
+    assert_eq!(clashing.schema().field(0).data_type(), &DataType::Int64);
+    let e = clashing.read_all(ReadOptions::default()).expect_err("a string read as int").to_string();
     assert!(e.contains("a.parquet") && e.contains("b.parquet") && e.contains("'x'"), "{e}");
+    let pruned = clashing.read_all(ReadOptions::default().with_filter(parse("k = 0").unwrap())).unwrap();
+    assert_eq!(pruned.iter().map(|b| b.num_rows()).sum::<usize>(), 1);
+    let keys_only = clashing.read_all(ReadOptions::default().with_columns(["k"])).unwrap();
+    assert_eq!(keys_only.iter().map(|b| b.num_rows()).sum::<usize>(), 2);
 
     let junk = dir.join("junk");
     write_one(&junk.join("a.parquet"), "x", Arc::new(Int64Array::from(vec![1])));
@@ -276,6 +284,30 @@ fn bad_sources_name_the_file_or_folder() {
     assert!(e.contains("nope"), "{e}");
     let e = ok.reader(ReadOptions::default().with_row_groups([0])).err().unwrap().to_string();
     assert!(e.contains("row groups"), "{e}");
+}
+
+#[test]
+fn directory_partitioning_and_other_ignore_prefixes() {
+    let dir = scratch("directory");
+    write_one(&dir.join("2024/eu/a.parquet"), "x", Arc::new(Int64Array::from(vec![1, 2])));
+    write_one(&dir.join("2025/b.parquet"), "x", Arc::new(Int64Array::from(vec![3])));
+    write_one(&dir.join("2026/_c.parquet"), "x", Arc::new(Int64Array::from(vec![4])));
+    write_one(&dir.join("tmp_skip/d.parquet"), "x", Arc::new(Int64Array::from(vec![5])));
+    let dataset = DatasetBuilder::new([dir.display().to_string()])
+        .with_partitioning(Partitioning::Directory(vec!["year".into(), "region".into()]))
+        .with_ignore_prefixes(["tmp_"])
+        .build()
+        .unwrap();
+    let files: Vec<String> = dataset.files().iter().map(|f| f.path().display().to_string()).collect();
+    assert_eq!(files.len(), 3, "tmp_skip left out, _c kept: {files:?}");
+    let schema = dataset.schema();
+    let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+    assert_eq!(names, ["x", "year", "region"]);
+    let batches = dataset.read_all(ReadOptions::default().with_filter(parse("year = 2024").unwrap())).unwrap();
+    let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+    assert_eq!(rows, 2);
+    let region = batches[0].column(2).as_any().downcast_ref::<StringArray>().unwrap();
+    assert_eq!(region.value(0), "eu");
 }
 
 #[test]

@@ -288,7 +288,8 @@ def read_table(source, *, columns=None, use_threads=True, schema=None, use_panda
                             use_pandas_metadata=use_pandas_metadata, read_dictionary=read_dictionary,
                             binary_type=binary_type, partitioning=partitioning, filesystem=filesystem,
                             filters=filters, ignore_prefixes=ignore_prefixes, threads=threads,
-                            storage_options=storage_options)
+                            storage_options=storage_options,
+                            coerce_int96_timestamp_unit=coerce_int96_timestamp_unit)
     pf = ParquetFile(source, read_dictionary=read_dictionary, binary_type=binary_type, list_type=list_type,
                      coerce_int96_timestamp_unit=coerce_int96_timestamp_unit,
                      decryption_properties=decryption_properties, filesystem=filesystem,

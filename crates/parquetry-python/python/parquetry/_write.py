@@ -161,7 +161,8 @@ class ParquetWriter:
                 writer.write(table)
                 writer.write_empty_row_group()
             for start in range(0, table.num_rows, size):
-                writer.write(table.slice(start, size))
+                # Clamped: pyarrow slices a table of no columns to the length asked for.
+                writer.write(table.slice(start, min(size, table.num_rows - start)))
                 writer.flush()
         except BaseException:
             self._abort()

@@ -24,6 +24,7 @@ MODULES = [
     "test_parquet_writer",
     "test_pandas",
     "test_compliant_nested_type",
+    "test_dataset",
 ]
 
 KNOWN_FAILURES = HERE / "known_failures.txt"

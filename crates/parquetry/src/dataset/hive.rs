@@ -1,5 +1,6 @@
 //! Hive partitioning: folders named `key=value` between a dataset's base folder and its
-//! files give every row of those files a column `key` holding `value`.
+//! files give every row of those files a column `key` holding `value`. (Directory
+//! partitioning, whose folders are bare values of keys named up front, is read here too.)
 //!
 //! Values are percent-decoded (pyarrow and Spark write `a b/c` as `a%20b%2Fc`) and
 //! `__HIVE_DEFAULT_PARTITION__` is null. Without a given type, a key whose every value is an
@@ -53,6 +54,27 @@ pub(crate) fn segments(file: &Listed) -> Result<Vec<(String, Option<String>)>> {
             )));
         }
         out.push((key, value));
+    }
+    Ok(out)
+}
+
+/// The values of `keys` a file's folders give under directory partitioning: the folders
+/// below the base, in order, one per key (percent-decoded); folders past the last key are
+/// only folders. A file given by itself (no base) has none.
+pub(crate) fn directory_segments(file: &Listed, keys: &[String]) -> Result<Vec<(String, Option<String>)>> {
+    let Some(base) = &file.base else { return Ok(Vec::new()) };
+    let dir = file.path.parent().unwrap_or(Path::new(""));
+    let below = dir.strip_prefix(base).unwrap_or(dir);
+    let mut out = Vec::new();
+    for (key, component) in keys.iter().zip(below.iter()) {
+        let text = component.to_string_lossy();
+        let value = percent_encoding::percent_decode_str(&text).decode_utf8().map_err(|_| {
+            Error::invalid_argument(format!(
+                "{}: partition folder '{text}' is not UTF-8 once decoded",
+                file.path.display()
+            ))
+        })?;
+        out.push((key.clone(), Some(value.into_owned())));
     }
     Ok(out)
 }
@@ -127,6 +149,16 @@ mod tests {
         let got = segments(&listed("/a=9/d/k=__HIVE_DEFAULT_PARTITION__/f.parquet", Some("/a=9/d"))).unwrap();
         assert_eq!(got, vec![("k".into(), None)]);
         assert!(segments(&listed("/d/k=1/k=2/f.parquet", Some("/d"))).is_err());
+    }
+
+    #[test]
+    fn directory_folders_are_the_keys_values_in_order() {
+        let keys = vec!["year".to_string(), "region".to_string()];
+        let got = directory_segments(&listed("/d/2024/a%20b/x/f.parquet", Some("/d")), &keys).unwrap();
+        assert_eq!(got, vec![("year".into(), Some("2024".into())), ("region".into(), Some("a b".into()))]);
+        let got = directory_segments(&listed("/d/2024/f.parquet", Some("/d")), &keys).unwrap();
+        assert_eq!(got, vec![("year".into(), Some("2024".into()))]);
+        assert!(directory_segments(&listed("/d/2024/f.parquet", None), &keys).unwrap().is_empty());
     }
 
     #[test]

@@ -31,6 +31,7 @@ use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{FieldRef, Schema, SchemaRef};
 
 pub use hive::NULL_VALUE as HIVE_NULL_VALUE;
+pub use listing::DEFAULT_IGNORE_PREFIXES;
 pub use remote::Storage;
 pub use scan::DatasetReader;
 pub use source::DatasetSource;
@@ -49,6 +50,11 @@ pub enum Partitioning {
     Hive,
     /// Folders are only folders: no partition columns.
     None,
+    /// The folders below the folder given are the values of these keys, in order (pyarrow's
+    /// `DirectoryPartitioning`): `2024/eu/part-0.parquet` with keys `year`, `region`. Folders
+    /// past the last key are only folders; a key with no folder is null. A file given by
+    /// itself has no partition values.
+    Directory(Vec<String>),
 }
 
 /// One file of a dataset: its path, footer, Arrow schema and partition values.
@@ -59,6 +65,10 @@ pub struct DatasetFile {
     metadata: FileMetaData,
     schema: SchemaRef,
     partition: Vec<ArrayRef>,
+    /// Columns this file holds with another type than the dataset's, each with the error a
+    /// read of it gives (the dataset takes the first file's type; a read that prunes the file
+    /// or leaves the column out never meets it).
+    conflicts: Vec<(String, String)>,
     /// For an object: a source over the version whose footer was read.
     #[cfg_attr(not(feature = "object-store"), allow(dead_code))]
     remote: Option<remote::Remote>,
@@ -118,7 +128,8 @@ impl DatasetFile {
 /// what a dataset over them reads, without opening any.
 pub fn list_files<S: AsRef<str>>(sources: &[S]) -> Result<Vec<PathBuf>> {
     let sources: Vec<String> = sources.iter().map(|s| s.as_ref().to_owned()).collect();
-    Ok(listing::list(&sources, &Storage::default())?.into_iter().map(|l| l.path).collect())
+    let ignore: Vec<String> = DEFAULT_IGNORE_PREFIXES.iter().map(|p| p.to_string()).collect();
+    Ok(listing::list(&sources, &Storage::default(), &ignore)?.into_iter().map(|l| l.path).collect())
 }
 
 /// Whether `source` names a dataset rather than one file: a folder, or a glob pattern that
@@ -227,6 +238,7 @@ pub struct DatasetBuilder {
     schema: Option<SchemaRef>,
     threads: usize,
     storage: Storage,
+    ignore_prefixes: Vec<String>,
 }
 
 impl DatasetBuilder {
@@ -240,7 +252,16 @@ impl DatasetBuilder {
             schema: None,
             threads: 1,
             storage: Storage::default(),
+            ignore_prefixes: DEFAULT_IGNORE_PREFIXES.iter().map(|p| p.to_string()).collect(),
         }
+    }
+
+    /// Skips files and folders below a folder given whose names start with one of
+    /// `prefixes`, instead of `_` and `.` (pyarrow's `ignore_prefixes`). Files given by name
+    /// are never skipped.
+    pub fn with_ignore_prefixes<S: Into<String>>(mut self, prefixes: impl IntoIterator<Item = S>) -> Self {
+        self.ignore_prefixes = prefixes.into_iter().map(Into::into).collect();
+        self
     }
 
     /// How to reach the object store of URL sources (`s3://bucket/dir/`, globs on URLs):
@@ -265,9 +286,11 @@ impl DatasetBuilder {
 
     /// Reads every file as this schema: its columns in its order, a file's column cast to
     /// the schema's type, a column a file lacks as nulls, file columns not in it left out.
-    /// Partition keys it names take its types (and come last, after the file columns). Without it the files' schemas are unified:
-    /// every column of every file, in the order first seen, and one column with two types is
-    /// an error naming both files.
+    /// Partition keys it names take its types (and come last, after the file columns).
+    /// Without it the files' schemas are unified: every column of every file, in the order
+    /// first seen, with the type of the first file that has it; reading a column from a file
+    /// that holds it with another type is an error naming both files (as pyarrow takes the
+    /// first file's schema, a read that prunes such a file, or leaves the column out, works).
     pub fn with_schema(mut self, schema: SchemaRef) -> Self {
         self.schema = Some(schema);
         self
@@ -284,14 +307,19 @@ impl DatasetBuilder {
         if self.sources.is_empty() {
             return Err(Error::invalid_argument("a dataset needs at least one file, folder or glob"));
         }
-        let listed = listing::list(&self.sources, &self.storage)?;
+        let listed = listing::list(&self.sources, &self.storage, &self.ignore_prefixes)?;
         let footers = schema::read_footers(&listed, self.threads, &self.storage)?;
-        let mut keys: Vec<String> = Vec::new();
+        // Directory partitioning names its keys up front: each is a column, found or not.
+        let mut keys: Vec<String> = match &self.partitioning {
+            Partitioning::Directory(names) => names.clone(),
+            _ => Vec::new(),
+        };
         let mut segments = Vec::with_capacity(listed.len());
         for file in &listed {
-            let found = match self.partitioning {
+            let found = match &self.partitioning {
                 Partitioning::Hive => hive::segments(file)?,
                 Partitioning::None => Vec::new(),
+                Partitioning::Directory(keys) => hive::directory_segments(file, keys)?,
             };
             for (k, _) in &found {
                 if !keys.contains(k) {
@@ -310,7 +338,7 @@ impl DatasetBuilder {
             (None, None) => None,
         };
         let partition_fields = hive::fields(&keys, &rows, given.as_deref());
-        let file_fields = schema::file_fields(&listed, &footers, &keys, self.schema.as_deref())?;
+        let (file_fields, mut conflicts) = schema::file_fields(&listed, &footers, &keys, self.schema.as_deref())?;
         let mut fields = file_fields;
         fields.extend(partition_fields.iter().cloned());
         let schema = match &self.schema {
@@ -323,14 +351,18 @@ impl DatasetBuilder {
             )),
         };
         let mut files = Vec::with_capacity(listed.len());
-        for ((listed, (metadata, file_schema, remote)), row) in listed.into_iter().zip(footers).zip(rows) {
+        for (i, ((listed, (metadata, file_schema, remote)), row)) in
+            listed.into_iter().zip(footers).zip(rows).enumerate()
+        {
             let partition = hive::values(&listed.path, &partition_fields, &row)?;
+            let conflicts = std::mem::take(&mut conflicts[i]);
             files.push(DatasetFile {
                 path: listed.path,
                 size: listed.size,
                 metadata,
                 schema: file_schema,
                 partition,
+                conflicts,
                 remote,
             });
         }

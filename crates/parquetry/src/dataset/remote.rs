@@ -35,9 +35,10 @@ impl Storage {
         source.split_once("://").is_some_and(|(scheme, _)| scheme != "file")
     }
 
-    /// Appends the objects `source` (a URL: one object, a folder, or a glob) stands for.
+    /// Appends the objects `source` (a URL: one object, a folder, or a glob) stands for,
+    /// skipping names below its folder that start with one of `ignore`.
     #[cfg(feature = "object-store")]
-    pub(crate) fn list(&self, source: &str, out: &mut Vec<Listed>) -> Result<()> {
+    pub(crate) fn list(&self, source: &str, out: &mut Vec<Listed>, ignore: &[String]) -> Result<()> {
         let glob = is_glob(source);
         let base = match glob {
             // The text before the folder holding the first wildcard (a Path would fold `//`).
@@ -68,7 +69,7 @@ impl Storage {
         let mut found: Vec<Listed> = Vec::new();
         for (url, size) in listed {
             let below = url.strip_prefix(&prefix).unwrap_or(&url);
-            if below.split('/').any(is_hidden) {
+            if below.split('/').any(|c| is_hidden(c, ignore)) {
                 continue;
             }
             if let Some(p) = &pattern {
@@ -87,7 +88,7 @@ impl Storage {
     }
 
     #[cfg(not(feature = "object-store"))]
-    pub(crate) fn list(&self, source: &str, _out: &mut Vec<Listed>) -> Result<()> {
+    pub(crate) fn list(&self, source: &str, _out: &mut Vec<Listed>, _ignore: &[String]) -> Result<()> {
         Err(Error::unsupported(format!("{source}: object storage needs parquetry's `object-store` feature")))
     }
 

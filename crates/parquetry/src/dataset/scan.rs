@@ -126,6 +126,11 @@ impl Plan {
                 .then(|| schema.index_of(self.needed.iter().find(|(n, _)| *n == d)?.1.name()).ok())?
         };
         let columns: Vec<usize> = self.needed.iter().filter_map(|(d, _)| in_file(*d)).collect();
+        if let Some((_, message)) =
+            file.conflicts.iter().find(|(name, _)| columns.iter().any(|&c| schema.field(c).name() == name))
+        {
+            return Err(Error::invalid_argument(message.clone()));
+        }
         // A conjunct goes to the file when each of its columns is there with the dataset's
         // type: the file's statistics and pages then answer for it.
         let (mut pushed, mut post) = (Vec::new(), Vec::new());

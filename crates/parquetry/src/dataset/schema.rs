@@ -30,18 +30,26 @@ pub(crate) fn read_footers(files: &[Listed], threads: usize, storage: &Storage) 
     })
 }
 
+/// A file's columns whose type differs from the dataset's, each with the error reading it
+/// gives, one list per file.
+pub(crate) type Conflicts = Vec<Vec<(String, String)>>;
+
 /// The columns the files give the dataset: with `given`, its fields that are not partition
 /// keys (whatever files hold them); otherwise every file column in the order first seen,
-/// nullable where a file lacks it. A column with two types, or a file column named like a
-/// partition key, is an error naming the files.
+/// with the type of the first file that has it, nullable where a file lacks it. A file
+/// holding a column with another type gets a conflict naming both files (an error only
+/// when that column of that file is read). A file column named like a partition key is an
+/// error naming it.
 pub(crate) fn file_fields(
     files: &[Listed],
     footers: &[Footer],
     keys: &[String],
     given: Option<&Schema>,
-) -> Result<Vec<FieldRef>> {
+) -> Result<(Vec<FieldRef>, Conflicts)> {
+    let mut conflicts: Conflicts = vec![Vec::new(); footers.len()];
     if let Some(given) = given {
-        return Ok(given.fields().iter().filter(|f| !keys.contains(f.name())).cloned().collect());
+        let fields = given.fields().iter().filter(|f| !keys.contains(f.name())).cloned().collect();
+        return Ok((fields, conflicts));
     }
     // (field, index of the first file that has it, in how many files)
     let mut fields: Vec<(FieldRef, usize, usize)> = Vec::new();
@@ -50,14 +58,17 @@ pub(crate) fn file_fields(
             match fields.iter_mut().find(|(f, _, _)| f.name() == field.name()) {
                 Some((f, first, seen)) => {
                     if f.data_type() != field.data_type() {
-                        return Err(Error::invalid_argument(format!(
-                            "column '{}' is {} in {} but {} in {}: give a schema to read both as one type",
-                            field.name(),
-                            f.data_type(),
-                            files[*first].path.display(),
-                            field.data_type(),
-                            files[i].path.display()
-                        )));
+                        conflicts[i].push((
+                            field.name().clone(),
+                            format!(
+                                "column '{}' is {} in {} but {} in {}: give a schema to read both as one type",
+                                field.name(),
+                                f.data_type(),
+                                files[*first].path.display(),
+                                field.data_type(),
+                                files[i].path.display()
+                            ),
+                        ));
                     }
                     if field.is_nullable() && !f.is_nullable() {
                         *f = Arc::new(f.as_ref().clone().with_nullable(true));
@@ -81,5 +92,5 @@ pub(crate) fn file_fields(
             f.name()
         )));
     }
-    Ok(out)
+    Ok((out, conflicts))
 }
