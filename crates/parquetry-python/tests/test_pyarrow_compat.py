@@ -208,6 +208,25 @@ def test_nested_columns_as_pyarrow(tmp_path):
         assert parquetry.ParquetFile(path).read(columns=cols).equals(pq.ParquetFile(path).read(columns=cols)), cols
 
 
+def test_enum_column_reads_as_binary_as_in_pyarrow(tmp_path):
+    # parquet-java writes Java enums as BYTE_ARRAY with the ENUM logical and converted types;
+    # pyarrow reads them as binary. The file: pyarrow's, with the two type bytes of its
+    # footer changed from STRING/UTF8 to ENUM (pyarrow writes no ENUM itself).
+    import struct
+    path = tmp_path / "enum.parquet"
+    pq.write_table(pa.table({"e": ["x", "y", None]}), path, store_schema=False, write_statistics=False)
+    data = path.read_bytes()
+    string = b"\x01e\x25\x00\x4c\x1c\x00\x00"  # name "e", converted_type UTF8, logicalType STRING
+    assert data.count(string) == 1 and struct.unpack("<I", data[-8:-4])[0] > 0
+    path.write_bytes(data.replace(string, b"\x01e\x25\x08\x4c\x4c\x00\x00"))  # ENUM, ENUM
+    assert pq.read_metadata(path).schema.column(0).logical_type.type == "ENUM"
+    want = pq.read_table(path)
+    assert want.schema.field("e").type == pa.binary()
+    assert parquetry.read_table(path).equals(want)
+    assert parquetry.ParquetFile(path).schema_arrow == pq.ParquetFile(path).schema_arrow
+    assert pa.Table.from_batches(list(parquetry.ParquetFile(path).iter_batches())).equals(want)
+
+
 def test_duckdb_file_as_pyarrow_reads_it(tmp_path):
     # Another writer's INTERVAL (converted type only), JSON, UUID and string columns: the
     # same table and schema description as pyarrow's.

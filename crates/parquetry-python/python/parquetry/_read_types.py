@@ -112,6 +112,10 @@ def _target_schema(pf) -> pa.Schema:
             # The core reads INT96 in this unit straight from days and nanoseconds, so
             # dates beyond the nanosecond range (1677-2262) keep their value.
             t = pa.timestamp(pf._int96_unit, t.tz)
+        if logical == "ENUM" and not has_arrow_schema:
+            # As pyarrow: an ENUM column (parquet-java writes Java enums so) is binary.
+            t = {pa.string(): pa.binary(), pa.large_string(): pa.large_binary(),
+                 pa.string_view(): pa.binary_view()}.get(t, t)
         if pf._extensions and logical == "JSON" and (pa.types.is_string(t) or pa.types.is_large_string(t)):
             t = pa.json_(t)
         if pf._extensions and logical == "UUID" and t == pa.binary(16):
