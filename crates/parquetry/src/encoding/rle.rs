@@ -10,7 +10,14 @@
 //! [`RleDecoder`] streams values out of such data: [`decode`](RleDecoder::decode) appends
 //! values, [`next_run`](RleDecoder::next_run) hands out whole runs (so a dictionary gather can
 //! fill a repeated index as one run), [`skip`](RleDecoder::skip) discards values without
-//! unpacking whole bit-packed groups. [`RleEncoder`] writes such data.
+//! unpacking whole bit-packed groups, and [`decode_bits`](RleDecoder::decode_bits) appends
+//! values of bit width 1 (definition levels of a flat optional column, RLE booleans) to a
+//! bitmap a run at a time. [`RleEncoder`] writes such data.
+//!
+//! This is the crate's one parser of the hybrid: levels, dictionary indexes and booleans all
+//! read through it.
+
+use arrow_buffer::BooleanBufferBuilder;
 
 use super::bit_pack::{read_uleb128, unpack32};
 pub use super::rle_encoder::RleEncoder;
@@ -159,6 +166,82 @@ impl<'a> RleDecoder<'a> {
         Ok(done)
     }
 
+    /// Appends up to `n` values to `dst` as bits (1 for a value of 1); returns how many
+    /// (fewer than `n` only if the data ended). The bit width must be 1.
+    ///
+    /// A repeated run is one `append_n`, and a bit-packed run of width 1 is already an
+    /// LSB-first bitmap, so its whole bytes are appended as they are; only a run split inside
+    /// a byte (a batch ending there) goes through the unpacking buffer.
+    pub fn decode_bits(&mut self, n: usize, dst: &mut BooleanBufferBuilder) -> Result<usize> {
+        if self.bit_width != 1 {
+            return Err(not_bits(self.bit_width));
+        }
+        let mut done = 0;
+        while done < n {
+            let want = n - done;
+            if self.buf_pos < self.buf_len {
+                let k = (self.buf_len - self.buf_pos).min(want);
+                let values = self.buf.get(self.buf_pos..self.buf_pos + k).unwrap_or_default();
+                for chunk in values.chunks(64) {
+                    let word = chunk.iter().enumerate().fold(0u64, |w, (i, &b)| w | (u64::from(b & 1) << i));
+                    dst.append_word(word, chunk.len());
+                }
+                self.buf_pos += k;
+                done += k;
+            } else if self.rle_left > 0 {
+                let k = self.rle_left.min(want);
+                dst.append_n(k, self.rle_value != 0);
+                self.rle_left -= k;
+                done += k;
+            } else if self.packed_left > 0 {
+                // Whole bytes of the run (or all that is left of it) are bits as they stand;
+                // the run's rest starts on a byte (width 1: a group is one byte).
+                let k = self.packed_left.min(want);
+                let take = if k == self.packed_left { k } else { k / 8 * 8 };
+                if take == 0 {
+                    self.fill_buf();
+                    continue;
+                }
+                let bytes = self.data.get(self.pos..self.packed_end).unwrap_or_default();
+                dst.append_packed_range(0..take.min(bytes.len() * 8), bytes);
+                self.packed_left -= take;
+                self.pos = if self.packed_left == 0 { self.packed_end } else { self.pos + take / 8 };
+                done += take;
+            } else {
+                // At a header: runs that fit are appended straight from it, without passing
+                // through the decoder's state; only a run the batch ends inside is kept.
+                let data = self.data;
+                while done < n && self.pos < data.len() {
+                    let want = n - done;
+                    match read_header(data, &mut self.pos, 1)? {
+                        Header::Repeated { len, value } => {
+                            let k = len.min(want);
+                            dst.append_n(k, value != 0);
+                            done += k;
+                            self.rle_left = len - k;
+                            self.rle_value = value;
+                        }
+                        Header::Packed { values, end } => {
+                            if values <= want {
+                                dst.append_packed_range(0..values, data.get(self.pos..end).unwrap_or_default());
+                                self.pos = end;
+                                done += values;
+                            } else {
+                                self.packed_left = values;
+                                self.packed_end = end;
+                                break;
+                            }
+                        }
+                    }
+                }
+                if self.pos >= data.len() && self.rle_left == 0 && self.packed_left == 0 {
+                    break;
+                }
+            }
+        }
+        Ok(done)
+    }
+
     /// Appends exactly `n` values to `dst`, or fails naming how many the data held.
     pub fn decode_exact<T: RleValue>(&mut self, n: usize, dst: &mut Vec<T>) -> Result<()> {
         let got = self.decode(n, dst)?;
@@ -259,6 +342,7 @@ impl<'a> RleDecoder<'a> {
     }
 
     /// Reads the next run header; false if the data has ended.
+    #[inline]
     fn next_header(&mut self) -> Result<bool> {
         if self.pos >= self.data.len() {
             if self.bit_width == 0 {
@@ -269,40 +353,83 @@ impl<'a> RleDecoder<'a> {
             }
             return Ok(false);
         }
-        let header = read_uleb128(self.data, &mut self.pos, "RLE/bit-packed run header")?;
-        let left = self.data.len() - self.pos;
-        let w = self.bit_width;
-        if header & 1 == 1 {
-            let groups = header >> 1;
-            let declared = usize::try_from(groups.saturating_mul(8)).unwrap_or(usize::MAX);
-            // Some writers end the data before the last group is complete: keep what is there.
-            let values = (left * 8).checked_div(w).map_or(declared, |fit| declared.min(fit));
-            if values == 0 && declared > 0 {
-                return Err(Error::corrupt(format!(
-                    "RLE/bit-packed: bit-packed run of {declared} values at byte {} needs {} bytes, \
-                     {left} left",
-                    self.pos,
-                    (declared as u128 * w as u128).div_ceil(8)
-                )));
+        match read_header(self.data, &mut self.pos, self.bit_width)? {
+            Header::Repeated { len, value } => {
+                self.rle_left = len;
+                self.rle_value = value;
             }
-            self.packed_left = values;
-            self.packed_end = self.pos + (values * w).div_ceil(8);
-        } else {
-            let len = usize::try_from(header >> 1).unwrap_or(usize::MAX);
-            let width_bytes = w.div_ceil(8);
-            let Some(bytes) = self.data.get(self.pos..self.pos + width_bytes) else {
-                return Err(Error::corrupt(format!(
-                    "RLE/bit-packed: RLE run value needs {width_bytes} bytes, {left} left"
-                )));
-            };
-            let mut le = [0u8; 4];
-            le[..width_bytes].copy_from_slice(bytes);
-            self.pos += width_bytes;
-            self.rle_value = u32::from_le_bytes(le);
-            self.rle_left = len;
+            Header::Packed { values, end } => {
+                self.packed_left = values;
+                self.packed_end = end;
+            }
         }
         Ok(true)
     }
+}
+
+/// A run header and what it declares, checked against the data.
+enum Header {
+    /// `value` repeated `len` times (`len` may be 0).
+    Repeated { len: usize, value: u32 },
+    /// `values` bit-packed values from the position after the header to `end` (the declared
+    /// groups, cut to the bytes present: some writers end the data inside the last group).
+    Packed { values: usize, end: usize },
+}
+
+/// Reads the run header at `*pos` (< `data.len()`) and, for an RLE run, its value; leaves
+/// `*pos` at the run's first bit-packed byte or after the RLE value. The hybrid's one header
+/// parser.
+#[inline(always)]
+fn read_header(data: &[u8], pos: &mut usize, w: usize) -> Result<Header> {
+    let header = match data.get(*pos) {
+        Some(&b) if b < 0x80 => {
+            *pos += 1;
+            u64::from(b)
+        }
+        _ => read_uleb128(data, pos, "RLE/bit-packed run header")?,
+    };
+    let left = data.len() - *pos;
+    if header & 1 == 1 {
+        let groups = header >> 1;
+        let declared = usize::try_from(groups.saturating_mul(8)).unwrap_or(usize::MAX);
+        let values = (left * 8).checked_div(w).map_or(declared, |fit| declared.min(fit));
+        if values == 0 && declared > 0 {
+            return Err(packed_past_end(declared, *pos, w, left));
+        }
+        Ok(Header::Packed { values, end: *pos + (values * w).div_ceil(8) })
+    } else {
+        let len = usize::try_from(header >> 1).unwrap_or(usize::MAX);
+        let width_bytes = w.div_ceil(8);
+        let Some(bytes) = data.get(*pos..*pos + width_bytes) else {
+            return Err(Error::corrupt(format!("RLE/bit-packed: RLE run value needs {width_bytes} bytes, {left} left")));
+        };
+        let mut le = [0u8; 4];
+        le[..width_bytes].copy_from_slice(bytes);
+        *pos += width_bytes;
+        let value = u32::from_le_bytes(le);
+        if w < 32 && value >> w != 0 {
+            return Err(too_wide(value, w));
+        }
+        Ok(Header::Repeated { len, value })
+    }
+}
+
+#[cold]
+fn packed_past_end(declared: usize, pos: usize, w: usize, left: usize) -> Error {
+    Error::corrupt(format!(
+        "RLE/bit-packed: bit-packed run of {declared} values at byte {pos} needs {} bytes, {left} left",
+        (declared as u128 * w as u128).div_ceil(8)
+    ))
+}
+
+#[cold]
+fn too_wide(value: u32, w: usize) -> Error {
+    Error::corrupt(format!("RLE/bit-packed: RLE run value {value} does not fit in {w} bits"))
+}
+
+#[cold]
+fn not_bits(w: usize) -> Error {
+    Error::corrupt(format!("RLE/bit-packed: decoding bits from data of bit width {w}"))
 }
 
 /// Splits the length-prefixed form (a 4-byte little-endian length, then that many bytes of
@@ -522,6 +649,116 @@ mod tests {
             for (i, g) in got.iter().take(n).enumerate() {
                 if let Some(g) = g {
                     assert_eq!(*g, values[i], "width {w} value {i}");
+                }
+            }
+        }
+    }
+
+    /// The bits `decode_bits` appended, as values.
+    fn bits_of(b: &BooleanBufferBuilder) -> Vec<u32> {
+        (0..b.len()).map(|i| u32::from(b.get_bit(i))).collect()
+    }
+
+    #[test]
+    fn decode_bits_hand_derived() {
+        // RLE run of 10 ones, a bit-packed group 0,1,0,1,1,0,0,1 (0b1001_1010), RLE run of 3
+        // zeros.
+        let data = [0x14, 0x01, 0x03, 0b1001_1010, 0x06, 0x00];
+        let want = [vec![1; 10], vec![0, 1, 0, 1, 1, 0, 0, 1], vec![0; 3]].concat();
+        let mut b = BooleanBufferBuilder::new(0);
+        assert_eq!(RleDecoder::new(&data, 1).unwrap().decode_bits(21, &mut b).unwrap(), 21);
+        assert_eq!(bits_of(&b), want);
+        // Asking for more stops where the data ends.
+        let mut b = BooleanBufferBuilder::new(0);
+        assert_eq!(RleDecoder::new(&data, 1).unwrap().decode_bits(100, &mut b).unwrap(), 21);
+        // The last group padded: 2 groups declared, 11 values wanted; the padding bits are
+        // not values.
+        let data = [0x05, 0xFF, 0b1111_1101];
+        let mut b = BooleanBufferBuilder::new(0);
+        assert_eq!(RleDecoder::new(&data, 1).unwrap().decode_bits(11, &mut b).unwrap(), 11);
+        assert_eq!(bits_of(&b), [1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1]);
+        // Only width 1 decodes to bits.
+        assert!(RleDecoder::new(&data, 2).unwrap().decode_bits(1, &mut b).is_err());
+        // An RLE value wider than the bit width is corrupt, for bits and values alike.
+        let mut d = RleDecoder::new(&[0x14, 0x02], 1).unwrap();
+        let msg = d.decode_bits(10, &mut b).unwrap_err().to_string();
+        assert!(msg.contains("does not fit in 1 bits"), "{msg}");
+        assert!(decode_all(&[0x14, 0x08], 3, 10).is_err());
+        assert_eq!(decode_all(&[0x14, 0x07], 3, 10).unwrap(), vec![7; 10]);
+    }
+
+    /// Bits in batches of any size, across run, group and buffer boundaries, interleaved with
+    /// skips and value decodes, against the bit-at-a-time reference.
+    #[test]
+    fn decode_bits_in_batches_matches_the_reference() {
+        let mut rng = TestRng::new(9);
+        for iter in 0..400 {
+            let n = 1 + rng.below(3000) as usize;
+            let mut values = Vec::with_capacity(n);
+            while values.len() < n {
+                let v = rng.below(2) as u32;
+                let len = match rng.below(4) {
+                    0 => rng.below(200) as usize,
+                    1 => rng.below(9) as usize,
+                    _ => 1,
+                };
+                values.extend(std::iter::repeat_n(v, len.min(n - values.len())));
+            }
+            let mut data = Vec::new();
+            encode_rle_hybrid(&values, 1, &mut data);
+            assert_eq!(reference(&data, 1, n), values);
+            let mut d = RleDecoder::new(&data, 1).unwrap();
+            let mut at = 0;
+            while at < n {
+                let k = (1 + rng.below(if iter % 2 == 0 { 20 } else { 700 }) as usize).min(n - at);
+                match rng.below(4) {
+                    0 => assert_eq!(d.skip(k).unwrap(), k),
+                    1 => {
+                        let mut out: Vec<u32> = Vec::new();
+                        d.decode_exact(k, &mut out).unwrap();
+                        assert_eq!(out, values[at..at + k], "iter {iter} at {at}");
+                    }
+                    _ => {
+                        // Into a builder that already holds bits not on a byte boundary.
+                        let mut b = BooleanBufferBuilder::new(0);
+                        b.append_n(at % 13, true);
+                        assert_eq!(d.decode_bits(k, &mut b).unwrap(), k);
+                        assert_eq!(bits_of(&b)[at % 13..], values[at..at + k], "iter {iter} at {at}");
+                    }
+                }
+                at += k;
+            }
+            // Past the end only the padding of the last bit-packed group is left: zeros.
+            let mut b = BooleanBufferBuilder::new(0);
+            let pad = d.decode_bits(100, &mut b).unwrap();
+            assert!(pad < 8 && bits_of(&b).iter().all(|&v| v == 0), "past the end: {pad}");
+        }
+    }
+
+    /// Truncated or random bytes give a short count or an error, never a panic, and never
+    /// more bits than asked.
+    #[test]
+    fn decode_bits_on_truncated_input() {
+        let mut rng = TestRng::new(10);
+        for iter in 0..2000 {
+            let data = if iter % 2 == 0 {
+                let len = rng.below(40) as usize;
+                rng.bytes(len)
+            } else {
+                let values: Vec<u32> = (0..rng.below(500)).map(|_| rng.below(2) as u32).collect();
+                let mut d = Vec::new();
+                encode_rle_hybrid(&values, 1, &mut d);
+                d.truncate(rng.below(d.len() as u64 + 1) as usize);
+                d
+            };
+            let mut d = RleDecoder::new(&data, 1).unwrap();
+            let mut b = BooleanBufferBuilder::new(0);
+            for _ in 0..6 {
+                let k = rng.below(300) as usize;
+                let before = b.len();
+                match d.decode_bits(k, &mut b) {
+                    Ok(got) => assert!(got <= k && b.len() == before + got),
+                    Err(_) => break,
                 }
             }
         }

@@ -21,6 +21,7 @@ pub mod page_values;
 mod reader;
 mod records;
 mod selection;
+mod spread;
 pub mod values;
 
 pub use batches::RecordBatchIter;
