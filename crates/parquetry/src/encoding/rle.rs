@@ -173,10 +173,22 @@ impl<'a> RleDecoder<'a> {
     /// LSB-first bitmap, so its whole bytes are appended as they are; only a run split inside
     /// a byte (a batch ending there) goes through the unpacking buffer.
     pub fn decode_bits(&mut self, n: usize, dst: &mut BooleanBufferBuilder) -> Result<usize> {
+        self.bits::<false>(n, dst).map(|(done, _)| done)
+    }
+
+    /// [`decode_bits`](Self::decode_bits), also counting the 1 bits appended (the valid rows,
+    /// for definition levels): a repeated run counts as one addition, a bit-packed run as a
+    /// count over its bytes. Returns (bits appended, of them set).
+    pub fn decode_bits_counted(&mut self, n: usize, dst: &mut BooleanBufferBuilder) -> Result<(usize, usize)> {
+        self.bits::<true>(n, dst)
+    }
+
+    #[inline(always)]
+    fn bits<const COUNT: bool>(&mut self, n: usize, dst: &mut BooleanBufferBuilder) -> Result<(usize, usize)> {
         if self.bit_width != 1 {
             return Err(not_bits(self.bit_width));
         }
-        let mut done = 0;
+        let (mut done, mut ones) = (0, 0);
         while done < n {
             let want = n - done;
             if self.buf_pos < self.buf_len {
@@ -185,12 +197,18 @@ impl<'a> RleDecoder<'a> {
                 for chunk in values.chunks(64) {
                     let word = chunk.iter().enumerate().fold(0u64, |w, (i, &b)| w | (u64::from(b & 1) << i));
                     dst.append_word(word, chunk.len());
+                    if COUNT {
+                        ones += word.count_ones() as usize;
+                    }
                 }
                 self.buf_pos += k;
                 done += k;
             } else if self.rle_left > 0 {
                 let k = self.rle_left.min(want);
                 dst.append_n(k, self.rle_value != 0);
+                if COUNT && self.rle_value != 0 {
+                    ones += k;
+                }
                 self.rle_left -= k;
                 done += k;
             } else if self.packed_left > 0 {
@@ -204,6 +222,9 @@ impl<'a> RleDecoder<'a> {
                 }
                 let bytes = self.data.get(self.pos..self.packed_end).unwrap_or_default();
                 dst.append_packed_range(0..take.min(bytes.len() * 8), bytes);
+                if COUNT {
+                    ones += count_ones(bytes, take);
+                }
                 self.packed_left -= take;
                 self.pos = if self.packed_left == 0 { self.packed_end } else { self.pos + take / 8 };
                 done += take;
@@ -217,13 +238,20 @@ impl<'a> RleDecoder<'a> {
                         Header::Repeated { len, value } => {
                             let k = len.min(want);
                             dst.append_n(k, value != 0);
+                            if COUNT && value != 0 {
+                                ones += k;
+                            }
                             done += k;
                             self.rle_left = len - k;
                             self.rle_value = value;
                         }
                         Header::Packed { values, end } => {
                             if values <= want {
-                                dst.append_packed_range(0..values, data.get(self.pos..end).unwrap_or_default());
+                                let bytes = data.get(self.pos..end).unwrap_or_default();
+                                dst.append_packed_range(0..values, bytes);
+                                if COUNT {
+                                    ones += count_ones(bytes, values);
+                                }
                                 self.pos = end;
                                 done += values;
                             } else {
@@ -239,7 +267,7 @@ impl<'a> RleDecoder<'a> {
                 }
             }
         }
-        Ok(done)
+        Ok((done, ones))
     }
 
     /// Appends exactly `n` values to `dst`, or fails naming how many the data held.
@@ -412,6 +440,28 @@ fn read_header(data: &[u8], pos: &mut usize, w: usize) -> Result<Header> {
         }
         Ok(Header::Repeated { len, value })
     }
+}
+
+/// The 1 bits among the first `n` bits of `bytes` (LSB first; `n <= 8 * bytes.len()`), a
+/// word at a time.
+#[inline]
+fn count_ones(bytes: &[u8], n: usize) -> usize {
+    let full = (n / 64).min(bytes.len() / 8);
+    let words = bytes.get(..full * 8).unwrap_or_default().chunks_exact(8);
+    let mut ones: usize = words.map(|w| u64::from_le_bytes(w.try_into().unwrap_or_default()).count_ones() as usize).sum();
+    let rest = n - full * 64;
+    if rest > 0 {
+        let tail = bytes.get(full * 8..).unwrap_or_default();
+        let mut buf = [0u8; 8];
+        let t = tail.len().min(8);
+        buf[..t].copy_from_slice(&tail[..t]);
+        let mut last = u64::from_le_bytes(buf);
+        if rest < 64 {
+            last &= (1u64 << rest) - 1;
+        }
+        ones += last.count_ones() as usize;
+    }
+    ones
 }
 
 #[cold]
@@ -717,6 +767,13 @@ mod tests {
                         let mut out: Vec<u32> = Vec::new();
                         d.decode_exact(k, &mut out).unwrap();
                         assert_eq!(out, values[at..at + k], "iter {iter} at {at}");
+                    }
+                    2 => {
+                        let mut b = BooleanBufferBuilder::new(0);
+                        let (got, ones) = d.decode_bits_counted(k, &mut b).unwrap();
+                        assert_eq!(got, k);
+                        assert_eq!(bits_of(&b), values[at..at + k], "iter {iter} at {at}");
+                        assert_eq!(ones, values[at..at + k].iter().filter(|&&v| v == 1).count());
                     }
                     _ => {
                         // Into a builder that already holds bits not on a byte boundary.

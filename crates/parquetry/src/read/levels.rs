@@ -6,7 +6,6 @@
 //! into validity bits ([`append_validity`]); nested readers will decode the same
 //! [`LevelData`] into level vectors and assemble list offsets and validity from those.
 
-use arrow_buffer::bit_chunk_iterator::UnalignedBitChunk;
 use arrow_buffer::BooleanBufferBuilder;
 
 use crate::encoding::rle::{decode_bit_packed_msb, RleDecoder, Run};
@@ -123,18 +122,18 @@ pub fn count_levels(
 }
 
 /// [`append_validity`] for the common `max_def == 1` (a flat optional column): levels are one
-/// bit wide, so they are the validity bits themselves ([`RleDecoder::decode_bits`]), counted
-/// afterwards a word at a time.
+/// bit wide, so they are the validity bits themselves ([`RleDecoder::decode_bits_counted`]).
 fn append_validity_bits(data: &[u8], num_values: usize, validity: &mut BooleanBufferBuilder) -> Result<usize> {
     let start = validity.len();
-    let got = RleDecoder::new(data, 1)?.decode_bits(num_values, validity).map_err(|e| e.context("definition levels"))?;
+    let mut decoder = RleDecoder::new(data, 1)?;
+    let (got, valid) = decoder.decode_bits_counted(num_values, validity).map_err(|e| e.context("definition levels"))?;
     if got < num_values {
         validity.truncate(start);
         return Err(Error::corrupt(format!(
             "definition levels: the page has {num_values} values but only {got} levels"
         )));
     }
-    Ok(UnalignedBitChunk::new(validity.as_slice(), start, num_values).count_ones())
+    Ok(valid)
 }
 
 #[cfg(test)]
