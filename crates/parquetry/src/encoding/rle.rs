@@ -232,35 +232,19 @@ impl<'a> RleDecoder<'a> {
                 // At a header: runs that fit are appended straight from it, without passing
                 // through the decoder's state; only a run the batch ends inside is kept.
                 let data = self.data;
-                while done < n && self.pos < data.len() {
-                    let want = n - done;
-                    match read_header(data, &mut self.pos, 1)? {
-                        Header::Repeated { len, value } => {
-                            let k = len.min(want);
-                            dst.append_n(k, value != 0);
-                            if COUNT && value != 0 {
-                                ones += k;
-                            }
-                            done += k;
-                            self.rle_left = len - k;
-                            self.rle_value = value;
-                        }
-                        Header::Packed { values, end } => {
-                            if values <= want {
-                                let bytes = data.get(self.pos..end).unwrap_or_default();
-                                dst.append_packed_range(0..values, bytes);
-                                if COUNT {
-                                    ones += count_ones(bytes, values);
-                                }
-                                self.pos = end;
-                                done += values;
-                            } else {
-                                self.packed_left = values;
-                                self.packed_end = end;
-                                break;
-                            }
-                        }
+                let mut runs = BitRuns { done, ones };
+                let rest = runs.append::<COUNT>(data, &mut self.pos, n, dst)?;
+                (done, ones) = (runs.done, runs.ones);
+                match rest {
+                    Some(Header::Repeated { len, value }) => {
+                        self.rle_left = len;
+                        self.rle_value = value;
                     }
+                    Some(Header::Packed { values, end }) => {
+                        self.packed_left = values;
+                        self.packed_end = end;
+                    }
+                    None => {}
                 }
                 if self.pos >= data.len() && self.rle_left == 0 && self.packed_left == 0 {
                     break;
@@ -392,6 +376,78 @@ impl<'a> RleDecoder<'a> {
             }
         }
         Ok(true)
+    }
+}
+
+/// Appends the first `n` values of width-1 hybrid `data` to `dst` as bits, in one call:
+/// [`RleDecoder::decode_bits_counted`] for data read whole (a page's definition levels), which
+/// needs no decoder (nor its unpacking buffer) since no batch ends inside a run. Returns (bits
+/// appended, of them set); fewer than `n` only if the data ended.
+pub fn decode_bits_counted(data: &[u8], n: usize, dst: &mut BooleanBufferBuilder) -> Result<(usize, usize)> {
+    let mut runs = BitRuns { done: 0, ones: 0 };
+    let mut pos = 0;
+    match runs.append::<true>(data, &mut pos, n, dst)? {
+        Some(Header::Packed { values, end }) => {
+            // The run holds more than is wanted: its first bits are the rest.
+            let k = values.min(n - runs.done);
+            let bytes = data.get(pos..end).unwrap_or_default();
+            dst.append_packed_range(0..k, bytes);
+            runs.ones += count_ones(bytes, k);
+            runs.done += k;
+        }
+        Some(Header::Repeated { .. }) | None => {}
+    }
+    Ok((runs.done, runs.ones))
+}
+
+/// Width-1 runs appended so far, and the 1 bits among them (when counting).
+struct BitRuns {
+    done: usize,
+    ones: usize,
+}
+
+impl BitRuns {
+    /// Appends whole runs from the header at `*pos` while fewer than `n` bits are done and
+    /// the data lasts. Returns the run the `n`th bit ends inside, if any: a repeated run
+    /// with what is left of it after the bits appended, or a bit-packed run not yet appended
+    /// (`*pos` at its first byte).
+    #[inline(always)]
+    fn append<const COUNT: bool>(
+        &mut self,
+        data: &[u8],
+        pos: &mut usize,
+        n: usize,
+        dst: &mut BooleanBufferBuilder,
+    ) -> Result<Option<Header>> {
+        while self.done < n && *pos < data.len() {
+            let want = n - self.done;
+            match read_header(data, pos, 1)? {
+                Header::Repeated { len, value } => {
+                    let k = len.min(want);
+                    dst.append_n(k, value != 0);
+                    if COUNT && value != 0 {
+                        self.ones += k;
+                    }
+                    self.done += k;
+                    if k < len {
+                        return Ok(Some(Header::Repeated { len: len - k, value }));
+                    }
+                }
+                Header::Packed { values, end } => {
+                    if values > want {
+                        return Ok(Some(Header::Packed { values, end }));
+                    }
+                    let bytes = data.get(*pos..end).unwrap_or_default();
+                    dst.append_packed_range(0..values, bytes);
+                    if COUNT {
+                        self.ones += count_ones(bytes, values);
+                    }
+                    *pos = end;
+                    self.done += values;
+                }
+            }
+        }
+        Ok(None)
     }
 }
 
@@ -757,6 +813,16 @@ mod tests {
             let mut data = Vec::new();
             encode_rle_hybrid(&values, 1, &mut data);
             assert_eq!(reference(&data, 1, n), values);
+            // The one-call form, for a prefix ending anywhere and for all of it.
+            let cut = rng.below(n as u64 + 1) as usize;
+            for m in [cut, n] {
+                let mut b = BooleanBufferBuilder::new(0);
+                b.append_n(m % 5, false);
+                let (got, ones) = decode_bits_counted(&data, m, &mut b).unwrap();
+                assert_eq!(got, m);
+                assert_eq!(bits_of(&b)[m % 5..], values[..m], "iter {iter}, {m} bits");
+                assert_eq!(ones, values[..m].iter().filter(|&&v| v == 1).count(), "iter {iter}, {m} bits");
+            }
             let mut d = RleDecoder::new(&data, 1).unwrap();
             let mut at = 0;
             while at < n {
@@ -808,6 +874,11 @@ mod tests {
                 d.truncate(rng.below(d.len() as u64 + 1) as usize);
                 d
             };
+            let mut b = BooleanBufferBuilder::new(0);
+            let k = rng.below(600) as usize;
+            if let Ok((got, ones)) = decode_bits_counted(&data, k, &mut b) {
+                assert!(got <= k && b.len() == got && ones <= got);
+            }
             let mut d = RleDecoder::new(&data, 1).unwrap();
             let mut b = BooleanBufferBuilder::new(0);
             for _ in 0..6 {

@@ -8,7 +8,7 @@
 
 use arrow_buffer::BooleanBufferBuilder;
 
-use crate::encoding::rle::{decode_bit_packed_msb, RleDecoder, Run};
+use crate::encoding::rle::{decode_bit_packed_msb, decode_bits_counted, RleDecoder, Run};
 use crate::error::{Error, Result};
 pub(crate) use crate::page::{level_bit_width, LevelData};
 
@@ -122,11 +122,10 @@ pub fn count_levels(
 }
 
 /// [`append_validity`] for the common `max_def == 1` (a flat optional column): levels are one
-/// bit wide, so they are the validity bits themselves ([`RleDecoder::decode_bits_counted`]).
+/// bit wide, so they are the validity bits themselves ([`decode_bits_counted`]).
 fn append_validity_bits(data: &[u8], num_values: usize, validity: &mut BooleanBufferBuilder) -> Result<usize> {
     let start = validity.len();
-    let mut decoder = RleDecoder::new(data, 1)?;
-    let (got, valid) = decoder.decode_bits_counted(num_values, validity).map_err(|e| e.context("definition levels"))?;
+    let (got, valid) = decode_bits_counted(data, num_values, validity).map_err(|e| e.context("definition levels"))?;
     if got < num_values {
         validity.truncate(start);
         return Err(Error::corrupt(format!(
