@@ -221,9 +221,10 @@ impl<'a> RleDecoder<'a> {
                     continue;
                 }
                 let bytes = self.data.get(self.pos..self.packed_end).unwrap_or_default();
-                dst.append_packed_range(0..take.min(bytes.len() * 8), bytes);
+                let take_bits = take.min(bytes.len() * 8);
+                dst.append_packed_range(0..take_bits, bytes);
                 if COUNT {
-                    ones += count_ones(bytes, take);
+                    ones += count_ones(self.data, self.pos, take_bits);
                 }
                 self.packed_left -= take;
                 self.pos = if self.packed_left == 0 { self.packed_end } else { self.pos + take / 8 };
@@ -391,8 +392,9 @@ pub fn decode_bits_counted(data: &[u8], n: usize, dst: &mut BooleanBufferBuilder
             // The run holds more than is wanted: its first bits are the rest.
             let k = values.min(n - runs.done);
             let bytes = data.get(pos..end).unwrap_or_default();
+            let k = k.min(bytes.len() * 8);
             dst.append_packed_range(0..k, bytes);
-            runs.ones += count_ones(bytes, k);
+            runs.ones += count_ones(data, pos, k);
             runs.done += k;
         }
         Some(Header::Repeated { .. }) | None => {}
@@ -440,7 +442,7 @@ impl BitRuns {
                     let bytes = data.get(*pos..end).unwrap_or_default();
                     dst.append_packed_range(0..values, bytes);
                     if COUNT {
-                        self.ones += count_ones(bytes, values);
+                        self.ones += count_ones(data, *pos, values);
                     }
                     *pos = end;
                     self.done += values;
@@ -498,24 +500,29 @@ fn read_header(data: &[u8], pos: &mut usize, w: usize) -> Result<Header> {
     }
 }
 
-/// The 1 bits among the first `n` bits of `bytes` (LSB first; `n <= 8 * bytes.len()`), a
-/// word at a time.
+/// The 1 bits among the `n` bits (LSB first) from byte `pos` of `data`, a word at a time:
+/// words are read past the run's end where the data goes on (and masked), so a short run costs
+/// one load, not a copy.
 #[inline]
-fn count_ones(bytes: &[u8], n: usize) -> usize {
-    let full = (n / 64).min(bytes.len() / 8);
-    let words = bytes.get(..full * 8).unwrap_or_default().chunks_exact(8);
-    let mut ones: usize = words.map(|w| u64::from_le_bytes(w.try_into().unwrap_or_default()).count_ones() as usize).sum();
-    let rest = n - full * 64;
-    if rest > 0 {
-        let tail = bytes.get(full * 8..).unwrap_or_default();
-        let mut buf = [0u8; 8];
-        let t = tail.len().min(8);
-        buf[..t].copy_from_slice(&tail[..t]);
-        let mut last = u64::from_le_bytes(buf);
-        if rest < 64 {
-            last &= (1u64 << rest) - 1;
+fn count_ones(data: &[u8], pos: usize, n: usize) -> usize {
+    let word_at = |p: usize| match data.get(p..).and_then(|s| s.first_chunk::<8>()) {
+        Some(w) => u64::from_le_bytes(*w),
+        None => {
+            let mut buf = [0u8; 8];
+            let tail = data.get(p..).unwrap_or_default();
+            let t = tail.len().min(8);
+            buf[..t].copy_from_slice(&tail[..t]);
+            u64::from_le_bytes(buf)
         }
-        ones += last.count_ones() as usize;
+    };
+    let (mut ones, mut p, mut left) = (0, pos, n);
+    while left >= 64 {
+        ones += word_at(p).count_ones() as usize;
+        p += 8;
+        left -= 64;
+    }
+    if left > 0 {
+        ones += (word_at(p) & ((1u64 << left) - 1)).count_ones() as usize;
     }
     ones
 }
