@@ -487,7 +487,9 @@ fn read_header(data: &[u8], pos: &mut usize, w: usize) -> Result<Header> {
         let len = usize::try_from(header >> 1).unwrap_or(usize::MAX);
         let width_bytes = w.div_ceil(8);
         let Some(bytes) = data.get(*pos..*pos + width_bytes) else {
-            return Err(Error::corrupt(format!("RLE/bit-packed: RLE run value needs {width_bytes} bytes, {left} left")));
+            return Err(Error::corrupt(format!(
+                "RLE/bit-packed: RLE run value needs {width_bytes} bytes, {left} left"
+            )));
         };
         let mut le = [0u8; 4];
         le[..width_bytes].copy_from_slice(bytes);

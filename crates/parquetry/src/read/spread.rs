@@ -142,7 +142,12 @@ fn load_bits(bits: &[u8], pos: usize, n: usize) -> u64 {
 /// all-null word one fill, and only mixed words go row by row. Stops as soon as every earlier
 /// row is valid and already in place. A bitmap whose valid rows do not number `dense` is an
 /// error (after which the values are unspecified), never an out-of-bounds access.
-pub(crate) fn spread<S: Slots + ?Sized>(slots: &mut S, start: usize, dense: usize, validity: &Validity<'_>) -> Result<()> {
+pub(crate) fn spread<S: Slots + ?Sized>(
+    slots: &mut S,
+    start: usize,
+    dense: usize,
+    validity: &Validity<'_>,
+) -> Result<()> {
     let mut left = dense; // values not yet moved, at start..start + left
     let mut end = validity.len; // rows not yet placed, 0..end
     while end > left {
@@ -188,7 +193,11 @@ pub fn spread_nulls<T: Copy + Default>(values: &mut Vec<T>, start: usize, validi
 /// starts and `offsets[start + 1..]` holds the ends of its non-null values; after it
 /// `offsets[start + 1..]` has one end per row of `validity`, a null row ending where the row
 /// before it ends (an empty slot).
-pub(crate) fn spread_offsets<O: ArrowNativeType>(offsets: &mut Vec<O>, start: usize, validity: &Validity<'_>) -> Result<()> {
+pub(crate) fn spread_offsets<O: ArrowNativeType>(
+    offsets: &mut Vec<O>,
+    start: usize,
+    validity: &Validity<'_>,
+) -> Result<()> {
     if validity.null_count == 0 {
         return Ok(());
     }
@@ -200,7 +209,11 @@ pub(crate) fn spread_offsets<O: ArrowNativeType>(offsets: &mut Vec<O>, start: us
 /// The spread for bits: appends one bit per row of `validity` to `dst`, the valid rows taking
 /// the `dense.len()` bits of `dense` in order, the null rows false. Copies a run of valid
 /// rows at a time.
-pub(crate) fn spread_bits(dense: &BooleanBufferBuilder, validity: &Validity<'_>, dst: &mut BooleanBufferBuilder) -> Result<()> {
+pub(crate) fn spread_bits(
+    dense: &BooleanBufferBuilder,
+    validity: &Validity<'_>,
+    dst: &mut BooleanBufferBuilder,
+) -> Result<()> {
     let n = dense.len();
     let bits = dense.as_slice();
     dst.reserve(validity.len);
