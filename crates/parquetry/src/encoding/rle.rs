@@ -10,7 +10,14 @@
 //! [`RleDecoder`] streams values out of such data: [`decode`](RleDecoder::decode) appends
 //! values, [`next_run`](RleDecoder::next_run) hands out whole runs (so a dictionary gather can
 //! fill a repeated index as one run), [`skip`](RleDecoder::skip) discards values without
-//! unpacking whole bit-packed groups. [`RleEncoder`] writes such data.
+//! unpacking whole bit-packed groups, and [`decode_bits`](RleDecoder::decode_bits) appends
+//! values of bit width 1 (definition levels of a flat optional column, RLE booleans) to a
+//! bitmap a run at a time. [`RleEncoder`] writes such data.
+//!
+//! This is the crate's one parser of the hybrid: levels, dictionary indexes and booleans all
+//! read through it.
+
+use arrow_buffer::BooleanBufferBuilder;
 
 use super::bit_pack::{read_uleb128, unpack32};
 pub use super::rle_encoder::RleEncoder;
@@ -159,6 +166,95 @@ impl<'a> RleDecoder<'a> {
         Ok(done)
     }
 
+    /// Appends up to `n` values to `dst` as bits (1 for a value of 1); returns how many
+    /// (fewer than `n` only if the data ended). The bit width must be 1.
+    ///
+    /// A repeated run is one `append_n`, and a bit-packed run of width 1 is already an
+    /// LSB-first bitmap, so its whole bytes are appended as they are; only a run split inside
+    /// a byte (a batch ending there) goes through the unpacking buffer.
+    pub fn decode_bits(&mut self, n: usize, dst: &mut BooleanBufferBuilder) -> Result<usize> {
+        self.bits::<false>(n, dst).map(|(done, _)| done)
+    }
+
+    /// [`decode_bits`](Self::decode_bits), also counting the 1 bits appended (the valid rows,
+    /// for definition levels): a repeated run counts as one addition, a bit-packed run as a
+    /// count over its bytes. Returns (bits appended, of them set).
+    pub fn decode_bits_counted(&mut self, n: usize, dst: &mut BooleanBufferBuilder) -> Result<(usize, usize)> {
+        self.bits::<true>(n, dst)
+    }
+
+    #[inline(always)]
+    fn bits<const COUNT: bool>(&mut self, n: usize, dst: &mut BooleanBufferBuilder) -> Result<(usize, usize)> {
+        if self.bit_width != 1 {
+            return Err(not_bits(self.bit_width));
+        }
+        let (mut done, mut ones) = (0, 0);
+        while done < n {
+            let want = n - done;
+            if self.buf_pos < self.buf_len {
+                let k = (self.buf_len - self.buf_pos).min(want);
+                let values = self.buf.get(self.buf_pos..self.buf_pos + k).unwrap_or_default();
+                for chunk in values.chunks(64) {
+                    let word = chunk.iter().enumerate().fold(0u64, |w, (i, &b)| w | (u64::from(b & 1) << i));
+                    dst.append_word(word, chunk.len());
+                    if COUNT {
+                        ones += word.count_ones() as usize;
+                    }
+                }
+                self.buf_pos += k;
+                done += k;
+            } else if self.rle_left > 0 {
+                let k = self.rle_left.min(want);
+                dst.append_n(k, self.rle_value != 0);
+                if COUNT && self.rle_value != 0 {
+                    ones += k;
+                }
+                self.rle_left -= k;
+                done += k;
+            } else if self.packed_left > 0 {
+                // Whole bytes of the run (or all that is left of it) are bits as they stand;
+                // the run's rest starts on a byte (width 1: a group is one byte).
+                let k = self.packed_left.min(want);
+                let take = if k == self.packed_left { k } else { k / 8 * 8 };
+                if take == 0 {
+                    self.fill_buf();
+                    continue;
+                }
+                let bytes = self.data.get(self.pos..self.packed_end).unwrap_or_default();
+                let take_bits = take.min(bytes.len() * 8);
+                dst.append_packed_range(0..take_bits, bytes);
+                if COUNT {
+                    ones += count_ones(self.data, self.pos, take_bits);
+                }
+                self.packed_left -= take;
+                self.pos = if self.packed_left == 0 { self.packed_end } else { self.pos + take / 8 };
+                done += take;
+            } else {
+                // At a header: runs that fit are appended straight from it, without passing
+                // through the decoder's state; only a run the batch ends inside is kept.
+                let data = self.data;
+                let mut runs = BitRuns { done, ones };
+                let rest = runs.append::<COUNT>(data, &mut self.pos, n, dst)?;
+                (done, ones) = (runs.done, runs.ones);
+                match rest {
+                    Some(Header::Repeated { len, value }) => {
+                        self.rle_left = len;
+                        self.rle_value = value;
+                    }
+                    Some(Header::Packed { values, end }) => {
+                        self.packed_left = values;
+                        self.packed_end = end;
+                    }
+                    None => {}
+                }
+                if self.pos >= data.len() && self.rle_left == 0 && self.packed_left == 0 {
+                    break;
+                }
+            }
+        }
+        Ok((done, ones))
+    }
+
     /// Appends exactly `n` values to `dst`, or fails naming how many the data held.
     pub fn decode_exact<T: RleValue>(&mut self, n: usize, dst: &mut Vec<T>) -> Result<()> {
         let got = self.decode(n, dst)?;
@@ -259,6 +355,7 @@ impl<'a> RleDecoder<'a> {
     }
 
     /// Reads the next run header; false if the data has ended.
+    #[inline]
     fn next_header(&mut self) -> Result<bool> {
         if self.pos >= self.data.len() {
             if self.bit_width == 0 {
@@ -269,40 +366,185 @@ impl<'a> RleDecoder<'a> {
             }
             return Ok(false);
         }
-        let header = read_uleb128(self.data, &mut self.pos, "RLE/bit-packed run header")?;
-        let left = self.data.len() - self.pos;
-        let w = self.bit_width;
-        if header & 1 == 1 {
-            let groups = header >> 1;
-            let declared = usize::try_from(groups.saturating_mul(8)).unwrap_or(usize::MAX);
-            // Some writers end the data before the last group is complete: keep what is there.
-            let values = (left * 8).checked_div(w).map_or(declared, |fit| declared.min(fit));
-            if values == 0 && declared > 0 {
-                return Err(Error::corrupt(format!(
-                    "RLE/bit-packed: bit-packed run of {declared} values at byte {} needs {} bytes, \
-                     {left} left",
-                    self.pos,
-                    (declared as u128 * w as u128).div_ceil(8)
-                )));
+        match read_header(self.data, &mut self.pos, self.bit_width)? {
+            Header::Repeated { len, value } => {
+                self.rle_left = len;
+                self.rle_value = value;
             }
-            self.packed_left = values;
-            self.packed_end = self.pos + (values * w).div_ceil(8);
-        } else {
-            let len = usize::try_from(header >> 1).unwrap_or(usize::MAX);
-            let width_bytes = w.div_ceil(8);
-            let Some(bytes) = self.data.get(self.pos..self.pos + width_bytes) else {
-                return Err(Error::corrupt(format!(
-                    "RLE/bit-packed: RLE run value needs {width_bytes} bytes, {left} left"
-                )));
-            };
-            let mut le = [0u8; 4];
-            le[..width_bytes].copy_from_slice(bytes);
-            self.pos += width_bytes;
-            self.rle_value = u32::from_le_bytes(le);
-            self.rle_left = len;
+            Header::Packed { values, end } => {
+                self.packed_left = values;
+                self.packed_end = end;
+            }
         }
         Ok(true)
     }
+}
+
+/// Appends the first `n` values of width-1 hybrid `data` to `dst` as bits, in one call:
+/// [`RleDecoder::decode_bits_counted`] for data read whole (a page's definition levels), which
+/// needs no decoder (nor its unpacking buffer) since no batch ends inside a run. Returns (bits
+/// appended, of them set); fewer than `n` only if the data ended.
+pub fn decode_bits_counted(data: &[u8], n: usize, dst: &mut BooleanBufferBuilder) -> Result<(usize, usize)> {
+    let mut runs = BitRuns { done: 0, ones: 0 };
+    let mut pos = 0;
+    match runs.append::<true>(data, &mut pos, n, dst)? {
+        Some(Header::Packed { values, end }) => {
+            // The run holds more than is wanted: its first bits are the rest.
+            let k = values.min(n - runs.done);
+            let bytes = data.get(pos..end).unwrap_or_default();
+            let k = k.min(bytes.len() * 8);
+            dst.append_packed_range(0..k, bytes);
+            runs.ones += count_ones(data, pos, k);
+            runs.done += k;
+        }
+        Some(Header::Repeated { .. }) | None => {}
+    }
+    Ok((runs.done, runs.ones))
+}
+
+/// Width-1 runs appended so far, and the 1 bits among them (when counting).
+struct BitRuns {
+    done: usize,
+    ones: usize,
+}
+
+impl BitRuns {
+    /// Appends whole runs from the header at `*pos` while fewer than `n` bits are done and
+    /// the data lasts. Returns the run the `n`th bit ends inside, if any: a repeated run
+    /// with what is left of it after the bits appended, or a bit-packed run not yet appended
+    /// (`*pos` at its first byte).
+    #[inline(always)]
+    fn append<const COUNT: bool>(
+        &mut self,
+        data: &[u8],
+        pos: &mut usize,
+        n: usize,
+        dst: &mut BooleanBufferBuilder,
+    ) -> Result<Option<Header>> {
+        while self.done < n && *pos < data.len() {
+            let want = n - self.done;
+            match read_header(data, pos, 1)? {
+                Header::Repeated { len, value } => {
+                    let k = len.min(want);
+                    dst.append_n(k, value != 0);
+                    if COUNT && value != 0 {
+                        self.ones += k;
+                    }
+                    self.done += k;
+                    if k < len {
+                        return Ok(Some(Header::Repeated { len: len - k, value }));
+                    }
+                }
+                Header::Packed { values, end } => {
+                    if values > want {
+                        return Ok(Some(Header::Packed { values, end }));
+                    }
+                    let bytes = data.get(*pos..end).unwrap_or_default();
+                    dst.append_packed_range(0..values, bytes);
+                    if COUNT {
+                        self.ones += count_ones(data, *pos, values);
+                    }
+                    *pos = end;
+                    self.done += values;
+                }
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// A run header and what it declares, checked against the data.
+enum Header {
+    /// `value` repeated `len` times (`len` may be 0).
+    Repeated { len: usize, value: u32 },
+    /// `values` bit-packed values from the position after the header to `end` (the declared
+    /// groups, cut to the bytes present: some writers end the data inside the last group).
+    Packed { values: usize, end: usize },
+}
+
+/// Reads the run header at `*pos` (< `data.len()`) and, for an RLE run, its value; leaves
+/// `*pos` at the run's first bit-packed byte or after the RLE value. The hybrid's one header
+/// parser.
+#[inline(always)]
+fn read_header(data: &[u8], pos: &mut usize, w: usize) -> Result<Header> {
+    let header = match data.get(*pos) {
+        Some(&b) if b < 0x80 => {
+            *pos += 1;
+            u64::from(b)
+        }
+        _ => read_uleb128(data, pos, "RLE/bit-packed run header")?,
+    };
+    let left = data.len() - *pos;
+    if header & 1 == 1 {
+        let groups = header >> 1;
+        let declared = usize::try_from(groups.saturating_mul(8)).unwrap_or(usize::MAX);
+        let values = (left * 8).checked_div(w).map_or(declared, |fit| declared.min(fit));
+        if values == 0 && declared > 0 {
+            return Err(packed_past_end(declared, *pos, w, left));
+        }
+        Ok(Header::Packed { values, end: *pos + (values * w).div_ceil(8) })
+    } else {
+        let len = usize::try_from(header >> 1).unwrap_or(usize::MAX);
+        let width_bytes = w.div_ceil(8);
+        let Some(bytes) = data.get(*pos..*pos + width_bytes) else {
+            return Err(Error::corrupt(format!(
+                "RLE/bit-packed: RLE run value needs {width_bytes} bytes, {left} left"
+            )));
+        };
+        let mut le = [0u8; 4];
+        le[..width_bytes].copy_from_slice(bytes);
+        *pos += width_bytes;
+        let value = u32::from_le_bytes(le);
+        if w < 32 && value >> w != 0 {
+            return Err(too_wide(value, w));
+        }
+        Ok(Header::Repeated { len, value })
+    }
+}
+
+/// The 1 bits among the `n` bits (LSB first) from byte `pos` of `data`, a word at a time:
+/// words are read past the run's end where the data goes on (and masked), so a short run costs
+/// one load, not a copy.
+#[inline]
+fn count_ones(data: &[u8], pos: usize, n: usize) -> usize {
+    let word_at = |p: usize| match data.get(p..).and_then(|s| s.first_chunk::<8>()) {
+        Some(w) => u64::from_le_bytes(*w),
+        None => {
+            let mut buf = [0u8; 8];
+            let tail = data.get(p..).unwrap_or_default();
+            let t = tail.len().min(8);
+            buf[..t].copy_from_slice(&tail[..t]);
+            u64::from_le_bytes(buf)
+        }
+    };
+    let (mut ones, mut p, mut left) = (0, pos, n);
+    while left >= 64 {
+        ones += word_at(p).count_ones() as usize;
+        p += 8;
+        left -= 64;
+    }
+    if left > 0 {
+        ones += (word_at(p) & ((1u64 << left) - 1)).count_ones() as usize;
+    }
+    ones
+}
+
+#[cold]
+fn packed_past_end(declared: usize, pos: usize, w: usize, left: usize) -> Error {
+    Error::corrupt(format!(
+        "RLE/bit-packed: bit-packed run of {declared} values at byte {pos} needs {} bytes, {left} left",
+        (declared as u128 * w as u128).div_ceil(8)
+    ))
+}
+
+#[cold]
+fn too_wide(value: u32, w: usize) -> Error {
+    Error::corrupt(format!("RLE/bit-packed: RLE run value {value} does not fit in {w} bits"))
+}
+
+#[cold]
+fn not_bits(w: usize) -> Error {
+    Error::corrupt(format!("RLE/bit-packed: decoding bits from data of bit width {w}"))
 }
 
 /// Splits the length-prefixed form (a 4-byte little-endian length, then that many bytes of
@@ -367,197 +609,5 @@ pub fn encode_rle_hybrid(values: &[u32], bit_width: u8, out: &mut Vec<u8>) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::encoding::TestRng;
-
-    fn decode_all(data: &[u8], w: u8, n: usize) -> Result<Vec<u32>> {
-        let mut out = Vec::new();
-        RleDecoder::new(data, w)?.decode_exact(n, &mut out)?;
-        Ok(out)
-    }
-
-    /// The obvious reference decoder: bit at a time, run by run.
-    fn reference(data: &[u8], w: usize, n: usize) -> Vec<u32> {
-        let mut out = Vec::new();
-        let mut pos = 0;
-        while out.len() < n {
-            let h = read_uleb128(data, &mut pos, "test").unwrap();
-            if h & 1 == 0 {
-                let mut v = 0u32;
-                for i in 0..w.div_ceil(8) {
-                    v |= (data[pos + i] as u32) << (8 * i);
-                }
-                pos += w.div_ceil(8);
-                out.extend(std::iter::repeat_n(v, (h >> 1) as usize));
-            } else {
-                let count = (h >> 1) as usize * 8;
-                for i in 0..count {
-                    let mut v = 0u32;
-                    for b in 0..w {
-                        let bit = i * w + b;
-                        v |= (((data[pos + bit / 8] >> (bit % 8)) & 1) as u32) << b;
-                    }
-                    out.push(v);
-                }
-                pos += count * w / 8;
-            }
-        }
-        out.truncate(n);
-        out
-    }
-
-    #[test]
-    fn hand_derived_runs() {
-        // RLE run: header 10 << 1 = 0x14, value 1 in one byte.
-        assert_eq!(decode_all(&[0x14, 0x01], 1, 10).unwrap(), vec![1; 10]);
-        // Bit-packed run of one group (header 1 << 1 | 1 = 3) holding the spec's 0..=7 at width 3.
-        assert_eq!(decode_all(&[0x03, 0x88, 0xC6, 0xFA], 3, 8).unwrap(), (0..8).collect::<Vec<_>>());
-        // Width 9 stores the RLE value in two bytes: 300 = 0x012C; run of 200 = varint 0x90 0x03.
-        assert_eq!(decode_all(&[0x90, 0x03, 0x2C, 0x01], 9, 200).unwrap(), vec![300; 200]);
-        // Both kinds in sequence, read as runs.
-        let data = [0x03, 0x88, 0xC6, 0xFA, 0x06, 0x05];
-        let mut d = RleDecoder::new(&data, 3).unwrap();
-        assert_eq!(d.next_run(5).unwrap(), Some(Run::Packed(&[0, 1, 2, 3, 4])));
-        assert_eq!(d.next_run(100).unwrap(), Some(Run::Packed(&[5, 6, 7])));
-        assert_eq!(d.next_run(100).unwrap(), Some(Run::Repeated { value: 5, len: 3 }));
-        assert_eq!(d.next_run(100).unwrap(), None);
-        assert_eq!(d.bytes_read(), data.len());
-        // Width 0: no data at all still gives zeros.
-        assert_eq!(decode_all(&[], 0, 5).unwrap(), vec![0; 5]);
-    }
-
-    #[test]
-    fn errors() {
-        assert!(RleDecoder::new(&[], 33).is_err());
-        assert!(decode_all(&[0x14], 1, 10).is_err()); // RLE value missing
-        assert!(decode_all(&[0x03], 3, 8).is_err()); // bit-packed bytes missing
-        assert!(decode_all(&[0x14, 0x01], 1, 11).is_err()); // too few values
-        assert!(decode_all(&[0xff; 11], 1, 1).is_err()); // varint over 64 bits
-                                                         // A truncated last group keeps the values whose bits are present.
-        assert_eq!(decode_all(&[0x03, 0x88], 3, 2).unwrap(), vec![0, 1]);
-        let msg = decode_all(&[0x14, 0x01], 1, 11).unwrap_err().to_string();
-        assert!(msg.contains("needed 11 values"), "{msg}");
-    }
-
-    #[test]
-    fn length_prefix() {
-        let data = [2, 0, 0, 0, 0x14, 0x01, 9];
-        let (rle, rest) = split_length_prefixed(&data).unwrap();
-        assert_eq!((rle, rest), (&[0x14, 0x01][..], &[9][..]));
-        assert!(split_length_prefixed(&[3, 0, 0]).is_err());
-        assert!(split_length_prefixed(&[3, 0, 0, 0, 1]).is_err());
-    }
-
-    #[test]
-    fn bit_packed_msb_spec_example() {
-        // Encodings.md, BIT_PACKED: 0..=7 at width 3 is 00000101 00111001 01110111.
-        let data = [0b0000_0101, 0b0011_1001, 0b0111_0111, 0xAA];
-        let mut out: Vec<i16> = Vec::new();
-        assert_eq!(decode_bit_packed_msb(&data, 3, 8, &mut out).unwrap(), 3);
-        assert_eq!(out, (0..8).collect::<Vec<i16>>());
-        // 30 values of 2 bits are 8 bytes (the spec's own count).
-        let mut out: Vec<u8> = Vec::new();
-        assert_eq!(decode_bit_packed_msb(&[0xE4; 8], 2, 30, &mut out).unwrap(), 8);
-        assert_eq!(&out[..4], &[3, 2, 1, 0]);
-        assert!(decode_bit_packed_msb(&[0; 7], 2, 30, &mut out).is_err());
-        assert!(decode_bit_packed_msb(&[0; 7], 33, 1, &mut out).is_err());
-        // Wide values against a bit-at-a-time reference.
-        let mut rng = TestRng::new(5);
-        for w in 0..=32usize {
-            let data = rng.bytes((37 * w).div_ceil(8));
-            let mut got: Vec<u32> = Vec::new();
-            decode_bit_packed_msb(&data, w as u8, 37, &mut got).unwrap();
-            let want: Vec<u32> = (0..37)
-                .map(|i| {
-                    (0..w).fold(0u32, |v, b| {
-                        let bit = i * w + b;
-                        (v << 1) | ((data[bit / 8] >> (7 - bit % 8)) & 1) as u32
-                    })
-                })
-                .collect();
-            assert_eq!(got, want, "width {w}");
-        }
-    }
-
-    #[test]
-    fn round_trip_decode_runs_and_skips() {
-        let mut rng = TestRng::new(3);
-        for iter in 0..300 {
-            let w = (iter % 33) as u8;
-            let max = if w == 0 { 0 } else { u32::MAX >> (32 - w) };
-            let n = rng.below(2000) as usize;
-            let mut values = Vec::with_capacity(n);
-            while values.len() < n {
-                let v = (rng.next_u64() as u32) & max;
-                let len = if rng.below(3) == 0 { rng.below(50) as usize } else { 1 };
-                values.extend(std::iter::repeat_n(v, len.min(n - values.len())));
-            }
-            let mut data = Vec::new();
-            encode_rle_hybrid(&values, w, &mut data);
-            assert_eq!(reference(&data, w as usize, n), values);
-            assert_eq!(decode_all(&data, w, n).unwrap(), values);
-            // Runs, skips and decodes of random sizes interleaved.
-            let mut d = RleDecoder::new(&data, w).unwrap();
-            let mut got: Vec<Option<u32>> = Vec::new();
-            while got.len() < n {
-                let k = 1 + rng.below(300) as usize;
-                match rng.below(3) {
-                    0 => {
-                        let s = d.skip(k).unwrap();
-                        got.extend(std::iter::repeat_n(None, s));
-                    }
-                    1 => match d.next_run(k).unwrap() {
-                        Some(Run::Repeated { value, len }) => got.extend(std::iter::repeat_n(Some(value), len)),
-                        Some(Run::Packed(v)) => got.extend(v.iter().map(|&x| Some(x))),
-                        None => break,
-                    },
-                    _ => {
-                        let mut out: Vec<u32> = Vec::new();
-                        d.decode(k, &mut out).unwrap();
-                        got.extend(out.into_iter().map(Some));
-                    }
-                }
-            }
-            for (i, g) in got.iter().take(n).enumerate() {
-                if let Some(g) = g {
-                    assert_eq!(*g, values[i], "width {w} value {i}");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn fuzz_random_and_truncated_input_never_panics() {
-        let mut rng = TestRng::new(4);
-        for iter in 0..3000 {
-            let w = rng.below(36) as u8;
-            let data = if iter % 2 == 0 {
-                let len = rng.below(64) as usize;
-                rng.bytes(len)
-            } else {
-                let values: Vec<u32> = (0..rng.below(300)).map(|_| rng.below(5) as u32).collect();
-                let mut d = Vec::new();
-                encode_rle_hybrid(&values, w.min(32), &mut d);
-                d.truncate(rng.below(d.len() as u64 + 1) as usize);
-                d
-            };
-            let Ok(mut d) = RleDecoder::new(&data, w) else { continue };
-            for _ in 0..8 {
-                let k = rng.below(1000) as usize;
-                let mut out: Vec<i16> = Vec::new();
-                let r = match rng.below(3) {
-                    0 => d.skip(k).map(|_| ()),
-                    1 => d.next_run(k).map(|_| ()),
-                    _ => d.decode(k, &mut out).map(|_| ()),
-                };
-                if r.is_err() {
-                    break;
-                }
-            }
-            let mut out: Vec<u8> = Vec::new();
-            let _ = decode_bit_packed_msb(&data, w, rng.below(100) as usize, &mut out);
-            let _ = split_length_prefixed(&data);
-        }
-    }
-}
+#[path = "rle_tests.rs"]
+mod tests;

@@ -8,8 +8,7 @@
 
 use arrow_buffer::BooleanBufferBuilder;
 
-use crate::encoding::bit_pack::read_uleb128;
-use crate::encoding::rle::{decode_bit_packed_msb, RleDecoder, Run};
+use crate::encoding::rle::{decode_bit_packed_msb, decode_bits_counted, RleDecoder, Run};
 use crate::error::{Error, Result};
 pub(crate) use crate::page::{level_bit_width, LevelData};
 
@@ -123,54 +122,15 @@ pub fn count_levels(
 }
 
 /// [`append_validity`] for the common `max_def == 1` (a flat optional column): levels are one
-/// bit wide, so a bit-packed run *is* a validity bitmap (LSB first, as Arrow's) and is appended
-/// as bytes, without unpacking each level.
+/// bit wide, so they are the validity bits themselves ([`decode_bits_counted`]).
 fn append_validity_bits(data: &[u8], num_values: usize, validity: &mut BooleanBufferBuilder) -> Result<usize> {
-    let (mut pos, mut left, mut valid) = (0usize, num_values, 0usize);
-    while left > 0 {
-        let header = read_uleb128(data, &mut pos, "definition levels").map_err(|_| {
-            Error::corrupt(format!(
-                "definition levels: the page has {num_values} values but only {} levels",
-                num_values - left
-            ))
-        })?;
-        if header & 1 == 1 {
-            // Bit-packed: `groups` groups of 8 one-bit levels in `groups` bytes.
-            let groups = usize::try_from(header >> 1).unwrap_or(usize::MAX);
-            let have = data.len().saturating_sub(pos);
-            let bytes = &data[pos..pos + groups.min(have)];
-            let n = (bytes.len() * 8).min(left);
-            if n == 0 {
-                return Err(Error::corrupt(format!(
-                    "definition levels: a bit-packed run of {groups} groups has no bytes left"
-                )));
-            }
-            validity.append_packed_range(0..n, bytes);
-            let full = n / 8;
-            valid += bytes[..full].iter().map(|b| b.count_ones() as usize).sum::<usize>();
-            if n % 8 != 0 {
-                valid += (bytes[full] & ((1u8 << (n % 8)) - 1)).count_ones() as usize;
-            }
-            pos += groups.min(have);
-            left -= n;
-        } else {
-            // An RLE run: a count, then the level in one byte.
-            let len = usize::try_from(header >> 1).unwrap_or(usize::MAX).min(left);
-            let Some(&level) = data.get(pos) else {
-                return Err(Error::corrupt("definition levels: an RLE run has no value byte"));
-            };
-            if len == 0 {
-                return Err(Error::corrupt("definition levels: an RLE run of length 0"));
-            }
-            if level > 1 {
-                return Err(Error::corrupt(format!("definition level {level} is above the column's maximum 1")));
-            }
-            pos += 1;
-            let is_valid = level == 1;
-            validity.append_n(len, is_valid);
-            valid += if is_valid { len } else { 0 };
-            left -= len;
-        }
+    let start = validity.len();
+    let (got, valid) = decode_bits_counted(data, num_values, validity).map_err(|e| e.context("definition levels"))?;
+    if got < num_values {
+        validity.truncate(start);
+        return Err(Error::corrupt(format!(
+            "definition levels: the page has {num_values} values but only {got} levels"
+        )));
     }
     Ok(valid)
 }

@@ -24,6 +24,7 @@ experimental_modules! {
 }
 mod records;
 mod selection;
+mod spread;
 
 /// Where a file's bytes come from: a local file, memory, any `Read + Seek`, or (feature
 /// `object-store`) an object store's `ObjectSource`; [`ParquetFile`] is generic over it.

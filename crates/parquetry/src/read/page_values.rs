@@ -124,7 +124,14 @@ impl PageValues {
         match self.state {
             State::DeltaLength(d) => scratch.lengths = d.into_buffer(),
             State::DeltaByteArray(d) => scratch.delta = d.into_buffers(),
-            _ => {}
+            State::Empty
+            | State::PlainFixed { .. }
+            | State::PlainBytes { .. }
+            | State::PlainBits
+            | State::Rle { .. }
+            | State::DeltaInt32(_)
+            | State::DeltaInt64(_)
+            | State::Split { .. } => {}
         }
     }
 
@@ -279,7 +286,14 @@ impl PageValues {
             State::PlainBytes { pos } => self.buffer.len().saturating_sub(*pos) as u64,
             State::DeltaLength(d) => (d.end() - d.remaining_lengths().1) as u64,
             State::DeltaByteArray(_) => u64::MAX,
-            _ => 0,
+            // Not byte arrays.
+            State::Empty
+            | State::PlainFixed { .. }
+            | State::PlainBits
+            | State::Rle { .. }
+            | State::DeltaInt32(_)
+            | State::DeltaInt64(_)
+            | State::Split { .. } => 0,
         }
     }
 
@@ -293,7 +307,14 @@ impl PageValues {
             }
             State::DeltaLength(d) => d.next_bytes(n),
             State::DeltaByteArray(d) => d.next_bytes(n),
-            _ => 0,
+            // Not byte arrays.
+            State::Empty
+            | State::PlainFixed { .. }
+            | State::PlainBits
+            | State::Rle { .. }
+            | State::DeltaInt32(_)
+            | State::DeltaInt64(_)
+            | State::Split { .. } => 0,
         }
     }
 
@@ -413,7 +434,8 @@ impl PageValues {
                 let result = r.skip(n);
                 (State::DeltaInt64(r.rebind(&[])), result)
             }
-            other => (other, Ok(n)),
+            // Their next value is value `done`, which moves below; nothing else to pass over.
+            s @ (State::Empty | State::PlainFixed { .. } | State::PlainBits | State::Split { .. }) => (s, Ok(n)),
         };
         self.state = state;
         check_got(result?, n)?;
@@ -512,22 +534,9 @@ fn check_got(got: usize, want: usize) -> Result<()> {
 
 /// Appends `n` RLE booleans to `dst`.
 fn rle_bits(d: &mut RleDecoder<'_>, n: usize, dst: &mut BooleanBufferBuilder) -> Result<()> {
-    let mut done = 0;
-    while done < n {
-        match d.next_run(n - done)? {
-            Some(Run::Repeated { value, len }) => {
-                dst.append_n(len, value != 0);
-                done += len;
-            }
-            Some(Run::Packed(values)) => {
-                for chunk in values.chunks(64) {
-                    let word = chunk.iter().enumerate().fold(0u64, |w, (i, &b)| w | (u64::from(b & 1) << i));
-                    dst.append_word(word, chunk.len());
-                }
-                done += values.len();
-            }
-            None => return Err(Error::corrupt(format!("RLE BOOLEAN: needed {n} values, the data ended after {done}"))),
-        }
+    let done = d.decode_bits(n, dst)?;
+    if done < n {
+        return Err(Error::corrupt(format!("RLE BOOLEAN: needed {n} values, the data ended after {done}")));
     }
     Ok(())
 }

@@ -10,6 +10,7 @@ use arrow_array::ArrayRef;
 use arrow_buffer::NullBuffer;
 
 pub use super::page_values::PageValues;
+pub use super::spread::spread_nulls;
 use crate::error::Result;
 
 /// Which of a page's rows are valid: a run of bits in an LSB-first bitmap (1 = valid).
@@ -65,33 +66,6 @@ pub trait ValueDecoder: Send {
     fn finish(&mut self, nulls: Option<NullBuffer>) -> Result<ArrayRef>;
 }
 
-/// Moves the `values.len() - start` dense values at the end of `values` (the page's non-null
-/// values, in order) to their row positions: after the call `values[start..]` has one entry
-/// per row of `validity`, null rows holding `T::default()`.
-///
-/// Works backwards in place, so no second buffer is needed.
-pub fn spread_nulls<T: Copy + Default>(values: &mut Vec<T>, start: usize, validity: &Validity<'_>) {
-    let dense = values.len() - start;
-    debug_assert_eq!(dense + validity.null_count, validity.len);
-    if validity.null_count == 0 {
-        return;
-    }
-    values.resize(start + validity.len, T::default());
-    let mut src = start + dense;
-    for row in (0..validity.len).rev() {
-        let dst = start + row;
-        if validity.is_valid(row) {
-            src -= 1;
-            values[dst] = values[src];
-        } else {
-            values[dst] = T::default();
-        }
-        if src == dst {
-            break; // every earlier row is valid and already in place
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,18 +76,18 @@ mod tests {
         let bits = [0b0100_1101u8];
         let v = Validity { bits: &bits, offset: 0, len: 7, null_count: 3 };
         let mut values = vec![99, 1, 2, 3, 4];
-        spread_nulls(&mut values, 1, &v);
+        spread_nulls(&mut values, 1, &v).unwrap();
         assert_eq!(values, vec![99, 1, 0, 2, 3, 0, 0, 4]);
 
         // An offset into the bitmap, no nulls, and all nulls.
         let bits = [0b1111_0000u8];
         let v = Validity { bits: &bits, offset: 4, len: 4, null_count: 0 };
         let mut values = vec![5, 6, 7, 8];
-        spread_nulls(&mut values, 0, &v);
+        spread_nulls(&mut values, 0, &v).unwrap();
         assert_eq!(values, vec![5, 6, 7, 8]);
         let v = Validity { bits: &bits, offset: 0, len: 4, null_count: 4 };
         let mut values: Vec<i64> = vec![];
-        spread_nulls(&mut values, 0, &v);
+        spread_nulls(&mut values, 0, &v).unwrap();
         assert_eq!(values, vec![0, 0, 0, 0]);
     }
 }

@@ -62,7 +62,7 @@ impl Dictionary {
 }
 
 /// The encoder state of the page being built.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 enum Values {
     /// PLAIN bytes of any type but BOOLEAN.
     Plain(Vec<u8>),
@@ -84,8 +84,9 @@ enum Values {
 pub(crate) struct ValueEncoder {
     physical: PhysicalType,
     type_length: usize,
-    fallback: Encoding,
     values: Values,
+    /// An empty state of the fallback encoding, never written to (see [`fresh_values`](Self::fresh_values)).
+    fallback_values: Values,
     dictionary: Option<Dictionary>,
     use_dictionary: bool,
     /// The chunk's bloom filter: values are hashed here as they go into pages that are not
@@ -93,20 +94,26 @@ pub(crate) struct ValueEncoder {
     bloom: Option<BloomFilterWriter>,
 }
 
-/// Whether `encoding` can encode values of `physical`, per the spec.
-pub(crate) fn encoding_fits(encoding: Encoding, physical: PhysicalType) -> bool {
+/// An empty encoder state of `encoding` for `physical` values (`type_length` bytes for
+/// FIXED_LEN_BYTE_ARRAY), or `None` if the encoding cannot encode the type, per the spec, or
+/// has no encoder here: the write side's one dispatch on an encoding.
+fn fallback_values(encoding: Encoding, physical: PhysicalType, type_length: usize) -> Option<Values> {
     use PhysicalType as P;
-    match encoding {
-        Encoding::PLAIN => true,
-        Encoding::RLE => physical == P::BOOLEAN,
-        Encoding::DELTA_BINARY_PACKED => matches!(physical, P::INT32 | P::INT64),
-        Encoding::DELTA_LENGTH_BYTE_ARRAY => physical == P::BYTE_ARRAY,
-        Encoding::DELTA_BYTE_ARRAY => matches!(physical, P::BYTE_ARRAY | P::FIXED_LEN_BYTE_ARRAY),
-        Encoding::BYTE_STREAM_SPLIT => {
-            matches!(physical, P::FLOAT | P::DOUBLE | P::INT32 | P::INT64 | P::FIXED_LEN_BYTE_ARRAY)
+    Some(match (encoding, physical) {
+        (Encoding::PLAIN, P::BOOLEAN) => Values::PlainBool(BooleanEncoder::new()),
+        (Encoding::PLAIN, _) => Values::Plain(Vec::new()),
+        (Encoding::RLE, P::BOOLEAN) => Values::RleBool(RleEncoder::new(1)),
+        (Encoding::DELTA_BINARY_PACKED, P::INT32) => Values::DeltaI32(DeltaBinaryPackedEncoder::new()),
+        (Encoding::DELTA_BINARY_PACKED, P::INT64) => Values::DeltaI64(DeltaBinaryPackedEncoder::new()),
+        (Encoding::DELTA_LENGTH_BYTE_ARRAY, P::BYTE_ARRAY) => Values::DeltaLength(DeltaLengthByteArrayEncoder::new()),
+        (Encoding::DELTA_BYTE_ARRAY, P::BYTE_ARRAY | P::FIXED_LEN_BYTE_ARRAY) => {
+            Values::DeltaByteArray(DeltaByteArrayEncoder::new())
         }
-        _ => false,
-    }
+        (Encoding::BYTE_STREAM_SPLIT, p @ (P::FLOAT | P::DOUBLE | P::INT32 | P::INT64 | P::FIXED_LEN_BYTE_ARRAY)) => {
+            Values::Split(ByteStreamSplitEncoder::new(p.fixed_width().unwrap_or(type_length)))
+        }
+        _ => return None,
+    })
 }
 
 /// The types an encoding takes, as Arrow C++ says it (pyarrow users match on "BYTE_STREAM_SPLIT
@@ -125,17 +132,17 @@ fn encoding_types(encoding: Encoding) -> String {
 
 impl ValueEncoder {
     /// An encoder for `physical` values: dictionary first if `dictionary`, else (and after
-    /// fallback) `encoding`, which must fit the type (checked by [`encoding_fits`]).
+    /// fallback) `encoding`, which must fit the type (checked by [`fallback_values`]).
     pub fn new(physical: PhysicalType, type_length: usize, dictionary: bool, encoding: Encoding) -> Result<Self> {
-        if !encoding_fits(encoding, physical) {
+        let Some(fallback_values) = fallback_values(encoding, physical, type_length) else {
             return Err(Error::invalid_argument(format!("{}, not {physical}", encoding_types(encoding))));
-        }
+        };
         let dictionary = if dictionary { Dictionary::new(physical, type_length) } else { None };
         let mut e = ValueEncoder {
             physical,
             type_length,
-            fallback: encoding,
             values: Values::Plain(Vec::new()),
+            fallback_values,
             use_dictionary: dictionary.is_some(),
             dictionary,
             bloom: None,
@@ -144,22 +151,13 @@ impl ValueEncoder {
         Ok(e)
     }
 
+    /// The state a page starts in: indexes while dictionary-encoding, else a copy of the
+    /// fallback encoding's empty state.
     fn fresh_values(&self) -> Values {
         if self.use_dictionary {
             return Values::Indexes(Vec::new());
         }
-        match (self.fallback, self.physical) {
-            (Encoding::PLAIN, PhysicalType::BOOLEAN) => Values::PlainBool(BooleanEncoder::new()),
-            (Encoding::RLE, _) => Values::RleBool(RleEncoder::new(1)),
-            (Encoding::DELTA_BINARY_PACKED, PhysicalType::INT32) => Values::DeltaI32(DeltaBinaryPackedEncoder::new()),
-            (Encoding::DELTA_BINARY_PACKED, _) => Values::DeltaI64(DeltaBinaryPackedEncoder::new()),
-            (Encoding::DELTA_LENGTH_BYTE_ARRAY, _) => Values::DeltaLength(DeltaLengthByteArrayEncoder::new()),
-            (Encoding::DELTA_BYTE_ARRAY, _) => Values::DeltaByteArray(DeltaByteArrayEncoder::new()),
-            (Encoding::BYTE_STREAM_SPLIT, p) => {
-                Values::Split(ByteStreamSplitEncoder::new(p.fixed_width().unwrap_or(self.type_length)))
-            }
-            _ => Values::Plain(Vec::new()),
-        }
+        self.fallback_values.clone()
     }
 
     /// Builds a bloom filter of each chunk's values (none for BOOLEAN columns, whose two
@@ -322,7 +320,13 @@ impl ValueEncoder {
             Values::DeltaI32(e) => e.put(values),
             Values::Split(e) => e.put(values.to_byte_slice()),
             Values::Plain(v) => v.extend_from_slice(values.to_byte_slice()),
-            _ => {}
+            // Never an INT32 page's state (`fallback_values`; dictionary pages return above).
+            Values::PlainBool(_)
+            | Values::RleBool(_)
+            | Values::Indexes(_)
+            | Values::DeltaI64(_)
+            | Values::DeltaLength(_)
+            | Values::DeltaByteArray(_) => {}
         }
     }
 
@@ -339,7 +343,13 @@ impl ValueEncoder {
             Values::DeltaI64(e) => e.put(values),
             Values::Split(e) => e.put(values.to_byte_slice()),
             Values::Plain(v) => v.extend_from_slice(values.to_byte_slice()),
-            _ => {}
+            // Never an INT64 page's state (`fallback_values`; dictionary pages return above).
+            Values::PlainBool(_)
+            | Values::RleBool(_)
+            | Values::Indexes(_)
+            | Values::DeltaI32(_)
+            | Values::DeltaLength(_)
+            | Values::DeltaByteArray(_) => {}
         }
     }
 
@@ -360,7 +370,15 @@ impl ValueEncoder {
         match &mut self.values {
             Values::Split(e) => e.put(bytes),
             Values::Plain(v) => v.extend_from_slice(bytes),
-            _ => {}
+            // Never a FLOAT or DOUBLE page's state (`fallback_values`; dictionary pages
+            // return above).
+            Values::PlainBool(_)
+            | Values::RleBool(_)
+            | Values::Indexes(_)
+            | Values::DeltaI32(_)
+            | Values::DeltaI64(_)
+            | Values::DeltaLength(_)
+            | Values::DeltaByteArray(_) => {}
         }
     }
 
@@ -379,7 +397,14 @@ impl ValueEncoder {
             Values::DeltaByteArray(e) => bytes.chunks_exact(w).for_each(|v| e.put(v)),
             Values::Split(e) => e.put(bytes),
             Values::Plain(v) => v.extend_from_slice(bytes),
-            _ => {}
+            // Never a FIXED_LEN_BYTE_ARRAY or INT96 page's state (`fallback_values`;
+            // dictionary pages return above).
+            Values::PlainBool(_)
+            | Values::RleBool(_)
+            | Values::Indexes(_)
+            | Values::DeltaI32(_)
+            | Values::DeltaI64(_)
+            | Values::DeltaLength(_) => {}
         }
     }
 
@@ -396,7 +421,14 @@ impl ValueEncoder {
             Values::DeltaLength(e) => e.put_offsets(offsets, data),
             Values::DeltaByteArray(e) => e.put_offsets(offsets, data),
             Values::Plain(v) => encode_byte_array_offsets(offsets, data, v),
-            _ => {}
+            // Never a BYTE_ARRAY page's state (`fallback_values`; dictionary pages return
+            // above).
+            Values::PlainBool(_)
+            | Values::RleBool(_)
+            | Values::Indexes(_)
+            | Values::DeltaI32(_)
+            | Values::DeltaI64(_)
+            | Values::Split(_) => {}
         }
     }
 
@@ -443,7 +475,15 @@ impl ValueEncoder {
         match &mut self.values {
             Values::PlainBool(e) => e.put_bits(bitmap, offset, len),
             Values::RleBool(e) => e.put_bits(bitmap, offset, len),
-            _ => {}
+            // Booleans are never dictionary-encoded here, nor in another encoding
+            // (`fallback_values`).
+            Values::Plain(_)
+            | Values::Indexes(_)
+            | Values::DeltaI32(_)
+            | Values::DeltaI64(_)
+            | Values::DeltaLength(_)
+            | Values::DeltaByteArray(_)
+            | Values::Split(_) => {}
         }
     }
 }
@@ -457,7 +497,14 @@ fn put_byte_values_into<'v>(page: &mut Values, values: impl Iterator<Item = &'v 
             out.extend_from_slice(&(v.len() as u32).to_le_bytes());
             out.extend_from_slice(v);
         }),
-        _ => {}
+        // Never a BYTE_ARRAY page's state (`fallback_values`; dictionary pages are handled by
+        // the caller).
+        Values::PlainBool(_)
+        | Values::RleBool(_)
+        | Values::Indexes(_)
+        | Values::DeltaI32(_)
+        | Values::DeltaI64(_)
+        | Values::Split(_) => {}
     }
 }
 

@@ -155,7 +155,7 @@ impl<T: FromBigEndian> ValueDecoder for DecimalDecoder<T> {
             return Err(e);
         }
         if let Some(v) = validity {
-            spread_nulls(&mut self.values, base, v);
+            spread_nulls(&mut self.values, base, v)?;
         }
         Ok(())
     }

@@ -245,7 +245,7 @@ where
         }
         if let Some(v) = validity {
             // Null rows get key 0, which try_new would not check either (they are null).
-            spread_nulls(&mut self.keys, base, v);
+            spread_nulls(&mut self.keys, base, v)?;
         }
         Ok(())
     }

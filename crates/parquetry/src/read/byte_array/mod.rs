@@ -27,6 +27,7 @@ use crate::encoding::plain::decode_byte_array;
 use crate::encoding::{ByteArraySink, OffsetSize, OffsetsSink};
 use crate::error::{Error, Result};
 use crate::format::{Encoding, PhysicalType};
+use crate::read::spread::spread_offsets;
 use crate::read::values::{PageValues, Validity, ValueDecoder};
 use crate::schema::ColumnDescriptor;
 
@@ -345,54 +346,6 @@ fn plain_utf8_culprit(data: &[u8], n: usize) -> Error {
         p += 4 + len;
     }
     invalid_utf8(0)
-}
-
-/// Spreads the dense offsets of one page over its rows in place: before the call
-/// `offsets[start]` is where the page's first value starts and `offsets[start + 1..]` holds
-/// the ends of its non-null values; after it `offsets[start + 1..]` has one end per row of
-/// `validity`, a null row ending where the row before it ends (an empty slot).
-fn spread_offsets<O: OffsetSize>(offsets: &mut Vec<O>, start: usize, validity: &Validity<'_>) {
-    let dense = offsets.len() - start - 1;
-    if validity.null_count == 0 {
-        return;
-    }
-    offsets.resize(start + 1 + validity.len, O::default());
-    // `src` counts the dense values not yet moved; offsets[start + src] is the end of the
-    // last of them, which is also where every null row after it ends. It never lies past the
-    // slot being written, so reading it before the write is safe in place. Rows go from the
-    // last, 64 at a time: a block of all valid rows is one move, of all null rows one fill;
-    // only mixed blocks are walked row by row.
-    let chunks = arrow_buffer::bit_chunk_iterator::BitChunks::new(validity.bits, validity.offset, validity.len);
-    let words: Vec<u64> = chunks.iter().collect();
-    let tail = chunks.remainder_len();
-    let mut src = dense;
-    let mut hi = validity.len;
-    let blocks = std::iter::once((chunks.remainder_bits(), tail)).chain(words.iter().rev().map(|&w| (w, 64)));
-    for (word, n) in blocks {
-        if n == 0 {
-            continue;
-        }
-        let lo = hi - n;
-        if word == u64::MAX >> (64 - n) && src >= n {
-            // All valid: their ends are the last n dense ends.
-            offsets.copy_within(start + src + 1 - n..start + src + 1, start + 1 + lo);
-            src -= n;
-        } else if word == 0 {
-            let end = offsets[start + src];
-            offsets[start + 1 + lo..start + 1 + hi].fill(end);
-        } else {
-            for row in (lo..hi).rev() {
-                let end = offsets[start + src];
-                // Saturating: a validity whose null count lies gives wrong offsets, not a panic.
-                src = src.saturating_sub(usize::from(word >> (row - lo) & 1 == 1));
-                offsets[start + 1 + row] = end;
-            }
-        }
-        hi = lo;
-        if src == hi {
-            break; // rows 0..hi are all valid and their ends already in place
-        }
-    }
 }
 
 #[cfg(test)]

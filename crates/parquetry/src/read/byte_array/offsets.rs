@@ -369,7 +369,7 @@ impl<O: OffsetSize + OffsetSizeTrait> ValueDecoder for OffsetsDecoder<O> {
             return Err(e);
         }
         if let Some(v) = validity {
-            spread_offsets(&mut self.sink.offsets, start, v);
+            spread_offsets(&mut self.sink.offsets, start, v)?;
         }
         Ok(())
     }

@@ -11,15 +11,15 @@ fn spread_offsets_in_place() {
     let (bits, null_count) = bitmap(&rows_a);
     let v = Validity { bits: &bits, offset: 0, len: 6, null_count };
     let mut offsets = vec![0i32, 7, 9, 9, 12];
-    spread_offsets(&mut offsets, 1, &v);
+    spread_offsets(&mut offsets, 1, &v).unwrap();
     assert_eq!(offsets, [0, 7, 7, 9, 9, 9, 12, 12]);
     // All valid: unchanged; all null: repeats.
     let v = Validity { bits: &[0xFF], offset: 0, len: 2, null_count: 0 };
     let mut offsets = vec![0i64, 3, 5];
-    spread_offsets(&mut offsets, 0, &v);
+    spread_offsets(&mut offsets, 0, &v).unwrap();
     assert_eq!(offsets, [0, 3, 5]);
     let v = Validity { bits: &[0], offset: 0, len: 3, null_count: 3 };
-    spread_offsets(&mut offsets, 2, &v);
+    spread_offsets(&mut offsets, 2, &v).unwrap();
     assert_eq!(offsets, [0, 3, 5, 5, 5, 5]);
 }
 
@@ -57,7 +57,7 @@ fn spread_offsets_matches_a_row_by_row_spread() {
             want.push(end);
         }
         let v = Validity { bits: &bits, offset, len: rows, null_count };
-        spread_offsets(&mut offsets, 1, &v);
+        spread_offsets(&mut offsets, 1, &v).unwrap();
         assert_eq!(offsets, want, "{rows} rows at bit {offset}");
     }
 }

@@ -227,7 +227,7 @@ impl ValueDecoder for ViewDecoder {
         }
         if let Some(v) = validity {
             // A null view is all zeros: an empty inline value.
-            spread_nulls(&mut self.sink.views, base, v);
+            spread_nulls(&mut self.sink.views, base, v)?;
         }
         Ok(())
     }

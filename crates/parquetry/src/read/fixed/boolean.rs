@@ -8,14 +8,14 @@
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, BooleanArray};
-use arrow_buffer::bit_iterator::BitSliceIterator;
 use arrow_buffer::{BooleanBufferBuilder, NullBuffer};
 
 use super::{dense_count, no_dictionary, read_dictionary, unsupported_encoding};
 use crate::encoding::plain;
 use crate::encoding::rle::Run;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::format::Encoding;
+use crate::read::spread::spread_bits;
 use crate::read::values::{PageValues, Validity, ValueDecoder};
 
 /// Decodes the pages of one BOOLEAN column chunk.
@@ -41,26 +41,7 @@ impl BoolDecoder {
         };
         self.dense.truncate(0); // keeps its allocation for the next page
         decode_dense(page, n, self.dictionary.as_deref(), &mut self.dense)?;
-        let dense = self.dense.as_slice();
-        self.bits.reserve(v.len);
-        // Copy each run of valid rows from the dense bits; the gaps are nulls (false).
-        let mut row = 0;
-        let mut src = 0;
-        for (s, e) in BitSliceIterator::new(v.bits, v.offset, v.len) {
-            let k = e - s;
-            if src + k > n || e > v.len {
-                break; // the bitmap has more valid rows than values: reported below
-            }
-            self.bits.append_n(s - row, false);
-            self.bits.append_packed_range(src..src + k, dense);
-            src += k;
-            row = e;
-        }
-        if src != n {
-            return Err(Error::corrupt(format!("the validity bitmap of {} rows does not have {n} valid rows", v.len)));
-        }
-        self.bits.append_n(v.len - row, false);
-        Ok(())
+        spread_bits(&self.dense, v, &mut self.bits)
     }
 }
 

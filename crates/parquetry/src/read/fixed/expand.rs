@@ -54,8 +54,8 @@ impl<T: Lane> Slots for Avx512Lanes<'_, T> {
         self.0.move_one(src, dst);
     }
     #[inline]
-    fn clear(&mut self, at: usize, n: usize) {
-        self.0.clear(at, n);
+    fn clear(&mut self, at: usize, n: usize, before: usize) {
+        self.0.clear(at, n, before);
     }
     #[inline]
     fn move_mixed(&mut self, src: usize, dst: usize, word: u64, n: usize) {

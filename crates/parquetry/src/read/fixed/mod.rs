@@ -9,7 +9,7 @@
 //! UInt32 and UInt64 as reinterpretations) hand the vector to Arrow without a copy.
 //!
 //! Nulls: a page's non-null values are decoded densely at the end of the vector, then moved
-//! to their row positions in place ([`spread`]), a 64-row word of the validity bitmap at a
+//! to their row positions in place ([`spread`](super::spread)), a 64-row word of the validity bitmap at a
 //! time.
 //!
 //! The modules:
@@ -20,6 +20,7 @@
 
 use arrow_schema::DataType;
 
+use super::spread::{spread, ByteSlots, Slots};
 use super::values::{PageValues, Validity, ValueDecoder};
 use crate::error::{Error, Result};
 use crate::format::{Encoding, PhysicalType};
@@ -132,130 +133,6 @@ fn read_dictionary<T>(
     dict.clear();
     decode(&mut dict).map_err(|e| e.context("dictionary page"))?;
     *slot = Some(dict);
-    Ok(())
-}
-
-/// Storage that [`spread`] can move values in, addressed in values (slots).
-trait Slots {
-    /// Moves `n` values from `src` to `dst` (`src <= dst`; the ranges may overlap).
-    fn move_block(&mut self, src: usize, dst: usize, n: usize);
-    /// Moves one value from `src` to `dst`.
-    fn move_one(&mut self, src: usize, dst: usize);
-    /// Sets `n` values from `at` to the default (null slots read as zero, as pyarrow's do).
-    fn clear(&mut self, at: usize, n: usize);
-    /// Places the `n` rows from `dst` whose validity bits are `word`: the valid rows take, in
-    /// order, the values from `src` on, the null rows the default. `src <= dst`, so going from
-    /// the last row down never overwrites a value before it is moved.
-    fn move_mixed(&mut self, src: usize, dst: usize, word: u64, n: usize) {
-        let mut from = src + word.count_ones() as usize;
-        for j in (0..n).rev() {
-            if word >> j & 1 == 1 {
-                from -= 1;
-                self.move_one(from, dst + j);
-            } else {
-                self.clear(dst + j, 1);
-            }
-        }
-    }
-}
-
-impl<T: Copy + Default> Slots for [T] {
-    #[inline]
-    fn move_block(&mut self, src: usize, dst: usize, n: usize) {
-        self.copy_within(src..src + n, dst);
-    }
-    #[inline]
-    fn move_one(&mut self, src: usize, dst: usize) {
-        if let Some(&v) = self.get(src) {
-            if let Some(d) = self.get_mut(dst) {
-                *d = v;
-            }
-        }
-    }
-    #[inline]
-    fn clear(&mut self, at: usize, n: usize) {
-        if let Some(s) = self.get_mut(at..at + n) {
-            s.fill(T::default());
-        }
-    }
-}
-
-/// Raw bytes of values `width` bytes wide (FIXED_LEN_BYTE_ARRAY).
-struct ByteSlots<'a> {
-    bytes: &'a mut Vec<u8>,
-    width: usize,
-}
-
-impl Slots for ByteSlots<'_> {
-    #[inline]
-    fn move_block(&mut self, src: usize, dst: usize, n: usize) {
-        let w = self.width;
-        self.bytes.copy_within(src * w..(src + n) * w, dst * w);
-    }
-    #[inline]
-    fn move_one(&mut self, src: usize, dst: usize) {
-        self.move_block(src, dst, 1);
-    }
-    #[inline]
-    fn clear(&mut self, at: usize, n: usize) {
-        let w = self.width;
-        if let Some(s) = self.bytes.get_mut(at * w..(at + n) * w) {
-            s.fill(0);
-        }
-    }
-}
-
-/// Up to 64 bits (`n` ≤ 64) of `bits` starting at bit `pos`, LSB first; bits past the end of
-/// `bits` read as zero.
-#[inline]
-fn load_bits(bits: &[u8], pos: usize, n: usize) -> u64 {
-    let mut buf = [0u8; 16];
-    let src = bits.get(pos / 8..).unwrap_or_default();
-    let take = src.len().min(9);
-    buf[..take].copy_from_slice(&src[..take]);
-    let word = (u128::from_le_bytes(buf) >> (pos % 8)) as u64;
-    if n >= 64 {
-        word
-    } else {
-        word & ((1u64 << n) - 1)
-    }
-}
-
-/// Moves the `dense` values at `start..start + dense` of `slots` (already extended to
-/// `start + validity.len` values) to their row positions: afterwards value `start + i` is
-/// row `i` of the page, and null rows hold the default.
-///
-/// Works backwards in place a 64-row word at a time: an all-valid word is one block move, an
-/// all-null word one fill, and only mixed words go row by row. Stops as soon as every earlier
-/// row is valid and already in place. A bitmap whose valid rows do not number `dense` is an
-/// error (after which the values are unspecified), never an out-of-bounds access.
-fn spread<S: Slots + ?Sized>(slots: &mut S, start: usize, dense: usize, validity: &Validity<'_>) -> Result<()> {
-    let mut left = dense; // values not yet moved, at start..start + left
-    let mut end = validity.len; // rows not yet placed, 0..end
-    while end > left {
-        let n = end.min(64);
-        let first = end - n;
-        let word = load_bits(validity.bits, validity.offset + first, n);
-        let valid = word.count_ones() as usize;
-        let Some(src) = left.checked_sub(valid) else {
-            break;
-        };
-        if valid == n {
-            slots.move_block(start + src, start + first, n);
-        } else if valid == 0 {
-            slots.clear(start + first, n);
-        } else {
-            slots.move_mixed(start + src, start + first, word, n);
-        }
-        left = src;
-        end = first;
-    }
-    if left != end {
-        return Err(Error::corrupt(format!(
-            "the validity bitmap of {} rows does not have {dense} valid rows",
-            validity.len
-        )));
-    }
     Ok(())
 }
 

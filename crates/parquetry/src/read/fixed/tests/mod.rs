@@ -15,7 +15,6 @@ use crate::encoding::{bit_pack, byte_stream_split, delta_byte_array, rle, TestRn
 use crate::error::ErrorKind;
 use crate::format::{ConvertedType, LogicalType, Repetition, TimeUnit as PUnit};
 use crate::read::page_values::{PageScratch, ValueKind};
-use crate::read::values::spread_nulls;
 
 mod conversions;
 mod encodings;
@@ -145,6 +144,21 @@ fn int32_plain_without_and_with_nulls() {
     assert_eq!(a.as_primitive::<Int32Type>().values().as_ref(), &[7, 0, 8, 0, 0, 9]);
 }
 
+/// The obvious spread, row by row from the last: the reference for [`spread`].
+fn spread_by_row<T: Copy + Default>(values: &mut Vec<T>, start: usize, validity: &Validity<'_>) {
+    let dense = values.len() - start;
+    values.resize(start + validity.len, T::default());
+    let mut src = start + dense;
+    for row in (0..validity.len).rev() {
+        if validity.is_valid(row) {
+            src -= 1;
+            values[start + row] = values[src];
+        } else {
+            values[start + row] = T::default();
+        }
+    }
+}
+
 #[test]
 fn spread_matches_the_reference_on_random_bitmaps() {
     let mut rng = TestRng::new(7);
@@ -168,7 +182,7 @@ fn spread_matches_the_reference_on_random_bitmaps() {
         let mut reference = ours.clone();
         ours.resize(start + rows, 0);
         spread(&mut ours[..], start, dense, &v).unwrap();
-        spread_nulls(&mut reference, start, &v);
+        spread_by_row(&mut reference, start, &v);
         assert_eq!(ours, reference, "round {round}");
 
         // The byte version, values 3 bytes wide.
