@@ -543,7 +543,7 @@ fn finished() -> Error {
 /// in order inside the chunk's bytes, first rows rising from 0 below the chunk's rows.
 /// Anything else (missing, unreadable, inconsistent) gives `None`, and skips then walk the
 /// page headers instead.
-fn page_locations<S: ChunkSource>(
+pub(crate) fn page_locations<S: ChunkSource>(
     source: &S,
     chunk: &crate::format::ColumnChunk,
     (start, len): (u64, u64),

@@ -278,6 +278,16 @@ impl ChunkSource for ObjectSource {
         self.find(offset, len).is_some()
     }
 
+    fn held_from(&self, offset: u64) -> u64 {
+        let fetched = self.fetched.lock().unwrap_or_else(PoisonError::into_inner);
+        fetched
+            .iter()
+            .filter(|f| f.range.start <= offset && offset < f.range.end)
+            .map(|f| f.range.end - offset)
+            .max()
+            .unwrap_or(0)
+    }
+
     fn prefetch(&self, ranges: &[(u64, u64)]) {
         let wanted: Vec<Range<u64>> = ranges
             .iter()
