@@ -115,34 +115,33 @@ class Proxy:
                     resp = upstream.getresponse()
                 self.send_response_only(resp.status, resp.reason)
                 out_headers = [(k, v) for k, v in resp.getheaders() if k.lower() not in HOP]
+                data = None
                 if self.command == "HEAD":
-                    for k, v in out_headers:
-                        self.send_header(k, v)
-                    self.end_headers()
-                    resp.read()
-                    sent = 0
+                    size = 0
+                elif resp.getheader("Content-Length") is None:
+                    data = resp.read()  # chunked upstream: sent with a length
+                    out_headers.append(("Content-Length", str(len(data))))
+                    size = len(data)
                 else:
-                    data = None
-                    if resp.getheader("Content-Length") is None:
-                        data = resp.read()  # chunked upstream: sent with a length
-                        out_headers.append(("Content-Length", str(len(data))))
-                    for k, v in out_headers:
-                        self.send_header(k, v)
-                    self.end_headers()
-                    sent = 0
-                    if data is not None:
-                        self.wfile.write(data)
-                        sent = len(data)
-                    else:
-                        while piece := resp.read(PIECE):
-                            self.wfile.write(piece)
-                            sent += len(piece)
+                    size = int(resp.getheader("Content-Length"))
+                # Counted before the client can have the response: a run that ends on this
+                # response and the reset for the next run come after.
+                proxy.counts.add(self.command, size, f"{self.command} {self.headers.get('Range', '-')} {size}")
+                for k, v in out_headers:
+                    self.send_header(k, v)
+                self.end_headers()
+                if data is not None:
+                    self.wfile.write(data)
+                elif self.command == "HEAD":
+                    resp.read()
+                else:
+                    while piece := resp.read(PIECE):
+                        self.wfile.write(piece)
                 self.wfile.flush()
                 if resp.will_close:
                     upstream.close()
                 else:
                     proxy._release(upstream)
-                proxy.counts.add(self.command, sent, f"{self.command} {self.headers.get('Range', '-')} {sent}")
 
             do_GET = do_HEAD = do_PUT = do_POST = do_DELETE = _forward
 
