@@ -27,19 +27,26 @@ fn options(moto: &Moto) -> StorageOptions {
         .with("aws_region", "us-east-1")
 }
 
+/// The `u` of row `i`: every id once, in no order a page index could prune by.
+fn unsorted(i: i64) -> i64 {
+    i * 7919 % ROWS
+}
+
 fn payload(i: i64) -> String {
     format!("payload-{i:08}-{}", "x".repeat((i % 40) as usize))
 }
 
 /// Puts `s3://reqs/t.parquet` (written by pyarrow: 8 row groups of 20,000 rows, 8 KiB pages,
-/// a page index; `id` sorted, `k = id % 1000`, `payload` as above) and prints, per row group,
+/// a page index; `id` sorted, `k = id % 1000`, `payload` as above, `u` a permutation of the
+/// ids: [`unsorted`]) and prints, per row group,
 /// the compressed size of each column chunk and where the first starts.
 fn put_file(moto: &Moto) -> Vec<Vec<(i64, i64)>> {
     let script = format!(
         "import io, pyarrow as pa, pyarrow.parquet as pq\n\
          n = {ROWS}\n\
          t = pa.table({{'id': pa.array(range(n), pa.int64()), 'k': pa.array([i % 1000 for i in range(n)], pa.int64()),\n\
-           'payload': [f'payload-{{i:08}}-' + 'x' * (i % 40) for i in range(n)]}})\n\
+           'payload': [f'payload-{{i:08}}-' + 'x' * (i % 40) for i in range(n)],\n\
+           'u': pa.array([i * 7919 % n for i in range(n)], pa.int64())}})\n\
          b = io.BytesIO()\n\
          pq.write_table(t, b, row_group_size=n // {ROW_GROUPS}, data_page_size=8192, write_page_index=True,\n\
            use_dictionary=False, compression='none')\n\
@@ -95,6 +102,27 @@ fn reads_fetch_what_they_need() {
     // Pages of 8 KiB, the indexes of one row group, a few pages at most: far below the
     // payload chunk (~600 KiB) that a whole-chunk fetch would take.
     assert!(fetched < payload_chunk / 4, "{fetched} bytes fetched for one row; the payload chunk is {payload_chunk}");
+
+    // A point lookup on the unsorted `u`: nothing is pruned, the first pass reads `u`
+    // whole, finds one row, and the reader seeks to the `payload` page holding it (its
+    // OffsetIndex, without a row selection in the options) rather than walking the headers
+    // of the pages before it, a request each.
+    let row = 3 * per_group + 4_321;
+    let mut file = open_url(url, &options).unwrap();
+    let stats = file.source().stats();
+    let (opened, opened_requests) = (stats.bytes(), stats.requests());
+    let read = ReadOptions::default().with_columns(["payload"]).with_filter(col("u").eq(unsorted(row)));
+    let batches = file.read_all(&read).unwrap();
+    let got: Vec<String> =
+        batches.iter().flat_map(|b| b.column(0).as_string::<i32>().iter().map(|v| v.unwrap().to_owned())).collect();
+    assert_eq!(got, vec![payload(row)]);
+    let u_chunks: u64 = chunks.iter().map(|g| g[3].1 as u64).sum();
+    let fetched = stats.bytes() - opened;
+    assert!(fetched < u_chunks + chunks[3][2].1 as u64 / 4, "{fetched} bytes; the u chunks are {u_chunks}");
+    let requests = stats.requests() - opened_requests;
+    // The page indexes (one request), a `u` chunk per row group, the `payload` page; with
+    // the headers walked instead, a request per page before the row.
+    assert!(requests <= 2 + ROW_GROUPS as u64, "{requests} requests after opening");
 
     // An unselective filter on the unsorted `k`: every row group's page index is read, in
     // few requests (not two per row group), then each row group's `k` pages.

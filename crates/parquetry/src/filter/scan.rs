@@ -386,6 +386,16 @@ impl Filtering {
         Arc::clone(&self.output)
     }
 
+    /// The top-level fields the next row group's first read takes for sure: with late
+    /// materialization on, the predicate's (read at every candidate row); `None` when it is
+    /// off, and every column is read at the candidate rows.
+    pub(crate) fn first_pass_fields(&self, schema: &crate::schema::SchemaDescriptor) -> Option<Vec<String>> {
+        self.late.as_ref().filter(|l| l.active())?;
+        let mut tops: Vec<String> = self.bound.columns.iter().map(|c| schema.columns[c.leaf].path[0].clone()).collect();
+        tops.dedup();
+        Some(tops)
+    }
+
     /// What was pruned and read so far.
     pub(crate) fn metrics(&self) -> &ScanMetrics {
         &self.metrics

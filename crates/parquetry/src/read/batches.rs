@@ -15,14 +15,16 @@ use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
 use arrow_schema::{Field, Schema, SchemaRef};
 
 use super::assemble::{assemble, LeafBatch};
-use super::column::{page_locations, ColumnPlan, ColumnReader};
+use super::column::{ColumnPlan, ColumnReader};
 use super::file::ParquetFile;
 use super::nested::{plan_fields, FieldPlan, Node};
 use super::options::ReadOptions;
 use super::selection::{self, Step};
 use crate::error::{Error, Result};
 use crate::format::Encoding;
-use crate::page::{chunk_byte_range, has_parquet_816_bug, ChunkSource};
+use crate::page::ChunkSource;
+
+mod prefetch;
 
 /// The file a [`RecordBatchIter`] reads: borrowed, or owned by an owning reader.
 pub(crate) enum FileRef<'f, S: ChunkSource> {
@@ -77,6 +79,9 @@ pub struct RecordBatchIter<'f, S: ChunkSource> {
     filter: Option<Box<crate::filter::Filtering>>,
     /// How many batches the caller asked for so far (see [`prefetch`](Self::prefetch)).
     asked: usize,
+    /// The row groups (a position in `row_groups`) up to which chunks were named ahead
+    /// (see [`read_ahead`](Self::read_ahead)).
+    ahead: std::cell::Cell<usize>,
 }
 
 impl<S: ChunkSource> RecordBatchIter<'_, S> {
@@ -117,13 +122,15 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
             }
             self.prefetch(rg_index, &steps);
             let every = vec![true; self.plans.len()];
-            self.readers = self.open_readers(rg_index, &every)?.into_iter().flatten().collect();
+            // A filter's matches pass over rows too, without a row selection in the options.
+            let skips = self.options.row_selection.is_some() || steps.iter().any(|s| matches!(s, Step::Skip(_)));
+            self.readers = self.open_readers(rg_index, &every, skips)?.into_iter().flatten().collect();
             self.lanes.clear();
             let read: usize = steps.iter().map(|s| if let Step::Read(n) = s { *n } else { 0 }).sum();
             let laned = self.laned_columns(rg_index);
             let lanes = if laned.contains(&true) { self.lane_count(read) } else { 1 };
             for _ in 1..lanes {
-                let readers = self.open_readers(rg_index, &laned)?;
+                let readers = self.open_readers(rg_index, &laned, skips)?;
                 self.lanes.push(readers);
             }
             self.lane_at = vec![0; lanes];
@@ -134,119 +141,12 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
         Ok(false)
     }
 
-    /// Names to the source what is read of the row group `rg_index` (`steps`): its column
-    /// chunks, or with a row selection that passes over rows, only the pages holding the rows
-    /// read (see [`selected_pages`](Self::selected_pages)); and, without a filter (which may
-    /// prune it) and once the caller asked for a second batch, the next row group's chunks. A
-    /// remote source fetches them now, few requests ahead of decoding, instead of one request
-    /// per page. The next row group waits for a second batch so that a read stopped after
-    /// the first (`cat --limit`) costs no request for it.
-    fn prefetch(&self, rg_index: usize, steps: &VecDeque<Step>) {
-        let file = &self.file;
-        let padding = has_parquet_816_bug(file.metadata.created_by.as_deref());
-        let rows = file.metadata.row_groups[rg_index].num_rows.max(0) as usize;
-        let read: usize = steps.iter().map(|s| if let Step::Read(n) = s { *n } else { 0 }).sum();
-        let mut wanted = match read < rows {
-            true => self.selected_pages(rg_index, steps, padding),
-            false => self.chunk_ranges(rg_index, padding),
-        };
-        if self.asked > 1 {
-            wanted.extend(self.next_chunks(padding));
-        }
-        file.source.prefetch(&wanted);
-    }
-
-    /// On the caller's second batch: the next row group's chunks, if the open one was
-    /// opened before the caller asked for more (see [`prefetch`](Self::prefetch)).
-    fn prefetch_next(&self) {
-        if self.next_row_group > 0 {
-            let padding = has_parquet_816_bug(self.file.metadata.created_by.as_deref());
-            self.file.source.prefetch(&self.next_chunks(padding));
-        }
-    }
-
-    /// The chunks of the row group after the open one, when it is read whole: without a
-    /// filter, which may prune it, or a row selection, which may read a few of its pages.
-    fn next_chunks(&self, padding: bool) -> Vec<(u64, u64)> {
-        match (&self.filter, &self.options.row_selection, self.row_groups.get(self.next_row_group)) {
-            (None, None, Some(&next)) => self.chunk_ranges(next, padding),
-            _ => Vec::new(),
-        }
-    }
-
-    /// The byte ranges of the column chunks read in the row group `rg_index`.
-    fn chunk_ranges(&self, rg_index: usize, padding: bool) -> Vec<(u64, u64)> {
-        let file = &self.file;
-        let Some(rg) = file.metadata.row_groups.get(rg_index) else { return Vec::new() };
-        self.plans
-            .iter()
-            .filter_map(|p| {
-                let meta = rg.columns.get(p.leaf)?.meta_data.as_ref()?;
-                chunk_byte_range(meta, file.source.len(), padding).ok()
-            })
-            .collect()
-    }
-
-    /// The byte ranges of the pages of the row group `rg_index` that hold rows `steps` read:
-    /// for each column with a consistent OffsetIndex, its dictionary page and the data pages
-    /// overlapping the reads (the reader seeks past the others); for the others, the whole
-    /// chunk. The columns' OffsetIndexes are named to the source first: writers keep them
-    /// together, so they come in one request (or none, when they lie in the footer's tail).
-    fn selected_pages(&self, rg_index: usize, steps: &VecDeque<Step>, padding: bool) -> Vec<(u64, u64)> {
-        let file = &self.file;
-        let Some(rg) = file.metadata.row_groups.get(rg_index) else { return Vec::new() };
-        let rows = rg.num_rows.max(0) as usize;
-        let mut reads = Vec::new();
-        let mut at = 0usize;
-        for s in steps {
-            match *s {
-                Step::Skip(n) => at = at.saturating_add(n),
-                Step::Read(n) => {
-                    reads.push(at..at.saturating_add(n));
-                    at = at.saturating_add(n);
-                }
-            }
-        }
-        let chunks: Vec<_> = self.plans.iter().filter_map(|p| rg.columns.get(p.leaf)).collect();
-        let indexes: Vec<(u64, u64)> = chunks
-            .iter()
-            .filter_map(|c| {
-                Some((u64::try_from(c.offset_index_offset?).ok()?, u64::try_from(c.offset_index_length?).ok()?))
-            })
-            .collect();
-        file.source.prefetch(&indexes);
-        let mut out = Vec::new();
-        for chunk in chunks {
-            let Some(meta) = chunk.meta_data.as_ref() else { continue };
-            let Ok((start, len)) = chunk_byte_range(meta, file.source.len(), padding) else { continue };
-            let Some(locations) = page_locations(&file.source, chunk, (start, len), rows) else {
-                out.push((start, len));
-                continue;
-            };
-            if let Some(first) = locations.first().filter(|l| l.offset as u64 > start) {
-                out.push((start, first.offset as u64 - start)); // the dictionary page
-            }
-            // Pages and reads both rise: one walk over each.
-            let mut r = 0;
-            for (i, page) in locations.iter().enumerate() {
-                let first = page.first_row_index as usize;
-                let end = locations.get(i + 1).map_or(rows, |l| l.first_row_index as usize);
-                while r < reads.len() && reads[r].end <= first {
-                    r += 1;
-                }
-                if r < reads.len() && reads[r].start < end {
-                    out.push((page.offset as u64, page.compressed_page_size.max(0) as u64));
-                }
-            }
-        }
-        out
-    }
-
     /// A reader for every column read in the row group `rg_index` for which `open` is true.
-    fn open_readers(&self, rg_index: usize, open: &[bool]) -> Result<Vec<Option<ColumnReader>>> {
+    /// `skips`: whether the reads pass over rows (see [`ColumnReader::open`]).
+    fn open_readers(&self, rg_index: usize, open: &[bool], skips: bool) -> Result<Vec<Option<ColumnReader>>> {
         let file = &self.file;
         let reader =
-            |plan| ColumnReader::open(&file.source, &file.metadata, &file.schema, rg_index, plan, &self.options);
+            |plan| ColumnReader::open(&file.source, &file.metadata, &file.schema, rg_index, plan, &self.options, skips);
         self.plans.iter().zip(open).map(|(plan, &open)| open.then(|| reader(plan)).transpose()).collect()
     }
 
@@ -652,6 +552,7 @@ impl<'f, S: ChunkSource> RecordBatchIter<'f, S> {
             lane_pieces: 1,
             filter,
             asked: 0,
+            ahead: std::cell::Cell::new(0),
         })
     }
 }

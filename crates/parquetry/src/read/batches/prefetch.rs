@@ -1,0 +1,173 @@
+//! What a [`RecordBatchIter`] names to its source ahead of reading: on an object store,
+//! the ranges a few requests fetch at once while earlier row groups decode (see
+//! `store/source.rs`); elsewhere, nothing happens.
+
+use std::collections::VecDeque;
+
+use super::super::column::{page_locations, ColumnPlan};
+use super::super::selection::{self, Step};
+use super::RecordBatchIter;
+use crate::page::{chunk_byte_range, has_parquet_816_bug, ChunkSource};
+
+/// How many bytes of whole row groups a read names ahead of the one it decodes (see
+/// `read_ahead`): on an object store, a few requests of up to 16 MiB at once rather than a
+/// request per row group, each waited for in turn.
+const READ_AHEAD: u64 = 64 << 20;
+
+impl<S: ChunkSource> RecordBatchIter<'_, S> {
+    /// Names to the source what is read of the row group `rg_index` (`steps`): its column
+    /// chunks, or with a row selection that passes over rows, only the pages holding the rows
+    /// read (see [`selected_pages`](Self::selected_pages)); and, without a filter (which may
+    /// prune it) and once the caller asked for a second batch, the next row group's chunks. A
+    /// remote source fetches them now, few requests ahead of decoding, instead of one request
+    /// per page. The next row group waits for a second batch so that a read stopped after
+    /// the first (`cat --limit`) costs no request for it.
+    pub(super) fn prefetch(&self, rg_index: usize, steps: &VecDeque<Step>) {
+        let file = &self.file;
+        let padding = has_parquet_816_bug(file.metadata.created_by.as_deref());
+        let rows = file.metadata.row_groups[rg_index].num_rows.max(0) as usize;
+        let read: usize = steps.iter().map(|s| if let Step::Read(n) = s { *n } else { 0 }).sum();
+        let mut wanted = match read < rows {
+            true => self.selected_pages(rg_index, steps, padding, None),
+            false => self.chunk_ranges(rg_index, padding, None),
+        };
+        wanted.extend(self.next_chunks(padding));
+        file.source.prefetch(&wanted);
+    }
+
+    /// On the caller's second batch: the next row group's chunks, if the open one was
+    /// opened before the caller asked for more (see [`prefetch`](Self::prefetch)).
+    pub(super) fn prefetch_next(&self) {
+        if self.next_row_group > 0 {
+            let padding = has_parquet_816_bug(self.file.metadata.created_by.as_deref());
+            self.file.source.prefetch(&self.next_chunks(padding));
+        }
+    }
+
+    /// What is read for sure of the row group after the open one. Without a filter or a row
+    /// selection, once the caller asked for a second batch, its chunks. With a filter, its
+    /// first pass: pruning kept it, so the predicate's columns are read at its candidate rows
+    /// (every column, with late materialization off), and are fetched while this one is
+    /// decoded. With a row selection alone, nothing (a few of its pages may be read).
+    fn next_chunks(&self, padding: bool) -> Vec<(u64, u64)> {
+        let Some(&next) = self.row_groups.get(self.next_row_group) else { return Vec::new() };
+        let Some(filter) = &self.filter else {
+            return match (self.asked > 1, &self.options.row_selection) {
+                (true, None) => self.read_ahead(padding),
+                _ => Vec::new(),
+            };
+        };
+        let Some(rg) = self.file.metadata.row_groups.get(next) else { return Vec::new() };
+        let rows = rg.num_rows.max(0) as usize;
+        let steps = match &self.options.row_selection {
+            Some(ranges) => selection::steps(ranges, self.starts[next], rows),
+            None => VecDeque::from([Step::Read(rows)]),
+        };
+        let fields = filter.first_pass_fields(&self.file.schema);
+        let read: usize = steps.iter().map(|s| if let Step::Read(n) = s { *n } else { 0 }).sum();
+        match (read, read < rows) {
+            (0, _) => Vec::new(),
+            (_, true) => self.selected_pages(next, &steps, padding, fields.as_deref()),
+            (_, false) => self.chunk_ranges(next, padding, fields.as_deref()),
+        }
+    }
+
+    /// For a read of whole row groups: the chunks of the row groups after the open one, up
+    /// to [`READ_AHEAD`] bytes, named when less than half of that is named already. Named
+    /// together, adjacent chunks of consecutive row groups merge into few requests (up to
+    /// the source's longest request each), fetched at once while the first are decoded.
+    fn read_ahead(&self, padding: bool) -> Vec<(u64, u64)> {
+        let bytes = |i: usize| self.chunk_ranges(self.row_groups[i], padding, None).iter().map(|r| r.1).sum::<u64>();
+        let from = self.next_row_group.max(self.ahead.get());
+        let named: u64 = (self.next_row_group..from).map(bytes).sum();
+        if named >= READ_AHEAD / 2 {
+            return Vec::new();
+        }
+        let (mut out, mut total, mut i) = (Vec::new(), named, from);
+        while i < self.row_groups.len() && (i == from || total + bytes(i) <= READ_AHEAD) {
+            out.extend(self.chunk_ranges(self.row_groups[i], padding, None));
+            total += bytes(i);
+            i += 1;
+        }
+        self.ahead.set(i);
+        out
+    }
+
+    /// The columns read, or those of them under the top-level `fields`.
+    fn plans<'a>(&'a self, fields: Option<&'a [String]>) -> impl Iterator<Item = &'a ColumnPlan> + 'a {
+        self.plans.iter().filter(move |p| fields.is_none_or(|f| f.contains(&self.file.schema.columns[p.leaf].path[0])))
+    }
+
+    /// The byte ranges of the column chunks read in the row group `rg_index`.
+    fn chunk_ranges(&self, rg_index: usize, padding: bool, fields: Option<&[String]>) -> Vec<(u64, u64)> {
+        let file = &self.file;
+        let Some(rg) = file.metadata.row_groups.get(rg_index) else { return Vec::new() };
+        self.plans(fields)
+            .filter_map(|p| {
+                let meta = rg.columns.get(p.leaf)?.meta_data.as_ref()?;
+                chunk_byte_range(meta, file.source.len(), padding).ok()
+            })
+            .collect()
+    }
+
+    /// The byte ranges of the pages of the row group `rg_index` that hold rows `steps` read:
+    /// for each column with a consistent OffsetIndex, its dictionary page and the data pages
+    /// overlapping the reads (the reader seeks past the others); for the others, the whole
+    /// chunk. The columns' OffsetIndexes are named to the source first: writers keep them
+    /// together, so they come in one request (or none, when they lie in the footer's tail).
+    fn selected_pages(
+        &self,
+        rg_index: usize,
+        steps: &VecDeque<Step>,
+        padding: bool,
+        fields: Option<&[String]>,
+    ) -> Vec<(u64, u64)> {
+        let file = &self.file;
+        let Some(rg) = file.metadata.row_groups.get(rg_index) else { return Vec::new() };
+        let rows = rg.num_rows.max(0) as usize;
+        let mut reads = Vec::new();
+        let mut at = 0usize;
+        for s in steps {
+            match *s {
+                Step::Skip(n) => at = at.saturating_add(n),
+                Step::Read(n) => {
+                    reads.push(at..at.saturating_add(n));
+                    at = at.saturating_add(n);
+                }
+            }
+        }
+        let chunks: Vec<_> = self.plans(fields).filter_map(|p| rg.columns.get(p.leaf)).collect();
+        let indexes: Vec<(u64, u64)> = chunks
+            .iter()
+            .filter_map(|c| {
+                Some((u64::try_from(c.offset_index_offset?).ok()?, u64::try_from(c.offset_index_length?).ok()?))
+            })
+            .collect();
+        file.source.prefetch(&indexes);
+        let mut out = Vec::new();
+        for chunk in chunks {
+            let Some(meta) = chunk.meta_data.as_ref() else { continue };
+            let Ok((start, len)) = chunk_byte_range(meta, file.source.len(), padding) else { continue };
+            let Some(locations) = page_locations(&file.source, chunk, (start, len), rows) else {
+                out.push((start, len));
+                continue;
+            };
+            if let Some(first) = locations.first().filter(|l| l.offset as u64 > start) {
+                out.push((start, first.offset as u64 - start)); // the dictionary page
+            }
+            // Pages and reads both rise: one walk over each.
+            let mut r = 0;
+            for (i, page) in locations.iter().enumerate() {
+                let first = page.first_row_index as usize;
+                let end = locations.get(i + 1).map_or(rows, |l| l.first_row_index as usize);
+                while r < reads.len() && reads[r].end <= first {
+                    r += 1;
+                }
+                if r < reads.len() && reads[r].start < end {
+                    out.push((page.offset as u64, page.compressed_page_size.max(0) as u64));
+                }
+            }
+        }
+        out
+    }
+}
