@@ -80,7 +80,7 @@ pub struct RecordBatchIter<'f, S: ChunkSource> {
     /// How many batches the caller asked for so far (see [`prefetch`](Self::prefetch)).
     asked: usize,
     /// The row groups (a position in `row_groups`) up to which chunks were named ahead
-    /// (see [`read_ahead`](Self::read_ahead)).
+    /// (see [`ahead_window`](Self::ahead_window)).
     ahead: std::cell::Cell<usize>,
 }
 

@@ -10,7 +10,7 @@ use super::RecordBatchIter;
 use crate::page::{chunk_byte_range, has_parquet_816_bug, ChunkSource};
 
 /// How many bytes of whole row groups a read names ahead of the one it decodes (see
-/// `read_ahead`): on an object store, a few requests of up to 16 MiB at once rather than a
+/// `ahead_window`): on an object store, a few requests of up to 16 MiB at once rather than a
 /// request per row group, each waited for in turn.
 const READ_AHEAD: u64 = 64 << 20;
 
@@ -44,53 +44,83 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
         }
     }
 
-    /// What is read for sure of the row group after the open one. Without a filter or a row
-    /// selection, once the caller asked for a second batch, its chunks. With a filter, its
-    /// first pass: pruning kept it, so the predicate's columns are read at its candidate rows
-    /// (every column, with late materialization off), and are fetched while this one is
-    /// decoded. With a row selection alone, nothing (a few of its pages may be read).
+    /// What is read for sure of the row groups after the open one, named ahead (see
+    /// [`ahead_window`](Self::ahead_window)). Without a filter or a row selection, once the
+    /// caller asked for a second batch, their chunks. With a filter, their first pass:
+    /// pruning kept them, so the predicate's columns are read at their candidate rows (every
+    /// column, with late materialization off), and are fetched while earlier row groups
+    /// decode. With a row selection alone, nothing (a few of their pages may be read).
     fn next_chunks(&self, padding: bool) -> Vec<(u64, u64)> {
-        let Some(&next) = self.row_groups.get(self.next_row_group) else { return Vec::new() };
         let Some(filter) = &self.filter else {
-            return match (self.asked > 1, &self.options.row_selection) {
-                (true, None) => self.read_ahead(padding),
-                _ => Vec::new(),
-            };
-        };
-        let Some(rg) = self.file.metadata.row_groups.get(next) else { return Vec::new() };
-        let rows = rg.num_rows.max(0) as usize;
-        let steps = match &self.options.row_selection {
-            Some(ranges) => selection::steps(ranges, self.starts[next], rows),
-            None => VecDeque::from([Step::Read(rows)]),
+            if self.asked < 2 || self.options.row_selection.is_some() {
+                return Vec::new();
+            }
+            let bytes = |i: usize| self.chunk_ranges(self.row_groups[i], padding, None).iter().map(|r| r.1).sum();
+            let (from, to) = self.ahead_window(bytes);
+            return (from..to).flat_map(|i| self.chunk_ranges(self.row_groups[i], padding, None)).collect();
         };
         let fields = filter.first_pass_fields(&self.file.schema);
-        let read: usize = steps.iter().map(|s| if let Step::Read(n) = s { *n } else { 0 }).sum();
-        match (read, read < rows) {
-            (0, _) => Vec::new(),
-            (_, true) => self.selected_pages(next, &steps, padding, fields.as_deref()),
-            (_, false) => self.chunk_ranges(next, padding, fields.as_deref()),
-        }
+        let fields = fields.as_deref();
+        let bytes = |i: usize| self.chunk_ranges(self.row_groups[i], padding, fields).iter().map(|r| r.1).sum();
+        let (from, to) = self.ahead_window(bytes);
+        let reads: Vec<(usize, VecDeque<Step>, bool)> = (from..to)
+            .filter_map(|i| {
+                let index = self.row_groups[i];
+                let rows = self.file.metadata.row_groups.get(index)?.num_rows.max(0) as usize;
+                let steps = match &self.options.row_selection {
+                    Some(ranges) => selection::steps(ranges, self.starts[index], rows),
+                    None => VecDeque::from([Step::Read(rows)]),
+                };
+                let read: usize = steps.iter().map(|s| if let Step::Read(n) = s { *n } else { 0 }).sum();
+                (read > 0).then_some((index, steps, read < rows))
+            })
+            .collect();
+        // The OffsetIndexes the partial reads place their pages by, all in one go.
+        let indexes: Vec<(u64, u64)> = reads
+            .iter()
+            .filter(|(_, _, partial)| *partial)
+            .flat_map(|(index, _, _)| self.offset_indexes(*index, fields))
+            .collect();
+        self.file.source.prefetch(&indexes);
+        reads
+            .iter()
+            .flat_map(|(index, steps, partial)| match partial {
+                true => self.selected_pages(*index, steps, padding, fields),
+                false => self.chunk_ranges(*index, padding, fields),
+            })
+            .collect()
     }
 
-    /// For a read of whole row groups: the chunks of the row groups after the open one, up
-    /// to [`READ_AHEAD`] bytes, named when less than half of that is named already. Named
-    /// together, adjacent chunks of consecutive row groups merge into few requests (up to
-    /// the source's longest request each), fetched at once while the first are decoded.
-    fn read_ahead(&self, padding: bool) -> Vec<(u64, u64)> {
-        let bytes = |i: usize| self.chunk_ranges(self.row_groups[i], padding, None).iter().map(|r| r.1).sum::<u64>();
+    /// The row groups to name ahead, as positions `from..to` in `row_groups`: those after
+    /// the ones named so far, up to [`READ_AHEAD`] bytes (by `bytes`) past the open one,
+    /// once less than half of that is named (none otherwise); at least one. Named together,
+    /// adjacent chunks of consecutive row groups merge into few requests (up to the source's
+    /// longest request each), fetched at once while the first are decoded.
+    fn ahead_window(&self, bytes: impl Fn(usize) -> u64) -> (usize, usize) {
         let from = self.next_row_group.max(self.ahead.get());
-        let named: u64 = (self.next_row_group..from).map(bytes).sum();
+        let named: u64 = (self.next_row_group..from).map(&bytes).sum();
         if named >= READ_AHEAD / 2 {
-            return Vec::new();
+            return (from, from);
         }
-        let (mut out, mut total, mut i) = (Vec::new(), named, from);
-        while i < self.row_groups.len() && (i == from || total + bytes(i) <= READ_AHEAD) {
-            out.extend(self.chunk_ranges(self.row_groups[i], padding, None));
-            total += bytes(i);
-            i += 1;
+        let (mut total, mut to) = (named, from);
+        while to < self.row_groups.len() && (to == from || total + bytes(to) <= READ_AHEAD) {
+            total += bytes(to);
+            to += 1;
         }
-        self.ahead.set(i);
-        out
+        self.ahead.set(to);
+        (from, to)
+    }
+
+    /// The byte ranges of the OffsetIndexes of the columns read (under `fields`) in the row
+    /// group `rg_index`.
+    fn offset_indexes(&self, rg_index: usize, fields: Option<&[String]>) -> Vec<(u64, u64)> {
+        let Some(rg) = self.file.metadata.row_groups.get(rg_index) else { return Vec::new() };
+        self.plans(fields)
+            .filter_map(|p| rg.columns.get(p.leaf))
+            .filter_map(|c| {
+                Some((u64::try_from(c.offset_index_offset?).ok()?, u64::try_from(c.offset_index_length?).ok()?))
+            })
+            .collect()
     }
 
     /// The columns read, or those of them under the top-level `fields`.
@@ -137,13 +167,7 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
             }
         }
         let chunks: Vec<_> = self.plans(fields).filter_map(|p| rg.columns.get(p.leaf)).collect();
-        let indexes: Vec<(u64, u64)> = chunks
-            .iter()
-            .filter_map(|c| {
-                Some((u64::try_from(c.offset_index_offset?).ok()?, u64::try_from(c.offset_index_length?).ok()?))
-            })
-            .collect();
-        file.source.prefetch(&indexes);
+        file.source.prefetch(&self.offset_indexes(rg_index, fields));
         let mut out = Vec::new();
         for chunk in chunks {
             let Some(meta) = chunk.meta_data.as_ref() else { continue };
