@@ -396,6 +396,13 @@ impl Filtering {
         Some(tops)
     }
 
+    /// Whether what the first pass reads is settled: late materialization off, or on past the
+    /// row groups that decide whether it stays on. Until then a read names one row group
+    /// ahead: if it switches off, the columns it named apart would cost a request apart.
+    pub(crate) fn first_pass_settled(&self) -> bool {
+        self.late.as_ref().is_none_or(|l| l.settled(self.metrics.late_row_groups))
+    }
+
     /// What was pruned and read so far.
     pub(crate) fn metrics(&self) -> &ScanMetrics {
         &self.metrics

@@ -61,7 +61,11 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
         };
         let fields = filter.first_pass_fields(&self.file.schema);
         let fields = fields.as_deref();
-        let bytes = |i: usize| self.chunk_ranges(self.row_groups[i], padding, fields).iter().map(|r| r.1).sum();
+        let settled = filter.first_pass_settled();
+        let bytes = |i: usize| match settled {
+            true => self.chunk_ranges(self.row_groups[i], padding, fields).iter().map(|r| r.1).sum(),
+            false => READ_AHEAD, // one row group ahead
+        };
         let (from, to) = self.ahead_window(bytes);
         let reads: Vec<(usize, VecDeque<Step>, bool)> = (from..to)
             .filter_map(|i| {
