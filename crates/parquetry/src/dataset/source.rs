@@ -57,6 +57,14 @@ impl ChunkSource for DatasetSource {
         }
     }
 
+    fn held_from(&self, offset: u64) -> u64 {
+        match self {
+            DatasetSource::File(s) => s.held_from(offset),
+            #[cfg(feature = "object-store")]
+            DatasetSource::Object(s) => s.held_from(offset),
+        }
+    }
+
     fn read_at_after(&self, head: Vec<u8>, offset: u64, len: usize) -> Result<Buffer> {
         match self {
             DatasetSource::File(s) => s.read_at_after(head, offset, len),

@@ -13,7 +13,8 @@ use super::expr::CmpOp;
 use super::literal::{Key, Test};
 use super::statistics::{decode, leaf_may_match, Stats};
 use crate::compress::{Codec, Decompressor};
-use crate::format::{ColumnChunk, Encoding, PageType, PhysicalType};
+use crate::format::thrift;
+use crate::format::{ColumnChunk, ColumnMetaData, Encoding, PageHeader, PageType, PhysicalType};
 use crate::page::{ChunkSource, PageStream};
 
 /// The largest dictionary page decompressed to prune (bigger ones are left to the read).
@@ -49,31 +50,38 @@ pub(crate) fn values<S: ChunkSource>(
 ) -> Option<Vec<Key>> {
     let meta = chunk.meta_data.as_ref()?;
     column.stats_domain?;
-    let stats = meta.encoding_stats.as_ref()?;
-    let dictionary = |e: Encoding| matches!(e, Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY);
-    let data = |t: PageType| matches!(t, PageType::DATA_PAGE | PageType::DATA_PAGE_V2);
-    if !stats.iter().all(|s| !data(s.page_type) || s.count == 0 || dictionary(s.encoding)) {
+    if !all_dictionary(meta) {
         return None;
     }
-    if !stats.iter().any(|s| s.page_type == PageType::DICTIONARY_PAGE && s.count > 0) {
-        return None;
-    }
-    let mut stream = PageStream::new(meta, source.len(), false).ok()?;
-    let page = stream.next_page(source).ok()??;
-    let header = page.header.dictionary_page_header.as_ref()?;
-    if page.header.page_type != PageType::DICTIONARY_PAGE
+    let (page, body) = match exact_range(meta) {
+        Some((start, len)) => {
+            let read = source.read_at(start, len).ok()?;
+            let (header, used) = thrift::decode::<PageHeader>(read.as_slice()).ok()?;
+            let size = usize::try_from(header.compressed_page_size).ok()?;
+            // A page that does not fit where the footer says the dictionary is: no pruning.
+            (used.checked_add(size)? <= len).then_some(())?;
+            (header, read.slice_with_length(used, size))
+        }
+        None => {
+            let mut stream = PageStream::new(meta, source.len(), false).ok()?;
+            let page = stream.next_page(source).ok()??;
+            (page.header, page.body)
+        }
+    };
+    let header = page.dictionary_page_header.as_ref()?;
+    if page.page_type != PageType::DICTIONARY_PAGE
         || !matches!(header.encoding, Encoding::PLAIN | Encoding::PLAIN_DICTIONARY)
     {
         return None;
     }
-    *bytes += page.body.len() as u64;
-    let size = usize::try_from(page.header.uncompressed_page_size).ok()?;
+    *bytes += body.len() as u64;
+    let size = usize::try_from(page.uncompressed_page_size).ok()?;
     if size > MAX_DICTIONARY_BYTES {
         return None;
     }
     let mut plain = Vec::new();
     let codec = Codec::from_thrift(meta.codec.0).ok()?;
-    Decompressor::new().decompress(codec, page.body.as_slice(), size, &mut plain).ok()?;
+    Decompressor::new().decompress(codec, body.as_slice(), size, &mut plain).ok()?;
     let n = usize::try_from(header.num_values).ok()?;
     let width = match column.physical {
         PhysicalType::INT32 | PhysicalType::FLOAT => Some(4),
@@ -100,6 +108,37 @@ pub(crate) fn values<S: ChunkSource>(
 }
 
 /// A FIXED_LEN_BYTE_ARRAY dictionary's value width: its bytes shared evenly by its values.
+/// Whether the chunk's `encoding_stats` say it has a dictionary page and every data page is
+/// dictionary-encoded (then the dictionary lists every value).
+fn all_dictionary(meta: &ColumnMetaData) -> bool {
+    let Some(stats) = meta.encoding_stats.as_ref() else { return false };
+    let dictionary = |e: Encoding| matches!(e, Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY);
+    let data = |t: PageType| matches!(t, PageType::DATA_PAGE | PageType::DATA_PAGE_V2);
+    stats.iter().all(|s| !data(s.page_type) || s.count == 0 || dictionary(s.encoding))
+        && stats.iter().any(|s| s.page_type == PageType::DICTIONARY_PAGE && s.count > 0)
+}
+
+/// Where the dictionary page of a chunk lies, header and body, when the footer bounds it: from
+/// its `dictionary_page_offset` (the chunk's start) to the first data page. Read alone, it
+/// costs its own bytes, where a page stream's first read takes a 64 KiB window (on an object
+/// store, that much per row group checked). `None` without a dictionary offset or with
+/// offsets out of order or past the chunk; then the page is found by reading.
+fn exact_range(meta: &ColumnMetaData) -> Option<(u64, usize)> {
+    let dictionary = u64::try_from(meta.dictionary_page_offset?).ok()?;
+    let data = u64::try_from(meta.data_page_offset).ok()?;
+    let len = u64::try_from(meta.total_compressed_size).ok()?;
+    (dictionary > 0 && data > dictionary && data - dictionary <= len)
+        .then(|| usize::try_from(data - dictionary).ok())
+        .flatten()
+        .map(|len| (dictionary, len))
+}
+
+/// The bytes [`values`] reads for a chunk (its dictionary page), where the footer tells them
+/// exactly: `None` if it reads none, or finds the page by reading.
+pub(crate) fn page_range(meta: &ColumnMetaData) -> Option<(u64, usize)> {
+    all_dictionary(meta).then(|| exact_range(meta)).flatten()
+}
+
 fn meta_type_length(plain: &[u8], n: usize) -> Option<usize> {
     (n > 0 && plain.len().is_multiple_of(n)).then(|| plain.len() / n)
 }

@@ -81,6 +81,12 @@ impl Late {
         Some(Late { fields, dense: 0, options })
     }
 
+    /// Whether the read has seen enough row groups (`seen` of them) to have decided whether
+    /// late materialization pays: it stops only after [`DENSE_LIMIT`] dense ones in a row.
+    pub(crate) fn settled(&self, seen: usize) -> bool {
+        !self.active() || seen >= DENSE_LIMIT
+    }
+
     /// Whether the read still uses late materialization.
     pub(crate) fn active(&self) -> bool {
         self.dense < DENSE_LIMIT

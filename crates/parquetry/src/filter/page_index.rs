@@ -16,7 +16,7 @@ use super::bind::{nan_possible, BoundColumn, Node};
 use super::ranges::RowRanges;
 use super::statistics::{leaf_may_match, Stats};
 use crate::format::thrift::decode;
-use crate::format::{ColumnChunk, ColumnIndex, OffsetIndex};
+use crate::format::{ColumnChunk, ColumnIndex, OffsetIndex, RowGroup};
 use crate::page::{chunk_byte_range, ChunkSource};
 
 /// The pages of one column chunk, as far as the page index tells.
@@ -26,6 +26,24 @@ pub(crate) struct ChunkPages {
     pub pages: Vec<(Range<u64>, Stats)>,
     /// Each page's compressed bytes (with its header).
     pub bytes: Vec<u64>,
+}
+
+/// The byte ranges [`read`] reads for `columns` in the row groups `rgs`: each chunk's
+/// OffsetIndex, and its ColumnIndex where statistics can be used. Named to the source before
+/// reading, they come in few requests: writers put the indexes of a file together.
+pub(crate) fn ranges<'a>(columns: &[BoundColumn], rgs: impl Iterator<Item = &'a RowGroup>) -> Vec<(u64, u64)> {
+    let range = |offset: Option<i64>, len: Option<i32>| Some((u64::try_from(offset?).ok()?, u64::try_from(len?).ok()?));
+    let mut out = Vec::new();
+    for rg in rgs {
+        for c in columns {
+            let Some(chunk) = rg.columns.get(c.leaf) else { continue };
+            out.extend(range(chunk.offset_index_offset, chunk.offset_index_length));
+            if c.stats_domain.is_some() {
+                out.extend(range(chunk.column_index_offset, chunk.column_index_length));
+            }
+        }
+    }
+    out
 }
 
 /// Reads and checks the page index of `chunk` (a row group of `rows` rows) for `column`:

@@ -23,6 +23,8 @@ use super::ranges::{well_formed, RowRanges};
 use super::statistics::{column_may_match, may_match, Stats};
 use super::{bloom, dictionary};
 use crate::error::{Error, Result};
+use crate::format::RowGroup;
+use crate::page::chunk_byte_range;
 use crate::page::ChunkSource;
 use crate::read::{ColumnSelector, ParquetFile, ReadOptions, Step};
 
@@ -129,14 +131,18 @@ pub(crate) fn prepare<S: ChunkSource>(
         at = at.saturating_add(rg.num_rows.max(0) as u64);
     }
     let row_groups = options.row_groups.clone().unwrap_or_else(|| (0..meta.row_groups.len()).collect());
+    // Each pass prunes what it can and names to the source what the next one reads, for
+    // every row group left at once: a remote source fetches those ranges merged and
+    // concurrently, rather than a request per row group and column, one after the other.
+    // Statistics (in the footer) first.
     let (mut kept, mut candidates, mut pruned_pages) = (Vec::new(), Vec::new(), false);
+    let mut left: Vec<(usize, Option<Vec<Stats>>)> = Vec::with_capacity(row_groups.len());
     for &index in &row_groups {
         let Some(rg) = meta.row_groups.get(index) else {
-            kept.push(index); // the reader reports it
+            left.push((index, None)); // the reader reports it
             continue;
         };
         let rows = rg.num_rows.max(0) as u64;
-        let mut bloom_bytes = 0u64;
         metrics.row_groups_total += 1;
         metrics.rows_total += rows;
         let chunk = |i: usize| rg.columns.get(bound.columns[i].leaf);
@@ -145,12 +151,28 @@ pub(crate) fn prepare<S: ChunkSource>(
             Stats::of_chunk(&bound.columns[i], s, rows)
         };
         let stats: Vec<Stats> = (0..bound.columns.len()).map(stats).collect();
-        let by_stats =
+        let mut by_stats =
             |i: usize, test: &Test, negated: bool| column_may_match(&bound.columns, i, test, negated, &stats[i]);
-        if !may_match(&bound.parquet, false, &mut { by_stats }) {
+        if !may_match(&bound.parquet, false, &mut by_stats) {
             metrics.row_groups_pruned += 1;
             continue;
         }
+        left.push((index, Some(stats)));
+    }
+    let survivors = || left.iter().filter(|(_, s)| s.is_some()).map(|&(index, _)| &meta.row_groups[index]);
+    file.source().prefetch(&prune_structures(&bound, survivors()));
+    // Dictionaries and bloom filters.
+    let mut kept_left: Vec<usize> = Vec::with_capacity(left.len());
+    for (index, stats) in left {
+        let Some(stats) = stats else {
+            kept_left.push(index);
+            continue;
+        };
+        let rg = &meta.row_groups[index];
+        let mut bloom_bytes = 0u64;
+        let chunk = |i: usize| rg.columns.get(bound.columns[i].leaf);
+        let by_stats =
+            |i: usize, test: &Test, negated: bool| column_may_match(&bound.columns, i, test, negated, &stats[i]);
         // Dictionaries, loaded only for the tests they can decide, once per column.
         let mut dictionaries: Vec<Option<Option<Vec<Key>>>> = vec![None; bound.columns.len()];
         let mut by_dictionary = |i: usize, test: &Test, negated: bool| {
@@ -188,7 +210,16 @@ pub(crate) fn prepare<S: ChunkSource>(
             metrics.row_groups_pruned_by_bloom_filter += 1;
             continue;
         }
+        kept_left.push(index);
+    }
+    // The page indexes of the row groups kept.
+    let present = || kept_left.iter().filter_map(|&index| meta.row_groups.get(index));
+    file.source().prefetch(&page_index::ranges(&bound.columns, present()));
+    for index in kept_left {
         kept.push(index);
+        let Some(rg) = meta.row_groups.get(index) else { continue };
+        let rows = rg.num_rows.max(0) as u64;
+        let chunk = |i: usize| rg.columns.get(bound.columns[i].leaf);
         let pages: Vec<Option<ChunkPages>> = (0..bound.columns.len())
             .map(|i| {
                 let c = chunk(i)?;
@@ -240,6 +271,51 @@ pub(crate) fn prepare<S: ChunkSource>(
     let filtering =
         Filtering { predicate: predicate.clone(), bound, arrow: None, paths: Vec::new(), output, metrics, late: None };
     Ok((options, filtering))
+}
+
+/// The size of a column chunk below which pruning by its dictionary fetches the whole chunk
+/// rather than its dictionary page: about what a request to an object store costs in bytes.
+const SMALL_CHUNK: u64 = 1 << 20;
+
+/// The byte ranges of the dictionary pages and bloom filters that pruning may read in the
+/// row groups `rgs`: those of the predicate's columns with a test they can decide (where the
+/// footer says exactly where they lie).
+fn prune_structures<'a>(bound: &Bound, rgs: impl Iterator<Item = &'a RowGroup>) -> Vec<(u64, u64)> {
+    let (mut dictionaries, mut blooms) = (vec![false; bound.columns.len()], vec![false; bound.columns.len()]);
+    each_leaf(&bound.parquet, false, &mut |i, test, negated| {
+        dictionaries[i] |= dictionary::worth_it(test, negated);
+        blooms[i] |= bloom::worth_it(test, negated);
+    });
+    let mut out = Vec::new();
+    for rg in rgs {
+        for (i, c) in bound.columns.iter().enumerate() {
+            let Some(meta) = rg.columns.get(c.leaf).and_then(|chunk| chunk.meta_data.as_ref()) else { continue };
+            if dictionaries[i] {
+                // A small chunk whole: if the row group is kept its pages are read next, and
+                // for the bytes a request costs; a large one, its dictionary page alone.
+                match chunk_byte_range(meta, u64::MAX, false) {
+                    Ok(whole) if whole.1 <= SMALL_CHUNK && dictionary::page_range(meta).is_some() => out.push(whole),
+                    _ => out.extend(dictionary::page_range(meta).map(|(at, len)| (at, len as u64))),
+                }
+            }
+            if let (true, Some(at), Some(len)) = (blooms[i], meta.bloom_filter_offset, meta.bloom_filter_length) {
+                out.extend(u64::try_from(at).ok().zip(u64::try_from(len).ok()));
+            }
+        }
+    }
+    out
+}
+
+/// Calls `f` with each leaf of `node`: its column, test, and whether it is negated.
+fn each_leaf(node: &Node, negated: bool, f: &mut dyn FnMut(usize, &Test, bool)) {
+    match node {
+        Node::And(a, b) | Node::Or(a, b) => {
+            each_leaf(a, negated, f);
+            each_leaf(b, negated, f);
+        }
+        Node::Not(p) => each_leaf(p, !negated, f),
+        Node::Leaf(i, test) => f(*i, test, negated),
+    }
 }
 
 impl Filtering {
@@ -308,6 +384,23 @@ impl Filtering {
     /// The schema of the filtered batches (the caller's columns).
     pub(crate) fn schema(&self) -> SchemaRef {
         Arc::clone(&self.output)
+    }
+
+    /// The top-level fields the next row group's first read takes for sure: with late
+    /// materialization on, the predicate's (read at every candidate row); `None` when it is
+    /// off, and every column is read at the candidate rows.
+    pub(crate) fn first_pass_fields(&self, schema: &crate::schema::SchemaDescriptor) -> Option<Vec<String>> {
+        self.late.as_ref().filter(|l| l.active())?;
+        let mut tops: Vec<String> = self.bound.columns.iter().map(|c| schema.columns[c.leaf].path[0].clone()).collect();
+        tops.dedup();
+        Some(tops)
+    }
+
+    /// Whether what the first pass reads is settled: late materialization off, or on past the
+    /// row groups that decide whether it stays on. Until then a read names one row group
+    /// ahead: if it switches off, the columns it named apart would cost a request apart.
+    pub(crate) fn first_pass_settled(&self) -> bool {
+        self.late.as_ref().is_none_or(|l| l.settled(self.metrics.late_row_groups))
     }
 
     /// What was pruned and read so far.

@@ -59,6 +59,15 @@ pub trait ChunkSource: Send + Sync {
         false
     }
 
+    /// How many bytes from `offset` on a remote source holds (fetched or being fetched), or 0
+    /// where it holds none or reading costs no request: a page stream then keeps its
+    /// read-ahead window within them, rather than paying a request for bytes past the pages
+    /// it was told it will read.
+    fn held_from(&self, offset: u64) -> u64 {
+        let _ = offset;
+        0
+    }
+
     /// Reads `len` bytes at `offset` after the bytes already in `head` and returns them all:
     /// a page whose first bytes were read with its header is completed without reading those
     /// bytes again.

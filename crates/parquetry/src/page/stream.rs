@@ -125,7 +125,14 @@ impl PageStream {
 
     /// Makes the window cover at least `want` bytes from `pos` (or up to the chunk's end).
     fn fill<S: ChunkSource>(&mut self, source: &S, want: usize) -> Result<()> {
-        let len = (want as u64).min(self.end - self.pos) as usize;
+        let mut len = (want as u64).min(self.end - self.pos) as usize;
+        // Within what a remote source holds from here (the pages it was told are read): the
+        // bytes after them would cost a request of their own (a header cut at the end is
+        // widened as usual).
+        let held = source.held_from(self.pos);
+        if held > 0 && held < len as u64 {
+            len = held as usize;
+        }
         let old = std::mem::replace(&mut self.window, Buffer::from_vec(Vec::<u8>::new()));
         self.recycle(old);
         self.window = source.read_at_reusing(self.pos, len, std::mem::take(&mut self.spare))?;

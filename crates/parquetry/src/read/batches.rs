@@ -22,7 +22,9 @@ use super::options::ReadOptions;
 use super::selection::{self, Step};
 use crate::error::{Error, Result};
 use crate::format::Encoding;
-use crate::page::{chunk_byte_range, has_parquet_816_bug, ChunkSource};
+use crate::page::ChunkSource;
+
+mod prefetch;
 
 /// The file a [`RecordBatchIter`] reads: borrowed, or owned by an owning reader.
 pub(crate) enum FileRef<'f, S: ChunkSource> {
@@ -75,6 +77,11 @@ pub struct RecordBatchIter<'f, S: ChunkSource> {
     lane_pieces: usize,
     /// A filter's state: batches are filtered by it and lose the columns it added.
     filter: Option<Box<crate::filter::Filtering>>,
+    /// How many batches the caller asked for so far (see [`prefetch`](Self::prefetch)).
+    asked: usize,
+    /// The row groups (a position in `row_groups`) up to which chunks were named ahead
+    /// (see [`ahead_window`](Self::ahead_window)).
+    ahead: std::cell::Cell<usize>,
 }
 
 impl<S: ChunkSource> RecordBatchIter<'_, S> {
@@ -113,15 +120,17 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
                 // No row of this row group is read: its columns are not even opened.
                 continue;
             }
-            self.prefetch(rg_index);
+            self.prefetch(rg_index, &steps);
             let every = vec![true; self.plans.len()];
-            self.readers = self.open_readers(rg_index, &every)?.into_iter().flatten().collect();
+            // A filter's matches pass over rows too, without a row selection in the options.
+            let skips = self.options.row_selection.is_some() || steps.iter().any(|s| matches!(s, Step::Skip(_)));
+            self.readers = self.open_readers(rg_index, &every, skips)?.into_iter().flatten().collect();
             self.lanes.clear();
             let read: usize = steps.iter().map(|s| if let Step::Read(n) = s { *n } else { 0 }).sum();
             let laned = self.laned_columns(rg_index);
             let lanes = if laned.contains(&true) { self.lane_count(read) } else { 1 };
             for _ in 1..lanes {
-                let readers = self.open_readers(rg_index, &laned)?;
+                let readers = self.open_readers(rg_index, &laned, skips)?;
                 self.lanes.push(readers);
             }
             self.lane_at = vec![0; lanes];
@@ -132,31 +141,12 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
         Ok(false)
     }
 
-    /// Names to the source the column chunks read in the row group `rg_index` and, without a
-    /// filter (which may prune it), in the next one: a remote source fetches them now, few
-    /// requests ahead of decoding, instead of one request per page.
-    fn prefetch(&self, rg_index: usize) {
-        let file = &self.file;
-        let padding = has_parquet_816_bug(file.metadata.created_by.as_deref());
-        let ranges = |rg: usize| {
-            let columns = &file.metadata.row_groups[rg].columns;
-            self.plans.iter().filter_map(move |p| {
-                let meta = columns.get(p.leaf)?.meta_data.as_ref()?;
-                chunk_byte_range(meta, file.source.len(), padding).ok()
-            })
-        };
-        let mut wanted: Vec<(u64, u64)> = ranges(rg_index).collect();
-        if let (None, Some(&next)) = (&self.filter, self.row_groups.get(self.next_row_group)) {
-            wanted.extend(ranges(next));
-        }
-        file.source.prefetch(&wanted);
-    }
-
     /// A reader for every column read in the row group `rg_index` for which `open` is true.
-    fn open_readers(&self, rg_index: usize, open: &[bool]) -> Result<Vec<Option<ColumnReader>>> {
+    /// `skips`: whether the reads pass over rows (see [`ColumnReader::open`]).
+    fn open_readers(&self, rg_index: usize, open: &[bool], skips: bool) -> Result<Vec<Option<ColumnReader>>> {
         let file = &self.file;
         let reader =
-            |plan| ColumnReader::open(&file.source, &file.metadata, &file.schema, rg_index, plan, &self.options);
+            |plan| ColumnReader::open(&file.source, &file.metadata, &file.schema, rg_index, plan, &self.options, skips);
         self.plans.iter().zip(open).map(|(plan, &open)| open.then(|| reader(plan)).transpose()).collect()
     }
 
@@ -459,6 +449,10 @@ impl<S: ChunkSource> Iterator for RecordBatchIter<'_, S> {
 
     fn next(&mut self) -> Option<Self::Item> {
         // A filter drops batches without a match and reads on.
+        self.asked = self.asked.saturating_add(1);
+        if self.asked == 2 {
+            self.prefetch_next();
+        }
         let next = loop {
             let next = self.next_batch();
             let Some(f) = self.filter.as_mut() else { break next };
@@ -557,6 +551,8 @@ impl<'f, S: ChunkSource> RecordBatchIter<'f, S> {
             taken: 0,
             lane_pieces: 1,
             filter,
+            asked: 0,
+            ahead: std::cell::Cell::new(0),
         })
     }
 }

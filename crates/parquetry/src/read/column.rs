@@ -116,7 +116,9 @@ pub struct ColumnReader {
 }
 
 impl ColumnReader {
-    /// Prepares to read column `plan` of row group `row_group`.
+    /// Prepares to read column `plan` of row group `row_group`; `skips`: whether the reads
+    /// pass over rows (a row selection, or a filter's matches), when the chunk's OffsetIndex
+    /// is read so that skips jump over pages without reading their headers.
     pub fn open<S: ChunkSource>(
         source: &S,
         metadata: &FileMetaData,
@@ -124,10 +126,12 @@ impl ColumnReader {
         row_group: usize,
         plan: &ColumnPlan,
         options: &ReadOptions,
+        skips: bool,
     ) -> Result<Self> {
         let column = &schema.columns[plan.leaf];
         let place = format!("row group {row_group}, column '{}'", column.dotted_path());
-        Self::open_inner(source, metadata, column, row_group, plan, options, &place).map_err(|e| e.context(&place))
+        Self::open_inner(source, metadata, column, row_group, plan, options, skips, &place)
+            .map_err(|e| e.context(&place))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -138,6 +142,7 @@ impl ColumnReader {
         row_group: usize,
         plan: &ColumnPlan,
         options: &ReadOptions,
+        skips: bool,
         place: &str,
     ) -> Result<Self> {
         let rg = &metadata.row_groups[row_group];
@@ -164,9 +169,9 @@ impl ColumnReader {
         let stream = PageStream::new(meta, source.len(), padding)?;
         let (start, len) = stream.byte_range();
         source.will_need(start, len);
-        let page_locations = match options.row_selection {
-            Some(_) => page_locations(source, chunk, (start, len), rows),
-            None => None,
+        let page_locations = match skips {
+            true => page_locations(source, chunk, (start, len), rows),
+            false => None,
         };
         let max_reserve_rows = bounded_rows(usize::MAX, meta);
         let kind = ValueKind {
@@ -543,7 +548,7 @@ fn finished() -> Error {
 /// in order inside the chunk's bytes, first rows rising from 0 below the chunk's rows.
 /// Anything else (missing, unreadable, inconsistent) gives `None`, and skips then walk the
 /// page headers instead.
-fn page_locations<S: ChunkSource>(
+pub(crate) fn page_locations<S: ChunkSource>(
     source: &S,
     chunk: &crate::format::ColumnChunk,
     (start, len): (u64, u64),

@@ -64,11 +64,14 @@ pub struct FetchOptions {
     pub max_ahead: u64,
     /// Requests in flight at once. 8 by default.
     pub concurrency: usize,
+    /// The longest request that merging ranges makes (a column chunk longer by itself is
+    /// fetched whole). 16 MiB by default.
+    pub max_request: u64,
 }
 
 impl Default for FetchOptions {
     fn default() -> Self {
-        FetchOptions { coalesce_gap: 1 << 20, max_ahead: 256 << 20, concurrency: 8 }
+        FetchOptions { coalesce_gap: 1 << 20, max_ahead: 256 << 20, concurrency: 8, max_request: 16 << 20 }
     }
 }
 
@@ -236,14 +239,18 @@ async fn get(location: Location, options: GetOptions, stats: Arc<RequestStats>) 
     Ok(Buffer::from(bytes))
 }
 
-/// Sorts `ranges` and merges those closer than `gap` (and overlapping ones).
-pub fn coalesce(ranges: &[Range<u64>], gap: u64) -> Vec<Range<u64>> {
+/// Sorts `ranges` and merges those closer than `gap` (and overlapping ones), as long as a
+/// merged range stays within `max_len` bytes (a range longer by itself stays whole): a long
+/// read-ahead then comes in several requests at once, each usable as soon as it arrives.
+/// A range given is never split, so a page inside one lies inside one merged range.
+pub fn coalesce(ranges: &[Range<u64>], gap: u64, max_len: u64) -> Vec<Range<u64>> {
     let mut sorted: Vec<Range<u64>> = ranges.iter().filter(|r| r.start < r.end).cloned().collect();
     sorted.sort_by_key(|r| r.start);
     let mut out: Vec<Range<u64>> = Vec::with_capacity(sorted.len());
     for r in sorted {
         match out.last_mut() {
-            Some(last) if r.start <= last.end.saturating_add(gap) => last.end = last.end.max(r.end),
+            Some(last) if r.start < last.end => last.end = last.end.max(r.end),
+            Some(last) if r.start <= last.end.saturating_add(gap) && r.end - last.start <= max_len => last.end = r.end,
             _ => out.push(r),
         }
     }
@@ -278,13 +285,23 @@ impl ChunkSource for ObjectSource {
         self.find(offset, len).is_some()
     }
 
+    fn held_from(&self, offset: u64) -> u64 {
+        let fetched = self.fetched.lock().unwrap_or_else(PoisonError::into_inner);
+        fetched
+            .iter()
+            .filter(|f| f.range.start <= offset && offset < f.range.end)
+            .map(|f| f.range.end - offset)
+            .max()
+            .unwrap_or(0)
+    }
+
     fn prefetch(&self, ranges: &[(u64, u64)]) {
         let wanted: Vec<Range<u64>> = ranges
             .iter()
             .filter_map(|&(start, len)| Some(start..start.checked_add(len).filter(|&e| e <= self.len)?))
             .filter(|r| self.find(r.start, (r.end - r.start) as usize).is_none())
             .collect();
-        let merged = coalesce(&wanted, self.fetch.coalesce_gap);
+        let merged = coalesce(&wanted, self.fetch.coalesce_gap, self.fetch.max_request);
         if merged.is_empty() {
             return;
         }
@@ -334,9 +351,11 @@ mod tests {
 
     #[test]
     fn ranges_closer_than_the_gap_merge() {
-        assert_eq!(coalesce(&[20..30, 0..10, 12..15, 100..110], 2), vec![0..15, 20..30, 100..110]);
-        assert_eq!(coalesce(&[0..10, 5..8, 9..20], 0), vec![0..20]);
-        assert_eq!(coalesce(&[5..5, 0..1], 100), vec![0..1]);
-        assert!(coalesce(&[], 1).is_empty());
+        assert_eq!(coalesce(&[20..30, 0..10, 12..15, 100..110], 2, 1000), vec![0..15, 20..30, 100..110]);
+        assert_eq!(coalesce(&[0..10, 5..8, 9..20], 0, 1000), vec![0..20]);
+        assert_eq!(coalesce(&[5..5, 0..1], 100, 1000), vec![0..1]);
+        assert!(coalesce(&[], 1, 1000).is_empty());
+        // No merged range past the longest request; a longer range stays whole.
+        assert_eq!(coalesce(&[0..10, 10..20, 20..30, 30..70, 70..75], 0, 20), vec![0..20, 20..30, 30..70, 70..75]);
     }
 }

@@ -1,0 +1,201 @@
+//! What a [`RecordBatchIter`] names to its source ahead of reading: on an object store,
+//! the ranges a few requests fetch at once while earlier row groups decode (see
+//! `store/source.rs`); elsewhere, nothing happens.
+
+use std::collections::VecDeque;
+
+use super::super::column::{page_locations, ColumnPlan};
+use super::super::selection::{self, Step};
+use super::RecordBatchIter;
+use crate::page::{chunk_byte_range, has_parquet_816_bug, ChunkSource};
+
+/// How many bytes of whole row groups a read names ahead of the one it decodes (see
+/// `ahead_window`): on an object store, a few requests of up to 16 MiB at once rather than a
+/// request per row group, each waited for in turn.
+const READ_AHEAD: u64 = 64 << 20;
+
+impl<S: ChunkSource> RecordBatchIter<'_, S> {
+    /// Names to the source what is read of the row group `rg_index` (`steps`): its column
+    /// chunks, or with a row selection that passes over rows, only the pages holding the rows
+    /// read (see [`selected_pages`](Self::selected_pages)); and, without a filter (which may
+    /// prune it) and once the caller asked for a second batch, the next row group's chunks. A
+    /// remote source fetches them now, few requests ahead of decoding, instead of one request
+    /// per page. The next row group waits for a second batch so that a read stopped after
+    /// the first (`cat --limit`) costs no request for it.
+    pub(super) fn prefetch(&self, rg_index: usize, steps: &VecDeque<Step>) {
+        let file = &self.file;
+        let padding = has_parquet_816_bug(file.metadata.created_by.as_deref());
+        let rows = file.metadata.row_groups[rg_index].num_rows.max(0) as usize;
+        let read: usize = steps.iter().map(|s| if let Step::Read(n) = s { *n } else { 0 }).sum();
+        let mut wanted = match read < rows {
+            true => self.selected_pages(rg_index, steps, padding, None),
+            false => self.chunk_ranges(rg_index, padding, None),
+        };
+        wanted.extend(self.next_chunks(padding));
+        file.source.prefetch(&wanted);
+    }
+
+    /// On the caller's second batch: the next row group's chunks, if the open one was
+    /// opened before the caller asked for more (see [`prefetch`](Self::prefetch)).
+    pub(super) fn prefetch_next(&self) {
+        if self.next_row_group > 0 {
+            let padding = has_parquet_816_bug(self.file.metadata.created_by.as_deref());
+            self.file.source.prefetch(&self.next_chunks(padding));
+        }
+    }
+
+    /// What is read for sure of the row groups after the open one, named ahead (see
+    /// [`ahead_window`](Self::ahead_window)). Without a filter or a row selection, once the
+    /// caller asked for a second batch, their chunks. With a filter, their first pass:
+    /// pruning kept them, so the predicate's columns are read at their candidate rows (every
+    /// column, with late materialization off), and are fetched while earlier row groups
+    /// decode. With a row selection alone, nothing (a few of their pages may be read).
+    fn next_chunks(&self, padding: bool) -> Vec<(u64, u64)> {
+        let Some(filter) = &self.filter else {
+            if self.asked < 2 || self.options.row_selection.is_some() {
+                return Vec::new();
+            }
+            let bytes = |i: usize| self.chunk_ranges(self.row_groups[i], padding, None).iter().map(|r| r.1).sum();
+            let (from, to) = self.ahead_window(bytes);
+            return (from..to).flat_map(|i| self.chunk_ranges(self.row_groups[i], padding, None)).collect();
+        };
+        let fields = filter.first_pass_fields(&self.file.schema);
+        let fields = fields.as_deref();
+        let settled = filter.first_pass_settled();
+        let bytes = |i: usize| match settled {
+            true => self.chunk_ranges(self.row_groups[i], padding, fields).iter().map(|r| r.1).sum(),
+            false => READ_AHEAD, // one row group ahead
+        };
+        let (from, to) = self.ahead_window(bytes);
+        let reads: Vec<(usize, VecDeque<Step>, bool)> = (from..to)
+            .filter_map(|i| {
+                let index = self.row_groups[i];
+                let rows = self.file.metadata.row_groups.get(index)?.num_rows.max(0) as usize;
+                let steps = match &self.options.row_selection {
+                    Some(ranges) => selection::steps(ranges, self.starts[index], rows),
+                    None => VecDeque::from([Step::Read(rows)]),
+                };
+                let read: usize = steps.iter().map(|s| if let Step::Read(n) = s { *n } else { 0 }).sum();
+                (read > 0).then_some((index, steps, read < rows))
+            })
+            .collect();
+        // The OffsetIndexes the partial reads place their pages by, all in one go.
+        let indexes: Vec<(u64, u64)> = reads
+            .iter()
+            .filter(|(_, _, partial)| *partial)
+            .flat_map(|(index, _, _)| self.offset_indexes(*index, fields))
+            .collect();
+        self.file.source.prefetch(&indexes);
+        reads
+            .iter()
+            .flat_map(|(index, steps, partial)| match partial {
+                true => self.selected_pages(*index, steps, padding, fields),
+                false => self.chunk_ranges(*index, padding, fields),
+            })
+            .collect()
+    }
+
+    /// The row groups to name ahead, as positions `from..to` in `row_groups`: those after
+    /// the ones named so far, up to [`READ_AHEAD`] bytes (by `bytes`) past the open one,
+    /// once less than half of that is named (none otherwise); at least one. Named together,
+    /// adjacent chunks of consecutive row groups merge into few requests (up to the source's
+    /// longest request each), fetched at once while the first are decoded.
+    fn ahead_window(&self, bytes: impl Fn(usize) -> u64) -> (usize, usize) {
+        let from = self.next_row_group.max(self.ahead.get());
+        let named: u64 = (self.next_row_group..from).map(&bytes).sum();
+        if named >= READ_AHEAD / 2 {
+            return (from, from);
+        }
+        let (mut total, mut to) = (named, from);
+        while to < self.row_groups.len() && (to == from || total + bytes(to) <= READ_AHEAD) {
+            total += bytes(to);
+            to += 1;
+        }
+        self.ahead.set(to);
+        (from, to)
+    }
+
+    /// The byte ranges of the OffsetIndexes of the columns read (under `fields`) in the row
+    /// group `rg_index`.
+    fn offset_indexes(&self, rg_index: usize, fields: Option<&[String]>) -> Vec<(u64, u64)> {
+        let Some(rg) = self.file.metadata.row_groups.get(rg_index) else { return Vec::new() };
+        self.plans(fields)
+            .filter_map(|p| rg.columns.get(p.leaf))
+            .filter_map(|c| {
+                Some((u64::try_from(c.offset_index_offset?).ok()?, u64::try_from(c.offset_index_length?).ok()?))
+            })
+            .collect()
+    }
+
+    /// The columns read, or those of them under the top-level `fields`.
+    fn plans<'a>(&'a self, fields: Option<&'a [String]>) -> impl Iterator<Item = &'a ColumnPlan> + 'a {
+        self.plans.iter().filter(move |p| fields.is_none_or(|f| f.contains(&self.file.schema.columns[p.leaf].path[0])))
+    }
+
+    /// The byte ranges of the column chunks read in the row group `rg_index`.
+    fn chunk_ranges(&self, rg_index: usize, padding: bool, fields: Option<&[String]>) -> Vec<(u64, u64)> {
+        let file = &self.file;
+        let Some(rg) = file.metadata.row_groups.get(rg_index) else { return Vec::new() };
+        self.plans(fields)
+            .filter_map(|p| {
+                let meta = rg.columns.get(p.leaf)?.meta_data.as_ref()?;
+                chunk_byte_range(meta, file.source.len(), padding).ok()
+            })
+            .collect()
+    }
+
+    /// The byte ranges of the pages of the row group `rg_index` that hold rows `steps` read:
+    /// for each column with a consistent OffsetIndex, its dictionary page and the data pages
+    /// overlapping the reads (the reader seeks past the others); for the others, the whole
+    /// chunk. The columns' OffsetIndexes are named to the source first: writers keep them
+    /// together, so they come in one request (or none, when they lie in the footer's tail).
+    fn selected_pages(
+        &self,
+        rg_index: usize,
+        steps: &VecDeque<Step>,
+        padding: bool,
+        fields: Option<&[String]>,
+    ) -> Vec<(u64, u64)> {
+        let file = &self.file;
+        let Some(rg) = file.metadata.row_groups.get(rg_index) else { return Vec::new() };
+        let rows = rg.num_rows.max(0) as usize;
+        let mut reads = Vec::new();
+        let mut at = 0usize;
+        for s in steps {
+            match *s {
+                Step::Skip(n) => at = at.saturating_add(n),
+                Step::Read(n) => {
+                    reads.push(at..at.saturating_add(n));
+                    at = at.saturating_add(n);
+                }
+            }
+        }
+        let chunks: Vec<_> = self.plans(fields).filter_map(|p| rg.columns.get(p.leaf)).collect();
+        file.source.prefetch(&self.offset_indexes(rg_index, fields));
+        let mut out = Vec::new();
+        for chunk in chunks {
+            let Some(meta) = chunk.meta_data.as_ref() else { continue };
+            let Ok((start, len)) = chunk_byte_range(meta, file.source.len(), padding) else { continue };
+            let Some(locations) = page_locations(&file.source, chunk, (start, len), rows) else {
+                out.push((start, len));
+                continue;
+            };
+            if let Some(first) = locations.first().filter(|l| l.offset as u64 > start) {
+                out.push((start, first.offset as u64 - start)); // the dictionary page
+            }
+            // Pages and reads both rise: one walk over each.
+            let mut r = 0;
+            for (i, page) in locations.iter().enumerate() {
+                let first = page.first_row_index as usize;
+                let end = locations.get(i + 1).map_or(rows, |l| l.first_row_index as usize);
+                while r < reads.len() && reads[r].end <= first {
+                    r += 1;
+                }
+                if r < reads.len() && reads[r].start < end {
+                    out.push((page.offset as u64, page.compressed_page_size.max(0) as u64));
+                }
+            }
+        }
+        out
+    }
+}
