@@ -277,6 +277,34 @@ def test_filesystem_argument_reads_through_pyarrow_filesystem(s3, options, moto)
     assert_tables_equal(got, pq.read_table(path))
 
 
+def test_write_to_dataset_under_an_s3_url_pyarrow_reads(s3, options, moto):
+    # A hive dataset written straight to S3 (storage_options, no filesystem object): pyarrow's
+    # dataset reader over its own S3 filesystem finds the same rows and partitions.
+    import pyarrow.dataset as ds
+    from pyarrow import fs
+
+    n = 3000
+    table = pa.table({"k": [f"p{i % 3}" for i in range(n)], "x": pa.array(range(n), pa.int64()),
+                      "s": [f"value-{i}" for i in range(n)]})
+    seen = []
+    parquetry.write_to_dataset(table, f"s3://{BUCKET}/to_dataset/", partition_cols=["k"], storage_options=options,
+                               max_rows_per_file=700, file_visitor=lambda f: seen.append((f.path, f.size)))
+    listed = {o["Key"]: o["Size"] for o in s3.list_objects_v2(Bucket=BUCKET, Prefix="to_dataset/")["Contents"]}
+    assert sorted(listed) == sorted(p[len(f"s3://{BUCKET}/"):] for p, _ in seen)
+    assert [listed[p[len(f"s3://{BUCKET}/"):]] for p, _ in seen] == [size for _, size in seen], seen
+    assert {k.split("/")[1] for k in listed} == {"k=p0", "k=p1", "k=p2"}
+    s3fs = fs.S3FileSystem(endpoint_override=moto, access_key="test", secret_key="test", scheme="http",
+                           region="us-east-1")
+    got = ds.dataset(f"{BUCKET}/to_dataset", filesystem=s3fs, format="parquet", partitioning="hive").to_table()
+    assert got.sort_by("x").select(["x", "s", "k"]).equals(table.select(["x", "s", "k"]))
+    with pytest.raises(ValueError, match="not empty"):
+        parquetry.write_to_dataset(table, f"s3://{BUCKET}/to_dataset", partition_cols=["k"], storage_options=options,
+                                   existing_data_behavior="error")
+    with pytest.raises(NotImplementedError, match="delete_matching"):
+        parquetry.write_to_dataset(table, f"s3://{BUCKET}/to_dataset", partition_cols=["k"], storage_options=options,
+                                   existing_data_behavior="delete_matching")
+
+
 # ---- servers written here: ranges over HTTP, a refusing server, a server that drops ----
 
 

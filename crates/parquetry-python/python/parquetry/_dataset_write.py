@@ -81,14 +81,26 @@ def write_to_dataset(table, root_path, partition_cols=None, filesystem=None, sch
     splits them; ``existing_data_behavior``: ``"overwrite_or_ignore"`` (default),
     ``"error"`` (if the folder holds anything) or ``"delete_matching"`` (each partition
     written is emptied first). ``filesystem``: pyarrow's, fsspec's or a URI (a non-local one
-    is written through). ``metadata_collector`` (a list) gets each file's metadata. Other
+    is written through). A root that is an object store URL (``s3://``, ``gs://``, ``az://``)
+    takes ``storage_options`` and has each file uploaded whole (``delete_matching`` is refused
+    there). ``metadata_collector`` (a list) gets each file's metadata. Other
     keyword arguments go to ``write_table``. Each file is written to a temporary and
     renamed, so no half-written file is left behind.
     """
     from ._read import read_metadata
     from ._write import write_table
 
-    local, fs, fs_root = _folders(root_path, filesystem)
+    storage_options = kwargs.pop("storage_options", None)
+    url = _io.object_url(root_path, filesystem)
+    if url is not None:
+        # An object store root: no folders to make; each file is uploaded whole (written
+        # to a local temporary, then a multipart upload that exists only once complete).
+        local, fs, fs_root = None, None, url.rstrip("/")
+        kwargs["storage_options"] = storage_options
+    elif storage_options is not None:
+        raise InvalidArgumentError("storage_options applies to s3://, gs://, az:// and http(s):// roots only")
+    else:
+        local, fs, fs_root = _folders(root_path, filesystem)
     if not isinstance(table, pa.Table):
         try:
             import pandas as pd
@@ -111,7 +123,10 @@ def write_to_dataset(table, root_path, partition_cols=None, filesystem=None, sch
     if behavior not in ("overwrite_or_ignore", "error", "delete_matching"):
         raise InvalidArgumentError(
             f"existing_data_behavior must be 'overwrite_or_ignore', 'error' or 'delete_matching', not {behavior!r}")
-    if behavior == "error" and _holds_anything(local, fs, fs_root):
+    if url is not None and behavior == "delete_matching":
+        raise UnsupportedError("existing_data_behavior='delete_matching' under an object store URL "
+                               "(parquetry does not delete objects yet)")
+    if behavior == "error" and _holds_anything(local, fs, fs_root, storage_options):
         raise InvalidArgumentError(f"Could not write to {root_path} as the directory is not empty and "
                                    "existing_data_behavior is to error")
     max_rows = kwargs.pop("max_rows_per_file", None) or 0
@@ -146,13 +161,13 @@ def write_to_dataset(table, root_path, partition_cols=None, filesystem=None, sch
     deleted = set()
     for values, part in groups:
         parts = [f"{c}={_segment(v)}" if hive else _segment(v) for c, v in zip(partition_cols, values)]
-        folder = os.path.join(local, *parts) if fs is None else "/".join([fs_root, *parts])
+        folder = os.path.join(local, *parts) if local is not None else "/".join([fs_root, *parts])
         if behavior == "delete_matching" and folder not in deleted:
             _delete(folder, fs)
             deleted.add(folder)
-        if fs is None:
+        if local is not None:
             os.makedirs(folder, exist_ok=True)
-        else:
+        elif fs is not None:
             fs.create_dir(folder, recursive=True)
         if part.num_columns == 0:
             # Every column is a partition column: a file of no columns, as pyarrow writes (of
@@ -163,22 +178,30 @@ def write_to_dataset(table, root_path, partition_cols=None, filesystem=None, sch
             i = counters.get(folder, 0)
             counters[folder] = i + 1
             name = basename_template.format(i=i)
-            path = os.path.join(folder, name) if fs is None else folder + "/" + name
+            path = os.path.join(folder, name) if local is not None else folder + "/" + name
             rows = part.slice(start, min(step, part.num_rows - start))
             write_table(rows, path, filesystem=fs, threads=threads, **kwargs)
             if file_visitor is not None or collector is not None:
-                metadata = read_metadata(path, filesystem=fs)
+                metadata = read_metadata(path, filesystem=fs, storage_options=storage_options)
                 if collector is not None:
-                    metadata.set_file_path(os.path.relpath(path, local) if fs is None else path[len(fs_root) + 1:])
+                    metadata.set_file_path(os.path.relpath(path, local) if local is not None else path[len(fs_root) + 1:])
                     collector.append(metadata)
                 if file_visitor is not None:
-                    size = os.path.getsize(path) if fs is None else fs.get_file_info(path).size
+                    if local is not None:
+                        size = os.path.getsize(path)
+                    elif fs is not None:
+                        size = fs.get_file_info(path).size
+                    else:
+                        listed = _native.list_url(folder + "/", _io.options_pairs(storage_options))
+                        size = dict(listed).get(path)
                     file_visitor(_WrittenFile(path, metadata, size))
 
 
-def _holds_anything(local, fs, fs_root):
-    if fs is None:
+def _holds_anything(local, fs, fs_root, storage_options=None):
+    if local is not None:
         return os.path.isdir(local) and any(os.scandir(local))
+    if fs is None:
+        return bool(_native.list_url(fs_root + "/", _io.options_pairs(storage_options)))
     import pyarrow.fs as pafs
 
     return bool(fs.get_file_info(pafs.FileSelector(fs_root, allow_not_found=True)))
