@@ -130,8 +130,7 @@ unsafe fn copy_run<O: OffsetSize>(
     let n = offsets.len();
     while done < n {
         while done < n {
-            let Some(&len) = page.get(p..).and_then(|s| s.first_chunk::<4>()) else { return Run { out, p, done } };
-            let len = u32::from_le_bytes(len) as usize;
+            let Some(len) = length_at(page, p) else { return Run { out, p, done } };
             // SAFETY: `base + out .. base + cap` is writable and apart from `page` (the caller).
             if !unsafe { put_block(page, p + 4, len, base.add(out), cap - out) } {
                 break;
@@ -145,8 +144,7 @@ unsafe fn copy_run<O: OffsetSize>(
         if done == n {
             break;
         }
-        let Some(&len) = page.get(p..).and_then(|s| s.first_chunk::<4>()) else { break };
-        let len = u32::from_le_bytes(len) as usize;
+        let Some(len) = length_at(page, p) else { break };
         // SAFETY: as above.
         if !unsafe { put_value(page, p + 4, len, base.add(out), cap - out) } {
             break;
@@ -157,6 +155,13 @@ unsafe fn copy_run<O: OffsetSize>(
         done += 1;
     }
     Run { out, p, done }
+}
+
+/// The 4-byte length prefix of the PLAIN value at `p`, if the page holds all of it.
+#[inline(always)]
+fn length_at(page: &[u8], p: usize) -> Option<usize> {
+    let len = page.get(p..)?.first_chunk::<4>()?;
+    Some(u32::from_le_bytes(*len) as usize)
 }
 
 /// Appends the values described at [`OffsetsSink::extend_gathered`].
