@@ -6,7 +6,7 @@ use arrow_array::{BooleanArray, RecordBatch};
 use arrow_schema::{DataType, Schema};
 
 use super::bind::{arrow_domain, check_depth, tree, Node};
-use super::evaluate::{evaluate, find, ArrayPath};
+use super::evaluate::{evaluate, find, ArrayPath, DictionaryTests};
 use super::expr::Predicate;
 use crate::error::{Error, Result};
 
@@ -49,7 +49,7 @@ impl BatchFilter {
     /// Where the predicate is true on each row of `batch` (null and false rows are false).
     pub fn evaluate(&self, batch: &RecordBatch) -> Result<BooleanArray> {
         let arrays = self.paths.iter().map(|p| find(batch.columns(), p)).collect::<Result<Vec<_>>>()?;
-        Ok(BooleanArray::new(evaluate(&self.tree, &arrays, batch.num_rows())?, None))
+        Ok(BooleanArray::new(evaluate(&self.tree, &arrays, batch.num_rows(), &mut DictionaryTests::default())?, None))
     }
 
     /// The rows of `batch` where the predicate is true.

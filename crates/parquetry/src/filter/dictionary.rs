@@ -110,7 +110,7 @@ pub(crate) fn values<S: ChunkSource>(
 /// A FIXED_LEN_BYTE_ARRAY dictionary's value width: its bytes shared evenly by its values.
 /// Whether the chunk's `encoding_stats` say it has a dictionary page and every data page is
 /// dictionary-encoded (then the dictionary lists every value).
-fn all_dictionary(meta: &ColumnMetaData) -> bool {
+pub(crate) fn all_dictionary(meta: &ColumnMetaData) -> bool {
     let Some(stats) = meta.encoding_stats.as_ref() else { return false };
     let dictionary = |e: Encoding| matches!(e, Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY);
     let data = |t: PageType| matches!(t, PageType::DATA_PAGE | PageType::DATA_PAGE_V2);

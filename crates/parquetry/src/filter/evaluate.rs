@@ -47,24 +47,65 @@ pub(crate) fn find(columns: &[ArrayRef], path: &ArrayPath) -> Result<(ArrayRef, 
     Ok((array, nulls))
 }
 
-/// The rows of `len` where `node` is true, given each bound column's array (with the nulls
-/// of its parents) and each leaf test converted for that array's type.
-pub(crate) fn evaluate(node: &Node, arrays: &[(ArrayRef, Option<NullBuffer>)], len: usize) -> Result<BooleanBuffer> {
-    Ok(eval(node, arrays, len)?.t)
+/// The results of tests on dictionary values, kept across batches: a column chunk read as a
+/// dictionary shares one values array among its batches, so each test runs once per chunk
+/// rather than once per batch. An entry holds the values array it was computed on, so that
+/// array cannot be freed and another allocated at its address while the entry lives.
+#[derive(Debug, Default)]
+pub(crate) struct DictionaryTests {
+    entries: Vec<(usize, Test, ArrayRef, Vec<bool>)>,
 }
 
-fn eval(node: &Node, arrays: &[(ArrayRef, Option<NullBuffer>)], len: usize) -> Result<Truth> {
+impl DictionaryTests {
+    /// The result of `test` (of leaf column `column`) on each value of `values`.
+    fn get(&mut self, column: usize, test: &Test, values: &ArrayRef) -> Result<&[bool]> {
+        let found = self
+            .entries
+            .iter()
+            .position(|(c, t, v, _)| *c == column && std::sync::Arc::ptr_eq(v, values) && t == test);
+        let at = match found {
+            Some(at) => at,
+            None => {
+                let on_values: Vec<bool> = self::values(test, values.as_ref())?.iter().collect();
+                // The entries of a column's previous chunk are of no further use.
+                self.entries.retain(|(c, t, _, _)| !(*c == column && t == test));
+                self.entries.push((column, test.clone(), values.clone(), on_values));
+                self.entries.len() - 1
+            }
+        };
+        Ok(&self.entries[at].3)
+    }
+}
+
+/// The rows of `len` where `node` is true, given each bound column's array (with the nulls
+/// of its parents) and each leaf test converted for that array's type. `tests` keeps the
+/// results on dictionaries from one batch to the next.
+pub(crate) fn evaluate(
+    node: &Node,
+    arrays: &[(ArrayRef, Option<NullBuffer>)],
+    len: usize,
+    tests: &mut DictionaryTests,
+) -> Result<BooleanBuffer> {
+    Ok(eval(node, arrays, len, tests)?.t)
+}
+
+fn eval(
+    node: &Node,
+    arrays: &[(ArrayRef, Option<NullBuffer>)],
+    len: usize,
+    tests: &mut DictionaryTests,
+) -> Result<Truth> {
     Ok(match node {
         Node::And(a, b) => {
-            let (a, b) = (eval(a, arrays, len)?, eval(b, arrays, len)?);
+            let (a, b) = (eval(a, arrays, len, tests)?, eval(b, arrays, len, tests)?);
             Truth { t: &a.t & &b.t, f: &a.f | &b.f }
         }
         Node::Or(a, b) => {
-            let (a, b) = (eval(a, arrays, len)?, eval(b, arrays, len)?);
+            let (a, b) = (eval(a, arrays, len, tests)?, eval(b, arrays, len, tests)?);
             Truth { t: &a.t | &b.t, f: &a.f & &b.f }
         }
         Node::Not(p) => {
-            let p = eval(p, arrays, len)?;
+            let p = eval(p, arrays, len, tests)?;
             Truth { t: p.f, f: p.t }
         }
         Node::Leaf(i, test) => {
@@ -75,20 +116,46 @@ fn eval(node: &Node, arrays: &[(ArrayRef, Option<NullBuffer>)], len: usize) -> R
                 let null = !&valid;
                 return Ok(if *not { Truth { t: valid, f: null } } else { Truth { t: null, f: valid } });
             }
-            let r = values(test, array.as_ref())?;
+            let r = match array.as_any_dictionary_opt() {
+                Some(d) => through_keys(d, tests.get(*i, test, d.values())?),
+                None => values(test, array.as_ref())?,
+            };
             Truth { t: &r & &valid, f: &!&r & &valid }
         }
     })
 }
 
+/// Each slot of dictionary `d` looked up in `on_values`, the test's result on each value
+/// (false for a key out of range; what a null slot gets does not matter).
+fn through_keys(d: &dyn arrow_array::AnyDictionaryArray, on_values: &[bool]) -> BooleanBuffer {
+    let keys = d.keys();
+    let lookup = |k: usize| on_values.get(k).copied().unwrap_or(false);
+    macro_rules! keyed {
+        ($t:ty) => {{
+            let k = keys.as_primitive::<$t>().values();
+            BooleanBuffer::collect_bool(k.len(), |i| lookup(k[i] as usize))
+        }};
+    }
+    match keys.data_type() {
+        // The reader's dictionaries have Int32 keys; negative ones wrap past every value.
+        DataType::Int32 => keyed!(Int32Type),
+        DataType::Int8 => keyed!(Int8Type),
+        DataType::Int16 => keyed!(Int16Type),
+        DataType::Int64 => keyed!(Int64Type),
+        DataType::UInt8 => keyed!(UInt8Type),
+        DataType::UInt16 => keyed!(UInt16Type),
+        DataType::UInt32 => keyed!(UInt32Type),
+        DataType::UInt64 => keyed!(UInt64Type),
+        _ => {
+            let keys = d.normalized_keys();
+            BooleanBuffer::collect_bool(keys.len(), |i| lookup(keys[i]))
+        }
+    }
+}
+
 /// The test on every slot of `array` (what a null slot gets does not matter).
 fn values(test: &Test, array: &dyn Array) -> Result<BooleanBuffer> {
     let len = array.len();
-    if let Some(d) = array.as_any_dictionary_opt() {
-        let on_values = values(test, d.values().as_ref())?;
-        let keys = d.normalized_keys();
-        return Ok(BooleanBuffer::collect_bool(len, |i| keys[i] < on_values.len() && on_values.value(keys[i])));
-    }
     macro_rules! ints {
         ($t:ty, $conv:expr) => {{
             let m = int_matcher(test)?;
@@ -273,7 +340,7 @@ mod tests {
 
     fn run(node: &Node, a: ArrayRef) -> Vec<bool> {
         let len = a.len();
-        evaluate(node, &[(a, None)], len).unwrap().iter().collect()
+        evaluate(node, &[(a, None)], len, &mut DictionaryTests::default()).unwrap().iter().collect()
     }
 
     fn leaf(t: Test) -> Node {

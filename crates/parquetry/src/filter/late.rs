@@ -17,7 +17,7 @@ use std::ops::Range;
 use arrow_schema::SchemaRef;
 
 use super::bind::Node;
-use super::evaluate::{evaluate, find, ArrayPath};
+use super::evaluate::{evaluate, find, ArrayPath, DictionaryTests};
 use super::ranges::RowRanges;
 use crate::error::{Error, Result};
 use crate::page::ChunkSource;
@@ -58,7 +58,13 @@ pub(crate) struct Narrowed {
 impl Late {
     /// Late materialization for a read whose batches have schema `read`, or `None` where it
     /// cannot pay (every column read is one the predicate reads).
-    pub(crate) fn new(read: &SchemaRef, columns: &[Vec<String>], options: &ReadOptions) -> Option<Late> {
+    /// Its first pass reads the string columns `dictionary_leaves` as dictionaries.
+    pub(crate) fn new(
+        read: &SchemaRef,
+        columns: &[Vec<String>],
+        options: &ReadOptions,
+        dictionary_leaves: &[usize],
+    ) -> Option<Late> {
         let mut tops: Vec<String> = Vec::new();
         for path in columns {
             if !tops.contains(&path[0]) {
@@ -76,6 +82,7 @@ impl Late {
             filter: None,
             threads: 1,
             batch_size: 64 * 1024,
+            dictionary_leaves: dictionary_leaves.to_vec(),
             ..options.clone()
         };
         Some(Late { fields, dense: 0, options })
@@ -125,6 +132,8 @@ impl Late {
         // and the candidate ranges before `range` hold `base` rows.
         let (mut range, mut base, mut seen) = (0usize, 0u64, 0u64);
         let len = |r: &Range<u64>| r.end - r.start;
+        // A row group's first pass reads each chunk's dictionary once, in its own read.
+        let mut tests = DictionaryTests::default();
         for batch in file.batches(options)? {
             let batch = batch?;
             let schema = batch.schema();
@@ -137,7 +146,7 @@ impl Late {
                 })
                 .collect::<Vec<_>>();
             let arrays = paths.iter().map(|p| find(batch.columns(), p)).collect::<Result<Vec<_>>>()?;
-            let keep = evaluate(tree, &arrays, batch.num_rows())?;
+            let keep = evaluate(tree, &arrays, batch.num_rows(), &mut tests)?;
             for i in keep.set_indices() {
                 let k = seen + i as u64;
                 while range < candidates.len() && k >= base + len(&candidates[range]) {

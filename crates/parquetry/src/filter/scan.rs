@@ -14,7 +14,7 @@ use arrow_array::{BooleanArray, RecordBatch};
 use arrow_schema::{DataType, SchemaRef};
 
 use super::bind::{arrow_domain, bind, tree, Bound, Node};
-use super::evaluate::{evaluate, find, ArrayPath};
+use super::evaluate::{evaluate, find, ArrayPath, DictionaryTests};
 use super::expr::Predicate;
 use super::late::Late;
 use super::literal::{Key, Test};
@@ -23,7 +23,7 @@ use super::ranges::{well_formed, RowRanges};
 use super::statistics::{column_may_match, may_match, Stats};
 use super::{bloom, dictionary};
 use crate::error::{Error, Result};
-use crate::format::RowGroup;
+use crate::format::{PhysicalType, RowGroup};
 use crate::page::chunk_byte_range;
 use crate::page::ChunkSource;
 use crate::read::{ColumnSelector, ParquetFile, ReadOptions, Step};
@@ -112,6 +112,11 @@ pub(crate) struct Filtering {
     output: SchemaRef,
     metrics: ScanMetrics,
     late: Option<Late>,
+    /// The predicate's columns read as dictionaries in its own reads (see
+    /// [`dictionary_read_leaves`]).
+    dictionary_leaves: Vec<usize>,
+    /// Tests on dictionary values, kept across the batches of a chunk.
+    tests: DictionaryTests,
 }
 
 /// Binds `predicate` to `file`, prunes, and returns the options that read the candidate
@@ -267,10 +272,51 @@ pub(crate) fn prepare<S: ChunkSource>(
             }
         }
     }
+    // String columns whose chunks left are all dictionary-encoded are read as dictionaries
+    // where only the filter reads them: each test then runs once per dictionary value, not
+    // once per row, and no string is copied out of the dictionary.
+    let dictionary_leaves = dictionary_read_leaves(file, &bound, &kept);
+    options.dictionary_leaves = dictionary_leaves
+        .iter()
+        .copied()
+        .filter(|&leaf| output.fields().iter().all(|f| f.name() != &file.schema_descriptor().columns[leaf].path[0]))
+        .collect();
     options.row_groups = Some(kept);
-    let filtering =
-        Filtering { predicate: predicate.clone(), bound, arrow: None, paths: Vec::new(), output, metrics, late: None };
+    let filtering = Filtering {
+        predicate: predicate.clone(),
+        bound,
+        arrow: None,
+        paths: Vec::new(),
+        output,
+        metrics,
+        late: None,
+        dictionary_leaves,
+        tests: DictionaryTests::default(),
+    };
     Ok((options, filtering))
+}
+
+/// The predicate's flat BYTE_ARRAY columns whose chunk is all dictionary-encoded in every
+/// row group of `kept` (as their `encoding_stats` say): reading those as `Dictionary` costs
+/// their keys only. A chunk that falls back to PLAIN would make each batch carry its own
+/// values array, so a column with one such chunk is read as the caller would.
+fn dictionary_read_leaves<S: ChunkSource>(file: &ParquetFile<S>, bound: &Bound, kept: &[usize]) -> Vec<usize> {
+    let meta = file.metadata();
+    let mut out: Vec<usize> = Vec::new();
+    for c in &bound.columns {
+        let flat = file.schema_descriptor().columns.get(c.leaf).is_some_and(|d| d.path.len() == 1);
+        if c.physical != PhysicalType::BYTE_ARRAY || !flat || out.contains(&c.leaf) || kept.is_empty() {
+            continue;
+        }
+        let all = kept.iter().all(|&rg| {
+            let chunk = meta.row_groups.get(rg).and_then(|r| r.columns.get(c.leaf));
+            chunk.and_then(|c| c.meta_data.as_ref()).is_some_and(dictionary::all_dictionary)
+        });
+        if all {
+            out.push(c.leaf);
+        }
+    }
+    out
 }
 
 /// The size of a column chunk below which pruning by its dictionary fetches the whole chunk
@@ -357,7 +403,7 @@ impl Filtering {
         let paths: Vec<&str> = self.bound.columns.iter().map(|c| c.path.as_str()).collect();
         self.arrow = Some(tree(&self.predicate, &paths, &|i| Ok(types[i]))?);
         let columns: Vec<Vec<String>> = self.bound.columns.iter().map(|c| leaf_paths[c.leaf].clone()).collect();
-        self.late = Late::new(read, &columns, options);
+        self.late = Late::new(read, &columns, options, &self.dictionary_leaves);
         Ok(self)
     }
 
@@ -414,7 +460,7 @@ impl Filtering {
         let Some(tree) = &self.arrow else { return Err(Error::invalid_argument("filter: not attached to a read")) };
         let rows = batch.num_rows();
         let arrays = self.paths.iter().map(|p| find(batch.columns(), p)).collect::<Result<Vec<_>>>()?;
-        let keep = evaluate(tree, &arrays, rows)?;
+        let keep = evaluate(tree, &arrays, rows, &mut self.tests)?;
         let matched = keep.count_set_bits();
         self.metrics.rows_decoded += rows as u64;
         self.metrics.rows_selected += matched as u64;

@@ -39,8 +39,11 @@ pub struct ColumnPlan {
     pub levels: Option<i16>,
 }
 
-/// The type a leaf reads as under the options' overrides (BYTE_ARRAY types, INT96 unit).
-pub(crate) fn leaf_type(column: &ColumnDescriptor, data_type: &DataType, options: &ReadOptions) -> DataType {
+/// The type leaf `leaf` reads as under the options' overrides (BYTE_ARRAY types, INT96 unit).
+pub(crate) fn leaf_type(leaf: usize, column: &ColumnDescriptor, data_type: &DataType, options: &ReadOptions) -> DataType {
+    if column.physical_type == PhysicalType::BYTE_ARRAY && options.dictionary_leaves.contains(&leaf) {
+        return override_byte_array(data_type, ByteArrayType::Dictionary);
+    }
     match (options.byte_array_type, column.physical_type) {
         (Some(t), PhysicalType::BYTE_ARRAY) => override_byte_array(data_type, t),
         (_, PhysicalType::INT96) => match (options.int96_unit, data_type) {

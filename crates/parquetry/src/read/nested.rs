@@ -125,7 +125,7 @@ impl Planner<'_> {
                 return Ok(None);
             }
             let column = &self.schema.columns[leaf];
-            let data_type = leaf_type(column, data_type, self.options);
+            let data_type = leaf_type(leaf, column, data_type, self.options);
             let reader = self.leaves.len();
             let field = Field::new(column.dotted_path(), data_type.clone(), true);
             let levels = cx.in_list || cx.first_leaf_levels;

@@ -60,6 +60,10 @@ pub struct ReadOptions {
     pub(crate) row_selection: Option<Vec<Range<u64>>>,
     pub(crate) threads: usize,
     pub(crate) filter: Option<crate::filter::Predicate>,
+    /// Leaf columns (string or binary) read as `Dictionary(Int32, _)` whatever the other
+    /// settings say: a filter sets it for the columns only it reads, whose chunks are all
+    /// dictionary-encoded, so that its tests run once per dictionary value.
+    pub(crate) dictionary_leaves: Vec<usize>,
 }
 
 impl Default for ReadOptions {
@@ -74,6 +78,7 @@ impl Default for ReadOptions {
             row_selection: None,
             threads: 1,
             filter: None,
+            dictionary_leaves: Vec::new(),
         }
     }
 }
