@@ -137,8 +137,8 @@ fn through_keys(d: &dyn arrow_array::AnyDictionaryArray, on_values: &[bool]) -> 
         }};
     }
     match keys.data_type() {
-        // The reader's dictionaries have Int32 keys; negative ones wrap past every value.
-        DataType::Int32 => keyed!(Int32Type),
+        // The reader's dictionaries have Int32 keys.
+        DataType::Int32 => by_int32_keys(keys.as_primitive::<Int32Type>().values(), on_values),
         DataType::Int8 => keyed!(Int8Type),
         DataType::Int16 => keyed!(Int16Type),
         DataType::Int64 => keyed!(Int64Type),
@@ -151,6 +151,25 @@ fn through_keys(d: &dyn arrow_array::AnyDictionaryArray, on_values: &[bool]) -> 
             BooleanBuffer::collect_bool(keys.len(), |i| lookup(keys[i]))
         }
     }
+}
+
+/// [`through_keys`] for Int32 keys, a word of 64 rows at a time with no branch per key: a
+/// key out of range (negative ones wrap past every value) reads the table's last entry, a
+/// false one. Written out because `collect_bool` with a bounds-checked closure took twice as
+/// long as decoding the keys (`count(*) WHERE l_shipmode = 'AIR'` on TPC-H lineitem).
+fn by_int32_keys(keys: &[i32], on_values: &[bool]) -> BooleanBuffer {
+    let mut table: Vec<u8> = on_values.iter().map(|&b| b as u8).collect();
+    let last = table.len();
+    table.push(0);
+    let mut words: Vec<u64> = Vec::with_capacity(keys.len().div_ceil(64));
+    for chunk in keys.chunks(64) {
+        let mut word = 0u64;
+        for (j, &k) in chunk.iter().enumerate() {
+            word |= (table[(k as u32 as usize).min(last)] as u64) << j;
+        }
+        words.push(word);
+    }
+    BooleanBuffer::new(arrow_buffer::Buffer::from_vec(words), 0, keys.len())
 }
 
 /// The test on every slot of `array` (what a null slot gets does not matter).
