@@ -31,6 +31,7 @@ mod parse;
 mod ranges;
 mod scan;
 mod statistics;
+mod views;
 
 pub use batch::BatchFilter;
 pub use expr::{col, lit, not, CmpOp, Column, Literal, Predicate};

@@ -21,7 +21,7 @@ use super::literal::{Key, Test};
 use super::page_index::{self, candidate_rows, ChunkPages};
 use super::ranges::{well_formed, RowRanges};
 use super::statistics::{column_may_match, may_match, Stats};
-use super::{bloom, dictionary};
+use super::{bloom, dictionary, views};
 use crate::error::{Error, Result};
 use crate::format::{PhysicalType, RowGroup};
 use crate::page::chunk_byte_range;
@@ -474,11 +474,11 @@ impl Filtering {
                 .map_err(|e| Error::invalid_argument(format!("filter: {e}")))?,
             false => batch,
         };
-        if matched == rows {
-            return Ok(Some(batch));
-        }
-        arrow_select::filter::filter_record_batch(&batch, &BooleanArray::new(keep, None))
-            .map(Some)
-            .map_err(|e| Error::invalid_argument(format!("filter: selecting the matching rows: {e}")))
+        let batch = match matched == rows {
+            true => batch,
+            false => arrow_select::filter::filter_record_batch(&batch, &BooleanArray::new(keep, None))
+                .map_err(|e| Error::invalid_argument(format!("filter: selecting the matching rows: {e}")))?,
+        };
+        views::compact(batch).map(Some)
     }
 }
