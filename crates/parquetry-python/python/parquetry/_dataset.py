@@ -325,8 +325,8 @@ class ParquetDataset:
     def _check_filter_columns(self, schema):
         """A DNF filter naming no column of the dataset is an error naming it (pyarrow's
         words)."""
-        if self._condition is None or isinstance(self._filters, str):
-            return
+        if self._condition is None or not isinstance(self._filters, (list, tuple)):
+            return  # a condition text, or an Expression (whose field refs pyarrow checks)
         terms = [self._filters] if isinstance(self._filters[0], tuple) else self._filters
         for conjunction in terms:
             for term in conjunction:
