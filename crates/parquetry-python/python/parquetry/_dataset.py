@@ -7,8 +7,9 @@ The native reader lists the files, reads their footers once, unifies their schem
 missing from a file reads as nulls; a column with another type than in the first file is an
 error where read), prunes files by their partition values before opening them, and pushes
 the rest of the filter down into each file (statistics, page index, bloom filters, late
-materialization). pyarrow's DNF ``filters`` are turned into the native condition text; a
-``pyarrow.compute.Expression`` is applied after reading (no pruning yet).
+materialization). pyarrow's DNF ``filters``, and Expressions made of calls the native
+filter has, are turned into the native condition text; any other
+``pyarrow.compute.Expression`` is applied after reading.
 """
 
 from __future__ import annotations

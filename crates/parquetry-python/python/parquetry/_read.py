@@ -3,8 +3,9 @@
 
 What the native reader does not do yet is done here on the table it returns, exactly as
 pyarrow's result would be: ``read_dictionary`` (dictionary-encodes the named columns),
-``filters`` given as a ``pyarrow.compute.Expression`` or with values that have no exact
-native form (rows filtered after reading; DNF lists are pushed down), ``schema`` (columns selected and
+``filters`` given as a ``pyarrow.compute.Expression`` with calls the native filter lacks
+or with values that have no exact native form (rows filtered after reading; DNF lists and
+the other Expressions are pushed down), ``schema`` (columns selected and
 cast), ``coerce_int96_timestamp_unit`` and a ``pyarrow.DataType`` as ``binary_type``.
 """
 
@@ -209,8 +210,9 @@ class ParquetFile:
         ``use_pandas_metadata`` adds the pandas index columns to ``columns``.
         ``filters`` (parquetry's; pyarrow's ``read_table`` form) keeps the matching rows: DNF
         lists are pushed down into the read (row groups, pages and rows skipped by statistics,
-        dictionaries, bloom filters and the page index); an Expression, or a value with no
-        exact native form, is applied to the rows read. A ``str`` is a condition in the
+        dictionaries, bloom filters and the page index), and so are Expressions made of
+        calls the native filter has (``_filters.py``); any other Expression, or a value with
+        no exact native form, is applied to the rows read. A ``str`` is a condition in the
         language of ``parquetry cat --where`` (docs/filter.md), pushed down.
         """
         threads = use_threads if threads is None else threads
@@ -272,8 +274,9 @@ def read_table(source, *, columns=None, use_threads=True, schema=None, use_panda
     ``filters`` (DNF lists or a ``pyarrow.compute.Expression``) keep the matching rows. DNF
     filters are pushed down (files pruned by partition values; row groups, pages and rows by
     statistics, dictionaries, bloom filters and the page index; the other columns decoded
-    only at matching rows); an Expression, or a DNF value with no exact native form (a
-    timezone-aware datetime, a NaN), is applied after reading. parquetry also takes a
+    only at matching rows), as are Expressions made of calls the native filter has; any
+    other Expression, or a DNF value with no exact native form (a timezone-aware datetime, a
+    NaN), is applied after reading. parquetry also takes a
     condition as text, pushed down too: ``filters="s LIKE 'ab%' AND x IS NOT NULL"`` (the
     language of ``parquetry cat --where``, docs/filter.md). ``schema``
     selects and casts columns. ``storage_options``: for object store URLs (``s3://...``),
