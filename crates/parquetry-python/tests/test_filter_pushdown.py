@@ -96,12 +96,12 @@ def test_parquet_file_read_filters_as_pyarrow(generated, filters):
 
 def test_dnf_filters_take_the_native_route(generated, monkeypatch):
     # The pushed-down route never builds a pyarrow Expression: make building one fail.
-    from parquetry import _read
+    from parquetry import _filters
 
     def refuse(filters):
         raise AssertionError(f"applied after reading: {filters}")
 
-    monkeypatch.setattr(_read, "filters_to_expression", refuse)
+    monkeypatch.setattr(_filters, "filters_to_expression", refuse)
     filters = [("mode", "=", "SHIP"), ("num", ">", 500)]
     want = pa_pq.read_table(generated, columns=["key"], filters=filters)
     assert _same(pq.read_table(generated, columns=["key"], filters=filters), want)
@@ -124,14 +124,15 @@ PUSHED_EXPRESSIONS = [
 
 @pytest.mark.parametrize("expression", PUSHED_EXPRESSIONS, ids=range(len(PUSHED_EXPRESSIONS)))
 def test_expressions_are_pushed_down_and_read_as_pyarrow(generated, expression, monkeypatch):
-    from parquetry import _filters, _read
+    from parquetry import _filters
 
     assert _filters.expression_to_condition(expression) is not None, "no native form"
+    assert _filters.split_filters(expression) == (_filters.expression_to_condition(expression), None)
 
     def refuse(filters):
         raise AssertionError(f"applied after reading: {filters}")
 
-    monkeypatch.setattr(_read, "filters_to_expression", refuse)
+    monkeypatch.setattr(_filters, "filters_to_expression", refuse)
     want = pa_pq.read_table(generated, columns=["key", "num"], filters=expression)
     assert _same(pq.read_table(generated, columns=["key", "num"], filters=expression, use_threads=False), want)
     with pq.ParquetFile(generated) as f:
@@ -152,6 +153,21 @@ def test_expressions_without_a_native_form_fall_back(generated, expression):
     assert _filters.expression_to_condition(expression) is None
     want = pa_pq.read_table(generated, columns=["key"], filters=expression)
     assert _same(pq.read_table(generated, columns=["key"], filters=expression), want)
+
+
+def test_an_and_with_a_part_without_native_form_pushes_the_rest_down(generated):
+    from parquetry import _filters
+
+    expression = (pc.field("num") > 900) & (pc.field("num") + 1 > 950) & pc.field("mode").isin(["AIR"])
+    condition, residual = _filters.split_filters(expression)
+    assert condition is not None and residual is not None
+    want = pa_pq.read_table(generated, columns=["key"], filters=expression)
+    assert _same(pq.read_table(generated, columns=["key"], filters=expression), want)
+    with pq.ParquetFile(generated) as f:
+        assert _same(f.read(["key"], filters=expression), want)
+    # What the pushed-down part reads: a superset that the whole Expression then narrows.
+    pushed = pq.read_table(generated, columns=["key"], filters=condition)
+    assert want.num_rows < pushed.num_rows < pa_pq.read_metadata(generated).num_rows
 
 
 def test_expression_and_nan_values_fall_back(generated):

@@ -23,7 +23,7 @@ from . import _parquetry as _native
 from ._dataset_fs import Mirror, fs_path, join_local, local_root, pyarrow_filesystem
 from ._dataset_write import compact, write_to_dataset  # noqa: F401  (the package's names)
 from ._errors import ArgumentTypeError, InvalidArgumentError, UnsupportedError
-from ._filters import filters_to_condition, filters_to_expression
+from ._filters import filters_to_expression, split_filters
 from ._read_types import _pandas_index_columns, _table
 
 _GLOB = ("*", "?", "[")
@@ -175,8 +175,7 @@ class ParquetDataset:
                 raise ArgumentTypeError("Path-like objects with __fspath__ must only be used with local file "
                                         f"systems, not {type(self._fs)}")
         self._filters = filters
-        self._condition = filters_to_condition(filters)
-        self._expression = filters_to_expression(filters) if filters is not None and self._condition is None else None
+        self._condition, self._expression = split_filters(filters)
         self._read_dictionary = list(read_dictionary or [])
         self._binary_type = binary_type if isinstance(binary_type, str) else None
         if not isinstance(path_or_paths, (list, tuple, str, os.PathLike)):

@@ -58,6 +58,36 @@ def _name(column):
     return '"' + str(column).replace('"', '""') + '"'
 
 
+def split_filters(filters):
+    """``(condition, expression)`` for a read with ``filters``: the native condition to push
+    down (or None), and the Expression to apply after reading (or None). An Expression with
+    no exact native form whose top is an ``&`` pushes down the parts that have one (a
+    necessary condition: it keeps every matching row) and is applied whole after reading."""
+    if filters is None:
+        return None, None
+    condition = filters_to_condition(filters)
+    if condition is not None:
+        return condition, None
+    expression = filters_to_expression(filters)
+    try:
+        tree = _tree(expression)
+    except _Unsupported:
+        return None, expression
+    parts = []
+
+    def conjuncts(node):
+        if node[0] == "call" and node[1] == "and_kleene" and len(node[2]) == 2:
+            for a in node[2]:
+                conjuncts(a)
+            return
+        try:
+            parts.append(_condition(node))
+        except _Unsupported:
+            pass
+    conjuncts(tree)
+    return (" AND ".join(f"({p})" for p in parts) if parts else None), expression
+
+
 def filters_to_condition(filters):
     """pyarrow's DNF ``filters`` as a native condition, or None when they have no exact
     form there (an Expression, a value of another type): those are applied after reading.

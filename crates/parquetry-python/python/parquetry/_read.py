@@ -19,7 +19,7 @@ import pyarrow as pa
 from . import _io
 from . import _parquetry as _native
 from ._errors import ArgumentTypeError, InvalidArgumentError, UnsupportedError
-from ._filters import filters_to_condition, filters_to_expression
+from ._filters import split_filters
 from ._batches import BatchReader
 from ._footer import FileMetaData, _check_footer_limits
 from ._read_types import _cast, _pandas_index_columns, _table, _target_schema
@@ -217,14 +217,14 @@ class ParquetFile:
         """
         threads = use_threads if threads is None else threads
         binary_type = self._binary_type if binary_type is None else binary_type
-        condition = filters_to_condition(filters) if filters is not None else None
-        expression = filters_to_expression(filters) if filters is not None and condition is None else None
+        condition, expression = split_filters(filters)
         wanted = _columns(self._with_index(columns, use_pandas_metadata))
         if expression is not None and wanted is not None:
             # The expression may name columns not selected: read every column, then select.
             names = self._native_schema().names
             wanted = [names[c] if isinstance(c, int) and 0 <= c < len(names) else c for c in wanted]
-            table = self.read(None, threads=threads, row_groups=row_groups, binary_type=binary_type)
+            table = self.read(None, threads=threads, row_groups=row_groups, binary_type=binary_type,
+                              filters=condition)
             return table.filter(expression).select(wanted)
         stream = self._file().read_all(
             wanted, _row_groups(row_groups), _threads(threads), _native_binary_type(binary_type),
@@ -301,8 +301,7 @@ def read_table(source, *, columns=None, use_threads=True, schema=None, use_panda
                      thrift_string_size_limit=thrift_string_size_limit,
                      thrift_container_size_limit=thrift_container_size_limit,
                      schema_depth_limit=schema_depth_limit)
-    condition = filters_to_condition(filters) if filters is not None else None
-    expression = filters_to_expression(filters) if filters is not None and condition is None else None
+    condition, expression = split_filters(filters)
     wanted = _columns(columns)
     if wanted is not None and any(isinstance(c, int) for c in wanted):
         names = pf.schema_arrow.names
@@ -315,7 +314,7 @@ def read_table(source, *, columns=None, use_threads=True, schema=None, use_panda
         present = set(pf.schema_arrow.names)
         read_columns = [c for c in read_columns if c in present]
     table = pf.read(read_columns, use_threads, use_pandas_metadata, row_groups=row_groups, threads=threads,
-                    filters=filters if condition is not None else None)
+                    filters=condition)
     if expression is not None:
         table = table.filter(expression)
     if wanted is not None and (expression is not None or len(set(wanted)) != len(wanted)):

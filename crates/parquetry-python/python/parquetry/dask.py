@@ -20,7 +20,7 @@ import pyarrow as pa
 from . import _io
 from . import _parquetry as _native
 from ._dataset import ParquetDataset
-from ._filters import filters_to_condition, filters_to_expression
+from ._filters import split_filters
 from ._read_types import _table
 
 
@@ -48,8 +48,7 @@ def read_parquet(path, columns=None, filters=None, storage_options=None, partiti
 
     dataset = ParquetDataset(path, partitioning=partitioning, storage_options=storage_options)
     schema = pa.schema(dataset._raw.schema())
-    condition = filters_to_condition(filters)
-    expression = filters_to_expression(filters) if filters is not None and condition is None else None
+    condition, expression = split_filters(filters)
     files = dataset.files
     if condition is not None:
         files = [files[i] for i in dataset._raw.prune(condition)]
