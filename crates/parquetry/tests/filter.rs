@@ -256,10 +256,17 @@ fn projections_row_selections_and_threads_combine_with_a_filter() {
     let mut chosen: Vec<i64> = want.iter().copied().filter(|&i| (50_000..60_000).contains(&i)).collect();
     chosen.extend(want.iter().copied().filter(|&i| i < 10_000));
     assert_eq!(ids(&batches), chosen);
+    // Every column's values on two threads, the predicate's columns taken from late
+    // materialization's first pass, against pyarrow's rows.
+    let whole = read_compare::pyarrow_tables("filter", std::slice::from_ref(indexed)).remove(indexed).unwrap().unwrap();
     for batch_size in [100_000, 1_000] {
         let options = ReadOptions::default().with_threads(2).with_batch_size(batch_size).with_filter(p.clone());
-        let (batches, _, _) = read(&bytes, options).unwrap();
+        let (batches, m, _) = read(&bytes, options).unwrap();
         assert_eq!(ids(&batches), want, "two threads, batch {batch_size}");
+        assert!(m.late_row_groups > 0, "{m}");
+        let table = Table::from_batches(&batches[0].schema(), &batches).unwrap();
+        let diffs = diff_tables(&rows_at(&whole, &want), &table);
+        assert!(diffs.is_empty(), "two threads, batch {batch_size}: {diffs:?}");
     }
 }
 

@@ -59,10 +59,8 @@ pub(crate) struct DictionaryTests {
 impl DictionaryTests {
     /// The result of `test` (of leaf column `column`) on each value of `values`.
     fn get(&mut self, column: usize, test: &Test, values: &ArrayRef) -> Result<&[bool]> {
-        let found = self
-            .entries
-            .iter()
-            .position(|(c, t, v, _)| *c == column && std::sync::Arc::ptr_eq(v, values) && t == test);
+        let found =
+            self.entries.iter().position(|(c, t, v, _)| *c == column && std::sync::Arc::ptr_eq(v, values) && t == test);
         let at = match found {
             Some(at) => at,
             None => {

@@ -13,7 +13,10 @@
 
 use std::collections::VecDeque;
 use std::ops::Range;
+use std::sync::Arc;
 
+use arrow_array::{Array, ArrayRef, BooleanArray};
+use arrow_buffer::BooleanBufferBuilder;
 use arrow_schema::SchemaRef;
 
 use super::bind::Node;
@@ -39,13 +42,17 @@ const DENSE_FRACTION: f64 = 0.5;
 /// The state of late materialization in a read.
 #[derive(Debug)]
 pub(crate) struct Late {
-    /// Each bound column's place below its top-level field.
-    fields: Vec<(String, Vec<String>)>,
+    /// Each bound column's leaf, and its place below its top-level field.
+    fields: Vec<(usize, String, Vec<String>)>,
     /// Dense row groups seen in a row.
     dense: usize,
     /// The first pass's options, besides columns and rows.
     options: ReadOptions,
 }
+
+/// Flat predicate columns decoded by a first pass, by leaf column, at the rows the second
+/// pass reads.
+pub(crate) type Decoded = Vec<(usize, ArrayRef)>;
 
 /// What the first pass of a row group did.
 pub(crate) struct Narrowed {
@@ -53,6 +60,9 @@ pub(crate) struct Narrowed {
     pub steps: VecDeque<Step>,
     /// Rows of the predicate's columns decoded.
     pub decoded: u64,
+    /// The flat predicate columns (leaf, array) at the rows `steps` read, for the second
+    /// pass to take rather than decode again.
+    pub columns: Decoded,
 }
 
 impl Late {
@@ -61,12 +71,12 @@ impl Late {
     /// Its first pass reads the string columns `dictionary_leaves` as dictionaries.
     pub(crate) fn new(
         read: &SchemaRef,
-        columns: &[Vec<String>],
+        columns: &[(usize, Vec<String>)],
         options: &ReadOptions,
         dictionary_leaves: &[usize],
     ) -> Option<Late> {
         let mut tops: Vec<String> = Vec::new();
-        for path in columns {
+        for (_, path) in columns {
             if !tops.contains(&path[0]) {
                 tops.push(path[0].clone());
             }
@@ -74,7 +84,7 @@ impl Late {
         if read.fields().iter().all(|f| tops.contains(f.name())) {
             return None;
         }
-        let fields = columns.iter().map(|p| (p[0].clone(), p[1..].to_vec())).collect();
+        let fields = columns.iter().map(|(leaf, p)| (*leaf, p[0].clone(), p[1..].to_vec())).collect();
         let options = ReadOptions {
             columns: Some(tops.iter().map(|t| ColumnSelector::Name(t.clone())).collect()),
             row_groups: None,
@@ -134,18 +144,30 @@ impl Late {
         let len = |r: &Range<u64>| r.end - r.start;
         // A row group's first pass reads each chunk's dictionary once, in its own read.
         let mut tests = DictionaryTests::default();
+        // The flat columns' arrays, batch after batch, kept for the second pass.
+        let mut flat: Vec<(usize, Vec<ArrayRef>)> = Vec::new();
+        for (leaf, _, fields) in &self.fields {
+            if fields.is_empty() && flat.iter().all(|(l, _)| l != leaf) {
+                flat.push((*leaf, Vec::new()));
+            }
+        }
         for batch in file.batches(options)? {
             let batch = batch?;
             let schema = batch.schema();
             let paths = self
                 .fields
                 .iter()
-                .map(|(top, fields)| ArrayPath {
+                .map(|(_, top, fields)| ArrayPath {
                     column: schema.fields().iter().position(|f| f.name() == top).unwrap_or(usize::MAX),
                     fields: fields.clone(),
                 })
                 .collect::<Vec<_>>();
             let arrays = paths.iter().map(|p| find(batch.columns(), p)).collect::<Result<Vec<_>>>()?;
+            for (leaf, kept) in flat.iter_mut() {
+                if let Some(at) = self.fields.iter().position(|(l, _, _)| l == leaf) {
+                    kept.push(Arc::clone(&arrays[at].0));
+                }
+            }
             let keep = evaluate(tree, &arrays, batch.num_rows(), &mut tests)?;
             for i in keep.set_indices() {
                 let k = seen + i as u64;
@@ -184,6 +206,72 @@ impl Late {
             out.push_back(Step::Read((r.end - r.start) as usize));
             at = r.end;
         }
-        Ok(Narrowed { steps: out, decoded: total })
+        let columns = match out.is_empty() {
+            true => Vec::new(),
+            false => kept_rows(&candidates, &matched, seen as usize, flat)?,
+        };
+        Ok(Narrowed { steps: out, decoded: total, columns })
     }
+}
+
+/// The first pass's arrays of each flat column (`flat`: leaf, arrays batch after batch,
+/// `rows` rows at the `candidates` in order) at the rows of `read`, the second pass's ranges
+/// (within the candidates). Empty if the arrays do not hold the candidates' rows.
+fn kept_rows(
+    candidates: &[Range<u64>],
+    read: &RowRanges,
+    rows: usize,
+    flat: Vec<(usize, Vec<ArrayRef>)>,
+) -> Result<Decoded> {
+    // Whether each candidate row, in order, is one the second pass reads.
+    let mut keep = BooleanBufferBuilder::new(rows);
+    let mut next = read.0.iter().peekable();
+    for c in candidates {
+        let mut at = c.start;
+        while at < c.end {
+            while next.peek().is_some_and(|r| r.end <= at) {
+                next.next();
+            }
+            let (end, kept) = match next.peek() {
+                Some(r) if r.start <= at => (r.end.min(c.end), true),
+                Some(r) => (r.start.min(c.end), false),
+                None => (c.end, false),
+            };
+            keep.append_n((end - at) as usize, kept);
+            at = end;
+        }
+    }
+    let keep = keep.finish();
+    let wanted = read.rows() as usize;
+    let mut out = Vec::with_capacity(flat.len());
+    for (leaf, arrays) in flat {
+        if keep.len() != rows || arrays.iter().map(|a| a.len()).sum::<usize>() != rows {
+            return Ok(Vec::new());
+        }
+        let mut parts: Vec<ArrayRef> = Vec::with_capacity(arrays.len());
+        let mut at = 0;
+        for a in arrays {
+            let mask = BooleanArray::new(keep.slice(at, a.len()), None);
+            at += a.len();
+            parts.push(match mask.true_count() {
+                0 => continue,
+                n if n == a.len() => a,
+                _ => arrow_select::filter::filter(&a, &mask)
+                    .map_err(|e| Error::invalid_argument(format!("filter: keeping decoded rows: {e}")))?,
+            });
+        }
+        let array = match parts.as_slice() {
+            [one] => Arc::clone(one),
+            _ => {
+                let parts: Vec<&dyn Array> = parts.iter().map(|a| a.as_ref()).collect();
+                arrow_select::concat::concat(&parts)
+                    .map_err(|e| Error::invalid_argument(format!("filter: joining decoded rows: {e}")))?
+            }
+        };
+        if array.len() != wanted {
+            return Ok(Vec::new());
+        }
+        out.push((leaf, array));
+    }
+    Ok(out)
 }

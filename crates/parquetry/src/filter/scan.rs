@@ -16,7 +16,7 @@ use arrow_schema::{DataType, SchemaRef};
 use super::bind::{arrow_domain, bind, tree, Bound, Node};
 use super::evaluate::{evaluate, find, ArrayPath, DictionaryTests};
 use super::expr::Predicate;
-use super::late::Late;
+use super::late::{Decoded, Late};
 use super::literal::{Key, Test};
 use super::page_index::{self, candidate_rows, ChunkPages};
 use super::ranges::{well_formed, RowRanges};
@@ -402,29 +402,33 @@ impl Filtering {
         }
         let paths: Vec<&str> = self.bound.columns.iter().map(|c| c.path.as_str()).collect();
         self.arrow = Some(tree(&self.predicate, &paths, &|i| Ok(types[i]))?);
-        let columns: Vec<Vec<String>> = self.bound.columns.iter().map(|c| leaf_paths[c.leaf].clone()).collect();
+        let columns: Vec<(usize, Vec<String>)> =
+            self.bound.columns.iter().map(|c| (c.leaf, leaf_paths[c.leaf].clone())).collect();
         self.late = Late::new(read, &columns, options, &self.dictionary_leaves);
         Ok(self)
     }
 
     /// With late materialization, reads the predicate's columns of row group `index` (first
     /// row `start`) at the rows `steps` read and returns the steps that read only the
-    /// matching rows; otherwise `steps` as they are.
+    /// matching rows, with the flat predicate columns decoded at those rows (leaf, array);
+    /// otherwise `steps` as they are.
     pub(crate) fn narrow<S: ChunkSource>(
         &mut self,
         file: &ParquetFile<S>,
         index: usize,
         start: u64,
         steps: VecDeque<Step>,
-    ) -> Result<VecDeque<Step>> {
-        let (Some(late), Some(tree)) = (self.late.as_mut(), self.arrow.as_ref()) else { return Ok(steps) };
+    ) -> Result<(VecDeque<Step>, Decoded)> {
+        let (Some(late), Some(tree)) = (self.late.as_mut(), self.arrow.as_ref()) else {
+            return Ok((steps, Vec::new()));
+        };
         if !late.active() || steps.is_empty() {
-            return Ok(steps);
+            return Ok((steps, Vec::new()));
         }
         let narrowed = late.narrow(file, tree, index, start, &steps)?;
         self.metrics.late_row_groups += 1;
         self.metrics.predicate_rows_decoded += narrowed.decoded;
-        Ok(narrowed.steps)
+        Ok((narrowed.steps, narrowed.columns))
     }
 
     /// The schema of the filtered batches (the caller's columns).

@@ -17,6 +17,7 @@ use arrow_schema::{Field, Schema, SchemaRef};
 use super::assemble::{assemble, LeafBatch};
 use super::column::{ColumnPlan, ColumnReader};
 use super::file::ParquetFile;
+use super::leaf::{LeafReader, Replay};
 use super::nested::{plan_fields, FieldPlan, Node};
 use super::options::ReadOptions;
 use super::selection::{self, Step};
@@ -55,7 +56,7 @@ pub struct RecordBatchIter<'f, S: ChunkSource> {
     /// The file row number of each row group's first row.
     starts: Vec<u64>,
     next_row_group: usize,
-    readers: Vec<ColumnReader>,
+    readers: Vec<LeafReader>,
     /// What is left to do in the open row group: reads, and skips between them.
     steps: VecDeque<Step>,
     /// The threads that decode the columns of a batch at once (`threads` > 1 only).
@@ -68,7 +69,7 @@ pub struct RecordBatchIter<'f, S: ChunkSource> {
     /// With threads and batches smaller than the open row group: readers of its columns for
     /// each lane after the first (`readers`), which decode runs of its rows at once (see
     /// `read_lanes`); empty otherwise. `None` for a column the first lane reads alone.
-    lanes: Vec<Vec<Option<ColumnReader>>>,
+    lanes: Vec<Vec<Option<LeafReader>>>,
     /// Rows of the open row group each lane (`readers` first) has walked through.
     lane_at: Vec<usize>,
     /// Rows of the open row group the steps handed out so far cover.
@@ -112,22 +113,38 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
                 None if rows > 0 => VecDeque::from([Step::Read(rows)]),
                 None => VecDeque::new(),
             };
-            let steps = match self.filter.as_mut() {
+            let (steps, decoded) = match self.filter.as_mut() {
                 Some(f) => f.narrow(&self.file, rg_index, self.starts[rg_index], steps)?,
-                None => steps,
+                None => (steps, Vec::new()),
             };
             if steps.is_empty() {
                 // No row of this row group is read: its columns are not even opened.
                 continue;
             }
             self.prefetch(rg_index, &steps);
-            let every = vec![true; self.plans.len()];
+            // Flat columns late materialization decoded already, at the rows `steps` read, in
+            // the type this read gives them, are handed out from there.
+            let replayed: Vec<Option<ArrayRef>> = self
+                .plans
+                .iter()
+                .map(|p| {
+                    let found = decoded.iter().find(|(leaf, _)| *leaf == p.leaf).map(|(_, a)| a);
+                    found.filter(|a| p.levels.is_none() && a.data_type() == p.field.data_type()).cloned()
+                })
+                .collect();
+            let open: Vec<bool> = replayed.iter().map(Option::is_none).collect();
             // A filter's matches pass over rows too, without a row selection in the options.
             let skips = self.options.row_selection.is_some() || steps.iter().any(|s| matches!(s, Step::Skip(_)));
-            self.readers = self.open_readers(rg_index, &every, skips)?.into_iter().flatten().collect();
+            let opened = self.open_readers(rg_index, &open, skips)?;
+            self.readers = opened
+                .into_iter()
+                .zip(replayed)
+                .filter_map(|(reader, replay)| reader.or_else(|| replay.map(|a| LeafReader::Replay(Replay::new(a)))))
+                .collect();
             self.lanes.clear();
             let read: usize = steps.iter().map(|s| if let Step::Read(n) = s { *n } else { 0 }).sum();
-            let laned = self.laned_columns(rg_index);
+            // A replayed column hands its rows out in order: the first lane reads it whole.
+            let laned: Vec<bool> = self.laned_columns(rg_index).iter().zip(&open).map(|(&l, &o)| l && o).collect();
             let lanes = if laned.contains(&true) { self.lane_count(read) } else { 1 };
             for _ in 1..lanes {
                 let readers = self.open_readers(rg_index, &laned, skips)?;
@@ -143,10 +160,12 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
 
     /// A reader for every column read in the row group `rg_index` for which `open` is true.
     /// `skips`: whether the reads pass over rows (see [`ColumnReader::open`]).
-    fn open_readers(&self, rg_index: usize, open: &[bool], skips: bool) -> Result<Vec<Option<ColumnReader>>> {
+    fn open_readers(&self, rg_index: usize, open: &[bool], skips: bool) -> Result<Vec<Option<LeafReader>>> {
         let file = &self.file;
-        let reader =
-            |plan| ColumnReader::open(&file.source, &file.metadata, &file.schema, rg_index, plan, &self.options, skips);
+        let reader = |plan| {
+            ColumnReader::open(&file.source, &file.metadata, &file.schema, rg_index, plan, &self.options, skips)
+                .map(|r| LeafReader::Column(Box::new(r)))
+        };
         self.plans.iter().zip(open).map(|(plan, &open)| open.then(|| reader(plan)).transpose()).collect()
     }
 
@@ -271,7 +290,7 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
         }
         let source = &self.file.source;
         // (column, lane, reader, runs, whether the reader passes over the other lanes' rows)
-        let mut tasks: Vec<(usize, usize, &mut ColumnReader, &[Run], bool)> = Vec::new();
+        let mut tasks: Vec<(usize, usize, &mut LeafReader, &[Run], bool)> = Vec::new();
         for (c, reader) in self.readers.iter_mut().enumerate() {
             match self.lanes.first().is_some_and(|lane| lane[c].is_some()) {
                 true => tasks.push((c, 0, reader, &runs[..1], true)),
@@ -284,7 +303,7 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
         }
         let mut decoded: Vec<(usize, usize, Vec<LeafBatch>)> = {
             use rayon::prelude::*;
-            let run = |(c, l, r, runs, laned): (usize, usize, &mut ColumnReader, &[Run], bool)| -> Result<_> {
+            let run = |(c, l, r, runs, laned): (usize, usize, &mut LeafReader, &[Run], bool)| -> Result<_> {
                 let mut leaves = Vec::new();
                 for run in runs {
                     if laned && run.skip > 0 {
@@ -341,14 +360,14 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
     /// threads idle while the slowest column finishes.
     fn read_row_groups_at_once(&mut self) -> Result<()> {
         let threads = self.pool.as_ref().map_or(1, |p| p.current_num_threads());
-        let mut groups: Vec<(Vec<ColumnReader>, Vec<Step>)> = Vec::new();
+        let mut groups: Vec<(Vec<LeafReader>, Vec<Step>)> = Vec::new();
         let mut indexes = Vec::new();
         while groups.len() < threads.max(2) && self.open_row_group()? {
             groups.push((std::mem::take(&mut self.readers), self.steps.drain(..).collect()));
             indexes.push(self.row_groups[self.next_row_group - 1]);
         }
         let source = &self.file.source;
-        let mut units: Vec<(&mut ColumnReader, &[Step])> = Vec::new();
+        let mut units: Vec<(&mut LeafReader, &[Step])> = Vec::new();
         for (readers, plan) in &mut groups {
             units.extend(readers.iter_mut().map(|r| (r, plan.as_slice())));
         }
@@ -433,7 +452,7 @@ fn take_steps(steps: &mut VecDeque<Step>, rows: usize) -> (Vec<Step>, usize, usi
 
 /// Walks a batch's plan through one column: skips, reads, then the array of the rows read
 /// (and their levels).
-fn run_plan<S: ChunkSource>(reader: &mut ColumnReader, source: &S, plan: &[Step]) -> Result<LeafBatch> {
+fn run_plan<S: ChunkSource>(reader: &mut LeafReader, source: &S, plan: &[Step]) -> Result<LeafBatch> {
     for step in plan {
         match *step {
             Step::Skip(n) => reader.skip(source, n)?,

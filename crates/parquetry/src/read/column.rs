@@ -40,7 +40,12 @@ pub struct ColumnPlan {
 }
 
 /// The type leaf `leaf` reads as under the options' overrides (BYTE_ARRAY types, INT96 unit).
-pub(crate) fn leaf_type(leaf: usize, column: &ColumnDescriptor, data_type: &DataType, options: &ReadOptions) -> DataType {
+pub(crate) fn leaf_type(
+    leaf: usize,
+    column: &ColumnDescriptor,
+    data_type: &DataType,
+    options: &ReadOptions,
+) -> DataType {
     if column.physical_type == PhysicalType::BYTE_ARRAY && options.dictionary_leaves.contains(&leaf) {
         return override_byte_array(data_type, ByteArrayType::Dictionary);
     }

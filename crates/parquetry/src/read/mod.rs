@@ -14,6 +14,7 @@ mod column;
 mod data_page;
 mod file;
 pub(crate) mod fixed;
+mod leaf;
 pub(crate) mod levels;
 mod nested;
 mod options;

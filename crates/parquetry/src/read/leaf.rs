@@ -1,0 +1,101 @@
+//! What a batch's leaf column is read from: its column chunk, or rows already decoded.
+//!
+//! Late materialization decodes the predicate's columns first, at every candidate row of a
+//! row group. Their rows in the ranges the second pass reads are kept, and the second pass
+//! takes them from there ([`Replay`]) instead of decompressing and decoding those columns a
+//! second time (`l_partkey < 2000` on TPC-H lineitem read 113 MB where the columns hold 81 MB,
+//! the predicate column twice).
+
+use std::sync::Arc;
+
+use arrow_array::{Array, ArrayRef};
+
+use super::column::ColumnReader;
+use super::records::BatchLevels;
+use crate::error::{Error, Result};
+use crate::page::ChunkSource;
+
+/// A leaf column's rows for the batches of a row group.
+pub(crate) enum LeafReader {
+    /// Decoded from the column chunk (boxed: a reader is two kilobytes of state).
+    Column(Box<ColumnReader>),
+    /// Handed out from rows decoded before.
+    Replay(Replay),
+}
+
+impl LeafReader {
+    /// Appends the next `rows` rows to the array being built.
+    pub(crate) fn append<S: ChunkSource>(&mut self, source: &S, rows: usize) -> Result<()> {
+        match self {
+            LeafReader::Column(r) => r.append(source, rows),
+            LeafReader::Replay(r) => r.append(rows),
+        }
+    }
+
+    /// Passes over the next `rows` rows (a replay holds only the rows read: nothing to do).
+    pub(crate) fn skip<S: ChunkSource>(&mut self, source: &S, rows: usize) -> Result<()> {
+        match self {
+            LeafReader::Column(r) => r.skip(source, rows),
+            LeafReader::Replay(_) => Ok(()),
+        }
+    }
+
+    /// The levels of the rows appended since the last call (none for a replay: only flat
+    /// columns, read without levels, are replayed).
+    pub(crate) fn take_levels(&mut self) -> BatchLevels {
+        match self {
+            LeafReader::Column(r) => r.take_levels(),
+            LeafReader::Replay(_) => BatchLevels::default(),
+        }
+    }
+
+    /// The rows appended since the last call, as one array.
+    pub(crate) fn finish(&mut self) -> Result<ArrayRef> {
+        match self {
+            LeafReader::Column(r) => r.finish(),
+            LeafReader::Replay(r) => r.finish(),
+        }
+    }
+}
+
+/// Rows decoded before, handed out in order: exactly the rows the reads of the row group
+/// take, so a read past them is an error, not a wrap.
+pub(crate) struct Replay {
+    array: ArrayRef,
+    /// Rows handed out so far.
+    at: usize,
+    /// The slices appended since the last `finish`.
+    taken: Vec<ArrayRef>,
+}
+
+impl Replay {
+    /// Hands out `array`'s rows.
+    pub(crate) fn new(array: ArrayRef) -> Replay {
+        Replay { array, at: 0, taken: Vec::new() }
+    }
+
+    fn append(&mut self, rows: usize) -> Result<()> {
+        if rows > self.array.len() - self.at {
+            return Err(Error::invalid_argument(format!(
+                "asked for {rows} rows, {} decoded rows are left",
+                self.array.len() - self.at
+            )));
+        }
+        self.taken.push(self.array.slice(self.at, rows));
+        self.at += rows;
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<ArrayRef> {
+        let taken = std::mem::take(&mut self.taken);
+        match taken.as_slice() {
+            [] => Ok(self.array.slice(self.at, 0)),
+            [one] => Ok(Arc::clone(one)),
+            parts => {
+                let parts: Vec<&dyn Array> = parts.iter().map(|a| a.as_ref()).collect();
+                arrow_select::concat::concat(&parts)
+                    .map_err(|e| Error::invalid_argument(format!("joining decoded rows: {e}")))
+            }
+        }
+    }
+}
