@@ -194,7 +194,16 @@ pub fn spread_nulls<T: Copy + Default>(values: &mut Vec<T>, start: usize, validi
 /// The reader's validity bits as the rows a sink spreads its values over ([`spread`] for
 /// both: views through [`spread_nulls`], offsets as [`OffsetSlots`], where a null row is an
 /// empty slot ending where the row before it ends).
-impl SpreadRows for Validity<'_> {
+//
+// SAFETY: `spread_ends` leaves the ends in order when it returns Ok. `spread` places rows from
+// the last down, a word at a time, while `left` dense ends are unmoved at `1..=left`: a word's
+// valid rows take the last of them in order (`move_block`, or `move_mixed` counting down from
+// the last), its null rows the end of the last one left before them, `ends[left]` (`clear`),
+// and `left` only falls. So every row gets the end of the last valid row at or before it (the
+// page's start, `ends[0]`, if none), which never decreases; it returns Ok only when every row
+// was placed (`left == end`). Tested against a row-by-row spread (read/byte_array/
+// spread_tests.rs), and debug builds check every spread's ends.
+unsafe impl SpreadRows for Validity<'_> {
     fn rows(&self) -> usize {
         self.len
     }
