@@ -13,7 +13,7 @@ mod spread;
 const SHORT_COPY: usize = 32;
 
 /// An Arrow offset type: `i32` for `Utf8`/`Binary`, `i64` for the `Large` variants.
-pub trait OffsetSize: Copy + Default + PartialOrd {
+pub trait OffsetSize: Copy + Default {
     /// The largest offset as a `usize`.
     const MAX: usize;
     /// Converts an offset already checked to be at most [`Self::MAX`].
