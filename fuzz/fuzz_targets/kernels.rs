@@ -136,8 +136,8 @@ impl<O: OffsetSize> Values for OffsetsSink<O> {
         OffsetsSink::new()
     }
     fn values_from(&self, from: usize, _page: &[u8]) -> Vec<Vec<u8>> {
-        assert_eq!(self.offsets.first().map(|o| o.as_usize()), Some(0));
-        assert_eq!(self.offsets.last().map(|o| o.as_usize()), Some(self.data.len()));
+        assert_eq!(self.offsets().first().map(|o| o.as_usize()), Some(0));
+        assert_eq!(self.offsets().last().map(|o| o.as_usize()), Some(self.data().len()));
         (from..self.len()).map(|i| self.value(i).expect("offsets out of order or past the data").to_vec()).collect()
     }
     fn count(&self) -> usize {
@@ -170,14 +170,14 @@ fn view_value(v: u128, page: &[u8], owned: &[u8]) -> Vec<u8> {
 impl Values for ViewSink {
     fn new_sink() -> Self {
         let mut s = ViewSink::new(1);
-        s.page_buffer_index = 0;
+        s.set_page_buffer(0);
         s
     }
     fn values_from(&self, from: usize, page: &[u8]) -> Vec<Vec<u8>> {
-        self.views[from..].iter().map(|&v| view_value(v, page, &self.owned)).collect()
+        self.views()[from..].iter().map(|&v| view_value(v, page, self.owned())).collect()
     }
     fn count(&self) -> usize {
-        self.views.len()
+        self.len()
     }
 }
 
@@ -448,7 +448,7 @@ fn gather(input: &Input<'_>) {
     let done = sink.extend_gathered(page, &starts, &indexes);
     assert!(done <= indexes.len());
     assert_eq!(sink.len(), 1 + done);
-    assert_eq!(sink.offsets.last().map(|o| o.as_usize()), Some(sink.data.len()));
+    assert_eq!(sink.offsets().last().map(|o| o.as_usize()), Some(sink.data().len()));
     for (k, &i) in indexes[..done].iter().enumerate() {
         let i = i as usize;
         let (start, end) = (starts[i] as usize + 4, starts[i + 1] as usize);

@@ -304,10 +304,10 @@ mod tests {
     use crate::encoding::{OffsetsSink, TestRng, ViewSink};
 
     fn view_values(s: &ViewSink) -> Vec<Vec<u8>> {
-        (0..s.views.len())
+        (0..s.len())
             .map(|i| {
                 let mut t = s.clone();
-                t.views.truncate(i + 1);
+                t.truncate(i + 1);
                 let mut out = Vec::new();
                 assert!(t.copy_last(&mut out));
                 out
@@ -337,8 +337,8 @@ mod tests {
         assert_eq!(d.end(), page.len());
         let mut s = OffsetsSink::<i32>::new();
         d.decode(10, &mut s).unwrap();
-        assert_eq!(s.data, b"axisaxlebabblebabyhood");
-        assert_eq!(s.offsets, [0, 4, 8, 14, 22]);
+        assert_eq!(s.data(), b"axisaxlebabblebabyhood");
+        assert_eq!(s.offsets(), [0, 4, 8, 14, 22]);
     }
 
     #[test]

@@ -265,8 +265,8 @@ mod tests {
         let mut s = OffsetsSink::<i32>::new();
         assert_eq!(d.decode(3, &mut s).unwrap(), 3);
         assert_eq!(d.decode(3, &mut s).unwrap(), 1);
-        assert_eq!(s.offsets, [0, 5, 10, 16, 22]);
-        assert_eq!(s.data, b"HelloWorldFoobarABCDEF");
+        assert_eq!(s.offsets(), [0, 5, 10, 16, 22]);
+        assert_eq!(s.data(), b"HelloWorldFoobarABCDEF");
         let mut own = Vec::new();
         encode(&[b"Hello", b"World", b"Foobar", b"ABCDEF"], &mut own);
         assert_eq!(own, page);
@@ -280,13 +280,13 @@ mod tests {
         let mut d = DeltaLengthByteArrayDecoder::new(&page, 7, 10).unwrap();
         let data_start = d.end() - 34;
         let mut v = ViewSink::new(0);
-        v.page_buffer_index = 3;
+        v.set_page_buffer(3);
         assert_eq!(d.skip(1), 1);
         d.decode(10, &mut v).unwrap();
-        assert_eq!(v.views[0], make_view(values[1], 3, (data_start + 5) as u32));
-        assert_eq!(v.views[1], make_view(b"", 0, 0));
-        assert_eq!(v.views[2], make_view(b"x", 0, 0));
-        assert!(v.owned.is_empty());
+        assert_eq!(v.views()[0], make_view(values[1], 3, (data_start + 5) as u32));
+        assert_eq!(v.views()[1], make_view(b"", 0, 0));
+        assert_eq!(v.views()[2], make_view(b"x", 0, 0));
+        assert!(v.owned().is_empty());
     }
 
     #[test]

@@ -44,7 +44,7 @@ mod view_sink;
 
 pub use offsets_short::ShortValues;
 pub use offsets_sink::{OffsetSize, OffsetsSink};
-pub use view_sink::{extend_views_over_offsets, make_view, ViewSink};
+pub use view_sink::{make_view, ViewSink};
 
 /// Where byte-array decoders put their values.
 ///
@@ -129,6 +129,36 @@ pub trait ByteArraySink {
     fn extend_from_lengths(&mut self, lengths: &[u32], data: &[u8], data_pos: usize) -> Result<()>;
 }
 
+/// Which of a page's rows hold its values: what a sink needs to spread the page's values,
+/// decoded densely, over its rows in place (the reader's validity bitmap implements it, in
+/// `read/spread.rs`, with the one spread every layout shares).
+///
+/// Both spreads are generic over what they move, with no bound beyond `Copy + Default`: they
+/// can only move and copy the values they are given and write defaults. That is what lets a
+/// [`ViewSink`] hand its views to code outside its module (a zero view is an empty value).
+///
+/// # Safety
+///
+/// When [`spread_ends`](Self::spread_ends) returns `Ok`, the ends it leaves never decrease:
+/// an [`OffsetsSink`] relies on it to keep its invariant (checking it costs a pass over every
+/// page with nulls, so only debug builds do).
+pub unsafe trait SpreadRows {
+    /// The page's rows.
+    fn rows(&self) -> usize;
+
+    /// Moves the dense values `values[start..]` (a page's non-null values, in order) to
+    /// their rows: afterwards `values[start..]` has one entry per row, null rows holding
+    /// `T::default()`. An error if the rows do not have as many valid rows as values (the
+    /// values are then unspecified).
+    fn spread_values<T: Copy + Default>(&self, values: &mut Vec<T>, start: usize) -> Result<()>;
+
+    /// `ends` has one entry per row plus one: `ends[0]` is where the page's first value
+    /// starts and `ends[1..=dense]` are the ends of its `dense` values. Afterwards `ends[1..]`
+    /// has one end per row, a null row ending where the row before it ends. An error as for
+    /// [`spread_values`](Self::spread_values).
+    fn spread_ends<O: Copy + Default>(&self, ends: &mut [O], dense: usize) -> Result<()>;
+}
+
 /// Checks that `lengths` sum to `data.len()` (a cheap, vectorised pass).
 #[inline]
 pub(crate) fn check_lengths(lengths: &[u32], data: &[u8]) -> Result<()> {
@@ -183,6 +213,60 @@ impl TestRng {
     }
 }
 
+/// Rows given as booleans, for the sinks' tests: an obvious row-by-row spread, independent of
+/// the reader's (`read/spread.rs`); with `scramble`, a spread of ends that reports success and
+/// leaves them out of order (for the debug builds' check only).
+#[cfg(test)]
+pub(crate) struct TestRows {
+    pub(crate) valid: Vec<bool>,
+    pub(crate) scramble: bool,
+}
+
+#[cfg(test)]
+impl TestRows {
+    pub(crate) fn new(valid: &[bool]) -> Self {
+        Self { valid: valid.to_vec(), scramble: false }
+    }
+}
+
+// SAFETY: the ends are placed in row order, each the last dense end at or before its row, so
+// they never decrease; `scramble` breaks that on purpose, in a test run in debug builds only,
+// where the sink's debug check stops it before the ends are used.
+#[cfg(test)]
+unsafe impl SpreadRows for TestRows {
+    fn rows(&self) -> usize {
+        self.valid.len()
+    }
+    fn spread_values<T: Copy + Default>(&self, values: &mut Vec<T>, start: usize) -> Result<()> {
+        let dense: Vec<T> = values.drain(start..).collect();
+        if self.valid.iter().filter(|v| **v).count() != dense.len() {
+            return Err(Error::corrupt("the valid rows do not match the values"));
+        }
+        let mut it = dense.into_iter();
+        values.extend(self.valid.iter().map(|&v| if v { it.next().unwrap_or_default() } else { T::default() }));
+        Ok(())
+    }
+    fn spread_ends<O: Copy + Default>(&self, ends: &mut [O], dense: usize) -> Result<()> {
+        if self.valid.iter().filter(|v| **v).count() != dense {
+            return Err(Error::corrupt("the valid rows do not match the values"));
+        }
+        let dense_ends = ends[1..=dense].to_vec();
+        let (mut last, mut it) = (ends[0], dense_ends.into_iter());
+        for (row, &v) in self.valid.iter().enumerate() {
+            if v {
+                last = it.next().unwrap_or(last);
+            }
+            ends[row + 1] = last;
+        }
+        if self.scramble && ends.len() > 3 {
+            // The page's first and last ends stay; two between them change places.
+            let last = ends.len() - 2;
+            ends.swap(1, last);
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -215,9 +299,9 @@ mod tests {
         s.push_prefixed(9, b"").unwrap(); // inline from owned
         let mut out = Vec::new();
         let mut got = Vec::new();
-        for i in 0..s.views.len() {
+        for i in 0..s.len() {
             let mut t = s.clone();
-            t.views.truncate(i + 1);
+            t.truncate(i + 1);
             assert!(t.copy_last(&mut out));
             got.push(String::from_utf8(out.clone()).unwrap());
         }

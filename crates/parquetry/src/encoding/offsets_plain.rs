@@ -42,14 +42,9 @@ fn extend_with<O: OffsetSize>(
         return (0, pos);
     }
     // Each value takes at least its 4-byte length.
-    let values = n.min(left / 4);
-    sink.offsets.reserve(values);
-    let spare_offsets = sink.offsets.spare_capacity_mut();
-    let values = values.min(spare_offsets.len());
-    let offsets = &mut spare_offsets[..values];
-    let cap = sink.data.capacity();
-    let base = sink.data.as_mut_ptr();
-    let start = Run { out: sink.data.len(), p: pos, done: 0 };
+    let spare = sink.spare(n.min(left / 4));
+    let (offsets, base, cap) = (spare.offsets, spare.data, spare.cap);
+    let start = Run { out: spare.len, p: pos, done: 0 };
     #[cfg(not(target_arch = "x86_64"))]
     let _ = avx2;
     // SAFETY: `base + out .. base + cap` is the data vector's spare capacity, which `page`
@@ -63,12 +58,11 @@ fn extend_with<O: OffsetSize>(
         #[cfg(not(target_arch = "x86_64"))]
         copy_run(page, offsets, base, cap, start)
     };
-    // SAFETY: the first `done` values were written whole: their bytes up to `out` (within the
-    // capacity) and their offsets in the spare capacity of `offsets`.
-    unsafe {
-        sink.data.set_len(run.out);
-        sink.offsets.set_len(sink.offsets.len() + run.done);
-    }
+    // SAFETY: the first `done` values were written whole into the spare room: their bytes up
+    // to `out` (within the capacity, put_block/put_value checked) and their ends, each `out`
+    // after its value, so rising from `spare.len` and at most the page left (checked to fit
+    // `O` above).
+    unsafe { sink.commit(run.done, run.out) };
     (run.done, run.p)
 }
 
@@ -184,14 +178,12 @@ fn gather_with<O: OffsetSize>(
 ) -> usize {
     // Every value goes inside the capacity, so offsets up to the capacity are all that need
     // to fit the offset type: one check for the run.
-    if sink.check_len(sink.data.capacity() - sink.data.len()).is_err() {
+    if sink.check_len(sink.data_capacity() - sink.data().len()).is_err() {
         return 0;
     }
-    sink.offsets.reserve(indexes.len());
-    let offsets = sink.offsets.spare_capacity_mut();
-    let cap = sink.data.capacity();
-    let base = sink.data.as_mut_ptr();
-    let start = Run { out: sink.data.len(), p: 0, done: 0 };
+    let spare = sink.spare(indexes.len());
+    let (offsets, base, cap) = (spare.offsets, spare.data, spare.cap);
+    let start = Run { out: spare.len, p: 0, done: 0 };
     #[cfg(not(target_arch = "x86_64"))]
     let _ = avx2;
     // SAFETY: as in `extend_with`.
@@ -204,12 +196,11 @@ fn gather_with<O: OffsetSize>(
         #[cfg(not(target_arch = "x86_64"))]
         gather_run(page, starts, indexes, offsets, base, cap, start)
     };
-    // SAFETY: the first `done` values were written whole: their bytes up to `out` (within the
-    // capacity) and their offsets in the spare capacity of `offsets`.
-    unsafe {
-        sink.data.set_len(run.out);
-        sink.offsets.set_len(sink.offsets.len() + run.done);
-    }
+    // SAFETY: the first `done` values were written whole into the spare room: their bytes up
+    // to `out` (within the capacity, put_block/put_value checked) and their ends, each `out`
+    // after its value, so rising from `spare.len` and at most the capacity (checked to fit `O`
+    // above).
+    unsafe { sink.commit(run.done, run.out) };
     run.done
 }
 
@@ -391,15 +382,15 @@ mod tests {
                 let mut sink = OffsetsSink::<i32>::new();
                 sink.push_owned(b"first").unwrap();
                 match round % 3 {
-                    0 => sink.data.reserve_exact(bytes),
-                    1 => sink.data.shrink_to_fit(),
-                    _ => sink.data.reserve(bytes + 100),
+                    0 => sink.reserve_data_exact(bytes),
+                    1 => sink.shrink_data_to_fit(),
+                    _ => sink.reserve_data_exact(bytes + 100),
                 }
                 let (done, end) = extend_with(&mut sink, &page, lead, n, avx2);
                 if round % 3 != 1 {
                     assert_eq!((done, end), (n, page.len()), "round {round}: room was reserved");
                 }
-                assert!(sink.data.len() <= sink.data.capacity());
+                assert!(sink.data().len() <= sink.data_capacity());
                 // What the run left, one at a time (as `decode_byte_array` does).
                 let mut p = end;
                 for _ in done..n {
@@ -465,7 +456,7 @@ mod tests {
             for avx2 in [false, true] {
                 let mut sink = OffsetsSink::<i32>::new();
                 if round % 2 == 0 {
-                    sink.data.reserve_exact(bytes);
+                    sink.reserve_data_exact(bytes);
                 }
                 let done = gather_with(&mut sink, &page, &starts, &indexes, avx2);
                 if round % 2 == 0 {
@@ -487,6 +478,6 @@ mod tests {
         assert_eq!(gather_with(&mut sink, &page, &[0, 6, 13], &[1, 0, 2, 0], true), 2);
         assert_eq!(gather_with(&mut sink, &page, &[0, 6, 99], &[0, 1], false), 1);
         assert_eq!(gather_with(&mut sink, &page, &[0, 3], &[0], false), 0);
-        assert_eq!(sink.data, b"cdeabab");
+        assert_eq!(sink.data(), b"cdeabab");
     }
 }

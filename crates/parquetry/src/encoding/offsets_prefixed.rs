@@ -79,25 +79,20 @@ fn extend_with<O: OffsetSize>(
     // reservation at the end of a chunk. The loop stops where a window no longer fits, and
     // the last values go one at a time.
     sink.grow_data(prefixes.len(), value_bytes);
-    sink.offsets.reserve(prefixes.len());
-    let mut done = 0usize;
-    let mut pos = first;
-    if sink.offsets.capacity() - sink.offsets.len() >= prefixes.len() {
-        #[cfg(target_arch = "x86_64")]
-        let fast = if avx2 && std::is_x86_feature_detected!("avx2") {
-            // SAFETY: the processor has AVX2 (just checked); the run was checked against the
-            // page and its offsets' room reserved above, as `rebuild` requires.
-            unsafe { rebuild_avx2(sink, prefixes, suffix_lens, page, first) }
-        } else {
-            // SAFETY: as above.
-            unsafe { rebuild(sink, prefixes, suffix_lens, page, first) }
-        };
-        #[cfg(not(target_arch = "x86_64"))]
-        // SAFETY: the run was checked against the page and its offsets' room reserved above.
-        let fast = unsafe { rebuild(sink, prefixes, suffix_lens, page, first) };
-        let _ = avx2;
-        (done, pos) = fast?;
-    }
+    #[cfg(target_arch = "x86_64")]
+    let fast = if avx2 && std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor has AVX2 (just checked); the run was checked against the
+        // page above, as `rebuild` requires.
+        unsafe { rebuild_avx2(sink, prefixes, suffix_lens, page, first) }
+    } else {
+        // SAFETY: as above.
+        unsafe { rebuild(sink, prefixes, suffix_lens, page, first) }
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    // SAFETY: the run was checked against the page above.
+    let fast = unsafe { rebuild(sink, prefixes, suffix_lens, page, first) };
+    let _ = avx2;
+    let (done, mut pos) = fast?;
     // What the loop left (little room, or the memory could not be had), growing as needed.
     for (&p, &len) in prefixes[done..].iter().zip(&suffix_lens[done..]) {
         sink.push_prefixed_in(p as usize, page.get(pos..).unwrap_or_default(), len as usize)?;
@@ -132,7 +127,7 @@ unsafe fn rebuild_avx2<O: OffsetSize>(
 /// # Safety
 ///
 /// `prefixes` and `suffix_lens` have the same length; the suffixes sum to at most
-/// `page.len() - first`; `sink.offsets` has spare capacity for one offset per value.
+/// `page.len() - first`, and the run's values to at most `O::MAX - sink.data().len()`.
 #[inline(always)]
 unsafe fn rebuild<O: OffsetSize>(
     sink: &mut OffsetsSink<O>,
@@ -145,17 +140,16 @@ unsafe fn rebuild<O: OffsetSize>(
     // length are never used: a prefix is at most that length).
     let (mut prev_start, mut prev_len, mut has_prev) = match sink.last_bounds() {
         Some((start, end)) => (start, end - start, true),
-        None => (sink.data.len(), 0, false),
+        None => (sink.data().len(), 0, false),
     };
     let mut prev = [0u8; WINDOW];
     let head = prev_len.min(WINDOW);
-    prev[..head].copy_from_slice(&sink.data[prev_start..prev_start + head]);
+    prev[..head].copy_from_slice(&sink.data()[prev_start..prev_start + head]);
 
-    let mut pos = sink.data.len();
     let mut src = first;
-    let cap = sink.data.capacity();
-    let base = sink.data.as_mut_ptr();
-    let offsets = &mut sink.offsets.spare_capacity_mut()[..prefixes.len()];
+    let spare = sink.spare(prefixes.len());
+    let (cap, base, mut pos) = (spare.cap, spare.data, spare.len);
+    let offsets = spare.offsets;
     let mut done = 0usize;
     let mut result = Ok(());
     for ((&p, &len), offset) in prefixes.iter().zip(suffix_lens).zip(offsets.iter_mut()) {
@@ -217,12 +211,11 @@ unsafe fn rebuild<O: OffsetSize>(
         offset.write(O::from_usize(pos));
         done += 1;
     }
-    // SAFETY: the first `done` values were written whole, their bytes up to `pos` and their
-    // offsets in the reserved spare capacity.
-    unsafe {
-        sink.data.set_len(pos);
-        sink.offsets.set_len(sink.offsets.len() + done);
-    }
+    // SAFETY: the first `done` values were written whole into the spare room: their bytes
+    // up to `pos` (within the capacity, checked per value) and their ends, each `pos` after
+    // its value, so rising from `spare.len`, and at most the run's total past the data
+    // before it (checked by the caller to fit `O`).
+    unsafe { sink.commit(done, pos) };
     result.map(|()| (done, src))
 }
 
@@ -294,12 +287,12 @@ mod tests {
                 if round % 2 == 0 {
                     // Exactly the run's bytes: the loop stops where a window no longer fits,
                     // one-by-one pushes finish, and the capacity is never outgrown.
-                    sink.data.reserve_exact(need);
+                    sink.reserve_data_exact(need);
                 }
-                let capacity = sink.data.capacity();
+                let capacity = sink.data_capacity();
                 extend_with(&mut sink, &prefixes, &lens, &page, lead, avx2).unwrap();
                 if round % 2 == 0 {
-                    assert_eq!(sink.data.capacity(), capacity, "round {round}: exact room outgrown");
+                    assert_eq!(sink.data_capacity(), capacity, "round {round}: exact room outgrown");
                 }
                 let mut large = OffsetsSink::<i64>::new();
                 large.push_owned(&seed).unwrap();
@@ -325,8 +318,8 @@ mod tests {
             // "ab", "abc", then a prefix of 4 after a 3-byte value.
             let e = extend_with(&mut sink, &[0, 2, 4], &[2, 1, 1], &page, 0, avx2).unwrap_err();
             assert!(e.to_string().contains("prefix length 4 is longer than the previous value (3 bytes)"), "{e}");
-            assert_eq!(sink.offsets, [0, 2, 5]);
-            assert_eq!(sink.data, b"ababc");
+            assert_eq!(sink.offsets(), [0, 2, 5]);
+            assert_eq!(sink.data(), b"ababc");
         }
     }
 
@@ -337,7 +330,7 @@ mod tests {
         assert!(e.to_string().contains("runs past the page"), "{e}");
         assert!(extend_prefixed(&mut sink, &[0], &[0], b"12", 3).is_err());
         assert!(extend_prefixed(&mut sink, &[0], &[], b"12", 0).is_err());
-        assert_eq!((sink.len(), sink.data.len()), (0, 0));
+        assert_eq!((sink.len(), sink.data().len()), (0, 0));
         // A run whose values overflow i32 offsets, without allocating them.
         sink.push_owned(&[7; 100]).unwrap();
         let prefixes = vec![100u32; 30_000_000];

@@ -75,16 +75,13 @@ impl<const N: usize> Table<N> {
     fn gather<O: OffsetSize>(&self, sink: &mut OffsetsSink<O>, indexes: &[u32]) -> usize {
         // Every value goes inside the capacity, so offsets up to the capacity are all that
         // need to fit the offset type: one check for the run.
-        if sink.check_len(sink.data.capacity() - sink.data.len()).is_err() {
+        if sink.check_len(sink.data_capacity() - sink.data().len()).is_err() {
             return 0;
         }
-        sink.offsets.reserve(indexes.len());
-        let offsets = sink.offsets.spare_capacity_mut();
-        let cap = sink.data.capacity();
-        let base = sink.data.as_mut_ptr();
-        let mut out = sink.data.len();
+        let spare = sink.spare(indexes.len());
+        let (cap, base, mut out) = (spare.cap, spare.data, spare.len);
         let mut done = 0usize;
-        for (offset, &i) in offsets.iter_mut().zip(indexes) {
+        for (offset, &i) in spare.offsets.iter_mut().zip(indexes) {
             let (Some(word), Some(&len)) = (self.words.get(i as usize), self.lens.get(i as usize)) else {
                 break;
             };
@@ -101,12 +98,11 @@ impl<const N: usize> Table<N> {
             offset.write(O::from_usize(out));
             done += 1;
         }
-        // SAFETY: the first `done` values were written whole: their bytes up to `out` (within
-        // the capacity) and their offsets in the spare capacity of `offsets`.
-        unsafe {
-            sink.data.set_len(out);
-            sink.offsets.set_len(sink.offsets.len() + done);
-        }
+        // SAFETY: the first `done` values were written whole into the spare room: their
+        // bytes up to `out` (within the capacity, checked per value) and their ends, each
+        // `out` after its value, so rising from `spare.len` and at most the capacity (checked
+        // to fit `O`).
+        unsafe { sink.commit(done, out) };
         done
     }
 }
@@ -135,14 +131,14 @@ mod tests {
             let table = ShortValues::build(&page, &ends).expect("short values");
             let indexes: Vec<u32> = (0..200u32).map(|k| k * 7 % values.len() as u32).collect();
             let mut sink = OffsetsSink::<i32>::new();
-            sink.data.reserve(200 * 16 + 16);
+            sink.reserve_data_exact(200 * 16 + 16);
             assert_eq!(table.gather(&mut sink, &indexes), indexes.len());
             let want: Vec<u8> = indexes.iter().flat_map(|&i| values[i as usize].iter().copied()).collect();
-            assert_eq!(sink.data, want);
+            assert_eq!(sink.data(), want);
             let mut end = 0;
             for (k, &i) in indexes.iter().enumerate() {
                 end += values[i as usize].len() as i32;
-                assert_eq!(sink.offsets[k + 1], end);
+                assert_eq!(sink.offsets()[k + 1], end);
             }
         }
     }
@@ -152,11 +148,11 @@ mod tests {
         let (page, ends) = page_of(&[b"abc", b"defgh"]);
         let table = ShortValues::build(&page, &ends).expect("short values");
         let mut sink = OffsetsSink::<i64>::new();
-        sink.data.reserve_exact(8);
+        sink.reserve_data_exact(8);
         assert_eq!(table.gather(&mut sink, &[0, 2, 1]), 1, "index 2 is past the table");
         // 3 bytes used, fewer than 8 left past them: no room for a slot.
         assert_eq!(table.gather(&mut sink, &[1]), 0);
-        assert_eq!(sink.data, b"abc");
+        assert_eq!(sink.data(), b"abc");
     }
 
     #[test]

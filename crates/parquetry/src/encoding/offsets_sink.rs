@@ -5,6 +5,10 @@ use super::prefix_sum::prefix_sum32;
 use super::{check_lengths, no_previous, prefix_too_long, suffix_past_page, ByteArraySink};
 use crate::error::{Error, Result};
 
+#[cfg(test)]
+mod spare_tests;
+mod spread;
+
 /// Values up to this long are copied as one fixed-size block by [`OffsetsSink`].
 const SHORT_COPY: usize = 32;
 
@@ -73,12 +77,21 @@ impl OffsetSize for i64 {
 
 /// A [`ByteArraySink`] building Arrow's offsets + data layout: every value is copied once into
 /// `data`, and `offsets` holds `len + 1` entries starting at 0.
+///
+/// # Invariant
+///
+/// `offsets` starts at 0, never decreases, ends at `data.len()`, and every offset is at most
+/// `O::MAX`; so the offsets are a valid Arrow offset buffer over `data` (which
+/// [`into_parts`](Self::into_parts) hands over for an unchecked array constructor). The fields
+/// are private and every method keeps this; the run loops in `offsets_plain.rs`,
+/// `offsets_short.rs` and `offsets_prefixed.rs` write spare capacity through
+/// [`spare`](Self::spare) and [`commit`](Self::commit), whose `# Safety` says what they owe.
 #[derive(Debug, Clone)]
 pub struct OffsetsSink<O: OffsetSize> {
     /// `offsets[i]..offsets[i + 1]` is value `i` in `data`.
-    pub offsets: Vec<O>,
+    offsets: Vec<O>,
     /// All value bytes back to back.
-    pub data: Vec<u8>,
+    data: Vec<u8>,
     /// How many values the sink is expected to hold in all (0: unknown), which sizes growth
     /// (see [`OffsetsSink::expect`]).
     expected: usize,
@@ -185,6 +198,8 @@ impl<O: OffsetSize> OffsetsSink<O> {
         (start <= end && end <= self.data.len()).then_some((start, end))
     }
 
+    /// `data.len() + extra` if that fits the offset type: the offset a value of `extra` bytes
+    /// appended now would end at.
     #[inline]
     pub(super) fn check_len(&self, extra: usize) -> Result<usize> {
         match self.data.len().checked_add(extra) {
@@ -192,6 +207,155 @@ impl<O: OffsetSize> OffsetsSink<O> {
             _ => Err(offset_overflow::<O>(self.data.len(), extra)),
         }
     }
+
+    /// The offsets: `len() + 1` of them, from 0 up to `data().len()`, never decreasing.
+    pub fn offsets(&self) -> &[O] {
+        &self.offsets
+    }
+
+    /// All value bytes back to back.
+    pub fn data(&self) -> &[u8] {
+        &self.data
+    }
+
+    /// The room for value bytes, used or not: run loops copy into it without growing it.
+    pub fn data_capacity(&self) -> usize {
+        self.data.capacity()
+    }
+
+    /// Room for exactly `bytes` more value bytes (no doubling), for callers that know the
+    /// size; a failed allocation leaves the room as it was.
+    pub fn reserve_data_exact(&mut self, bytes: usize) {
+        crate::alloc::reserve_exact(&mut self.data, bytes);
+    }
+
+    /// Gives back the data vector's unused room (tests use it to run out of room exactly).
+    #[cfg(test)]
+    pub(crate) fn shrink_data_to_fit(&mut self) {
+        self.data.shrink_to_fit();
+    }
+
+    /// Room for `values` more values and `bytes` more value bytes, where a failed allocation
+    /// leaves the room as it was (the reader's batch sizing is a hint, not a need).
+    pub fn try_reserve(&mut self, values: usize, bytes: usize) {
+        crate::alloc::reserve(&mut self.offsets, values);
+        crate::alloc::reserve(&mut self.data, bytes);
+    }
+
+    /// Drops the values from value `values` on (nothing if there are no more): a reader
+    /// undoing a page that failed half way.
+    pub fn truncate(&mut self, values: usize) {
+        if values < self.len() {
+            self.offsets.truncate(values + 1);
+            let end = self.offsets[values].as_usize();
+            self.data.truncate(end);
+        }
+    }
+
+    /// Drops every value, keeping the memory.
+    pub fn clear(&mut self) {
+        self.truncate(0);
+    }
+
+    /// An empty sink that reuses `offsets`' memory (its contents are dropped), with room for
+    /// exactly `bytes` value bytes.
+    pub fn recycle(mut offsets: Vec<O>, bytes: usize) -> Self {
+        offsets.clear();
+        offsets.push(O::default());
+        Self { offsets, data: Vec::with_capacity(bytes), expected: 0 }
+    }
+
+    /// The offsets and the data, handed over whole: they hold the invariant (see the type),
+    /// which is what lets the reader build Arrow arrays over them without checking again.
+    pub fn into_parts(self) -> (Vec<O>, Vec<u8>) {
+        debug_assert!(self.holds_from(0), "OffsetsSink invariant broken");
+        (self.offsets, self.data)
+    }
+
+    /// Appends the values that `offsets` delimit in `data` (value `i` is
+    /// `data[offsets[i]..offsets[i + 1]]`; `offsets[0]` need not be 0): one copy of the bytes
+    /// and a pass over the offsets that checks them, since they come from outside the sink.
+    pub fn extend_from_parts<P: OffsetSize>(&mut self, offsets: &[P], data: &[u8]) -> Result<()> {
+        let (Some(first), Some(last)) = (offsets.first(), offsets.last()) else { return Ok(()) };
+        let (first, last) = (first.as_usize(), last.as_usize());
+        let ordered = offsets.windows(2).all(|w| w[0].as_usize() <= w[1].as_usize());
+        let Some(bytes) = data.get(first..last).filter(|_| ordered) else {
+            return Err(Error::invalid_argument(format!(
+                "offsets from {first} to {last} are not ordered values inside {} bytes",
+                data.len()
+            )));
+        };
+        let base = self.data.len();
+        self.check_len(bytes.len())?;
+        // Each is at least `first` (ordered) and the last fits `O` (checked just above).
+        self.offsets.extend(offsets[1..].iter().map(|o| O::from_usize(base + (o.as_usize() - first))));
+        self.data.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    /// The room a run loop writes values into directly: spare capacity for `values` more
+    /// offsets (reserved here) and the data vector's spare capacity (as reserved before; not
+    /// grown here). Nothing written there counts until [`commit`](Self::commit).
+    #[inline(always)]
+    pub(super) fn spare(&mut self, values: usize) -> Spare<'_, O> {
+        self.offsets.reserve(values);
+        let offsets = self.offsets.spare_capacity_mut();
+        // Never fewer after the reserve; the `min` spares the slice a panic branch.
+        let values = values.min(offsets.len());
+        let offsets = &mut offsets[..values];
+        let cap = self.data.capacity();
+        let data = self.data.as_mut_ptr();
+        let len = self.data.len();
+        Spare { offsets, data, len, cap }
+    }
+
+    /// Counts the values a run loop wrote into the room [`spare`](Self::spare) gave: the
+    /// first `values` offsets there, and the value bytes up to `data_len`.
+    ///
+    /// # Safety
+    ///
+    /// Since the last call to `spare` (for at least `values` values), with no other call on
+    /// the sink between: the first `values` slots of its `offsets` and the data bytes from its
+    /// `len` up to `data_len` were written; the written offsets do not decrease, the first is
+    /// at least `len`, the last is `data_len` (`data_len` is `len` when `values` is 0), and
+    /// none is above `O::MAX`. Debug builds check all but the writing.
+    #[inline(always)]
+    pub(super) unsafe fn commit(&mut self, values: usize, data_len: usize) {
+        // Checked in debug builds only: in release, keeping the capacities live across the
+        // run loop cost registers, and spills, in the loop (strings_plain_none 5% slower).
+        debug_assert!(values <= self.offsets.capacity() - self.offsets.len(), "commit past the spare offsets");
+        debug_assert!(data_len <= self.data.capacity(), "commit past the data capacity");
+        let first = self.offsets.len() - 1;
+        // SAFETY: the caller wrote the first `values` spare offsets and the data bytes up to
+        // `data_len`, all within the room `spare` gave (this function's contract).
+        unsafe {
+            self.data.set_len(data_len);
+            self.offsets.set_len(self.offsets.len() + values);
+        }
+        debug_assert!(self.holds_from(first), "run loop broke the OffsetsSink invariant");
+    }
+
+    /// Whether the invariant holds for the offsets from `first` on (with the start at 0).
+    fn holds_from(&self, first: usize) -> bool {
+        let tail = self.offsets.get(first..).unwrap_or_default();
+        self.offsets.first().is_some_and(|o| o.as_usize() == 0)
+            && tail.windows(2).all(|w| w[0].as_usize() <= w[1].as_usize())
+            && tail.last().is_some_and(|o| o.as_usize() == self.data.len() && o.as_usize() <= O::MAX)
+    }
+}
+
+/// The spare room of an [`OffsetsSink`] that a run loop writes values into before it
+/// [`commit`](OffsetsSink::commit)s them (see there for what it must write).
+pub(super) struct Spare<'a, O> {
+    /// One slot per value asked for: their ends, in order after the sink's last offset.
+    pub offsets: &'a mut [std::mem::MaybeUninit<O>],
+    /// The start of the data vector's memory: bytes below `len` hold the values so far (a
+    /// run may read them back, as DELTA_BYTE_ARRAY's prefixes do), bytes `len..cap` are free.
+    pub data: *mut u8,
+    /// The value bytes so far: where the next value starts.
+    pub len: usize,
+    /// The data vector's capacity.
+    pub cap: usize,
 }
 
 #[cold]

@@ -416,15 +416,15 @@ mod tests {
         let mut s = OffsetsSink::<i64>::new();
         let end = decode_byte_array(&page, 3, 4, &mut s).unwrap();
         assert_eq!(end, page.len());
-        assert_eq!(s.offsets, [0, 5, 5, 28, 33]);
-        assert_eq!(s.data, b"Helloa string longer than 12World");
+        assert_eq!(s.offsets(), [0, 5, 5, 28, 33]);
+        assert_eq!(s.data(), b"Helloa string longer than 12World");
         let mut v = ViewSink::new(0);
-        v.page_buffer_index = 4;
+        v.set_page_buffer(4);
         decode_byte_array(&page, 3, 4, &mut v).unwrap();
-        assert_eq!(v.views[0], crate::encoding::make_view(b"Hello", 0, 0));
+        assert_eq!(v.views()[0], crate::encoding::make_view(b"Hello", 0, 0));
         // The long value lies at page offset 3 + 4 + 5 + 4 + 4 = 20.
-        assert_eq!(v.views[2], crate::encoding::make_view(values[2], 4, 20));
-        assert!(v.owned.is_empty());
+        assert_eq!(v.views()[2], crate::encoding::make_view(values[2], 4, 20));
+        assert!(v.owned().is_empty());
         assert_eq!(skip_byte_array(&page, 3, 2).unwrap(), 20 - 4);
         assert!(decode_byte_array(&page, 3, 5, &mut s).is_err());
         assert!(skip_byte_array(&page, 3, 5).is_err());
@@ -452,7 +452,7 @@ mod tests {
         assert_eq!(out32, out);
         let mut s = OffsetsSink::<i32>::new();
         assert_eq!(decode_byte_array(&out, 1, 5, &mut s).unwrap(), out.len());
-        assert_eq!(s.data, data[4..data.len() - 5]);
+        assert_eq!(s.data(), &data[4..data.len() - 5]);
         // No values: nothing appended.
         encode_byte_array_offsets::<i32>(&[], &data, &mut out);
         encode_byte_array_offsets(&[3i32], &data, &mut out);

@@ -1,31 +1,43 @@
 //! [`ViewSink`]: byte-array values as Arrow `ByteView`s (`Utf8View`/`BinaryView`).
 
-use super::{check_lengths, no_previous, prefix_too_long, ByteArraySink, OffsetSize};
+use super::rle::Run;
+use super::{check_lengths, no_previous, prefix_too_long, ByteArraySink, OffsetSize, SpreadRows};
 use crate::error::{Error, Result};
 
 /// A [`ByteArraySink`] building Arrow's `ByteView` layout (`Utf8View`/`BinaryView`).
 ///
 /// Each view is a `u128` (little endian): bits 0..32 the length; for values of at most 12
 /// bytes the value itself follows, zero padded; otherwise a 4-byte prefix, the buffer index
-/// and the offset in that buffer. Values that lie in the page point at buffer
-/// `page_buffer_index` (the caller registers the page slice given to the decoder as that
-/// buffer); values built by the decoder (DELTA_BYTE_ARRAY) are appended to `owned`, which is
-/// buffer `owned_buffer_index`.
+/// and the offset in that buffer. Values that lie in the page point at the buffer index set by
+/// [`set_page_buffer`](Self::set_page_buffer) (the caller registers the page slice given to the
+/// decoder as that buffer); values built by the decoder (DELTA_BYTE_ARRAY) are appended to
+/// `owned`, which is buffer `owned_buffer_index`.
+///
+/// # Invariant
+///
+/// Every view was made by [`make_view`] or an equivalent 16-byte load from the bytes of its
+/// value: a slice of the page (or `data`) that the call appending it was given, at the offset
+/// it records, or of `owned`; or is zero (an empty value); or is a copy of such a view (from
+/// this sink or a dictionary sink, with the buffer index rewritten to where that buffer
+/// went). So a view is in bounds of, and has the prefix of, the buffer it names, provided the
+/// caller keeps each page at the index it set for it: that half of the contract is the
+/// decoder's, and debug builds check both halves when the array is built. The fields are
+/// private, so no code outside this module can write a view.
 #[derive(Debug, Clone, Default)]
 pub struct ViewSink {
     /// The views, one per value.
-    pub views: Vec<u128>,
+    views: Vec<u128>,
     /// Bytes of values that are not in the page.
-    pub owned: Vec<u8>,
+    owned: Vec<u8>,
     /// The buffer index that views into the current page get.
-    pub page_buffer_index: u32,
+    page_buffer_index: u32,
     /// The buffer index of `owned`.
-    pub owned_buffer_index: u32,
+    owned_buffer_index: u32,
     /// The bitwise OR of the lengths of the PLAIN values pushed since it was last reset.
     ///
     /// Below 128 it proves every length prefix is ASCII, so a PLAIN page's values can be
     /// UTF-8 validated in one pass over the whole page (see the view reader).
-    pub plain_length_bits: u32,
+    plain_length_bits: u32,
 }
 
 /// Builds an Arrow `ByteView` for a value stored at `offset` in buffer `buffer`.
@@ -50,12 +62,7 @@ pub fn make_view(bytes: &[u8], buffer: u32, offset: u32) -> u128 {
 /// `buffer`; returns whether any value is longer than 12 bytes (only then do the views need
 /// `data` as a buffer). Each view comes from one 16-byte load at its value's start instead of
 /// a variable-length copy (a third of the time of reading DELTA_BYTE_ARRAY pages as views).
-pub fn extend_views_over_offsets<O: OffsetSize>(
-    views: &mut Vec<u128>,
-    data: &[u8],
-    offsets: &[O],
-    buffer: u32,
-) -> bool {
+fn extend_views_over_offsets<O: OffsetSize>(views: &mut Vec<u128>, data: &[u8], offsets: &[O], buffer: u32) -> bool {
     views.reserve(offsets.len().saturating_sub(1));
     let mut long = false;
     for w in offsets.windows(2) {
@@ -88,6 +95,92 @@ impl ViewSink {
     /// An empty sink whose owned values go to buffer `owned_buffer_index`.
     pub fn new(owned_buffer_index: u32) -> Self {
         Self { owned_buffer_index, ..Self::default() }
+    }
+
+    /// The views, one per value.
+    pub fn views(&self) -> &[u128] {
+        &self.views
+    }
+
+    /// The number of values.
+    pub fn len(&self) -> usize {
+        self.views.len()
+    }
+
+    /// True if there are no values.
+    pub fn is_empty(&self) -> bool {
+        self.views.is_empty()
+    }
+
+    /// The bytes of values that are not in any page (DELTA_BYTE_ARRAY's), buffer
+    /// `owned_buffer_index`.
+    pub fn owned(&self) -> &[u8] {
+        &self.owned
+    }
+
+    /// Views into the page get buffer index `index` from now on: where the caller will keep
+    /// the page's buffer.
+    pub fn set_page_buffer(&mut self, index: u32) {
+        self.page_buffer_index = index;
+    }
+
+    /// The bitwise OR of the lengths of the PLAIN values pushed since the last
+    /// [`reset_plain_length_bits`](Self::reset_plain_length_bits).
+    pub fn plain_length_bits(&self) -> u32 {
+        self.plain_length_bits
+    }
+
+    /// Starts [`plain_length_bits`](Self::plain_length_bits) again from 0.
+    pub fn reset_plain_length_bits(&mut self) {
+        self.plain_length_bits = 0;
+    }
+
+    /// Drops the values from value `values` on: a reader undoing a page that failed.
+    pub fn truncate(&mut self, values: usize) {
+        self.views.truncate(values);
+    }
+
+    /// Hands over the views, leaving the sink empty: each is in bounds of the buffer it names
+    /// (see the type), which lets the reader build the array without checking them again.
+    pub fn take_views(&mut self) -> Vec<u128> {
+        std::mem::take(&mut self.views)
+    }
+
+    /// Appends the views of the values that `offsets` delimit in `data`, which the caller
+    /// keeps as buffer `buffer`; returns whether any value is longer than 12 bytes (only then
+    /// do the views need `data` as a buffer). Each view comes from one 16-byte load at its
+    /// value's start instead of a variable-length copy (a third of the time of reading
+    /// DELTA_BYTE_ARRAY pages as views).
+    pub fn extend_over_offsets<O: OffsetSize>(&mut self, data: &[u8], offsets: &[O], buffer: u32) -> bool {
+        extend_views_over_offsets(&mut self.views, data, offsets, buffer)
+    }
+
+    /// Appends the views of `dict` (a sink that read a dictionary page) that a run of
+    /// dictionary indexes selects: a repeated run is one fill. Panics on an index past
+    /// `dict`, which the caller has checked every index against.
+    #[inline]
+    pub fn gather(&mut self, dict: &ViewSink, run: Run<'_>) {
+        let dv = &dict.views;
+        match run {
+            Run::Repeated { value, len } => self.views.extend(std::iter::repeat_n(dv[value as usize], len)),
+            Run::Packed(ix) => self.views.extend(ix.iter().map(|&i| dv[i as usize])),
+        }
+    }
+
+    /// Rewrites the buffer index of every view longer than 12 bytes to `index`: for a sink
+    /// whose long views all point into one buffer (a dictionary page's), when that buffer
+    /// goes to another place in a batch.
+    pub fn move_buffer(&mut self, index: u32) {
+        for v in self.views.iter_mut().filter(|v| (**v as u32) > 12) {
+            *v = (*v & !(u128::from(u32::MAX) << 64)) | u128::from(index) << 64;
+        }
+    }
+
+    /// Spreads the dense views from `base` on over `rows`' rows; null rows get the zero view
+    /// (an empty value). [`SpreadRows::spread_values`] is generic, so it can only move, copy
+    /// and zero views: every view stays one the invariant allows.
+    pub fn spread_nulls(&mut self, base: usize, rows: &impl SpreadRows) -> Result<()> {
+        rows.spread_values(&mut self.views, base)
     }
 
     #[inline]
@@ -300,6 +393,7 @@ impl ByteArraySink for ViewSink {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::encoding::TestRows;
 
     #[test]
     fn views_over_offsets_match_make_view() {
@@ -337,7 +431,7 @@ mod tests {
         }
         let n = want.len();
         let mut sink = ViewSink::new(9);
-        sink.page_buffer_index = 2;
+        sink.set_page_buffer(2);
         let (done, mut p) = sink.extend_plain(&page, 5, n);
         assert!(done < n && done + 4 >= n, "{done} of {n}: only the last values are left");
         for _ in done..n {
@@ -355,5 +449,39 @@ mod tests {
         bad.extend_from_slice(&[0; 20]);
         let mut sink = ViewSink::new(0);
         assert_eq!(sink.extend_plain(&bad, 5, 3), (2, 5 + 4 + 4 + 1));
+    }
+
+    /// The safe ways views move between sinks: a gather of repeated and packed runs (none,
+    /// one, the last index), the dictionary's buffer moved (long views only), nulls spread
+    /// (none, all, zero rows), a truncation and the hand-over.
+    #[test]
+    fn gathered_moved_and_spread_views_stay_views_of_their_values() {
+        let mut dict = ViewSink::new(u32::MAX);
+        let page = b"\x03\0\0\0abc\x0e\0\0\0a long value!!";
+        dict.set_page_buffer(4);
+        dict.push_plain_value(page, 0, 3).unwrap();
+        dict.push_plain_value(page, 7, 14).unwrap();
+        let (short, long) = (make_view(b"abc", 0, 0), make_view(b"a long value!!", 4, 11));
+        assert_eq!(dict.views(), [short, long]);
+        dict.move_buffer(9);
+        let long = make_view(b"a long value!!", 9, 11);
+        assert_eq!(dict.views(), [short, long]);
+        let mut sink = ViewSink::new(u32::MAX);
+        sink.gather(&dict, Run::Repeated { value: 1, len: 0 });
+        sink.gather(&dict, Run::Packed(&[]));
+        sink.gather(&dict, Run::Repeated { value: 1, len: 2 });
+        sink.gather(&dict, Run::Packed(&[0, 1, 0]));
+        assert_eq!(sink.views(), [long, long, short, long, short]);
+        // Rows: null, valid, null, valid: the last two dense views spread over them.
+        sink.truncate(3);
+        sink.spread_nulls(1, &TestRows::new(&[false, true, false, true])).unwrap();
+        assert_eq!(sink.views(), [long, 0, long, 0, short]);
+        sink.spread_nulls(5, &TestRows::new(&[])).unwrap();
+        sink.spread_nulls(5, &TestRows::new(&[false, false])).unwrap();
+        // More valid rows than views: an error.
+        assert!(sink.clone().spread_nulls(6, &TestRows::new(&[true, true])).is_err());
+        assert_eq!(sink.len(), 7);
+        assert_eq!(sink.take_views(), [long, 0, long, 0, short, 0, 0]);
+        assert!(sink.is_empty());
     }
 }

@@ -3,19 +3,21 @@
 //!
 //! One routine, [`spread`], serves every layout whose rows are slots (a value per row in a
 //! vector): numbers, Arrow views and dictionary keys ([`spread_nulls`]), fixed-width byte
-//! values ([`ByteSlots`]), and offsets ([`spread_offsets`], where a null row is an empty
-//! slot ending where the row before it ends). It goes backwards in place a 64-row word of the
-//! bitmap at a time; a layout only says how to move and clear its slots ([`Slots`]), and may
-//! place mixed words faster (AVX-512 in `fixed/expand.rs`).
+//! values ([`ByteSlots`]), and the byte-array sinks' views and offsets (through the
+//! [`SpreadRows`] impl; a null row of offsets is an empty slot ending where the row before it
+//! ends). It goes backwards in place a 64-row word of the bitmap at a time; a layout only says
+//! how to move and clear its slots ([`Slots`]), and may place mixed words faster (AVX-512 in
+//! `fixed/expand.rs`).
 //!
 //! Booleans are the one layout apart ([`spread_bits`]): their rows are bits, which cannot be
 //! moved in place a slot at a time, so they are copied from a dense scratch bitmap a run of
 //! valid rows at a time.
 
 use arrow_buffer::bit_iterator::BitSliceIterator;
-use arrow_buffer::{ArrowNativeType, BooleanBufferBuilder};
+use arrow_buffer::BooleanBufferBuilder;
 
 use super::values::Validity;
+use crate::encoding::SpreadRows;
 use crate::error::{Error, Result};
 
 /// Storage that [`spread`] can move values in, addressed in values (slots).
@@ -189,21 +191,30 @@ pub fn spread_nulls<T: Copy + Default>(values: &mut Vec<T>, start: usize, validi
     spread(&mut values[..], start, dense, validity)
 }
 
-/// [`spread`] for offsets: before the call `offsets[start]` is where the page's first value
-/// starts and `offsets[start + 1..]` holds the ends of its non-null values; after it
-/// `offsets[start + 1..]` has one end per row of `validity`, a null row ending where the row
-/// before it ends (an empty slot).
-pub(crate) fn spread_offsets<O: ArrowNativeType>(
-    offsets: &mut Vec<O>,
-    start: usize,
-    validity: &Validity<'_>,
-) -> Result<()> {
-    if validity.null_count == 0 {
-        return Ok(());
+/// The reader's validity bits as the rows a sink spreads its values over ([`spread`] for
+/// both: views through [`spread_nulls`], offsets as [`OffsetSlots`], where a null row is an
+/// empty slot ending where the row before it ends).
+//
+// SAFETY: `spread_ends` leaves the ends in order when it returns Ok. `spread` places rows from
+// the last down, a word at a time, while `left` dense ends are unmoved at `1..=left`: a word's
+// valid rows take the last of them in order (`move_block`, or `move_mixed` counting down from
+// the last), its null rows the end of the last one left before them, `ends[left]` (`clear`),
+// and `left` only falls. So every row gets the end of the last valid row at or before it (the
+// page's start, `ends[0]`, if none), which never decreases; it returns Ok only when every row
+// was placed (`left == end`). Tested against a row-by-row spread (read/byte_array/
+// spread_tests.rs), and debug builds check every spread's ends.
+unsafe impl SpreadRows for Validity<'_> {
+    fn rows(&self) -> usize {
+        self.len
     }
-    let dense = offsets.len() - start - 1;
-    offsets.resize(start + 1 + validity.len, O::default());
-    spread(&mut OffsetSlots { ends: &mut offsets[start..] }, 0, dense, validity)
+
+    fn spread_values<T: Copy + Default>(&self, values: &mut Vec<T>, start: usize) -> Result<()> {
+        spread_nulls(values, start, self)
+    }
+
+    fn spread_ends<O: Copy + Default>(&self, ends: &mut [O], dense: usize) -> Result<()> {
+        spread(&mut OffsetSlots { ends }, 0, dense, self)
+    }
 }
 
 /// The spread for bits: appends one bit per row of `validity` to `dst`, the valid rows taking

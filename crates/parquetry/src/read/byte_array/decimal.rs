@@ -10,7 +10,7 @@ use arrow_array::types::{Decimal128Type, Decimal256Type, Decimal32Type, Decimal6
 use arrow_array::{ArrayRef, PrimitiveArray};
 use arrow_buffer::{i256, NullBuffer, ScalarBuffer};
 
-use super::Dict;
+use super::dict::Dict;
 use super::{decode_dense, is_dictionary_encoded, no_dictionary, page_rows};
 use crate::encoding::rle::Run;
 use crate::encoding::{OffsetSize, OffsetsSink};
@@ -121,8 +121,7 @@ impl<T: FromBigEndian> DecimalDecoder<T> {
                 Run::Packed(ix) => values.extend(ix.iter().map(|&i| dict[i as usize])),
             });
         }
-        self.raw.offsets.truncate(1);
-        self.raw.data.clear();
+        self.raw.clear();
         decode_dense(page, n, &mut self.raw, 0, |_, add| {
             if add <= MAX_PAGE_BYTES {
                 return Ok(());
@@ -130,7 +129,7 @@ impl<T: FromBigEndian> DecimalDecoder<T> {
             Err(Error::corrupt(format!("a page of decimals expands to {add} bytes")))
         })?;
         // On error append_page drops what was converted.
-        convert::<T, _>(&self.raw.data, &self.raw.offsets, &mut self.values)
+        convert::<T, _>(self.raw.data(), self.raw.offsets(), &mut self.values)
     }
 }
 
@@ -142,7 +141,7 @@ impl<T: FromBigEndian> ValueDecoder for DecimalDecoder<T> {
     fn set_dictionary(&mut self, page: &PageValues) -> Result<()> {
         let d = Dict::read(page, false)?;
         let mut dict = Vec::new();
-        convert::<T, _>(&d.data, &d.offsets, &mut dict).map_err(|e| e.context("dictionary page"))?;
+        convert::<T, _>(d.data(), d.offsets(), &mut dict).map_err(|e| e.context("dictionary page"))?;
         self.dict = Some(dict);
         Ok(())
     }

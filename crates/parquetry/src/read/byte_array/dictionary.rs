@@ -17,14 +17,14 @@ use std::sync::Arc;
 use arrow_array::types::{
     ArrowDictionaryKeyType, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
 };
-use arrow_array::{ArrayRef, DictionaryArray, GenericBinaryArray, GenericStringArray, OffsetSizeTrait, PrimitiveArray};
-use arrow_buffer::{ArrowNativeType, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_array::{ArrayRef, OffsetSizeTrait, PrimitiveArray};
+use arrow_buffer::{ArrowNativeType, NullBuffer, ScalarBuffer};
 use arrow_schema::DataType;
 
-use super::{
-    check_null_rows, check_room, check_utf8_offsets, decode_dense, is_dictionary_encoded, no_dictionary, page_rows,
-    Dict,
-};
+use super::arrays::{dictionary_array, offsets_array, Kind};
+use super::dict::Dict;
+use super::utf8::{check_utf8_offsets, Utf8Checked};
+use super::{check_null_rows, check_room, decode_dense, is_dictionary_encoded, no_dictionary, page_rows};
 use crate::encoding::rle::Run;
 use crate::encoding::{OffsetSize, OffsetsSink};
 use crate::error::{Error, Result};
@@ -71,6 +71,8 @@ struct DictionaryDecoder<K: ArrowDictionaryKeyType, O: OffsetSize> {
     /// Values after the base ones for this batch only: fallback pages, and a later chunk's
     /// dictionary if one arrived while rows were pending.
     extra: OffsetsSink<O>,
+    /// The proof that `extra`'s values were validated as UTF-8 (of strings), once one was.
+    extra_proof: Option<Utf8Checked>,
     /// A later chunk's dictionary that becomes `base` after this batch.
     next_base: Option<Dict>,
     /// What a dictionary index of the current chunk adds up to as a key: 0, or where
@@ -93,21 +95,6 @@ fn check_key<K: ArrowDictionaryKeyType>(max_key: usize) -> Result<()> {
     )))
 }
 
-/// An Arrow string or binary array over offsets that a sink built.
-fn values_array<O: OffsetSize + OffsetSizeTrait>(offsets: Vec<O>, data: Buffer, utf8: bool) -> ArrayRef {
-    // SAFETY: the offsets come from an OffsetsSink (or a Dict, read through one), extended
-    // only by value lengths, starting at 0 and ending at data.len(), all within `O`.
-    let offsets = unsafe { OffsetBuffer::new_unchecked(ScalarBuffer::from(offsets)) };
-    if utf8 {
-        // SAFETY: offsets as above; every value was validated as UTF-8 when its page was read
-        // (Dict::read, or check_utf8_offsets on each fallback page).
-        Arc::new(unsafe { GenericStringArray::<O>::new_unchecked(offsets, data, None) })
-    } else {
-        // SAFETY: offsets as above; binary values have no other invariant.
-        Arc::new(unsafe { GenericBinaryArray::<O>::new_unchecked(offsets, data, None) })
-    }
-}
-
 impl<K: ArrowDictionaryKeyType, O: OffsetSize + OffsetSizeTrait> DictionaryDecoder<K, O> {
     /// A decoder for string (`utf8`) or binary values.
     fn new(utf8: bool) -> Self {
@@ -116,6 +103,7 @@ impl<K: ArrowDictionaryKeyType, O: OffsetSize + OffsetSizeTrait> DictionaryDecod
             base: None,
             base_values: None,
             extra: OffsetsSink::new(),
+            extra_proof: None,
             next_base: None,
             key_offset: 0,
             keys: Vec::new(),
@@ -130,7 +118,7 @@ impl<K: ArrowDictionaryKeyType, O: OffsetSize + OffsetSizeTrait> DictionaryDecod
 
     /// The bytes of the base dictionary's values.
     fn base_bytes(&self) -> usize {
-        self.base.as_ref().map_or(0, |d| d.data.len())
+        self.base.as_ref().map_or(0, |d| d.data().len())
     }
 
     /// Appends the keys of the page's next `n` values densely (no null slots yet).
@@ -150,11 +138,12 @@ impl<K: ArrowDictionaryKeyType, O: OffsetSize + OffsetSizeTrait> DictionaryDecod
         }
         // A fallback page: its values go after the dictionary's and its keys point at them.
         let first = self.extra.len();
-        let start = self.extra.offsets.len() - 1;
-        let have = self.base_bytes() + self.extra.data.len();
+        let start = self.extra.len();
+        let have = self.base_bytes() + self.extra.data().len();
         decode_dense(page, n, &mut self.extra, have, check_room::<O>)?;
         if self.utf8 {
-            check_utf8_offsets(&self.extra.data, &self.extra.offsets[start..])?;
+            let proof = check_utf8_offsets(self.extra.data(), &self.extra.offsets()[start..])?;
+            self.extra_proof = Some(proof);
         }
         let (from, to) = (self.base_len() + first, self.base_len() + self.extra.len());
         if to > from {
@@ -172,31 +161,34 @@ impl<K: ArrowDictionaryKeyType, O: OffsetSize + OffsetSizeTrait> DictionaryDecod
                 return Ok(Arc::clone(v));
             }
             let v = match &self.base {
-                Some(d) => {
-                    let offsets = d.offsets.iter().map(|&o| <O as OffsetSize>::from_usize(o as usize)).collect();
-                    values_array::<O>(offsets, d.data.clone(), self.utf8)
-                }
-                None => values_array::<O>(vec![O::default()], Buffer::from_vec(Vec::<u8>::new()), self.utf8),
+                Some(d) => d.values_array::<O>(self.utf8)?,
+                None => offsets_array(OffsetsSink::<O>::new(), None, self.kind(None))?,
             };
             self.base_values = Some(Arc::clone(&v));
             return Ok(v);
         }
+        let proof = self.extra_proof.take();
         let Some(base) = &self.base else {
             // No dictionary: the extra values are the whole array, moved without a copy.
-            let OffsetsSink { offsets, data, .. } = std::mem::take(&mut self.extra);
-            return Ok(values_array::<O>(offsets, Buffer::from_vec(data), self.utf8));
+            return offsets_array(std::mem::take(&mut self.extra), None, self.kind(proof));
         };
-        check_room::<O>(base.data.len(), self.extra.data.len() as u64)?;
-        let shift = base.data.len();
-        let mut data = Vec::with_capacity(shift + self.extra.data.len());
-        data.extend_from_slice(base.data.as_slice());
-        data.extend_from_slice(&self.extra.data);
-        let mut offsets = Vec::with_capacity(base.offsets.len() + self.extra.len());
-        offsets.extend(base.offsets.iter().map(|&o| <O as OffsetSize>::from_usize(o as usize)));
-        offsets.extend(
-            self.extra.offsets[1..].iter().map(|&o| <O as OffsetSize>::from_usize(shift + OffsetSize::as_usize(o))),
-        );
-        Ok(values_array::<O>(offsets, Buffer::from_vec(data), self.utf8))
+        check_room::<O>(base.data().len(), self.extra.data().len() as u64)?;
+        // Both parts were checked, if strings: the proof needs both.
+        let proof = proof.and(base.utf8());
+        let mut all =
+            OffsetsSink::<O>::with_capacity(base.len() + self.extra.len(), base.data().len() + self.extra.data().len());
+        all.extend_from_parts(base.offsets(), base.data())?;
+        all.extend_from_parts(self.extra.offsets(), self.extra.data())?;
+        offsets_array(all, None, self.kind(proof))
+    }
+
+    /// The kind of the values array, with `proof` for strings.
+    fn kind(&self, proof: Option<Utf8Checked>) -> Kind {
+        if self.utf8 {
+            Kind::Utf8(proof)
+        } else {
+            Kind::Binary
+        }
     }
 }
 
@@ -217,17 +209,19 @@ where
             self.next_base = None;
             self.key_offset = 0;
             self.extra = OffsetsSink::new();
+            self.extra_proof = None;
             return Ok(());
         }
         // Rows of an earlier chunk are pending and their keys point into base + extra: this
         // dictionary joins the extra values for this batch and becomes the base after it.
-        let have = self.base_bytes() + self.extra.data.len();
-        check_room::<O>(have, dict.data.len() as u64)?;
+        let have = self.base_bytes() + self.extra.data().len();
+        check_room::<O>(have, dict.data().len() as u64)?;
         self.key_offset = self.base_len() + self.extra.len();
-        let shift = self.extra.data.len();
-        self.extra.data.extend_from_slice(dict.data.as_slice());
-        let offsets = dict.offsets[1..].iter().map(|&o| <O as OffsetSize>::from_usize(shift + o as usize));
-        self.extra.offsets.extend(offsets);
+        self.extra.extend_from_parts(dict.offsets(), dict.data())?;
+        if self.extra.len() == dict.len() {
+            // The dictionary is all of `extra`: its proof covers it.
+            self.extra_proof = dict.utf8();
+        }
         self.next_base = Some(dict);
         Ok(())
     }
@@ -235,12 +229,11 @@ where
     fn read(&mut self, page: &mut PageValues, values: usize, validity: Option<&Validity<'_>>) -> Result<()> {
         page_rows(values, validity)?;
         let base = self.keys.len();
-        let (extra_values, extra_bytes) = (self.extra.offsets.len(), self.extra.data.len());
+        let extra_values = self.extra.len();
         if let Err(e) = self.append_keys(page, values) {
             // Leave the batch as it was before the page, so the decoder stays consistent.
             self.keys.truncate(base);
-            self.extra.offsets.truncate(extra_values);
-            self.extra.data.truncate(extra_bytes);
+            self.extra.truncate(extra_values);
             return Err(e);
         }
         if let Some(v) = validity {
@@ -258,8 +251,8 @@ where
         let len = self.keys.len();
         check_null_rows(nulls.as_ref(), len)?;
         let values = self.values()?;
-        self.extra.offsets.truncate(1);
-        self.extra.data.clear();
+        self.extra.clear();
+        self.extra_proof = None;
         if let Some(next) = self.next_base.take() {
             self.base = Some(next);
             self.base_values = None;
@@ -271,6 +264,6 @@ where
         // checked against the dictionary's length by read_indexes (and shifted by
         // key_offset to where that dictionary sits in `values`), fallback keys number the
         // extra values appended after the base; check_key made each fit `K`.
-        Ok(Arc::new(unsafe { DictionaryArray::<K>::new_unchecked(keys, values) }))
+        Ok(unsafe { dictionary_array(keys, values) })
     }
 }

@@ -2,14 +2,15 @@
 //! value copied once into one data buffer per batch.
 
 use std::mem::MaybeUninit;
-use std::sync::Arc;
 
-use arrow_array::{ArrayRef, GenericBinaryArray, GenericStringArray, OffsetSizeTrait};
-use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_array::{ArrayRef, OffsetSizeTrait};
+use arrow_buffer::{Buffer, NullBuffer};
 
+use super::arrays::{offsets_array, Kind};
+use super::utf8::{check_dict_utf8, check_utf8_offsets, Utf8Checked};
 use super::{
-    check_dict_utf8, check_dictionary_encoding, check_null_rows, check_room, check_utf8_offsets, decode_dense,
-    is_dictionary_encoded, no_dictionary, page_rows, spread_offsets, Scratch,
+    check_dictionary_encoding, check_null_rows, check_room, decode_dense, is_dictionary_encoded, no_dictionary,
+    page_rows, Scratch,
 };
 use crate::encoding::rle::Run;
 use crate::encoding::{ByteArraySink, OffsetSize, OffsetsSink, ShortValues};
@@ -21,8 +22,12 @@ use crate::read::values::{PageValues, Validity, ValueDecoder};
 #[derive(Debug)]
 pub(super) struct OffsetsDecoder<O: OffsetSize> {
     utf8: bool,
-    /// The batch being built: `sink.offsets` has one entry per row plus the leading 0.
+    /// The batch being built: `sink.offsets()` has one entry per row plus the leading 0.
     sink: OffsetsSink<O>,
+    /// The proof that this batch's values were validated as UTF-8 (every string page's
+    /// appended values are checked, gathered ones were when their dictionary was walked);
+    /// taken by `finish`.
+    proof: Option<Utf8Checked>,
     dict: Option<PageDict>,
     scratch: Scratch,
 }
@@ -55,6 +60,9 @@ struct PageDict {
     prefixes: Vec<u32>,
     /// The values in fixed-size slots, once all are walked, if they are few and short.
     short: Short,
+    /// The proof of the first UTF-8 check of walked values (of strings): every walked value
+    /// is checked before it counts as walked, so it covers every value a page can gather.
+    proof: Option<Utf8Checked>,
 }
 
 /// Whether a dictionary's values are gathered from a [`ShortValues`] table.
@@ -91,6 +99,7 @@ impl PageDict {
             utf8,
             prefixes,
             short: if n <= SHORT_MAX_VALUES { Short::Pending } else { Short::No },
+            proof: None,
         })
     }
 
@@ -136,7 +145,7 @@ impl PageDict {
             let spare = self.prefixes.spare_capacity_mut();
             let (to, p, lengths_or) = walk_lengths(data, from, self.n, from.1 + DICT_CHECK_BYTES, spare)?;
             if self.utf8 {
-                check_dict_utf8(data, from, (to, p), lengths_or)?;
+                self.proof = Some(check_dict_utf8(data, from, (to, p), lengths_or)?);
             }
             // SAFETY: walk_lengths wrote the first `to - from.0` elements of the spare
             // capacity. They count only now that they passed the check, so a decoder that
@@ -157,13 +166,18 @@ impl PageDict {
         let data = self.page.as_slice();
         let w = self.walked();
         let p = self.prefixes[w] as usize;
-        let first = sink.offsets.len() - 1;
+        let first = sink.len();
         let (done, end) = sink.extend_plain(data, p, run.min(self.n - w));
-        let offsets = &sink.offsets[first..];
-        if self.utf8 && check_utf8_offsets(&sink.data, offsets).is_err() {
-            // Again over the page, so that the error names the value's index in it.
-            check_dict_utf8(data, (w, p), (w + done, end), u32::MAX)?;
-            return Err(Error::corrupt("dictionary page: values are not valid UTF-8"));
+        let offsets = &sink.offsets()[first..];
+        if self.utf8 {
+            match check_utf8_offsets(sink.data(), offsets) {
+                Ok(proof) => self.proof = Some(proof),
+                Err(_) => {
+                    // Again over the page, so that the error names the value's index in it.
+                    let _ = check_dict_utf8(data, (w, p), (w + done, end), u32::MAX)?;
+                    return Err(Error::corrupt("dictionary page: values are not valid UTF-8"));
+                }
+            }
         }
         // Value `w + t` ends `t + 1` length prefixes and the bytes of values `w..=w + t` past
         // `p`: below `data.len()`, so in u32 (checked in `read`).
@@ -223,7 +237,7 @@ const DICT_CHECK_BYTES: usize = 64 << 10;
 impl<O: OffsetSize + OffsetSizeTrait> OffsetsDecoder<O> {
     /// A decoder for a string (`utf8`) or binary output.
     pub(super) fn new(utf8: bool) -> Self {
-        Self { utf8, sink: OffsetsSink::new(), dict: None, scratch: Scratch::default() }
+        Self { utf8, sink: OffsetsSink::new(), proof: None, dict: None, scratch: Scratch::default() }
     }
 
     /// Appends the page's next `n` values densely (no null slots yet).
@@ -232,10 +246,10 @@ impl<O: OffsetSize + OffsetSizeTrait> OffsetsDecoder<O> {
             // The dictionary was validated once when it was read: gathered values need not be.
             return self.gather(page, n);
         }
-        let have = self.sink.data.len();
+        let have = self.sink.data().len();
         decode_dense(page, n, &mut self.sink, have, check_room::<O>)?;
         if self.utf8 {
-            check_utf8_offsets(&self.sink.data, &self.sink.offsets[start..])?;
+            self.proof = Some(check_utf8_offsets(self.sink.data(), &self.sink.offsets()[start..])?);
         }
         Ok(())
     }
@@ -274,6 +288,10 @@ impl<O: OffsetSize + OffsetSizeTrait> OffsetsDecoder<O> {
             let m = k + 1 + first_unwalked(&indexes[k + 1..], walked);
             gather_walked(&mut self.sink, dict, &indexes[k..m])?;
             k = m;
+        }
+        if dict.utf8 && !indexes.is_empty() {
+            // Every gathered value was walked, so checked: the dictionary holds that proof.
+            self.proof = self.proof.or(dict.proof);
         }
         Ok(())
     }
@@ -333,7 +351,7 @@ fn gather_walked<O: OffsetSize>(sink: &mut OffsetsSink<O>, dict: &PageDict, inde
     }
     // In bounds: every index is below dict.walked().
     let bytes = rest.iter().map(|&i| dict.value_len(i as usize) as u64).sum::<u64>();
-    check_room::<O>(sink.data.len(), bytes)?;
+    check_room::<O>(sink.data().len(), bytes)?;
     // Exactly the bytes left while the hint holds: no slack, so an exact hint is never
     // outgrown (the last few values then take the plain copy instead of the block copy);
     // past it, growth by projection.
@@ -348,8 +366,7 @@ fn gather_walked<O: OffsetSize>(sink: &mut OffsetsSink<O>, dict: &PageDict, inde
 
 impl<O: OffsetSize + OffsetSizeTrait> ValueDecoder for OffsetsDecoder<O> {
     fn reserve(&mut self, rows: usize, value_bytes: usize) {
-        crate::alloc::reserve(&mut self.sink.offsets, rows);
-        crate::alloc::reserve(&mut self.sink.data, value_bytes);
+        self.sink.try_reserve(rows, value_bytes);
         self.sink.expect(self.sink.len() + rows);
     }
 
@@ -360,18 +377,20 @@ impl<O: OffsetSize + OffsetSizeTrait> ValueDecoder for OffsetsDecoder<O> {
 
     fn read(&mut self, page: &mut PageValues, values: usize, validity: Option<&Validity<'_>>) -> Result<()> {
         page_rows(values, validity)?;
-        let start = self.sink.offsets.len() - 1;
-        let data_len = self.sink.data.len();
-        if let Err(e) = self.append_values(page, values, start) {
+        let start = self.sink.len();
+        let spread = match self.append_values(page, values, start) {
+            Ok(()) => match validity {
+                // No nulls: nothing to spread (a sink left alone keeps its invariant).
+                Some(v) if v.null_count > 0 => self.sink.spread_nulls(start, v),
+                _ => Ok(()),
+            },
+            Err(e) => Err(e),
+        };
+        if spread.is_err() {
             // Leave the batch as it was before the page, so the decoder stays consistent.
-            self.sink.offsets.truncate(start + 1);
-            self.sink.data.truncate(data_len);
-            return Err(e);
+            self.sink.truncate(start);
         }
-        if let Some(v) = validity {
-            spread_offsets(&mut self.sink.offsets, start, v)?;
-        }
-        Ok(())
+        spread
     }
 
     fn len(&self) -> usize {
@@ -381,23 +400,12 @@ impl<O: OffsetSize + OffsetSizeTrait> ValueDecoder for OffsetsDecoder<O> {
     fn finish(&mut self, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
         let len = self.sink.len();
         check_null_rows(nulls.as_ref(), len)?;
-        let OffsetsSink { offsets, data, .. } = std::mem::take(&mut self.sink);
-        // SAFETY: the sink's offsets start at 0 and only grow by value lengths (null rows
-        // repeat the previous offset), the last one is data.len(), and all fit `O` (checked
-        // before each page was decoded): the OffsetBuffer invariants.
-        let offsets = unsafe { OffsetBuffer::new_unchecked(ScalarBuffer::from(offsets)) };
-        let values = Buffer::from_vec(data);
-        if self.utf8 {
-            // SAFETY: the offsets are valid (above) and every value's bytes were validated as
-            // UTF-8: each page's appended region and its value boundaries by
-            // check_utf8_offsets, dictionary values once when the dictionary was read; null
-            // slots are empty.
-            let a = unsafe { GenericStringArray::<O>::new_unchecked(offsets, values, nulls) };
-            Ok(Arc::new(a))
+        let kind = if self.utf8 {
+            // Without a proof (no value checked) the array is built by the checked constructor.
+            Kind::Utf8(self.proof.take())
         } else {
-            let a = GenericBinaryArray::<O>::try_new(offsets, values, nulls)
-                .map_err(|e| Error::invalid_argument(e.to_string()))?;
-            Ok(Arc::new(a))
-        }
+            Kind::Binary
+        };
+        offsets_array(std::mem::take(&mut self.sink), nulls, kind)
     }
 }

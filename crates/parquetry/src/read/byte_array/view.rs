@@ -9,25 +9,27 @@
 
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, BinaryViewArray, StringViewArray};
-use arrow_buffer::{Buffer, NullBuffer, ScalarBuffer};
+use arrow_array::ArrayRef;
+use arrow_buffer::{Buffer, NullBuffer};
 
+use super::arrays::{view_array, Kind};
+use super::utf8::{check_dict_utf8, check_plain_run, check_utf8_lengths, check_utf8_offsets, Utf8Checked};
 use super::{
-    check_dict_utf8, check_dictionary_encoding, check_null_rows, check_utf8_lengths, check_utf8_offsets,
-    check_utf8_plain, is_dictionary_encoded, no_dictionary, page_rows, unsupported_encoding, utf8_error_at,
+    check_dictionary_encoding, check_null_rows, is_dictionary_encoded, no_dictionary, page_rows, unsupported_encoding,
 };
 use crate::encoding::plain::decode_byte_array;
-use crate::encoding::rle::Run;
-use crate::encoding::{extend_views_over_offsets, OffsetsSink, ViewSink};
+use crate::encoding::{ByteArraySink, OffsetsSink, ViewSink};
 use crate::error::{Error, Result};
 use crate::format::Encoding;
-use crate::read::values::{spread_nulls, PageValues, Validity, ValueDecoder};
+use crate::read::values::{PageValues, Validity, ValueDecoder};
 
 /// The dictionary as views into the dictionary page's buffer.
 #[derive(Debug)]
 struct ViewDict {
     /// One view per dictionary value.
-    views: Vec<u128>,
+    views: ViewSink,
+    /// The proof that the values were validated as UTF-8 (of strings).
+    proof: Option<Utf8Checked>,
     /// The dictionary page's values section.
     buffer: Buffer,
     /// Whether any view points into `buffer` (a value over 12 bytes).
@@ -43,8 +45,11 @@ struct ViewDict {
 #[derive(Debug)]
 pub(super) struct ViewDecoder {
     utf8: bool,
-    /// `sink.views` holds the batch's views, one per row.
+    /// `sink.views()` holds the batch's views, one per row.
     sink: ViewSink,
+    /// The proof that this batch's values were validated as UTF-8 (of strings); taken by
+    /// `finish`.
+    proof: Option<Utf8Checked>,
     /// The batch's data buffers: pages, dictionary pages, DELTA_BYTE_ARRAY arenas.
     buffers: Vec<Buffer>,
     dict: Option<ViewDict>,
@@ -71,7 +76,14 @@ fn next_index(buffers: &[Buffer]) -> Result<u32> {
 impl ViewDecoder {
     /// A decoder for a `Utf8View` (`utf8`) or `BinaryView` output.
     pub(super) fn new(utf8: bool) -> Self {
-        Self { utf8, sink: ViewSink::new(u32::MAX), buffers: Vec::new(), dict: None, arena_offsets: Vec::new() }
+        Self {
+            utf8,
+            sink: ViewSink::new(u32::MAX),
+            proof: None,
+            buffers: Vec::new(),
+            dict: None,
+            arena_offsets: Vec::new(),
+        }
     }
 
     /// Appends the page's next `n` values densely (no null slots yet). Views point into
@@ -80,18 +92,12 @@ impl ViewDecoder {
         match page.encoding() {
             e if is_dictionary_encoded(e) => self.gather(page, n),
             Encoding::PLAIN => {
-                self.sink.page_buffer_index = next_index(&self.buffers)?;
-                self.sink.plain_length_bits = 0;
+                self.sink.set_page_buffer(next_index(&self.buffers)?);
+                self.sink.reset_plain_length_bits();
                 let (start, end) = page.read_byte_arrays(n, &mut self.sink)?;
                 if self.utf8 {
-                    // With every length below 128, each 4-byte prefix is ASCII ([len, 0, 0, 0]):
-                    // no UTF-8 sequence can run across it, so one pass over the values read
-                    // validates each of them. Otherwise check value run by value run.
-                    let ascii_prefixes = self.sink.plain_length_bits < 128;
                     let read = &page.data()[start..end];
-                    if !ascii_prefixes || utf8_error_at(read).is_some() {
-                        check_utf8_plain(read, n)?;
-                    }
+                    self.proof = Some(check_plain_run(read, n, self.sink.plain_length_bits())?);
                 }
                 self.keep_if_used(page.buffer().clone(), base);
                 Ok(())
@@ -100,10 +106,10 @@ impl ViewDecoder {
                 if self.utf8 {
                     // The value bytes lie back to back: one validation.
                     if let Some((lengths, region)) = page.next_delta_lengths(n) {
-                        check_utf8_lengths(region, lengths)?;
+                        self.proof = Some(check_utf8_lengths(region, lengths)?);
                     }
                 }
-                self.sink.page_buffer_index = next_index(&self.buffers)?;
+                self.sink.set_page_buffer(next_index(&self.buffers)?);
                 page.read_byte_arrays(n, &mut self.sink)?;
                 self.keep_if_used(page.buffer().clone(), base);
                 Ok(())
@@ -115,7 +121,7 @@ impl ViewDecoder {
 
     /// Adds the page's buffer to the batch if a view of the page (from `base` on) uses it.
     fn keep_if_used(&mut self, buffer: Buffer, base: usize) {
-        if any_long(&self.sink.views[base..]) {
+        if any_long(&self.sink.views()[base..]) {
             self.buffers.push(buffer);
         }
     }
@@ -129,20 +135,17 @@ impl ViewDecoder {
                 "DELTA_BYTE_ARRAY page expands to {bytes} bytes, past the 4 GiB a view can address"
             )));
         }
-        let mut offsets = std::mem::take(&mut self.arena_offsets);
-        offsets.clear();
-        offsets.push(0);
-        let mut arena = OffsetsSink::with_capacity(0, bytes as usize);
-        arena.offsets = offsets;
+        let mut arena = OffsetsSink::recycle(std::mem::take(&mut self.arena_offsets), bytes as usize);
         page.read_byte_arrays(n, &mut arena)?;
         if self.utf8 {
-            check_utf8_offsets(&arena.data, &arena.offsets)?;
+            self.proof = Some(check_utf8_offsets(arena.data(), arena.offsets())?);
         }
         let index = next_index(&self.buffers)?;
-        let long = extend_views_over_offsets(&mut self.sink.views, &arena.data, &arena.offsets, index);
-        self.arena_offsets = arena.offsets;
+        let long = self.sink.extend_over_offsets(arena.data(), arena.offsets(), index);
+        let (offsets, data) = arena.into_parts();
+        self.arena_offsets = offsets;
         if long {
-            self.buffers.push(Buffer::from_vec(arena.data));
+            self.buffers.push(Buffer::from_vec(data));
         }
         Ok(())
     }
@@ -156,20 +159,16 @@ impl ViewDecoder {
             None => next_index(&self.buffers)?,
         };
         if dict.has_long && dict.baked != index {
-            for v in dict.views.iter_mut().filter(|v| view_len(**v) > 12) {
-                *v = (*v & !(u128::from(u32::MAX) << 64)) | u128::from(index) << 64;
-            }
+            dict.views.move_buffer(index);
             dict.baked = index;
         }
-        let views = &mut self.sink.views;
+        let sink = &mut self.sink;
         let dv = &dict.views;
         // In bounds: read_indexes checks every index against dv.len() first.
-        page.read_indexes(n, dv.len(), |run| match run {
-            Run::Repeated { value, len } => {
-                views.extend(std::iter::repeat_n(dv[value as usize], len));
-            }
-            Run::Packed(ix) => views.extend(ix.iter().map(|&i| dv[i as usize])),
-        })?;
+        page.read_indexes(n, dv.len(), |run| sink.gather(dv, run))?;
+        if self.utf8 && n > 0 {
+            self.proof = self.proof.or(dict.proof);
+        }
         if dict.has_long && dict.registered.is_none() {
             self.buffers.push(dict.buffer.clone());
             dict.registered = Some(index);
@@ -184,7 +183,7 @@ const DICT_STRETCH_VALUES: usize = 2048;
 impl ValueDecoder for ViewDecoder {
     fn reserve(&mut self, rows: usize, _value_bytes: usize) {
         // Value bytes stay in the pages: only the views need room.
-        self.sink.views.reserve(rows);
+        self.sink.reserve(rows, 0);
     }
 
     fn set_dictionary(&mut self, page: &PageValues) -> Result<()> {
@@ -192,13 +191,14 @@ impl ValueDecoder for ViewDecoder {
         let buffer = page.buffer().clone();
         let (data, n) = (page.data(), page.len());
         let mut sink = ViewSink::new(u32::MAX);
-        sink.views.reserve(n.min(data.len() / 4));
+        sink.reserve(n.min(data.len() / 4), 0);
+        let mut proof = None;
         // A stretch of values at a time, each checked right after its views were made, while
         // its bytes are still in cache (see PageDict::read).
         let (mut i, mut p) = (0usize, 0usize);
         while i < n {
             let k = (n - i).min(DICT_STRETCH_VALUES);
-            sink.plain_length_bits = 0;
+            sink.reset_plain_length_bits();
             let Ok(end) = decode_byte_array(data, p, k, &mut sink) else {
                 // Again over the whole page, so that the error names the value's index in it
                 // (the stretch that failed is part of it, so it fails too).
@@ -206,59 +206,50 @@ impl ValueDecoder for ViewDecoder {
                 return Err(again.err().unwrap_or_else(|| Error::corrupt("dictionary page: bad value")));
             };
             if self.utf8 {
-                check_dict_utf8(data, (i, p), (i + k, end), sink.plain_length_bits)?;
+                proof = Some(check_dict_utf8(data, (i, p), (i + k, end), sink.plain_length_bits())?);
             }
             (i, p) = (i + k, end);
         }
-        let has_long = any_long(&sink.views);
-        self.dict = Some(ViewDict { views: sink.views, buffer, has_long, baked: 0, registered: None });
+        let has_long = any_long(sink.views());
+        self.dict = Some(ViewDict { views: sink, proof, buffer, has_long, baked: 0, registered: None });
         Ok(())
     }
 
     fn read(&mut self, page: &mut PageValues, values: usize, validity: Option<&Validity<'_>>) -> Result<()> {
         page_rows(values, validity)?;
-        let base = self.sink.views.len();
+        let base = self.sink.len();
         let buffers = self.buffers.len();
         if let Err(e) = self.append_values(page, values, base) {
             // Leave the batch as it was before the page, so the decoder stays consistent.
-            self.sink.views.truncate(base);
+            self.sink.truncate(base);
             self.buffers.truncate(buffers);
             return Err(e);
         }
-        if let Some(v) = validity {
+        if let Some(v) = validity.filter(|v| v.null_count > 0) {
             // A null view is all zeros: an empty inline value.
-            spread_nulls(&mut self.sink.views, base, v)?;
+            self.sink.spread_nulls(base, v)?;
         }
         Ok(())
     }
 
     fn len(&self) -> usize {
-        self.sink.views.len()
+        self.sink.len()
     }
 
     fn finish(&mut self, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
-        let len = self.sink.views.len();
+        let len = self.sink.len();
         check_null_rows(nulls.as_ref(), len)?;
-        let views = ScalarBuffer::from(std::mem::take(&mut self.sink.views));
+        let views = self.sink.take_views();
         let buffers: Arc<[Buffer]> = std::mem::take(&mut self.buffers).into();
         if let Some(d) = self.dict.as_mut() {
             d.registered = None;
         }
-        // SAFETY (both arms): every view was made (by `make_view`, or for PLAIN values by
-        // ViewSink::push_plain_value from the value's own length prefix) from a slice of the buffer
-        // whose index it records, at the offset it records: a page's values section (whose
-        // which the page hands out whole), the dictionary page's, or a DELTA_BYTE_ARRAY arena;
-        // a buffer is in `buffers` whenever a view points into it, and the dictionary views'
-        // index is rewritten to where the dictionary buffer sits in this batch. Null views
-        // are zero (empty, inline). So every view is in bounds with a correct prefix.
-        if self.utf8 {
-            // SAFETY (continued): every value was validated as UTF-8: PLAIN pages in one pass
-            // when all length prefixes are ASCII (no sequence can cross them), else with
-            // check_utf8_plain, DELTA_LENGTH data with check_utf8_lengths, arenas with
-            // check_utf8_offsets, and the dictionary page once when it was read.
-            Ok(Arc::new(unsafe { StringViewArray::new_unchecked(views, buffers, nulls) }))
-        } else {
-            Ok(Arc::new(unsafe { BinaryViewArray::new_unchecked(views, buffers, nulls) }))
-        }
+        let kind = if self.utf8 { Kind::Utf8(self.proof.take()) } else { Kind::Binary };
+        // SAFETY: every view came from the sink (see ViewSink's invariant), made from a slice
+        // of the buffer whose index it records: a page's values section (set_page_buffer
+        // before the page, the page kept by keep_if_used whenever a view points into it),
+        // the dictionary page's (kept at its first use, its views' index moved there), or a
+        // DELTA_BYTE_ARRAY arena (kept when a value is long). Null views are zero.
+        unsafe { view_array(views, buffers, nulls, kind) }
     }
 }

@@ -24,8 +24,8 @@ fn byte_arrays_in_steps(page: &mut PageValues, n: usize, step: usize) -> Vec<Opt
         } else {
             let mut sink = OffsetsSink::<i32>::new();
             page.read_byte_arrays(k, &mut sink).unwrap();
-            for w in sink.offsets.windows(2) {
-                out.push(Some(sink.data[w[0] as usize..w[1] as usize].to_vec()));
+            for w in sink.offsets().windows(2) {
+                out.push(Some(sink.data()[w[0] as usize..w[1] as usize].to_vec()));
             }
         }
         piece += 1;
