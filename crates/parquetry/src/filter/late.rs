@@ -2,7 +2,9 @@
 //! candidate rows pruning left), the predicate is evaluated on them, and the row group's
 //! reads are narrowed to the matching rows. The other columns are then decoded only there:
 //! pages without a match are passed over unread, and inside a page the rows between matches
-//! are skipped in bulk.
+//! are skipped in bulk. The predicate's flat columns are not decoded twice: the first pass
+//! keeps their rows that the second pass reads ([`Narrowed::columns`]), and the second pass
+//! hands those out.
 //!
 //! It pays when the predicate is selective and there are other columns to read. Where it
 //! does not (most candidate rows match, or the output has no column the predicate does not
