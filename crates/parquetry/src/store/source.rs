@@ -5,9 +5,12 @@
 //! (`open`); the column chunks of the row group being read, and those of the next, are named
 //! ahead by the reader ([`ChunkSource::prefetch`]), merged into few ranges (gaps below
 //! [`FetchOptions::coalesce_gap`] are fetched rather than paid for with a request) and
-//! fetched concurrently in the background while earlier row groups decode; page reads are
-//! then slices of those bytes. Fetched bytes are kept up to [`FetchOptions::max_ahead`]; the
-//! oldest are dropped first.
+//! fetched concurrently in the background while earlier row groups decode, sent in the order
+//! they are read. A response's bytes reach the reader as they arrive: a page read waits for
+//! its own bytes only, so decoding follows the transfer instead of waiting for a whole 16 MiB
+//! request (when several share the bandwidth, they all end near the end of the transfer).
+//! Page reads are slices of those bytes. Fetched bytes are kept up to
+//! [`FetchOptions::max_ahead`]; the oldest are dropped first.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -80,7 +83,7 @@ impl Default for FetchOptions {
             max_ahead: 256 << 20,
             concurrency: 8,
             max_request: 16 << 20,
-            first_request: 4 << 20,
+            first_request: 16 << 20,
         }
     }
 }
@@ -127,7 +130,8 @@ impl Fetched {
     }
 
     /// Adds the next piece of the response; false (nothing added) when it runs past the
-    /// range: the server sent more than was asked, and the request is ended as failed.
+    /// range: the server sent more than was asked, and the response is read no further
+    /// (`finish` then fails it if the range is not complete).
     fn push(&self, piece: Buffer) -> bool {
         let mut arrived = self.lock();
         let end = arrived.end + piece.len() as u64;
