@@ -72,7 +72,9 @@ pub struct FetchOptions {
     pub max_request: u64,
     /// The longest first request of a read-ahead; each next one may be twice as long, up to
     /// `max_request`. Requests in flight together share the bandwidth: a short first one
-    /// arrives early and decoding starts on it while the longer ones come. 4 MiB by default.
+    /// ends early. 16 MiB by default (as `max_request`: no growth): with the bytes handed to
+    /// the reader as they arrive, 4 MiB cost a request or two more per read-ahead and no
+    /// time measurable in the S3 benchmark (docs/benchmarks.md).
     pub first_request: u64,
 }
 
