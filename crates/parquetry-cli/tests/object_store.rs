@@ -30,7 +30,7 @@ fn cat_convert_and_merge_on_s3_urls() {
     let env = moto.env();
 
     // cat reads the object; --stats counts its requests: a file smaller than the footer's
-    // 64 KiB read comes whole with it, in one.
+    // 512 KiB read comes whole with it, in one.
     let out = parquetry(&env, &["cat", "--csv", "--stats", "s3://cli/in/a.parquet"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1 + 8);

@@ -97,6 +97,9 @@ fn reads_fetch_what_they_need() {
     );
     let got = batches.iter().find(|b| b.num_rows() == 1).unwrap().column(1).as_string::<i32>().value(0).to_owned();
     assert_eq!(got, payload(target));
+    // One request to open (footer and page index), then the `id` page, then the `payload`
+    // page (late materialization: the second pass knows its row only after the first).
+    assert_eq!(stats.requests(), 3, "requests for a point lookup, opening included");
     let payload_chunk = chunks[5][2].1 as u64;
     let fetched = stats.bytes() - opened;
     // Pages of 8 KiB, the indexes of one row group, a few pages at most: far below the
@@ -145,8 +148,47 @@ fn reads_fetch_what_they_need() {
     assert!(file.source().stats().bytes() < opened_size(&chunks) + len as u64);
 }
 
+/// A file of 200 row groups whose footer (48 KiB) and page index (another 34 KiB) lie in
+/// the last 512 KiB: opening reads both in one request, and a point lookup then costs one
+/// request for its page (with a 64 KiB first read, the page index cost one more).
+#[test]
+fn the_page_index_comes_with_the_footer() {
+    if common::pyarrow_missing() {
+        return;
+    }
+    let Some(moto) = start_moto() else { return };
+    let out = moto.boto3(
+        "import io, pyarrow as pa, pyarrow.parquet as pq\n\
+         n = 400_000\n\
+         t = pa.table({'id': pa.array(range(n), pa.int64()), 'k': pa.array([i % 1000 for i in range(n)], pa.int64())})\n\
+         b = io.BytesIO()\n\
+         pq.write_table(t, b, row_group_size=2000, data_page_size=1024, write_page_index=True, use_dictionary=False,\n\
+           compression='none')\n\
+         s3.create_bucket(Bucket='tail')\n\
+         s3.put_object(Bucket='tail', Key='t.parquet', Body=b.getvalue())\n\
+         m = pq.ParquetFile(io.BytesIO(b.getvalue())).metadata\n\
+         end = max(m.row_group(g).column(c).data_page_offset + m.row_group(g).column(c).total_compressed_size\n\
+           for g in range(m.num_row_groups) for c in range(m.num_columns))\n\
+         print(m.serialized_size, len(b.getvalue()) - end)\n",
+    );
+    let sizes: Vec<u64> = out.split_whitespace().map(|v| v.parse().unwrap()).collect();
+    let (footer, after_data) = (sizes[0], sizes[1]);
+    // What the test is about: the footer fits 64 KiB, the footer and page index do not.
+    assert!(footer < 64 << 10 && after_data > 64 << 10 && after_data < 512 << 10, "{sizes:?}");
+    let mut file = open_url("s3://tail/t.parquet", &options(&moto)).unwrap();
+    let stats = file.source().stats();
+    assert_eq!(stats.requests(), 1);
+    let target = 123_457i64;
+    let read = ReadOptions::default().with_columns(["id"]).with_filter(col("id").eq(target));
+    let batches = file.read_all(&read).unwrap();
+    let got: Vec<i64> =
+        batches.iter().flat_map(|b| b.column(0).as_primitive::<Int64Type>().values().to_vec()).collect();
+    assert_eq!(got, vec![target]);
+    assert_eq!(stats.requests(), 2, "requests for a point lookup, opening included");
+}
+
 /// An upper bound for the bytes of opening and reading row group 0: the footer's tail read
 /// and row group 0's chunks.
 fn opened_size(chunks: &[Vec<(i64, i64)>]) -> u64 {
-    64 * 1024 + chunks[0].iter().map(|c| c.1 as u64).sum::<u64>()
+    parquetry::store::TAIL_READ + chunks[0].iter().map(|c| c.1 as u64).sum::<u64>()
 }

@@ -5,9 +5,12 @@
 //! (`open`); the column chunks of the row group being read, and those of the next, are named
 //! ahead by the reader ([`ChunkSource::prefetch`]), merged into few ranges (gaps below
 //! [`FetchOptions::coalesce_gap`] are fetched rather than paid for with a request) and
-//! fetched concurrently in the background while earlier row groups decode; page reads are
-//! then slices of those bytes. Fetched bytes are kept up to [`FetchOptions::max_ahead`]; the
-//! oldest are dropped first.
+//! fetched concurrently in the background while earlier row groups decode, sent in the order
+//! they are read. A response's bytes reach the reader as they arrive: a page read waits for
+//! its own bytes only, so decoding follows the transfer instead of waiting for a whole 16 MiB
+//! request (when several share the bandwidth, they all end near the end of the transfer).
+//! Page reads are slices of those bytes. Fetched bytes are kept up to
+//! [`FetchOptions::max_ahead`]; the oldest are dropped first.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -67,55 +70,166 @@ pub struct FetchOptions {
     /// The longest request that merging ranges makes (a column chunk longer by itself is
     /// fetched whole). 16 MiB by default.
     pub max_request: u64,
+    /// The longest first request of a read-ahead; each next one may be twice as long, up to
+    /// `max_request`. Requests in flight together share the bandwidth: a short first one
+    /// ends early. 16 MiB by default (as `max_request`: no growth): with the bytes handed to
+    /// the reader as they arrive, 4 MiB cost a request or two more per read-ahead and no
+    /// time measurable in the S3 benchmark (docs/benchmarks.md).
+    pub first_request: u64,
 }
 
 impl Default for FetchOptions {
     fn default() -> Self {
-        FetchOptions { coalesce_gap: 1 << 20, max_ahead: 256 << 20, concurrency: 8, max_request: 16 << 20 }
+        FetchOptions {
+            coalesce_gap: 1 << 20,
+            max_ahead: 256 << 20,
+            concurrency: 8,
+            max_request: 16 << 20,
+            first_request: 16 << 20,
+        }
     }
 }
 
-/// Bytes of the object fetched (or being fetched) ahead.
+/// The bytes of a range fetched (or being fetched) ahead, kept as they arrive: a read waits
+/// only for the bytes it asks for, not for the whole range, so decoding follows the transfer.
 #[derive(Debug)]
 struct Fetched {
     range: Range<u64>,
-    /// `None` while the request runs; then the bytes or the error's kind and message.
-    slot: Mutex<Option<std::result::Result<Buffer, (std::io::ErrorKind, String)>>>,
+    arrived: Mutex<Arrived>,
     ready: Condvar,
+}
+
+/// What of a [`Fetched`] range has arrived.
+#[derive(Debug)]
+struct Arrived {
+    /// The pieces received so far, in order, each with the object offset it starts at.
+    pieces: Vec<(u64, Buffer)>,
+    /// Where the bytes received so far end in the object (the range's start before any).
+    end: u64,
+    /// Set when the request ended: `Ok`, or the error's kind and message.
+    outcome: Option<std::result::Result<(), (std::io::ErrorKind, String)>>,
+    /// Where the bytes a reader waits for end (0: none waits): a piece wakes it only once
+    /// they are all here, not at each of the many small pieces a response comes in.
+    awaited: u64,
 }
 
 impl Fetched {
     fn new(range: Range<u64>) -> Arc<Self> {
-        Arc::new(Fetched { range, slot: Mutex::new(None), ready: Condvar::new() })
+        let arrived = Arrived { pieces: Vec::new(), end: range.start, outcome: None, awaited: 0 };
+        Arc::new(Fetched { range, arrived: Mutex::new(arrived), ready: Condvar::new() })
     }
 
-    fn fill(&self, result: Result<Buffer>) {
-        let result = result.map_err(|e| {
+    /// A range whose bytes are all here.
+    fn filled(range: Range<u64>, bytes: Buffer) -> Arc<Self> {
+        let f = Fetched::new(range);
+        f.push(bytes);
+        f.finish(Ok(()));
+        f
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Arrived> {
+        self.arrived.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Adds the next piece of the response; false (nothing added) when it runs past the
+    /// range: the server sent more than was asked, and the response is read no further
+    /// (`finish` then fails it if the range is not complete).
+    fn push(&self, piece: Buffer) -> bool {
+        let mut arrived = self.lock();
+        let end = arrived.end + piece.len() as u64;
+        if end > self.range.end {
+            return false;
+        }
+        if !piece.is_empty() {
+            let at = arrived.end;
+            arrived.pieces.push((at, piece));
+            arrived.end = end;
+        }
+        let wake = arrived.awaited != 0 && arrived.awaited <= end;
+        if wake {
+            // Every waiter wakes; those still short of their bytes say again what they await.
+            arrived.awaited = 0;
+        }
+        drop(arrived);
+        if wake {
+            self.ready.notify_all();
+        }
+        true
+    }
+
+    /// Ends the request: `Ok` only when every byte of the range arrived.
+    fn finish(&self, result: Result<()>) {
+        let mut arrived = self.lock();
+        let result = result.and_then(|()| match arrived.end == self.range.end {
+            true => Ok(()),
+            false => Err(Error::io(
+                "prefetching",
+                std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    format!(
+                        "bytes {}..{}: the response ended after {} bytes",
+                        self.range.start,
+                        self.range.end,
+                        arrived.end - self.range.start
+                    ),
+                ),
+            )),
+        });
+        arrived.outcome = Some(result.map_err(|e| {
             let kind = std::error::Error::source(&e)
                 .and_then(|s| s.downcast_ref::<std::io::Error>())
                 .map_or(std::io::ErrorKind::Other, std::io::Error::kind);
             (kind, e.message().to_owned())
-        });
-        *self.slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
+        }));
+        drop(arrived);
         self.ready.notify_all();
     }
 
     fn is_done(&self) -> bool {
-        self.slot.lock().unwrap_or_else(PoisonError::into_inner).is_some()
+        self.lock().outcome.is_some()
     }
 
-    /// Waits for the bytes; `len` bytes at `offset` (inside the range) as a slice of them.
+    /// Waits for `len` bytes at `offset` (inside the range) to arrive; a slice of the piece
+    /// holding them, or a copy when they span pieces.
     fn wait_slice(&self, offset: u64, len: usize) -> Result<Buffer> {
-        let mut slot = self.slot.lock().unwrap_or_else(PoisonError::into_inner);
+        let end = offset + len as u64;
+        let mut arrived = self.lock();
         loop {
-            match slot.as_ref() {
-                Some(Ok(bytes)) => return Ok(bytes.slice_with_length((offset - self.range.start) as usize, len)),
+            if arrived.end >= end {
+                break;
+            }
+            match &arrived.outcome {
                 Some(Err((kind, message))) => {
                     return Err(Error::io("prefetching", std::io::Error::new(*kind, message.clone())))
                 }
-                None => slot = self.ready.wait(slot).unwrap_or_else(PoisonError::into_inner),
+                // Ended without the bytes (`finish` made that an error): not reached.
+                Some(Ok(())) => return Err(Error::corrupt("prefetching: the response ended early")),
+                None => {
+                    // Several readers (clones of the source) may wait: the nearest end wakes.
+                    arrived.awaited = match arrived.awaited {
+                        0 => end,
+                        other => other.min(end),
+                    };
+                    arrived = self.ready.wait(arrived).unwrap_or_else(PoisonError::into_inner);
+                }
             }
         }
+        let pieces = &arrived.pieces;
+        let first = pieces.partition_point(|(at, _)| *at <= offset).saturating_sub(1);
+        let (at, piece) = &pieces[first];
+        if end <= at + piece.len() as u64 {
+            return Ok(piece.slice_with_length((offset - at) as usize, len));
+        }
+        let mut out = Vec::with_capacity(len);
+        for (at, piece) in &pieces[first..] {
+            let from = offset.saturating_sub(*at) as usize;
+            let to = ((end - at) as usize).min(piece.len());
+            out.extend_from_slice(&piece.as_slice()[from..to]);
+            if out.len() == len {
+                break;
+            }
+        }
+        Ok(Buffer::from_vec(out))
     }
 }
 
@@ -159,8 +273,7 @@ impl ObjectSource {
         let tail_bytes = Buffer::from(bytes);
         // The tail stays fetched: page indexes and bloom filters usually lie just before the
         // footer, so reading them costs no request.
-        let kept = Fetched::new(range);
-        kept.fill(Ok(tail_bytes.clone()));
+        let kept = Fetched::filled(range, tail_bytes.clone());
         let source =
             ObjectSource { location, len: meta.size, e_tag: meta.e_tag, stats, fetch, fetched: Mutex::new(vec![kept]) };
         Ok((source, tail_bytes))
@@ -215,6 +328,41 @@ impl ObjectSource {
         let fetched = self.fetched.lock().unwrap_or_else(PoisonError::into_inner);
         fetched.iter().rev().find(|f| f.range.start <= offset && end <= f.range.end).cloned()
     }
+
+    /// Fetched ranges that follow each other and together hold `len` bytes at `offset`, with
+    /// the part of those bytes each holds: a page across the end of one read-ahead and the
+    /// start of the next (or of the footer's tail, which read-aheads stop short of).
+    fn span(&self, offset: u64, len: usize) -> Option<Vec<(Arc<Fetched>, Range<u64>)>> {
+        let end = offset + len as u64;
+        let fetched = self.fetched.lock().unwrap_or_else(PoisonError::into_inner);
+        let (mut at, mut parts) = (offset, Vec::new());
+        while at < end {
+            let f = fetched.iter().rev().find(|f| f.range.start <= at && at < f.range.end)?;
+            let to = f.range.end.min(end);
+            parts.push((Arc::clone(f), at..to));
+            at = to;
+        }
+        Some(parts)
+    }
+
+    /// Cuts from `range` the parts at either end that a fetched range already holds (a
+    /// read-ahead reaching into the footer's tail); `None` when nothing is left.
+    fn unfetched(&self, mut range: Range<u64>) -> Option<Range<u64>> {
+        let fetched = self.fetched.lock().unwrap_or_else(PoisonError::into_inner);
+        while let Some(f) = fetched.iter().find(|f| f.range.start <= range.start && range.start < f.range.end) {
+            range.start = f.range.end.min(range.end);
+            if range.is_empty() {
+                return None;
+            }
+        }
+        while let Some(f) = fetched.iter().find(|f| f.range.start < range.end && range.end <= f.range.end) {
+            range.end = f.range.start.max(range.start);
+            if range.is_empty() {
+                return None;
+            }
+        }
+        Some(range)
+    }
 }
 
 impl Clone for ObjectSource {
@@ -244,14 +392,26 @@ async fn get(location: Location, options: GetOptions, stats: Arc<RequestStats>) 
 /// read-ahead then comes in several requests at once, each usable as soon as it arrives.
 /// A range given is never split, so a page inside one lies inside one merged range.
 pub fn coalesce(ranges: &[Range<u64>], gap: u64, max_len: u64) -> Vec<Range<u64>> {
+    coalesce_growing(ranges, gap, max_len, max_len)
+}
+
+/// Like [`coalesce`], with the first merged range within `first_len` bytes and each next
+/// within twice the one before, up to `max_len`: the bytes needed first come in a short
+/// request, the rest in fewer, longer ones.
+pub fn coalesce_growing(ranges: &[Range<u64>], gap: u64, first_len: u64, max_len: u64) -> Vec<Range<u64>> {
+    let mut limit = first_len.min(max_len);
     let mut sorted: Vec<Range<u64>> = ranges.iter().filter(|r| r.start < r.end).cloned().collect();
     sorted.sort_by_key(|r| r.start);
     let mut out: Vec<Range<u64>> = Vec::with_capacity(sorted.len());
     for r in sorted {
         match out.last_mut() {
             Some(last) if r.start < last.end => last.end = last.end.max(r.end),
-            Some(last) if r.start <= last.end.saturating_add(gap) && r.end - last.start <= max_len => last.end = r.end,
-            _ => out.push(r),
+            Some(last) if r.start <= last.end.saturating_add(gap) && r.end - last.start <= limit => last.end = r.end,
+            Some(_) => {
+                limit = limit.saturating_mul(2).min(max_len);
+                out.push(r)
+            }
+            None => out.push(r),
         }
     }
     out
@@ -275,33 +435,43 @@ impl ChunkSource for ObjectSource {
         if len == 0 {
             return Ok(Buffer::from_vec(Vec::<u8>::new()));
         }
-        match self.find(offset, len) {
-            Some(f) => f.wait_slice(offset, len).map_err(|e| e.context(format_args!("{}", self.location.url))),
-            None => self.get_now(offset..end),
+        let at = |e: Error| e.context(format_args!("{}", self.location.url));
+        if let Some(f) = self.find(offset, len) {
+            return f.wait_slice(offset, len).map_err(at);
         }
+        let Some(parts) = self.span(offset, len) else { return self.get_now(offset..end) };
+        let mut out = Vec::with_capacity(len);
+        for (f, part) in parts {
+            let bytes = f.wait_slice(part.start, (part.end - part.start) as usize).map_err(at)?;
+            out.extend_from_slice(bytes.as_slice());
+        }
+        Ok(Buffer::from_vec(out))
     }
 
     fn in_memory(&self, offset: u64, len: usize) -> bool {
-        self.find(offset, len).is_some()
+        self.find(offset, len).is_some() || self.span(offset, len).is_some()
     }
 
     fn held_from(&self, offset: u64) -> u64 {
         let fetched = self.fetched.lock().unwrap_or_else(PoisonError::into_inner);
-        fetched
-            .iter()
-            .filter(|f| f.range.start <= offset && offset < f.range.end)
-            .map(|f| f.range.end - offset)
-            .max()
-            .unwrap_or(0)
+        // Through fetched ranges that follow each other.
+        let mut at = offset;
+        while let Some(end) =
+            fetched.iter().filter(|f| f.range.start <= at && at < f.range.end).map(|f| f.range.end).max()
+        {
+            at = end;
+        }
+        at - offset
     }
 
     fn prefetch(&self, ranges: &[(u64, u64)]) {
         let wanted: Vec<Range<u64>> = ranges
             .iter()
             .filter_map(|&(start, len)| Some(start..start.checked_add(len).filter(|&e| e <= self.len)?))
-            .filter(|r| self.find(r.start, (r.end - r.start) as usize).is_none())
+            .filter_map(|r| self.unfetched(r))
             .collect();
-        let merged = coalesce(&wanted, self.fetch.coalesce_gap, self.fetch.max_request);
+        let merged =
+            coalesce_growing(&wanted, self.fetch.coalesce_gap, self.fetch.first_request, self.fetch.max_request);
         if merged.is_empty() {
             return;
         }
@@ -334,20 +504,52 @@ impl ChunkSource for ObjectSource {
                 let (location, stats) = (&location, Arc::clone(&stats));
                 async move {
                     let range = entry.range.clone();
-                    let result = get(location.clone(), options, stats).await.map_err(|e| {
+                    let result = stream_into(location, options, &entry, &stats).await.map_err(|e| {
                         store_error(&location.url, &format!("reading bytes {}..{} of", range.start, range.end), e)
                     });
-                    entry.fill(result);
+                    entry.finish(result);
                 }
             });
-            futures_util::stream::iter(requests).buffer_unordered(concurrency.max(1)).collect::<()>().await;
+            // Sent in order: the range needed first is asked for first.
+            futures_util::stream::iter(requests).buffered(concurrency.max(1)).collect::<()>().await;
         });
     }
 }
 
+/// A ranged GET whose response is handed to `entry` piece by piece as it arrives, counted
+/// when it ends. A response longer than the range asked for is cut there (and `finish`
+/// reports it short).
+async fn stream_into(
+    location: &Location,
+    options: GetOptions,
+    entry: &Fetched,
+    stats: &RequestStats,
+) -> object_store::Result<()> {
+    let result = location.store.get_opts(&location.path, options).await?;
+    let mut body = result.into_stream();
+    let mut got = 0u64;
+    let mut outcome = Ok(());
+    while let Some(piece) = body.next().await {
+        match piece {
+            Ok(piece) => {
+                got += piece.len() as u64;
+                if !entry.push(Buffer::from(piece)) {
+                    break;
+                }
+            }
+            Err(e) => {
+                outcome = Err(e);
+                break;
+            }
+        }
+    }
+    stats.add(got);
+    outcome
+}
+
 #[cfg(test)]
 mod tests {
-    use super::coalesce;
+    use super::{coalesce, coalesce_growing};
 
     #[test]
     fn ranges_closer_than_the_gap_merge() {
@@ -357,5 +559,14 @@ mod tests {
         assert!(coalesce(&[], 1, 1000).is_empty());
         // No merged range past the longest request; a longer range stays whole.
         assert_eq!(coalesce(&[0..10, 10..20, 20..30, 30..70, 70..75], 0, 20), vec![0..20, 20..30, 30..70, 70..75]);
+    }
+
+    #[test]
+    fn merged_ranges_grow_from_the_first() {
+        let pieces: Vec<_> = (0..16).map(|i| i * 10..i * 10 + 10).collect();
+        // Up to 20 bytes, then 40, then 80 (the longest).
+        assert_eq!(coalesce_growing(&pieces, 0, 20, 80), vec![0..20, 20..60, 60..140, 140..160]);
+        // A range longer than the limit by itself stays whole, and the limit still grows.
+        assert_eq!(coalesce_growing(&[0..50, 50..60, 60..70], 0, 10, 1000), vec![0..50, 50..70]);
     }
 }
