@@ -101,10 +101,15 @@ n = 200_000
 ids = pa.array([f"{i * 2654435761 % 2**32:08x}-{i:06d}" for i in range(n)])
 urls = pa.array([None if i % 17 == 0 else f"https://www.example{i % 50}.com/item/{i * 7 % 10_000_000}" for i in range(n)])
 cats = pa.array([f"category_{i % 100:03d}" for i in range(n)])
-t = pa.table({"id": ids, "url": urls, "category": cats})
+# Distinct values: its dictionary outgrows the limit and the writer falls back to PLAIN pages
+# early in each row group, so selections meet both kinds of page (a PLAIN page needs no
+# dictionary, and the reader decodes it only for a dictionary-encoded one).
+tags = pa.array([f"tag-{i * 7919 % n:07d}" for i in range(n)])
+t = pa.table({"id": ids, "url": urls, "category": cats, "tag": tags})
 for path, index in ((sys.argv[1], True), (sys.argv[2], False)):
     pq.write_table(t, path, row_group_size=120_000, data_page_size=16 * 1024, compression="snappy",
-                   use_dictionary=["category"], write_page_index=index)
+                   use_dictionary=["category", "tag"], dictionary_pagesize_limit=32 * 1024,
+                   write_page_index=index)
 "#;
     let out = Command::new(common::python())
         .args(["-c", script, with.to_str().unwrap(), without.to_str().unwrap()])

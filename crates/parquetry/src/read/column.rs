@@ -22,7 +22,7 @@ use super::records::{BatchLevels, RecordLevels};
 use super::values::{Validity, ValueDecoder};
 use crate::compress::Codec;
 use crate::error::{Error, Result};
-use crate::format::{ColumnMetaData, FileMetaData, OffsetIndex, PageLocation, PhysicalType};
+use crate::format::{ColumnMetaData, Encoding, FileMetaData, OffsetIndex, PageLocation, PageType, PhysicalType};
 use crate::page::data_page_rows;
 use crate::page::{has_parquet_816_bug, ChunkSource, Next, Page, PageStream};
 use crate::schema::{ColumnDescriptor, SchemaDescriptor};
@@ -96,6 +96,8 @@ pub struct ColumnReader {
     validity: Option<BooleanBufferBuilder>,
     /// The data page whose rows are being read, kept open across batches.
     page: Option<OpenPage>,
+    /// The chunk's dictionary page, stored, until a data page needs it (see `load`).
+    dictionary: Option<Page>,
     /// Where each data page starts and its first row (the chunk's OffsetIndex, read only
     /// for a row selection, and only if it is consistent): a skip then jumps over pages
     /// without reading even their headers.
@@ -204,6 +206,7 @@ impl ColumnReader {
             data_type,
             validity: (column.max_def_level > 0).then(|| BooleanBufferBuilder::new(0)),
             page: None,
+            dictionary: None,
             page_locations,
             chunk_rows: rows,
             rows_left: rows,
@@ -504,7 +507,26 @@ impl ColumnReader {
     }
 
     /// Loads a page: a dictionary goes to the decoder, a data page becomes the open page.
+    /// The dictionary is decompressed and decoded only once a dictionary-encoded data page
+    /// comes: a selective read whose pages are PLAIN (a writer's fallback once the dictionary
+    /// grew too large) never pays for it (`SELECT *` with a 5-row filter on TPC-H lineitem
+    /// spent half its time decompressing dictionaries). A `Dictionary` output takes it at
+    /// once: it keeps the dictionary's values before any page's own.
     fn load(&mut self, page: Page) -> Result<()> {
+        let keeps_dictionary = matches!(self.data_type, DataType::Dictionary(..));
+        if page.header.page_type == PageType::DICTIONARY_PAGE && !keeps_dictionary {
+            self.dictionary = Some(page);
+            return Ok(());
+        }
+        if dictionary_encoded(&page.header) {
+            if let Some(dictionary) = self.dictionary.take() {
+                self.load_now(dictionary)?;
+            }
+        }
+        self.load_now(page)
+    }
+
+    fn load_now(&mut self, page: Page) -> Result<()> {
         let index = page.index;
         let loaded = self.pages.load(page).map_err(|e| e.context(format_args!("page {index}")))?;
         match loaded {
@@ -546,6 +568,16 @@ impl ColumnReader {
         };
         Error::corrupt(format!("the column chunk ended after {read} of its {} rows{last}", self.chunk_rows))
     }
+}
+
+/// Whether a data page's values are dictionary indexes.
+fn dictionary_encoded(header: &crate::format::PageHeader) -> bool {
+    let encoding = match (&header.data_page_header, &header.data_page_header_v2) {
+        (Some(h), _) => h.encoding,
+        (None, Some(h)) => h.encoding,
+        (None, None) => return false,
+    };
+    matches!(encoding, Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY)
 }
 
 fn finished() -> Error {
