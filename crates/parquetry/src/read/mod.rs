@@ -17,6 +17,7 @@ pub(crate) mod fixed;
 mod leaf;
 pub(crate) mod levels;
 mod nested;
+mod offset_index;
 mod options;
 mod reader;
 experimental_modules! {

@@ -4,7 +4,8 @@
 
 use std::collections::VecDeque;
 
-use super::super::column::{page_locations, ColumnPlan};
+use super::super::column::ColumnPlan;
+use super::super::offset_index::page_locations;
 use super::super::selection::{self, Step};
 use super::RecordBatchIter;
 use crate::page::{chunk_byte_range, has_parquet_816_bug, ChunkSource};
