@@ -63,6 +63,7 @@ fn _parquetry(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read::open_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(read::open_url, m)?)?;
     m.add_function(wrap_pyfunction!(read::list_url, m)?)?;
+    m.add_function(wrap_pyfunction!(read::delete_url_prefix, m)?)?;
     m.add_function(wrap_pyfunction!(write::upload_file, m)?)?;
     m.add_function(wrap_pyfunction!(write::write_table, m)?)?;
     m.add_function(wrap_pyfunction!(write::merge, m)?)?;
