@@ -57,6 +57,7 @@ fn _parquetry(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<dataset::RawDataset>()?;
     m.add_function(wrap_pyfunction!(dataset::open_dataset, m)?)?;
     m.add_function(wrap_pyfunction!(dataset::compact, m)?)?;
+    m.add_function(wrap_pyfunction!(dataset::compact_url, m)?)?;
     m.add_function(wrap_pyfunction!(dataset::compact_group, m)?)?;
     m.add_function(wrap_pyfunction!(dataset::compact_recover, m)?)?;
     m.add_function(wrap_pyfunction!(read::open_path, m)?)?;

@@ -361,6 +361,85 @@ def test_delete_matching_in_a_missing_bucket_is_file_not_found_naming_it(s3, opt
     assert "s3://no-such-bucket/root/k=1/" in str(e.value) and "not found" in str(e.value)
 
 
+def _keys(s3, prefix):
+    return sorted(o["Key"] for o in s3.list_objects_v2(Bucket=BUCKET, Prefix=prefix).get("Contents", []))
+
+
+def test_compact_under_an_s3_url_merges_each_partitions_objects(s3, options, moto, tmp_path):
+    # Small files written by pyarrow (several per partition) and uploaded with boto3;
+    # compacted in place on S3; boto3 lists what is left and pyarrow reads it back.
+    from pyarrow import fs
+
+    local = tmp_path / "small"
+    n = 3000
+    t = pa.table({"id": pa.array(range(n), pa.int64()), "s": [f"v{i % 37}" for i in range(n)],
+                  "k": pa.array([i % 3 for i in range(n)], pa.int64())})
+    for k in range(3):
+        rows = t.filter(pc.equal(t.column("k"), k)).drop_columns(["k"])
+        (local / f"k={k}").mkdir(parents=True)
+        for j in range(4):
+            pq.write_table(rows.slice(j * 250, 250), local / f"k={k}" / f"part-{j}.parquet", row_group_size=100)
+    (local / "_SUCCESS").write_text("")
+    for dirpath, _, names in os.walk(local):
+        for name in names:
+            rel = os.path.relpath(os.path.join(dirpath, name), local)
+            put(s3, f"compact/{rel}", os.path.join(dirpath, name))
+    before = _keys(s3, "compact/")
+    root = f"s3://{BUCKET}/compact/"
+    plan = parquetry.compact(root, target_file_size=1 << 20, dry_run=True, storage_options=options)
+    assert (plan["partitions"], plan["files_before"], plan["files_after"]) == (3, 12, 3)
+    assert _keys(s3, "compact/") == before, "a dry run changes nothing"
+    done = parquetry.compact(root, target_file_size=1 << 20, storage_options=options)
+    assert (done["files_before"], done["files_after"]) == (12, 3)
+    after = _keys(s3, "compact/")
+    assert after[0] == "compact/_SUCCESS" and len(after) == 4
+    s3fs = fs.S3FileSystem(endpoint_override=moto, access_key="test", secret_key="test", scheme="http",
+                           region="us-east-1")
+    for k in range(3):
+        [key] = [a for a in after if a.startswith(f"compact/k={k}/")]
+        assert key.rsplit("/", 1)[1].startswith("compacted-")
+        body = s3.get_object(Bucket=BUCKET, Key=key)["Body"].read()
+        # Rows in the inputs' name order: the local files read one by one.
+        inputs = sorted((local / f"k={k}").iterdir())
+        want = pa.concat_tables([pq.read_table(p) for p in inputs])
+        assert pq.read_table(pa.BufferReader(body)).equals(want)
+    import pyarrow.dataset as ds
+
+    got = ds.dataset(f"{BUCKET}/compact", filesystem=s3fs, format="parquet", partitioning="hive").to_table()
+    got = got.sort_by("id")
+    assert got.select(["id", "s"]).equals(t.select(["id", "s"]))
+    assert got.column("k").to_pylist() == t.column("k").to_pylist()  # hive infers int32
+    # Nothing left to merge: a second run changes nothing.
+    again = parquetry.compact(root, target_file_size=1 << 20, storage_options=options)
+    assert again["merges"] == [] and _keys(s3, "compact/") == after
+
+
+def test_compact_under_an_s3_url_finishes_an_interrupted_merge(s3, options, tmp_path):
+    # What a crash leaves, made by hand with boto3: (1) a journal whose output was uploaded
+    # but whose inputs were not all deleted; (2) a journal whose output never appeared.
+    a, b = pa.table({"x": [1, 2]}), pa.table({"x": [3]})
+    for name, table in [("a", a), ("b", b), ("ab", pa.concat_tables([a, b]))]:
+        pq.write_table(table, tmp_path / f"{name}.parquet")
+    base = f"s3://{BUCKET}/crash"
+    put(s3, "crash/p=1/a.parquet", tmp_path / "a.parquet")
+    put(s3, "crash/p=1/b.parquet", tmp_path / "b.parquet")
+    put(s3, "crash/p=1/ab.parquet", tmp_path / "ab.parquet")
+    journal = f'{{"output": "{base}/p=1/ab.parquet", "inputs": ["{base}/p=1/a.parquet", "{base}/p=1/b.parquet"]}}'
+    s3.put_object(Bucket=BUCKET, Key="crash/p=1/_compaction-ab.json", Body=journal.encode())
+    put(s3, "crash/p=2/c.parquet", tmp_path / "a.parquet")
+    journal = f'{{"output": "{base}/p=2/never.parquet", "inputs": ["{base}/p=2/c.parquet"]}}'
+    s3.put_object(Bucket=BUCKET, Key="crash/p=2/_compaction-never.json", Body=journal.encode())
+    done = parquetry.compact(base, target_file_size=1 << 20, storage_options=options)
+    assert done["recovered"] == 2 and done["merges"] == []
+    assert _keys(s3, "crash/") == ["crash/p=1/ab.parquet", "crash/p=2/c.parquet"]
+
+
+def test_compact_in_a_missing_bucket_is_file_not_found_naming_it(s3, options):
+    with pytest.raises(FileNotFoundError) as e:
+        parquetry.compact("s3://no-such-bucket/root/", storage_options=options)
+    assert "s3://no-such-bucket/root/" in str(e.value)
+
+
 # ---- servers written here: ranges over HTTP, a refusing server, a server that drops ----
 
 

@@ -223,14 +223,22 @@ def _delete(folder, fs, is_url=False, storage_options=None):
         fs.delete_dir(folder)
 
 
-def compact(root, target_file_size=128 << 20, *, dry_run=False, threads=True) -> dict:
+def compact(root, target_file_size=128 << 20, *, dry_run=False, threads=True, storage_options=None) -> dict:
     """Merges each partition folder's small files under ``root`` into files of about
     ``target_file_size`` bytes, by page copy (rows keep their order; values are not
     decoded). Each merged file is complete before its inputs are removed; a crash leaves a
     ``_compaction-*.json`` journal that the next call finishes first (see ``docs/python.md``
-    for what a reader may see meanwhile). Returns the partitions, files before and after,
-    and the merges done (or, with ``dry_run``, planned)."""
+    for what a reader may see meanwhile). ``root`` may be an object store URL
+    (``s3://bucket/sales/``, with ``storage_options``): each merged object is uploaded whole
+    before its inputs are deleted. Returns the partitions, files before and after, and the
+    merges done (or, with ``dry_run``, planned)."""
     from ._read import _threads
 
+    url = _io.object_url(root)
+    if url is not None:
+        return _native.compact_url(url, int(target_file_size), dry_run, min(_threads(threads), 2),
+                                   _io.options_pairs(storage_options))
+    if storage_options is not None:
+        raise InvalidArgumentError("storage_options applies to s3://, gs://, az:// and http(s):// roots only")
     return _native.compact(os.fsdecode(_io.local_path(root)), int(target_file_size), dry_run,
                            min(_threads(threads), 2))

@@ -160,6 +160,21 @@ pub fn delete_prefix(url_prefix: &str, options: &StorageOptions) -> Result<Vec<S
     Ok(urls)
 }
 
+/// Deletes the objects at `urls` (one request each); an object already gone is not an
+/// error, so a rerun after a failure deletes what is left.
+pub fn delete_urls(urls: &[String], options: &StorageOptions) -> Result<()> {
+    for url in urls {
+        let location = options::locate(url, options)?;
+        let (store, path) = (std::sync::Arc::clone(&location.store), location.path.clone());
+        let done = runtime::block_on(async move { object_store::ObjectStoreExt::delete(&store, &path).await })?;
+        match done {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => {}
+            Err(e) => return Err(error::store_error(url, "deleting", e)),
+        }
+    }
+    Ok(())
+}
+
 /// The URL's part before the object path: `s3://bucket`, `https://host`, ...
 fn url_root(url_prefix: &str, location: &options::Location) -> String {
     let base = url_prefix.trim_end_matches('/');
