@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use parquetry::dataset::compact::{compact, CompactOptions};
+use parquetry::dataset::compact_store::compact_url;
 
 const HELP: &str = "\
 parquetry compact: merge each folder's small Parquet files into files of about a target size
@@ -19,6 +20,11 @@ A folder has no atomic swap: between a merged file appearing and its inputs bein
 a reader may see both. A crash leaves a journal (_compaction-*.json, which readers skip);
 rerunning the command finishes it: the inputs of a complete merged file are removed, an
 incomplete merge is dropped and redone.
+
+ROOT may be an object store URL (s3://bucket/sales/, gs://, az://; settings from the
+environment: AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, ...): each partition's small objects are
+fetched, merged, and the merged object uploaded whole (it exists only once complete) before
+the inputs are deleted; the journal is an object, and a rerun finishes it the same way.
 
 OPTIONS:
     --target-file-size SIZE  Target size of the merged files, e.g. 128MiB (default)
@@ -57,7 +63,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
         }
     }
     let root = root.ok_or_else(|| format!("compact: missing ROOT\n\n{HELP}"))?;
-    let summary = compact(Path::new(&root), &options).map_err(|e| format!("{root}: {e}"))?;
+    let summary = match parquetry::store::is_url(&root) {
+        // Settings from the environment (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, ...).
+        true => compact_url(&root, &options, &parquetry::store::StorageOptions::new()),
+        false => compact(Path::new(&root), &options),
+    }
+    .map_err(|e| format!("{root}: {e}"))?;
     if json {
         let groups: Vec<serde_json::Value> = summary
             .groups

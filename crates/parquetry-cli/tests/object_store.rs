@@ -63,3 +63,42 @@ fn cat_convert_and_merge_on_s3_urls() {
     let left = moto.boto3("print(s3.list_objects_v2(Bucket='cli', Prefix='out/x').get('KeyCount', 0))");
     assert_eq!(left.trim(), "0");
 }
+
+#[test]
+fn compact_on_an_s3_url_merges_each_partitions_objects() {
+    if common::pyarrow_missing() {
+        return;
+    }
+    let Some(moto) = start_moto() else { return };
+    // Three small files in each of two partitions, written by pyarrow and put with boto3.
+    moto.boto3(
+        "import io, pyarrow as pa, pyarrow.parquet as pq\n\
+         s3.create_bucket(Bucket='cmp')\n\
+         for k in range(2):\n\
+         \x20   for j in range(3):\n\
+         \x20       b = io.BytesIO(); pq.write_table(pa.table({'id': [k * 100 + j * 10 + i for i in range(10)]}), b)\n\
+         \x20       s3.put_object(Bucket='cmp', Key=f'd/k={k}/p{j}.parquet', Body=b.getvalue())\n",
+    );
+    let env = moto.env();
+    let out = parquetry(&env, &["compact", "--json", "s3://cmp/d/"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let done: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((done["files_before"].as_u64(), done["files_after"].as_u64()), (Some(6), Some(2)), "{done}");
+    // One object per partition, holding the inputs' rows in their name order.
+    let check = moto.boto3(
+        "import io, pyarrow.parquet as pq\n\
+         keys = sorted(o['Key'] for o in s3.list_objects_v2(Bucket='cmp')['Contents'])\n\
+         print(len(keys), all(k.split('/')[2].startswith('compacted-') for k in keys))\n\
+         for k in keys:\n\
+         \x20   print(pq.read_table(io.BytesIO(s3.get_object(Bucket='cmp', Key=k)['Body'].read())).column('id').to_pylist())\n",
+    );
+    let want0: Vec<i64> = (0..30).collect();
+    let want1: Vec<i64> = (100..130).collect();
+    assert_eq!(check, format!("2 True\n{want0:?}\n{want1:?}\n"));
+
+    // A missing bucket: an error naming the URL.
+    let out = parquetry(&env, &["compact", "s3://no-such-bucket/d/"]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("s3://no-such-bucket/d/") && stderr.contains("not found"), "{stderr}");
+}

@@ -161,6 +161,34 @@ pub fn compact<'py>(
     let mut options = CompactOptions { target_file_size, dry_run, ..Default::default() };
     options.merge = options.merge.with_threads(threads.max(1));
     let summary = py.detach(|| compact(&root, &options)).py_err()?;
+    summary_dict(py, &summary)
+}
+
+/// Compacts the dataset under the object store URL `root` (see
+/// `parquetry::dataset::compact_store`); returns what `compact` returns.
+#[pyfunction]
+#[pyo3(signature = (root, target_file_size=134_217_728, dry_run=false, threads=1, storage_options=None))]
+pub fn compact_url<'py>(
+    py: Python<'py>,
+    root: String,
+    target_file_size: u64,
+    dry_run: bool,
+    threads: usize,
+    storage_options: Option<Vec<(String, String)>>,
+) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+    use parquetry::dataset::compact::CompactOptions;
+    let storage: parquetry::store::StorageOptions = storage_options.unwrap_or_default().into_iter().collect();
+    let mut options = CompactOptions { target_file_size, dry_run, ..Default::default() };
+    options.merge = options.merge.with_threads(threads.max(1));
+    let summary = py.detach(|| parquetry::dataset::compact_store::compact_url(&root, &options, &storage)).py_err()?;
+    summary_dict(py, &summary)
+}
+
+/// A compaction's summary as the dict `parquetry.compact` returns.
+fn summary_dict<'py>(
+    py: Python<'py>,
+    summary: &parquetry::dataset::compact::CompactionSummary,
+) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
     let d = pyo3::types::PyDict::new(py);
     d.set_item("partitions", summary.partitions)?;
     d.set_item("files_before", summary.files_before)?;

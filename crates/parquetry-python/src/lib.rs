@@ -57,12 +57,14 @@ fn _parquetry(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<dataset::RawDataset>()?;
     m.add_function(wrap_pyfunction!(dataset::open_dataset, m)?)?;
     m.add_function(wrap_pyfunction!(dataset::compact, m)?)?;
+    m.add_function(wrap_pyfunction!(dataset::compact_url, m)?)?;
     m.add_function(wrap_pyfunction!(dataset::compact_group, m)?)?;
     m.add_function(wrap_pyfunction!(dataset::compact_recover, m)?)?;
     m.add_function(wrap_pyfunction!(read::open_path, m)?)?;
     m.add_function(wrap_pyfunction!(read::open_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(read::open_url, m)?)?;
     m.add_function(wrap_pyfunction!(read::list_url, m)?)?;
+    m.add_function(wrap_pyfunction!(read::delete_url_prefix, m)?)?;
     m.add_function(wrap_pyfunction!(write::upload_file, m)?)?;
     m.add_function(wrap_pyfunction!(write::write_table, m)?)?;
     m.add_function(wrap_pyfunction!(write::merge, m)?)?;

@@ -125,6 +125,19 @@ pub fn list_url(
     py.detach(|| parquetry::store::list(&url, &options)).py_err()
 }
 
+/// Deletes the objects under the URL prefix `url` (a "folder", recursively, by whole path
+/// segments); returns their URLs, sorted. For `write_to_dataset`'s `delete_matching`.
+#[pyfunction]
+#[pyo3(signature = (url, storage_options=None))]
+pub fn delete_url_prefix(
+    py: Python<'_>,
+    url: String,
+    storage_options: Option<Vec<(String, String)>>,
+) -> PyResult<Vec<String>> {
+    let options: StorageOptions = storage_options.unwrap_or_default().into_iter().collect();
+    py.detach(|| parquetry::store::delete_prefix(&url, &options)).py_err()
+}
+
 /// Opens a file held in memory: `bytes` or any object with the buffer protocol. The bytes
 /// are copied once into an Arrow buffer (Python's memory may move or be freed with its object).
 #[pyfunction]

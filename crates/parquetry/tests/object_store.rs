@@ -11,7 +11,7 @@ use std::process::Command;
 
 use common::moto::{start_moto, Moto};
 use parquetry::read::ReadOptions;
-use parquetry::store::{create_url, list, open_url, StorageOptions};
+use parquetry::store::{create_url, delete_prefix, list, open_url, StorageOptions};
 
 fn options(moto: &Moto) -> StorageOptions {
     StorageOptions::new()
@@ -86,4 +86,32 @@ fn list_read_and_an_aborted_upload() {
         .output()
         .unwrap();
     assert_eq!(got, String::from_utf8(want.stdout).unwrap());
+}
+
+#[test]
+fn delete_prefix_deletes_whole_segments_only() {
+    if common::pyarrow_missing() {
+        return;
+    }
+    let Some(moto) = start_moto() else { return };
+    let keys = ["d/k=1/a.parquet", "d/k=1/sub/b.parquet", "d/k=10/c.parquet", "d/k=1.parquet", "d/_SUCCESS"];
+    let mut script = "s3.create_bucket(Bucket='del')\n".to_owned();
+    for key in keys {
+        script += &format!("s3.put_object(Bucket='del', Key={key:?}, Body=b'x')\n");
+    }
+    moto.boto3(&script);
+    let options = options(&moto);
+
+    // `k=1/` reaches `k=1/` and what is below it, not `k=10/` nor the object `k=1.parquet`.
+    let deleted = delete_prefix("s3://del/d/k=1/", &options).unwrap();
+    assert_eq!(deleted, ["s3://del/d/k=1/a.parquet", "s3://del/d/k=1/sub/b.parquet"]);
+    let left = moto.boto3("print(sorted(o['Key'] for o in s3.list_objects_v2(Bucket='del')['Contents']))");
+    assert_eq!(left.trim(), "['d/_SUCCESS', 'd/k=1.parquet', 'd/k=10/c.parquet']");
+    // Nothing left under it: nothing to do, no error.
+    assert!(delete_prefix("s3://del/d/k=1", &options).unwrap().is_empty());
+
+    // A missing bucket is an error naming the URL.
+    let e = delete_prefix("s3://no-such-bucket/d/", &options).unwrap_err();
+    assert!(e.to_string().contains("s3://no-such-bucket/d/"), "{e}");
+    assert!(e.to_string().contains("not found"), "{e}");
 }

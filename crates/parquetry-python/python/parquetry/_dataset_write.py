@@ -82,8 +82,8 @@ def write_to_dataset(table, root_path, partition_cols=None, filesystem=None, sch
     ``"error"`` (if the folder holds anything) or ``"delete_matching"`` (each partition
     written is emptied first). ``filesystem``: pyarrow's, fsspec's or a URI (a non-local one
     is written through). A root that is an object store URL (``s3://``, ``gs://``, ``az://``)
-    takes ``storage_options`` and has each file uploaded whole (``delete_matching`` is refused
-    there). ``metadata_collector`` (a list) gets each file's metadata. Other
+    takes ``storage_options`` and has each file uploaded whole (``delete_matching`` deletes
+    the objects under each partition's prefix before writing it). ``metadata_collector`` (a list) gets each file's metadata. Other
     keyword arguments go to ``write_table``. Each file is written to a temporary and
     renamed, so no half-written file is left behind.
     """
@@ -123,9 +123,6 @@ def write_to_dataset(table, root_path, partition_cols=None, filesystem=None, sch
     if behavior not in ("overwrite_or_ignore", "error", "delete_matching"):
         raise InvalidArgumentError(
             f"existing_data_behavior must be 'overwrite_or_ignore', 'error' or 'delete_matching', not {behavior!r}")
-    if url is not None and behavior == "delete_matching":
-        raise UnsupportedError("existing_data_behavior='delete_matching' under an object store URL "
-                               "(parquetry does not delete objects yet)")
     if behavior == "error" and _holds_anything(local, fs, fs_root, storage_options):
         raise InvalidArgumentError(f"Could not write to {root_path} as the directory is not empty and "
                                    "existing_data_behavior is to error")
@@ -163,7 +160,7 @@ def write_to_dataset(table, root_path, partition_cols=None, filesystem=None, sch
         parts = [f"{c}={_segment(v)}" if hive else _segment(v) for c, v in zip(partition_cols, values)]
         folder = os.path.join(local, *parts) if local is not None else "/".join([fs_root, *parts])
         if behavior == "delete_matching" and folder not in deleted:
-            _delete(folder, fs)
+            _delete(folder, fs, url is not None, storage_options)
             deleted.add(folder)
         if local is not None:
             os.makedirs(folder, exist_ok=True)
@@ -207,7 +204,13 @@ def _holds_anything(local, fs, fs_root, storage_options=None):
     return bool(fs.get_file_info(pafs.FileSelector(fs_root, allow_not_found=True)))
 
 
-def _delete(folder, fs):
+def _delete(folder, fs, is_url=False, storage_options=None):
+    """Empties the partition ``folder`` before it is written. Under an object store URL: the
+    objects whose keys start with ``folder/`` (whole segments: ``k=1`` is not ``k=10``),
+    listed and deleted by the native module."""
+    if is_url:
+        _native.delete_url_prefix(folder + "/", _io.options_pairs(storage_options))
+        return
     if fs is None:
         if os.path.isdir(folder):
             import shutil
@@ -220,14 +223,22 @@ def _delete(folder, fs):
         fs.delete_dir(folder)
 
 
-def compact(root, target_file_size=128 << 20, *, dry_run=False, threads=True) -> dict:
+def compact(root, target_file_size=128 << 20, *, dry_run=False, threads=True, storage_options=None) -> dict:
     """Merges each partition folder's small files under ``root`` into files of about
     ``target_file_size`` bytes, by page copy (rows keep their order; values are not
     decoded). Each merged file is complete before its inputs are removed; a crash leaves a
     ``_compaction-*.json`` journal that the next call finishes first (see ``docs/python.md``
-    for what a reader may see meanwhile). Returns the partitions, files before and after,
-    and the merges done (or, with ``dry_run``, planned)."""
+    for what a reader may see meanwhile). ``root`` may be an object store URL
+    (``s3://bucket/sales/``, with ``storage_options``): each merged object is uploaded whole
+    before its inputs are deleted. Returns the partitions, files before and after, and the
+    merges done (or, with ``dry_run``, planned)."""
     from ._read import _threads
 
+    url = _io.object_url(root)
+    if url is not None:
+        return _native.compact_url(url, int(target_file_size), dry_run, min(_threads(threads), 2),
+                                   _io.options_pairs(storage_options))
+    if storage_options is not None:
+        raise InvalidArgumentError("storage_options applies to s3://, gs://, az:// and http(s):// roots only")
     return _native.compact(os.fsdecode(_io.local_path(root)), int(target_file_size), dry_run,
                            min(_threads(threads), 2))

@@ -74,6 +74,16 @@ pub fn plan(root: &Path, target: u64) -> Result<(Vec<CompactionGroup>, usize, us
         let size = std::fs::metadata(&f).map_err(|e| Error::io(format!("opening {}", f.display()), e))?.len();
         folders.entry(f.parent().unwrap_or(Path::new("")).to_path_buf()).or_default().push((f, size));
     }
+    Ok(pack(folders, target))
+}
+
+/// `(groups, partitions, files)`: in each folder, consecutive files (in name order) smaller
+/// than `target` packed into groups of at most `target` bytes, groups of one file left out.
+/// Shared by local folders and object store prefixes (a URL in a `PathBuf`).
+pub(super) fn pack(
+    folders: BTreeMap<PathBuf, Vec<(PathBuf, u64)>>,
+    target: u64,
+) -> (Vec<CompactionGroup>, usize, usize) {
     let (partitions, before) = (folders.len(), folders.values().map(Vec::len).sum());
     let mut groups = Vec::new();
     let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
@@ -99,7 +109,7 @@ pub fn plan(root: &Path, target: u64) -> Result<(Vec<CompactionGroup>, usize, us
         }
         flush(&mut run);
     }
-    Ok((groups, partitions, before))
+    (groups, partitions, before)
 }
 
 /// Compacts the dataset under `root` (see the [module docs](self) for what a crash leaves
@@ -140,7 +150,8 @@ fn journal_path(output: &Path) -> PathBuf {
     output.with_file_name(format!("_compaction-{name}.json"))
 }
 
-fn write_journal(journal: &Path, group: &CompactionGroup) -> Result<()> {
+/// The journal's text: `{"output": ..., "inputs": [...]}`.
+pub(super) fn journal_text(group: &CompactionGroup) -> String {
     let mut text = String::from("{\"output\": ");
     text += &json_string(&group.output.display().to_string());
     text += ", \"inputs\": [";
@@ -150,7 +161,11 @@ fn write_journal(journal: &Path, group: &CompactionGroup) -> Result<()> {
         }
         text += &json_string(&input.display().to_string());
     }
-    text += "]}\n";
+    text + "]}\n"
+}
+
+fn write_journal(journal: &Path, group: &CompactionGroup) -> Result<()> {
+    let text = journal_text(group);
     let temp = crate::io::TempFile::beside(journal)?;
     std::fs::write(temp.path(), text).map_err(|e| Error::io(format!("writing {}", journal.display()), e))?;
     temp.persist(journal)
@@ -229,7 +244,7 @@ fn json_string(s: &str) -> String {
 
 /// The string literals of a journal, in order (the output first), or None if one is
 /// malformed.
-fn json_strings(text: &str) -> Option<Vec<String>> {
+pub(super) fn json_strings(text: &str) -> Option<Vec<String>> {
     let mut out = Vec::new();
     let mut chars = text.chars();
     while let Some(c) = chars.next() {

@@ -17,6 +17,8 @@
 //! ```
 
 pub mod compact;
+#[cfg(feature = "object-store")]
+pub mod compact_store;
 mod hive;
 mod listing;
 mod remote;

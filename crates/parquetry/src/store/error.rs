@@ -16,6 +16,11 @@ pub(crate) fn store_error(url: &str, doing: &str, e: object_store::Error) -> Err
             (IoKind::PermissionDenied, "access denied (the credentials were refused)".to_owned())
         }
         E::Precondition { .. } => (IoKind::Other, "the object changed while it was read (its ETag differs)".to_owned()),
+        // A listing's failure comes as a generic error holding S3's answer: its code says why.
+        _ if chain(&e).contains("<Code>NoSuchBucket</Code>") => {
+            (IoKind::NotFound, "not found (no such bucket)".to_owned())
+        }
+        _ if chain(&e).contains("<Code>AccessDenied</Code>") => (IoKind::PermissionDenied, "access denied".to_owned()),
         _ => (IoKind::Other, String::new()),
     };
     let detail = chain(&e);

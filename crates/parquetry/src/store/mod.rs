@@ -131,18 +131,73 @@ pub fn download(url: &str, options: &StorageOptions, out: &mut dyn Write) -> Res
 /// URLs with their sizes, sorted by URL. For datasets: what a folder of files holds.
 pub fn list(url_prefix: &str, options: &StorageOptions) -> Result<Vec<(String, u64)>> {
     let location = options::locate(url_prefix, options)?;
-    let base = url_prefix.trim_end_matches('/');
-    // The URL's part before the object path: `s3://bucket`, `https://host`, ...
-    let root = match location.path.as_ref().is_empty() {
-        true => base.to_owned(),
-        false => base.strip_suffix(location.path.as_ref()).unwrap_or(base).trim_end_matches('/').to_owned(),
-    };
-    let (store, path) = (std::sync::Arc::clone(&location.store), location.path.clone());
-    let prefix = (!path.as_ref().is_empty()).then_some(path);
-    let listed = runtime::block_on(async move { store.list(prefix.as_ref()).try_collect::<Vec<_>>().await })?
-        .map_err(|e| error::store_error(url_prefix, "listing", e))?;
-    let mut out: Vec<(String, u64)> =
-        listed.into_iter().map(|m| (format!("{root}/{}", m.location.as_ref()), m.size)).collect();
+    let root = url_root(url_prefix, &location);
+    let mut out: Vec<(String, u64)> = list_located(url_prefix, &location)?
+        .into_iter()
+        .map(|m| (format!("{root}/{}", m.location.as_ref()), m.size))
+        .collect();
     out.sort();
     Ok(out)
+}
+
+/// Deletes every object under `url_prefix` (a "folder", recursively), and returns their
+/// URLs, sorted. Prefixes count by whole path segments, as `object_store` lists them:
+/// `s3://bucket/year=1/` does not reach `s3://bucket/year=10/`. For a partitioned write that
+/// replaces what a partition held (`existing_data_behavior="delete_matching"`). An object
+/// gone before its delete (another writer's) is not an error; the store deletes in batches
+/// where it can (S3's DeleteObjects), and a prefix that holds nothing costs one listing.
+pub fn delete_prefix(url_prefix: &str, options: &StorageOptions) -> Result<Vec<String>> {
+    let location = options::locate(url_prefix, options)?;
+    let root = url_root(url_prefix, &location);
+    let listed = list_located(url_prefix, &location)?;
+    if listed.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut urls: Vec<String> = listed.iter().map(|m| format!("{root}/{}", m.location.as_ref())).collect();
+    urls.sort();
+    let store = std::sync::Arc::clone(&location.store);
+    let paths = futures_util::stream::iter(listed.into_iter().map(|m| Ok(m.location)));
+    let results = runtime::block_on(async move {
+        use futures_util::StreamExt;
+        store.delete_stream(paths.boxed()).collect::<Vec<_>>().await
+    })?;
+    for result in results {
+        match result {
+            Ok(_) | Err(object_store::Error::NotFound { .. }) => {}
+            Err(e) => return Err(error::store_error(url_prefix, "deleting the objects under", e)),
+        }
+    }
+    Ok(urls)
+}
+
+/// Deletes the objects at `urls` (one request each); an object already gone is not an
+/// error, so a rerun after a failure deletes what is left.
+pub fn delete_urls(urls: &[String], options: &StorageOptions) -> Result<()> {
+    for url in urls {
+        let location = options::locate(url, options)?;
+        let (store, path) = (std::sync::Arc::clone(&location.store), location.path.clone());
+        let done = runtime::block_on(async move { object_store::ObjectStoreExt::delete(&store, &path).await })?;
+        match done {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => {}
+            Err(e) => return Err(error::store_error(url, "deleting", e)),
+        }
+    }
+    Ok(())
+}
+
+/// The URL's part before the object path: `s3://bucket`, `https://host`, ...
+fn url_root(url_prefix: &str, location: &options::Location) -> String {
+    let base = url_prefix.trim_end_matches('/');
+    match location.path.as_ref().is_empty() {
+        true => base.to_owned(),
+        false => base.strip_suffix(location.path.as_ref()).unwrap_or(base).trim_end_matches('/').to_owned(),
+    }
+}
+
+/// The objects under `location`'s path (everything in the store when it is empty).
+fn list_located(url_prefix: &str, location: &options::Location) -> Result<Vec<object_store::ObjectMeta>> {
+    let (store, path) = (std::sync::Arc::clone(&location.store), location.path.clone());
+    let prefix = (!path.as_ref().is_empty()).then_some(path);
+    runtime::block_on(async move { store.list(prefix.as_ref()).try_collect::<Vec<_>>().await })?
+        .map_err(|e| error::store_error(url_prefix, "listing", e))
 }
