@@ -110,7 +110,7 @@ fn finish(journal: &str, group: &CompactionGroup, storage: &StorageOptions) -> R
 /// Finishes the journals an interrupted compaction left under the URL `root`; returns how
 /// many. [`compact_url`] does this first.
 pub fn recover_url(root: &str, storage: &StorageOptions) -> Result<usize> {
-    let (_, objects) = listed(root, storage)?;
+    let (prefix, objects) = listed(root, storage)?;
     let present: std::collections::HashSet<&str> = objects.iter().map(|(u, _)| u.as_str()).collect();
     let journals: Vec<&str> = objects
         .iter()
@@ -123,6 +123,11 @@ pub fn recover_url(root: &str, storage: &StorageOptions) -> Result<usize> {
         let bad = || Error::corrupt(format!("{journal}: not a compaction journal"));
         let strings = json_strings(&String::from_utf8_lossy(&text)).ok_or_else(bad)?;
         let (output, inputs) = strings.split_first().ok_or_else(bad)?;
+        // A journal only ever names objects of its own dataset: one naming others (edited,
+        // or copied from elsewhere) must not have them deleted.
+        if !strings.iter().all(|u| u.starts_with(&prefix)) {
+            return Err(Error::corrupt(format!("{journal}: names objects outside {prefix}")));
+        }
         if present.contains(output.as_str()) {
             let group = CompactionGroup {
                 inputs: inputs.iter().map(PathBuf::from).collect(),
