@@ -439,6 +439,18 @@ def test_compact_under_an_s3_url_finishes_an_interrupted_merge(s3, options, tmp_
     assert _keys(s3, "crash/") == ["crash/p=1/ab.parquet", "crash/p=2/c.parquet"]
 
 
+def test_a_journal_naming_objects_outside_the_dataset_deletes_nothing(s3, options, tmp_path):
+    pq.write_table(pa.table({"x": [1]}), tmp_path / "a.parquet")
+    put(s3, "elsewhere/keep.parquet", tmp_path / "a.parquet")
+    put(s3, "journaled/p=1/out.parquet", tmp_path / "a.parquet")
+    journal = (f'{{"output": "s3://{BUCKET}/journaled/p=1/out.parquet", '
+               f'"inputs": ["s3://{BUCKET}/elsewhere/keep.parquet"]}}')
+    s3.put_object(Bucket=BUCKET, Key="journaled/p=1/_compaction-out.json", Body=journal.encode())
+    with pytest.raises(Exception, match="outside"):
+        parquetry.compact(f"s3://{BUCKET}/journaled", storage_options=options)
+    assert _keys(s3, "elsewhere/") == ["elsewhere/keep.parquet"]
+
+
 def test_compact_in_a_missing_bucket_is_file_not_found_naming_it(s3, options):
     with pytest.raises(FileNotFoundError) as e:
         parquetry.compact("s3://no-such-bucket/root/", storage_options=options)
