@@ -119,7 +119,18 @@ pub fn compact(root: &Path, options: &CompactOptions) -> Result<CompactionSummar
         return Err(Error::invalid_argument(format!("{}: not a folder", root.display())));
     }
     let recovered = if options.dry_run { 0 } else { recover(root)? };
-    let (groups, partitions, before) = plan(root, options.target_file_size.max(1))?;
+    let planned = plan(root, options.target_file_size.max(1))?;
+    carry_out(planned, recovered, options.dry_run, |group| compact_group(group, &options.merge))
+}
+
+/// The summary of a plan (`groups`, partitions, files before), after merging each group with
+/// `merge` unless `dry_run`: the one sequence for a folder and an object store.
+pub(super) fn carry_out(
+    (groups, partitions, before): (Vec<CompactionGroup>, usize, usize),
+    recovered: usize,
+    dry_run: bool,
+    mut merge: impl FnMut(&CompactionGroup) -> Result<()>,
+) -> Result<CompactionSummary> {
     let merged: usize = groups.iter().map(|g| g.inputs.len()).sum();
     let summary = CompactionSummary {
         partitions,
@@ -128,11 +139,8 @@ pub fn compact(root: &Path, options: &CompactOptions) -> Result<CompactionSummar
         groups: groups.clone(),
         recovered,
     };
-    if options.dry_run {
-        return Ok(summary);
-    }
-    for group in &groups {
-        compact_group(group, &options.merge)?;
+    if !dry_run {
+        groups.iter().try_for_each(&mut merge)?;
     }
     Ok(summary)
 }

@@ -16,7 +16,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use super::compact::{journal_text, json_strings, pack, CompactOptions, CompactionGroup, CompactionSummary};
+use super::compact::{carry_out, journal_text, json_strings, pack, CompactOptions, CompactionGroup, CompactionSummary};
 use super::listing::is_hidden;
 use crate::error::{Error, Result};
 use crate::merge::{merge, MergeOptions};
@@ -26,22 +26,8 @@ use crate::store::{self, StorageOptions};
 /// leaves and how a rerun finishes the job).
 pub fn compact_url(root: &str, options: &CompactOptions, storage: &StorageOptions) -> Result<CompactionSummary> {
     let recovered = if options.dry_run { 0 } else { recover_url(root, storage)? };
-    let (groups, partitions, before) = plan_url(root, options.target_file_size.max(1), storage)?;
-    let merged: usize = groups.iter().map(|g| g.inputs.len()).sum();
-    let summary = CompactionSummary {
-        partitions,
-        files_before: before,
-        files_after: before - merged + groups.len(),
-        groups: groups.clone(),
-        recovered,
-    };
-    if options.dry_run {
-        return Ok(summary);
-    }
-    for group in &groups {
-        compact_group_url(group, &options.merge, storage)?;
-    }
-    Ok(summary)
+    let planned = plan_url(root, options.target_file_size.max(1), storage)?;
+    carry_out(planned, recovered, options.dry_run, |group| compact_group_url(group, &options.merge, storage))
 }
 
 /// The objects under `root` (as a folder), as `(url, size)`, with the part below `root`.

@@ -279,15 +279,7 @@ fn values(test: &Test, array: &dyn Array) -> Result<BooleanBuffer> {
 fn int_values<N: Copy>(v: &[N], conv: impl Fn(N) -> i128 + Copy, test: &Test) -> Result<BooleanBuffer> {
     let n = v.len();
     if let Test::Cmp(op, Key::Int(k)) = test {
-        let k = *k;
-        return Ok(match op {
-            CmpOp::Eq => BooleanBuffer::collect_bool(n, |i| conv(v[i]) == k),
-            CmpOp::Ne => BooleanBuffer::collect_bool(n, |i| conv(v[i]) != k),
-            CmpOp::Lt => BooleanBuffer::collect_bool(n, |i| conv(v[i]) < k),
-            CmpOp::Le => BooleanBuffer::collect_bool(n, |i| conv(v[i]) <= k),
-            CmpOp::Gt => BooleanBuffer::collect_bool(n, |i| conv(v[i]) > k),
-            CmpOp::Ge => BooleanBuffer::collect_bool(n, |i| conv(v[i]) >= k),
-        });
+        return Ok(compare_each(v, conv, *op, *k));
     }
     let m = int_matcher(test)?;
     Ok(BooleanBuffer::collect_bool(n, |i| m(conv(v[i]))))
@@ -302,6 +294,17 @@ fn cmp_i64<N: Copy>(v: &[N], conv: impl Fn(N) -> i64 + Copy, op: CmpOp, k: i128)
         let o = if k > 0 { Ordering::Less } else { Ordering::Greater };
         return if ordered(o, op) { BooleanBuffer::new_set(n) } else { BooleanBuffer::new_unset(n) };
     };
+    compare_each(v, conv, op, k)
+}
+
+/// `conv(value) op k` for every value, with the operator chosen once outside the loop.
+fn compare_each<N: Copy, T: PartialOrd + Copy>(
+    v: &[N],
+    conv: impl Fn(N) -> T + Copy,
+    op: CmpOp,
+    k: T,
+) -> BooleanBuffer {
+    let n = v.len();
     match op {
         CmpOp::Eq => BooleanBuffer::collect_bool(n, |i| conv(v[i]) == k),
         CmpOp::Ne => BooleanBuffer::collect_bool(n, |i| conv(v[i]) != k),
