@@ -161,6 +161,12 @@ fn by_int32_keys(keys: &[i32], on_values: &[bool]) -> BooleanBuffer {
     let mut words: Vec<u64> = Vec::with_capacity(keys.len().div_ceil(64));
     if on_values.len() <= 32 {
         let mask = on_values.iter().enumerate().fold(0u32, |m, (i, &b)| m | ((b as u32) << i));
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor has AVX2 (just checked).
+            unsafe { small_dictionary_words_avx2(keys, mask, &mut words) };
+            return BooleanBuffer::new(arrow_buffer::Buffer::from_vec(words), 0, keys.len());
+        }
         let n = on_values.len() as u32;
         let mut bytes = [0u8; 64];
         for chunk in keys.chunks(64) {
@@ -189,6 +195,35 @@ fn by_int32_keys(keys: &[i32], on_values: &[bool]) -> BooleanBuffer {
         }
     }
     BooleanBuffer::new(arrow_buffer::Buffer::from_vec(words), 0, keys.len())
+}
+
+/// The small-dictionary case of [`by_int32_keys`] with AVX2: eight keys at a time, each a
+/// variable shift of `mask` (one instruction for the eight; a shift by 32 or more, which is
+/// what keys past the dictionary and negative keys are, gives 0), their bits gathered by
+/// one `movemask`. `count(*) WHERE l_shipmode = 'AIR'` spent a third of its time in the
+/// SSE2 loop.
+///
+/// `mask` has a bit set only below the dictionary's length.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn small_dictionary_words_avx2(keys: &[i32], mask: u32, words: &mut Vec<u64>) {
+    use std::arch::x86_64::*;
+    let masks = _mm256_set1_epi32(mask as i32);
+    for chunk in keys.chunks(64) {
+        let mut word = 0u64;
+        let mut eights = chunk.chunks_exact(8);
+        for (i, eight) in (&mut eights).enumerate() {
+            // SAFETY: `eight` is 8 `i32`s, the 32 bytes the unaligned load reads.
+            let k = unsafe { _mm256_loadu_si256(eight.as_ptr().cast()) };
+            let bits = _mm256_slli_epi32::<31>(_mm256_srlv_epi32(masks, k));
+            word |= u64::from(_mm256_movemask_ps(_mm256_castsi256_ps(bits)) as u8) << (8 * i);
+        }
+        let done = chunk.len() - eights.remainder().len();
+        for (j, &k) in eights.remainder().iter().enumerate() {
+            word |= ((u64::from(mask) >> (k as u32).min(63)) & 1) << (done + j);
+        }
+        words.push(word);
+    }
 }
 
 /// The test on every slot of `array` (what a null slot gets does not matter).
@@ -513,7 +548,7 @@ mod tests {
     fn dictionary_keys_are_looked_up_in_small_and_large_dictionaries() {
         for n in [1usize, 7, 32, 33, 300] {
             let on: Vec<bool> = (0..n).map(|i| i % 3 == 1).collect();
-            let keys: Vec<i32> = (0..1000).map(|i| ((i * 7919) % (n as i32 + 3)) - 1).collect();
+            let keys: Vec<i32> = (0..1000 + n as i32 % 7).map(|i| ((i * 7919) % (n as i32 + 3)) - 1).collect();
             let got: Vec<bool> = by_int32_keys(&keys, &on).iter().collect();
             let want: Vec<bool> = keys.iter().map(|&k| k >= 0 && (k as usize) < n && on[k as usize]).collect();
             assert_eq!(got, want, "{n} values");
