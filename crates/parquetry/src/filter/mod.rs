@@ -21,6 +21,7 @@
 mod batch;
 mod bind;
 pub(crate) mod bloom;
+mod decimals;
 mod dictionary;
 mod evaluate;
 mod expr;

@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use arrow_array::{BooleanArray, RecordBatch};
-use arrow_schema::{DataType, SchemaRef};
+use arrow_schema::{DataType, FieldRef, SchemaRef};
 
 use super::bind::{arrow_domain, bind, tree, Bound, Node};
 use super::evaluate::{evaluate, find, ArrayPath, DictionaryTests};
@@ -21,7 +21,7 @@ use super::literal::{Key, Test};
 use super::page_index::{self, candidate_rows, ChunkPages};
 use super::ranges::{well_formed, RowRanges};
 use super::statistics::{column_may_match, may_match, Stats};
-use super::{bloom, dictionary, views};
+use super::{bloom, decimals, dictionary, views};
 use crate::error::{Error, Result};
 use crate::format::{PhysicalType, RowGroup};
 use crate::page::chunk_byte_range;
@@ -281,6 +281,7 @@ pub(crate) fn prepare<S: ChunkSource>(
         .copied()
         .filter(|&leaf| output.fields().iter().all(|f| f.name() != &file.schema_descriptor().columns[leaf].path[0]))
         .collect();
+    options.narrow_decimal_leaves = decimals::narrow_leaves(file.schema_descriptor(), &output, &bound);
     options.row_groups = Some(kept);
     let filtering = Filtering {
         predicate: predicate.clone(),
@@ -374,7 +375,13 @@ impl Filtering {
         options: &ReadOptions,
     ) -> Result<Filtering> {
         let k = self.output.fields().len();
-        if read.fields().len() < k || read.fields().iter().zip(self.output.fields()).any(|(a, b)| a != b) {
+        let same = |a: &FieldRef, b: &FieldRef| {
+            a == b
+                || (a.name() == b.name()
+                    && a.is_nullable() == b.is_nullable()
+                    && decimals::widens(a.data_type(), b.data_type()))
+        };
+        if read.fields().len() < k || read.fields().iter().zip(self.output.fields()).any(|(a, b)| !same(a, b)) {
             return Err(Error::unsupported(format!(
                 "filter: the predicate's columns ({}) are inside a field of which only part is selected; \
                  select the whole field or the predicate's column too",
@@ -483,6 +490,6 @@ impl Filtering {
             false => arrow_select::filter::filter_record_batch(&batch, &BooleanArray::new(keep, None))
                 .map_err(|e| Error::invalid_argument(format!("filter: selecting the matching rows: {e}")))?,
         };
-        views::compact(batch).map(Some)
+        views::compact(decimals::widen(batch, &self.output)?).map(Some)
     }
 }

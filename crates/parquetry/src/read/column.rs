@@ -17,7 +17,7 @@ use super::byte_array::byte_array_decoder;
 use super::data_page::{Loaded, OpenPage, PageDecoder};
 use super::fixed::fixed_decoder;
 use super::offset_index::page_locations;
-use super::options::{ByteArrayType, ReadOptions};
+use super::options::ReadOptions;
 use super::page_values::ValueKind;
 use super::records::{BatchLevels, RecordLevels};
 use super::values::{Validity, ValueDecoder};
@@ -38,50 +38,6 @@ pub struct ColumnPlan {
     /// For a leaf read with its levels (inside a list, a map or a nullable struct): the
     /// definition level from which a level is a slot of the leaf's array.
     pub levels: Option<i16>,
-}
-
-/// The type leaf `leaf` reads as under the options' overrides (BYTE_ARRAY types, INT96 unit).
-pub(crate) fn leaf_type(
-    leaf: usize,
-    column: &ColumnDescriptor,
-    data_type: &DataType,
-    options: &ReadOptions,
-) -> DataType {
-    if column.physical_type == PhysicalType::BYTE_ARRAY && options.dictionary_leaves.contains(&leaf) {
-        return override_byte_array(data_type, ByteArrayType::Dictionary);
-    }
-    match (options.byte_array_type, column.physical_type) {
-        (Some(t), PhysicalType::BYTE_ARRAY) => override_byte_array(data_type, t),
-        (_, PhysicalType::INT96) => match (options.int96_unit, data_type) {
-            (Some(unit), DataType::Timestamp(_, tz)) => DataType::Timestamp(unit, tz.clone()),
-            _ => data_type.clone(),
-        },
-        _ => data_type.clone(),
-    }
-}
-
-fn override_byte_array(current: &DataType, t: ByteArrayType) -> DataType {
-    let text = matches!(current, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
-        || matches!(current, DataType::Dictionary(_, v)
-        if matches!(**v, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View));
-    let binary = matches!(current, DataType::Binary | DataType::LargeBinary | DataType::BinaryView)
-        || matches!(current, DataType::Dictionary(_, v)
-        if matches!(**v, DataType::Binary | DataType::LargeBinary | DataType::BinaryView));
-    if !text && !binary {
-        return current.clone(); // decimals and other non-string BYTE_ARRAY types keep theirs
-    }
-    match (t, text) {
-        (ByteArrayType::Regular, true) => DataType::Utf8,
-        (ByteArrayType::Regular, false) => DataType::Binary,
-        (ByteArrayType::Large, true) => DataType::LargeUtf8,
-        (ByteArrayType::Large, false) => DataType::LargeBinary,
-        (ByteArrayType::View, true) => DataType::Utf8View,
-        (ByteArrayType::View, false) => DataType::BinaryView,
-        (ByteArrayType::Dictionary, true) => DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)),
-        (ByteArrayType::Dictionary, false) => {
-            DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Binary))
-        }
-    }
 }
 
 /// Reads one column chunk.

@@ -12,7 +12,8 @@
 use arrow_schema::{DataType, Field, FieldRef, Fields};
 use std::sync::Arc;
 
-use super::column::{leaf_type, ColumnPlan};
+use super::column::ColumnPlan;
+use super::leaf_type::leaf_type;
 use super::options::ReadOptions;
 use crate::error::{Error, Result};
 use crate::format::Repetition;

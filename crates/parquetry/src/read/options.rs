@@ -64,6 +64,10 @@ pub struct ReadOptions {
     /// settings say: a filter sets it for the columns only it reads, whose chunks are all
     /// dictionary-encoded, so that its tests run once per dictionary value.
     pub(crate) dictionary_leaves: Vec<usize>,
+    /// Leaf columns (INT32 or INT64 under a wider decimal type) read as the decimal type of
+    /// their physical width: a filter sets it for output columns it copies, and widens the
+    /// rows it keeps (see `read::leaf_type::narrow_decimal`).
+    pub(crate) narrow_decimal_leaves: Vec<usize>,
 }
 
 impl Default for ReadOptions {
@@ -79,6 +83,7 @@ impl Default for ReadOptions {
             threads: 1,
             filter: None,
             dictionary_leaves: Vec::new(),
+            narrow_decimal_leaves: Vec::new(),
         }
     }
 }
