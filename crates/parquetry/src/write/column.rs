@@ -10,6 +10,7 @@
 //! A leaf under nested fields is shredded into levels first and written in steps of whole
 //! records (`nested`); flat columns never take that path.
 
+mod chunk_statistics;
 mod nested;
 mod page_fill;
 
@@ -25,16 +26,15 @@ use arrow_schema::DataType;
 use super::arrow_input::{check_value_lengths, put_valid_range, Scratch};
 use super::bloom::BloomFilterWriter;
 use super::encoder::{Dictionary, ValueEncoder};
-use super::options::{ColumnOptions, StatisticsLevel, WriteOptions};
+use super::options::{ColumnOptions, WriteOptions};
 use super::schema::LeafColumn;
 use super::shred::Shredded;
-use super::statistics::{nan_bounds, statistics, Bounds, ColumnIndexBuilder};
 use crate::compress::Compressor;
 use crate::encoding::rle::RleEncoder;
 use crate::error::{Error, Result};
 use crate::format::{ColumnIndex, Encoding, PhysicalType, SizeStatistics, SplitBlockBloomFilter, Statistics};
 use crate::page::{DataPage, DataPageVersion, FinishedChunk, PageWriter};
-use crate::schema::SortOrder;
+use chunk_statistics::{ChunkStatistics, PageCounts};
 
 /// What a finished chunk hands to the file writer besides its pages.
 #[derive(Debug)]
@@ -56,10 +56,6 @@ pub(crate) struct ColumnChunkWriter {
     options: ColumnOptions,
     page_size: usize,
     page_row_limit: usize,
-    truncate: Option<usize>,
-    page_index: bool,
-    header_statistics: bool,
-    size_statistics: bool,
     pages: PageWriter,
     encoder: ValueEncoder,
     definition_levels: RleEncoder,
@@ -70,24 +66,9 @@ pub(crate) struct ColumnChunkWriter {
     page_values: usize,
     /// Entries without a value (definition level below the maximum).
     page_nulls: usize,
-    /// Level histograms of a nested leaf's open page and chunk (flat ones count nulls).
-    page_def_histogram: Vec<i64>,
-    page_rep_histogram: Vec<i64>,
-    chunk_def_histogram: Vec<i64>,
-    chunk_rep_histogram: Vec<i64>,
     shredded: Shredded,
-    page_bounds: Bounds,
-    page_byte_array_bytes: u64,
-    chunk_bounds: Bounds,
-    chunk_nulls: u64,
-    chunk_byte_array_bytes: u64,
-    chunk_page_bytes: Vec<i64>,
-    column_index: ColumnIndexBuilder,
-    /// For each dictionary value, the serial of the last page whose bounds it was folded into.
-    dictionary_stamps: Vec<u32>,
-    /// The dictionary indexes a page names, each once (reused from page to page).
-    page_fresh: Vec<u32>,
-    page_serial: u32,
+    /// Bounds, null counts, level histograms and byte sizes of the open page and chunk.
+    statistics: ChunkStatistics,
     /// An input dictionary already interned: the array and each of its values' index.
     dictionary_map: Option<(ArrayRef, DictionaryMap)>,
     /// The dictionary page's size after the chunk's first input dictionary (0 without one).
@@ -126,10 +107,6 @@ impl ColumnChunkWriter {
             pages: PageWriter::new(column.codec, column.level, options.data_page_version, options.crc),
             page_size: options.data_page_size,
             page_row_limit: options.data_page_row_limit,
-            truncate: options.statistics_truncate_length,
-            page_index: options.page_index,
-            header_statistics: options.page_header_statistics,
-            size_statistics: options.size_statistics,
             encoder,
             // At least one bit, as flat columns have always been written.
             definition_levels: RleEncoder::new(level_bit_width(leaf.max_def_level.max(1))),
@@ -137,21 +114,8 @@ impl ColumnChunkWriter {
             page_rows: 0,
             page_values: 0,
             page_nulls: 0,
-            page_def_histogram: vec![0; leaf.max_def_level as usize + 1],
-            page_rep_histogram: vec![0; leaf.max_rep_level as usize + 1],
-            chunk_def_histogram: vec![0; leaf.max_def_level as usize + 1],
-            chunk_rep_histogram: vec![0; leaf.max_rep_level as usize + 1],
             shredded: Shredded::default(),
-            page_bounds: Bounds::default(),
-            page_byte_array_bytes: 0,
-            chunk_bounds: Bounds::default(),
-            chunk_nulls: 0,
-            chunk_byte_array_bytes: 0,
-            chunk_page_bytes: Vec::new(),
-            column_index: ColumnIndexBuilder::new(),
-            dictionary_stamps: Vec::new(),
-            page_fresh: Vec::new(),
-            page_serial: 0,
+            statistics: ChunkStatistics::new(&leaf, &column, options),
             dictionary_map: None,
             dictionary_floor: 0,
             chunker: options.content_defined_chunking.as_ref().map(super::cdc::Chunker::new),
@@ -216,10 +180,6 @@ impl ColumnChunkWriter {
     /// [`buffered_bytes`](Self::buffered_bytes), with the pages' buffers counted whole.
     pub fn held_bytes(&self) -> usize {
         self.pages.held_bytes() + self.encoder.estimated_len() + self.encoder.dictionary_page_len()
-    }
-
-    fn statistics_on(&self) -> bool {
-        self.options.statistics != StatisticsLevel::None && self.leaf.order != SortOrder::Undefined
     }
 
     /// Writes every row of `column` (this leaf's top-level column of one batch slice).
@@ -337,11 +297,10 @@ impl ColumnChunkWriter {
 
     fn put_range(&mut self, array: &dyn Array, dictionary_input: bool, start: usize, end: usize) -> Result<()> {
         let from_dictionary = self.bounds_from_dictionary();
-        let track = self.statistics_on() && !from_dictionary;
         if !dictionary_input {
-            let bounds = track.then_some(&mut self.page_bounds);
-            self.page_byte_array_bytes +=
-                put_valid_range(&self.leaf, array, start, end, &mut self.encoder, bounds, &mut self.scratch)?;
+            let bounds = self.statistics.value_bounds(from_dictionary);
+            let bytes = put_valid_range(&self.leaf, array, start, end, &mut self.encoder, bounds, &mut self.scratch)?;
+            self.statistics.add_byte_array_bytes(bytes);
             return Ok(());
         }
         let dictionary = array.as_any_dictionary();
@@ -372,7 +331,7 @@ impl ColumnChunkWriter {
                         })),
                         _ => {}
                     );
-                    self.page_byte_array_bytes += bytes;
+                    self.statistics.add_byte_array_bytes(bytes);
                     return Ok(());
                 }
             }
@@ -381,39 +340,18 @@ impl ColumnChunkWriter {
         let keys = dictionary.keys().slice(start, end - start);
         let taken = arrow_select::take::take(values.as_ref(), keys.as_ref(), None)
             .map_err(|e| Error::invalid_argument(format!("column '{}': {e}", self.leaf.path)))?;
-        let bounds = track.then_some(&mut self.page_bounds);
-        self.page_byte_array_bytes +=
+        let bounds = self.statistics.value_bounds(from_dictionary);
+        let bytes =
             put_valid_range(&self.leaf, taken.as_ref(), 0, taken.len(), &mut self.encoder, bounds, &mut self.scratch)?;
+        self.statistics.add_byte_array_bytes(bytes);
         Ok(())
     }
 
     /// Folds the bounds of the dictionary values the page's indexes name, each
     /// distinct value once.
     fn fold_dictionary_page(&mut self) {
-        if self.options.statistics == StatisticsLevel::None || self.leaf.order == SortOrder::Undefined {
-            return;
-        }
         let Some(Dictionary::Bytes(d)) = self.encoder.dictionary() else { return };
-        let indexes = self.encoder.page_indexes();
-        if self.page_serial == u32::MAX {
-            self.dictionary_stamps.clear();
-            self.page_serial = 0;
-        }
-        self.page_serial += 1;
-        let serial = self.page_serial;
-        self.dictionary_stamps.resize(d.len(), 0);
-        // The page's distinct indexes first, in a loop of its own, then their values folded:
-        // one iterator doing both was 16 instructions an index.
-        let (stamps, fresh) = (&mut self.dictionary_stamps, &mut self.page_fresh);
-        fresh.clear();
-        for &i in indexes {
-            let stamp = &mut stamps[i as usize];
-            if *stamp != serial {
-                *stamp = serial;
-                fresh.push(i);
-            }
-        }
-        self.page_bounds.fold_bytes(self.leaf.order, fresh.iter().map(|&i| d.value(i)));
+        self.statistics.fold_dictionary_page(self.encoder.page_indexes(), d.len(), |i| d.value(i));
     }
 
     fn close_page(&mut self, compressor: &mut Compressor) -> Result<()> {
@@ -428,9 +366,6 @@ impl ColumnChunkWriter {
         if self.bounds_from_dictionary() {
             self.fold_dictionary_page();
         }
-        let stats_on = self.statistics_on();
-        let order = self.leaf.order;
-        let page_level = stats_on && self.options.statistics == StatisticsLevel::Page;
         self.values.clear();
         let encoding = self.encoder.finish_page(&mut self.values);
         self.levels.clear();
@@ -443,8 +378,7 @@ impl ColumnChunkWriter {
         if has_def {
             self.definition_levels.finish_into(&mut self.levels);
         }
-        let header_statistics = (page_level && self.header_statistics)
-            .then(|| statistics(&self.page_bounds, self.page_nulls as u64, order, self.leaf.is_string, self.truncate));
+        let header_statistics = self.statistics.page_header(self.page_nulls);
         let page = DataPage {
             num_values: self.page_values,
             num_nulls: self.page_nulls,
@@ -460,38 +394,11 @@ impl ColumnChunkWriter {
         self.pages
             .write_data_page(page, compressor)
             .map_err(|e| e.context(format!("column '{}', page {}", self.leaf.path, self.pages.data_pages())))?;
-        if page_level && self.page_index {
-            let nulls = self.page_nulls as u64;
-            let all_nan = !self.page_bounds.is_set() && self.page_values > self.page_nulls;
-            let bounds = if all_nan { nan_bounds(self.leaf.physical_type) } else { self.page_bounds.clone() };
-            self.column_index.push(&bounds, nulls, order, self.leaf.is_string, self.truncate, !all_nan);
-            if has_def && self.size_statistics {
-                if self.leaf.nesting.is_empty() {
-                    let valid = (self.page_rows - self.page_nulls) as i64;
-                    self.column_index.push_definition_histogram(&[self.page_nulls as i64, valid]);
-                } else {
-                    self.column_index.push_definition_histogram(&self.page_def_histogram);
-                }
-            }
-            if has_rep && self.size_statistics {
-                self.column_index.push_repetition_histogram(&self.page_rep_histogram);
-            }
-        }
-        for (chunk, page) in [
-            (&mut self.chunk_def_histogram, &mut self.page_def_histogram),
-            (&mut self.chunk_rep_histogram, &mut self.page_rep_histogram),
-        ] {
-            chunk.iter_mut().zip(page.iter_mut()).for_each(|(c, p)| *c += std::mem::take(p));
-        }
-        self.chunk_page_bytes.push(self.page_byte_array_bytes as i64);
-        self.chunk_bounds.merge(order, &self.page_bounds);
-        self.chunk_nulls += self.page_nulls as u64;
-        self.chunk_byte_array_bytes += self.page_byte_array_bytes;
-        self.page_bounds.clear();
+        let counts = PageCounts { rows: self.page_rows, values: self.page_values, nulls: self.page_nulls };
+        self.statistics.end_page(counts);
         self.page_rows = 0;
         self.page_values = 0;
         self.page_nulls = 0;
-        self.page_byte_array_bytes = 0;
         Ok(())
     }
 
@@ -517,37 +424,15 @@ impl ColumnChunkWriter {
         if self.encoder.is_dictionary() {
             self.write_dictionary_page(compressor)?;
         }
-        // No statistics for a chunk of no rows, as pyarrow: there is nothing to bound.
-        let stats_on = self.statistics_on() && rows > 0;
-        let order = self.leaf.order;
-        let statistics = stats_on
-            .then(|| statistics(&self.chunk_bounds, self.chunk_nulls, order, self.leaf.is_string, self.truncate));
-        let byte_array = self.leaf.physical_type == PhysicalType::BYTE_ARRAY;
-        let size_statistics = self.size_statistics.then(|| SizeStatistics {
-            unencoded_byte_array_data_bytes: byte_array.then_some(self.chunk_byte_array_bytes as i64),
-            repetition_level_histogram: (self.leaf.max_rep_level > 0).then(|| self.chunk_rep_histogram.clone()),
-            definition_level_histogram: (self.leaf.max_def_level > 0).then(|| {
-                if self.leaf.nesting.is_empty() {
-                    vec![self.chunk_nulls as i64, (rows - self.chunk_nulls) as i64]
-                } else {
-                    self.chunk_def_histogram.clone()
-                }
-            }),
-        });
-        self.chunk_def_histogram.iter_mut().for_each(|c| *c = 0);
-        self.chunk_rep_histogram.iter_mut().for_each(|c| *c = 0);
-        let index = std::mem::replace(&mut self.column_index, ColumnIndexBuilder::new());
-        let page_level = stats_on && self.options.statistics == StatisticsLevel::Page;
-        let column_index = if page_level && self.page_index { index.finish() } else { None };
-        let page_bytes = std::mem::take(&mut self.chunk_page_bytes);
+        let summary = self.statistics.finish_chunk(rows);
         let bloom_filter = self.encoder.finish_bloom_filter();
         let result = ChunkResult {
             bloom_filter,
             pages: self.pages.finish()?,
-            statistics,
-            size_statistics,
-            column_index,
-            page_byte_array_bytes: (byte_array && self.size_statistics).then_some(page_bytes),
+            statistics: summary.statistics,
+            size_statistics: summary.size_statistics,
+            column_index: summary.column_index,
+            page_byte_array_bytes: summary.page_byte_array_bytes,
         };
         self.encoder.reset_chunk(self.options.dictionary);
         self.dictionary_map = None;
@@ -555,10 +440,6 @@ impl ColumnChunkWriter {
         if let Some(c) = self.chunker.as_mut() {
             c.reset();
         }
-        self.dictionary_stamps.clear();
-        self.chunk_bounds.clear();
-        self.chunk_nulls = 0;
-        self.chunk_byte_array_bytes = 0;
         Ok(result)
     }
 }

@@ -74,9 +74,10 @@ impl ColumnChunkWriter {
             if !sh.rep.is_empty() {
                 put_levels(&mut self.repetition_levels, &sh.rep[pos..end]);
             }
-            if self.size_statistics {
-                histogram(&sh.def[pos..end], &mut self.page_def_histogram);
-                histogram(sh.rep.get(pos..end).unwrap_or_default(), &mut self.page_rep_histogram);
+            if self.statistics.counts_levels() {
+                let (def, rep) = self.statistics.histograms();
+                histogram(&sh.def[pos..end], def);
+                histogram(sh.rep.get(pos..end).unwrap_or_default(), rep);
             }
             if let Some(a) = &leaf {
                 self.put_values(a, dictionary_input, &sh.values, &mut cursor, values)?;
@@ -166,7 +167,7 @@ impl ColumnChunkWriter {
                 _ => None,
             };
             if let Some(result) = done {
-                self.page_byte_array_bytes += bytes;
+                self.statistics.add_byte_array_bytes(bytes);
                 return result;
             }
         }
