@@ -34,9 +34,10 @@ use row_group::Out;
 /// use parquetry::write::{ParquetWriter, WriteOptions};
 /// use parquetry::compress::Codec;
 /// # let batch = RecordBatch::try_from_iter([("a", Arc::new(Int32Array::from(vec![1, 2])) as ArrayRef)]).unwrap();
-/// let file = std::fs::File::create("out.parquet")?;
 /// let options = WriteOptions::default().with_compression(Codec::Zstd);
-/// let mut writer = ParquetWriter::try_new(file, batch.schema(), options)?;
+/// // A file at a path: written beside it, renamed into place by `close` (any other `Write`
+/// // sink goes to `ParquetWriter::try_new`).
+/// let mut writer = ParquetWriter::create("out.parquet", batch.schema(), options)?;
 /// writer.write(&batch)?;
 /// writer.close()?;
 /// # Ok::<(), parquetry::Error>(())
@@ -59,6 +60,9 @@ pub struct ParquetWriter<W: Write> {
     spare_blocks: PageBlocks,
     /// The open row group's input, for the columns that encode it only when it closes.
     held: held::Held,
+    /// What the sink does once the footer is written (a [`NewFile`](super::NewFile) renames
+    /// itself into place).
+    commit: Option<fn(&mut W) -> Result<()>>,
 }
 
 impl<W: Write> ParquetWriter<W> {
@@ -103,6 +107,7 @@ impl<W: Write> ParquetWriter<W> {
             compressors,
             spare_blocks: PageBlocks::default(),
             held: held::Held::new(columns_len),
+            commit: None,
         };
         Ok(writer)
     }
@@ -253,7 +258,17 @@ impl<W: Write> ParquetWriter<W> {
             let meta = w.file_metadata();
             w.out.file.finish(w.options.page_index, meta)
         })?;
-        Ok((self.out.file.into_sink(), meta))
+        let mut sink = self.out.file.into_sink();
+        if let Some(commit) = self.commit {
+            commit(&mut sink)?;
+        }
+        Ok((sink, meta))
+    }
+
+    /// The writer, with `commit` run on the sink after the footer.
+    pub(super) fn with_commit(mut self, commit: fn(&mut W) -> Result<()>) -> Self {
+        self.commit = Some(commit);
+        self
     }
 
     /// The schema stored as `ARROW:schema`: the writer's, except that a dictionary column

@@ -1,6 +1,7 @@
 //! Writing Parquet from Arrow: [`ParquetWriter`] takes record batches and writes a file to
-//! any `Write` sink; [`write_table`] writes batches to a path safely (a temporary file beside
-//! it, renamed into place only once complete).
+//! any `Write` sink, or to a path safely ([`ParquetWriter::create`]: a temporary file beside
+//! it, renamed into place only once complete); [`write_table`] writes batches to a path
+//! that way at once.
 //!
 //! Layers, as for reading but in reverse: Arrow arrays are converted to physical values
 //! (`arrow_input`), encoded by the kernels of `crate::encoding` (`encoder`), assembled into
@@ -15,6 +16,7 @@ mod cdc;
 mod column;
 mod encoder;
 mod file;
+mod new_file;
 mod options;
 pub(crate) mod schema;
 pub(crate) mod shred;
@@ -22,6 +24,7 @@ pub(crate) mod statistics;
 
 pub use cdc::ContentDefinedChunking;
 pub use file::ParquetWriter;
+pub use new_file::NewFile;
 pub use options::{
     writable_encoding, BloomFilterOptions, ColumnOptions, DataPageVersion, StatisticsLevel, WriteOptions,
     DEFAULT_BLOOM_FILTER_FPP, DEFAULT_DATA_PAGE_ROW_LIMIT, DEFAULT_DATA_PAGE_SIZE, DEFAULT_DICTIONARY_PAGE_SIZE_LIMIT,
@@ -46,18 +49,5 @@ pub fn write_table<'b>(
     batches: impl IntoIterator<Item = &'b RecordBatch>,
     options: WriteOptions,
 ) -> Result<FileMetaData> {
-    let path = path.as_ref();
-    let temp = crate::io::TempFile::beside(path)?;
-    let sink = crate::io::FileSink::new(temp.file()?, options.threads)
-        .map_err(|e| crate::Error::io("starting the file's writing thread", e))?;
-    let mut writer = ParquetWriter::try_new(sink, schema, options)?;
-    for batch in batches {
-        writer.write(batch)?;
-    }
-    let (sink, meta) = writer.into_inner()?;
-    let file = sink.into_file().map_err(|e| crate::Error::io("flushing the file", e))?;
-    file.sync_all().map_err(|e| crate::Error::io(format!("syncing {}", temp.path().display()), e))?;
-    drop(file);
-    temp.persist(path)?;
-    Ok(meta)
+    new_file::write_batches(path.as_ref(), schema, batches, options)
 }
