@@ -48,7 +48,7 @@ fn a_created_file_appears_whole_at_close_and_never_in_part() {
         }
         assert!(!path.exists(), "{} exists before close", path.display());
         writer.close().unwrap();
-        let got = pyarrow_tables(&format!("new-file-{threads}"), &[path.clone()]);
+        let got = pyarrow_tables(&format!("new-file-{threads}"), std::slice::from_ref(&path));
         let got = got[&path].as_ref().unwrap();
         let diffs = diff_tables(&Table::from_batches(&schema, &batches).unwrap(), got);
         assert!(diffs.is_empty(), "{}", diffs.join("\n"));
