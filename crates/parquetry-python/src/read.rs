@@ -85,12 +85,22 @@ fn read_footer(f: &File) -> parquetry::Result<FileMetaData> {
     Ok(parquetry::format::read_metadata(&mut f)?.0)
 }
 
-/// Opens a file by path (`str` or `os.PathLike`, already turned into a path by the caller).
+/// Opens a file by path (`str` or `os.PathLike`, already turned into a path by the caller);
+/// with `memory_map`, maps it (pyarrow's `memory_map=True`): pages are read from the page
+/// cache without a `read` copy. As with pyarrow, a mapped file must not be truncated or
+/// modified while its table is alive (a truncation is a `SIGBUS`).
 #[pyfunction]
-pub fn open_path(py: Python<'_>, path: PathBuf) -> PyResult<RawFile> {
+#[pyo3(signature = (path, memory_map=false))]
+pub fn open_path(py: Python<'_>, path: PathBuf, memory_map: bool) -> PyResult<RawFile> {
     py.detach(|| {
         let file = File::open(&path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
-        RawFile::open(Source::File(file)).map_err(|e| e.context(path.display()))
+        let source = match memory_map {
+            // SAFETY: the caller asked for a memory map, whose contract (the file is neither
+            // truncated nor modified while mapped) `memory_map=True` documents, as pyarrow's.
+            true => Source::Bytes(unsafe { BytesSource::map(&file) }?.bytes().clone()),
+            false => Source::File(file),
+        };
+        RawFile::open(source).map_err(|e| e.context(path.display()))
     })
     .py_err()
 }

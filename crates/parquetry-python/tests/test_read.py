@@ -27,6 +27,15 @@ def test_read_table_equals_pyarrow(rel, threads):
 
 
 @pytest.mark.parametrize("rel", CORPUS)
+def test_memory_mapped_reads_equal_pyarrow(rel):
+    path = corpus_dir() / rel
+    want = pq.read_table(path, memory_map=True)
+    got = parquetry.read_table(path, memory_map=True)
+    assert_tables_equal(got, want, rel)
+    assert_tables_equal(parquetry.ParquetFile(path, memory_map=True).read(), want, rel)
+
+
+@pytest.mark.parametrize("rel", CORPUS)
 def test_iter_batches_equal_pyarrow_batches(rel):
     path = corpus_dir() / rel
     want = pa.Table.from_batches(list(pq.ParquetFile(path).iter_batches(batch_size=7)), schema=pq.read_schema(path))

@@ -77,10 +77,11 @@ def resolve(source, filesystem=None):
     return fs, path
 
 
-def open_native(source, filesystem=None, storage_options=None):
+def open_native(source, filesystem=None, storage_options=None, memory_map=False):
     """A native file over a path, an object store URL (read by parquetry's own client, with
     ``storage_options``), a bytes-like object or a binary file object (Python's or a pyarrow
-    ``NativeFile``), read through ``filesystem`` when one is given."""
+    ``NativeFile``), read through ``filesystem`` when one is given. ``memory_map`` maps a
+    local path (elsewhere it changes nothing, as in pyarrow)."""
     url = object_url(source, filesystem)
     if url is not None:
         return _native.open_url(url, options_pairs(storage_options))
@@ -96,7 +97,7 @@ def open_native(source, filesystem=None, storage_options=None):
             from ._errors import CorruptFileError
 
             raise CorruptFileError(f"Parquet file size is 0 bytes: {path}")
-        return _native.open_path(path)
+        return _native.open_path(path, bool(memory_map))
     if filesystem is not None:
         raise InvalidArgumentError(
             "'filesystem' passed but the specified path is file-like, so there is nothing to open with 'filesystem'."

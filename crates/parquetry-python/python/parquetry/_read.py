@@ -72,9 +72,11 @@ class ParquetFile:
     ``"large_binary"``, ``"binary_view"`` or ``"dictionary"`` for every string/binary
     column), ``coerce_int96_timestamp_unit``, ``filesystem``, ``arrow_extensions_enabled``
     (JSON and UUID columns as ``arrow.json``/``arrow.uuid``), ``page_checksum_verification``
-    (pages with a CRC are checked). ``metadata``,
-    ``common_metadata``, ``memory_map``, ``buffer_size`` and ``pre_buffer`` are accepted and
-    change nothing (the footer is the file's own; IO is parquetry's). The footer limits
+    (pages with a CRC are checked), ``memory_map`` (a local file is mapped: no copy of its
+    bytes, and, as with pyarrow, the file must not be truncated or rewritten while the table
+    read from it is alive). ``metadata``, ``common_metadata``, ``buffer_size`` and
+    ``pre_buffer`` are accepted and change nothing (the footer is the file's own; IO is
+    parquetry's). The footer limits
     (``thrift_string_size_limit``: longest string; ``thrift_container_size_limit``: longest
     list; ``schema_depth_limit``: deepest schema nesting, the root counting 1) refuse a file
     past them, as pyarrow's.
@@ -99,7 +101,7 @@ class ParquetFile:
         if list_type not in (None, pa.ListType, pa.LargeListType):
             raise ArgumentTypeError(f"Unexpected list_type: {list_type!r}")
         self._list_type = list_type
-        self._raw = _io.open_native(source, filesystem, storage_options)
+        self._raw = _io.open_native(source, filesystem, storage_options, memory_map)
         if thrift_string_size_limit or thrift_container_size_limit or schema_depth_limit:
             _check_footer_limits(self._raw, thrift_string_size_limit, thrift_container_size_limit,
                                  schema_depth_limit)
@@ -300,7 +302,7 @@ def read_table(source, *, columns=None, use_threads=True, schema=None, use_panda
                      arrow_extensions_enabled=arrow_extensions_enabled,
                      thrift_string_size_limit=thrift_string_size_limit,
                      thrift_container_size_limit=thrift_container_size_limit,
-                     schema_depth_limit=schema_depth_limit)
+                     schema_depth_limit=schema_depth_limit, memory_map=memory_map)
     condition, expression = split_filters(filters)
     wanted = _columns(columns)
     if wanted is not None and any(isinstance(c, int) for c in wanted):
