@@ -95,6 +95,12 @@ fn eval(
 ) -> Result<Truth> {
     Ok(match node {
         Node::And(a, b) => {
+            if let Node::Leaf(i, _) = a.as_ref() {
+                let (array, parents) = &arrays[*i];
+                if let Some(r) = super::interval::both(a, b, array.as_ref()) {
+                    return Ok(with_nulls(r, array.as_ref(), parents.as_ref(), len));
+                }
+            }
             let (a, b) = (eval(a, arrays, len, tests)?, eval(b, arrays, len, tests)?);
             Truth { t: &a.t & &b.t, f: &a.f | &b.f }
         }
@@ -108,9 +114,8 @@ fn eval(
         }
         Node::Leaf(i, test) => {
             let (array, parents) = &arrays[*i];
-            let valid = NullBuffer::union(array.logical_nulls().as_ref(), parents.as_ref());
-            let valid = valid.map_or_else(|| BooleanBuffer::new_set(len), |n| n.inner().clone());
             if let Test::IsNull(not) = test {
+                let valid = validity(array.as_ref(), parents.as_ref(), len);
                 let null = !&valid;
                 return Ok(if *not { Truth { t: valid, f: null } } else { Truth { t: null, f: valid } });
             }
@@ -118,9 +123,22 @@ fn eval(
                 Some(d) => through_keys(d, tests.get(*i, test, d.values())?),
                 None => values(test, array.as_ref())?,
             };
-            Truth { t: &r & &valid, f: &!&r & &valid }
+            with_nulls(r, array.as_ref(), parents.as_ref(), len)
         }
     })
+}
+
+/// The rows where a value is there: not null, and no struct above it null.
+fn validity(array: &dyn Array, parents: Option<&NullBuffer>, len: usize) -> BooleanBuffer {
+    let valid = NullBuffer::union(array.logical_nulls().as_ref(), parents);
+    valid.map_or_else(|| BooleanBuffer::new_set(len), |n| n.inner().clone())
+}
+
+/// A test's result `r` on each slot made true or false where there is a value, and neither
+/// where there is none (a comparison with NULL is not true, nor is its negation).
+fn with_nulls(r: BooleanBuffer, array: &dyn Array, parents: Option<&NullBuffer>, len: usize) -> Truth {
+    let valid = validity(array, parents, len);
+    Truth { t: &r & &valid, f: &!&r & &valid }
 }
 
 /// Each slot of dictionary `d` looked up in `on_values`, the test's result on each value

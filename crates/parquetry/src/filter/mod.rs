@@ -25,6 +25,7 @@ mod decimals;
 mod dictionary;
 mod evaluate;
 mod expr;
+mod interval;
 mod late;
 mod literal;
 mod page_index;
