@@ -26,6 +26,7 @@ mod dictionary;
 mod evaluate;
 mod expr;
 mod interval;
+mod keys;
 mod late;
 mod literal;
 mod page_index;
