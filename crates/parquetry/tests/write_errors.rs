@@ -22,7 +22,7 @@ use parquetry::format::Encoding;
 use parquetry::write::{write_table, ParquetWriter, WriteOptions};
 use parquetry::{Error, ErrorKind};
 use read_compare::{catch, diff_tables, pyarrow_tables, Table};
-use write_helpers::TempDir;
+use write_helpers::{dir_entries, TempDir};
 
 /// Runs `f` catching panics: a panic is a test failure with its message.
 fn no_panic<T>(what: &str, f: impl FnOnce() -> T) -> T {
@@ -415,13 +415,6 @@ fn short_writes_still_make_a_whole_file() {
     let path = dir.join("short.parquet");
     std::fs::write(&path, &sink.written).unwrap();
     assert_pyarrow_reads(&path, &schema, &batches);
-}
-
-fn dir_entries(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> =
-        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-    names.sort();
-    names
 }
 
 #[test]

@@ -8,21 +8,13 @@ mod read_compare;
 #[path = "common/write_helpers.rs"]
 mod write_helpers;
 
-use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema};
 use parquetry::write::{ParquetWriter, WriteOptions};
 use read_compare::{diff_tables, pyarrow_tables, Table};
-use write_helpers::TempDir;
-
-fn entries(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> =
-        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-    names.sort();
-    names
-}
+use write_helpers::{dir_entries, TempDir};
 
 #[test]
 fn a_created_file_appears_whole_at_close_and_never_in_part() {
@@ -60,5 +52,5 @@ fn a_created_file_appears_whole_at_close_and_never_in_part() {
         drop(writer);
         assert_eq!(std::fs::read(&path).unwrap(), before);
     }
-    assert_eq!(entries(&dir.0), ["out1.parquet", "out2.parquet"]);
+    assert_eq!(dir_entries(&dir.0), ["out1.parquet", "out2.parquet"]);
 }

@@ -37,6 +37,15 @@ impl TempDir {
     }
 }
 
+/// The names in `dir`, sorted: what a write left behind.
+#[allow(dead_code)] // not every test file checks what is left
+pub fn dir_entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    names
+}
+
 impl Drop for TempDir {
     fn drop(&mut self) {
         if std::env::var_os("PARQUETRY_KEEP_TEST_FILES").is_some() {
