@@ -62,7 +62,7 @@ fn read(file: &ParquetFile<parquetry::page::BytesSource>) -> Option<Vec<RecordBa
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(mut file) = ParquetFile::from_bytes(data.to_vec()) else { return };
+    let Ok(file) = ParquetFile::from_bytes(data.to_vec()) else { return };
     let Some(batches) = read(&file) else { return };
     let schema = file.arrow_schema().clone();
     let mut rng = Rng::new(data);
@@ -80,13 +80,12 @@ fuzz_target!(|data: &[u8]| {
         Err(e) => panic!("the written file's footer does not read back: {e}"),
     };
     let options = ReadOptions::default().with_batch_size(4096);
-    let again = match ParquetReaderBuilder::new(back).with_options(options).build().and_then(|r| {
-        let mut r = r;
-        std::iter::from_fn(|| r.next_batch()).collect::<parquetry::Result<Vec<_>>>()
-    }) {
-        Ok(b) => b,
-        Err(e) => panic!("the written file does not read back: {e}"),
-    };
+    let reader = ParquetReaderBuilder::new(back.clone()).with_options(options).build();
+    let again =
+        match reader.and_then(|mut r| std::iter::from_fn(|| r.next_batch()).collect::<parquetry::Result<Vec<_>>>()) {
+            Ok(b) => b,
+            Err(e) => panic!("the written file does not read back: {e}"),
+        };
     let rows = |b: &[RecordBatch]| b.iter().map(RecordBatch::num_rows).sum::<usize>();
     assert_eq!(rows(&again), rows(&batches), "the written file reads back another number of rows");
     let fields = file.arrow_schema().fields().len();
