@@ -8,7 +8,7 @@
 
 mod filter_common;
 
-use parquetry::read::ParquetReaderBuilder;
+use parquetry::read::{ParquetReaderBuilder, ReadOptions};
 use serde_json::json;
 
 #[global_allocator]
@@ -19,14 +19,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // An empty condition: the same read without a filter (the baseline).
     let predicate = if q.condition.is_empty() { None } else { Some(parquetry::filter::parse(&q.condition)?) };
     filter_common::run(&q, || {
-        let mut builder = ParquetReaderBuilder::open(&q.file)?.with_batch_size(q.batch_size).with_threads(1);
+        let mut options = ReadOptions::default().with_batch_size(q.batch_size).with_threads(1);
         if let Some(p) = &predicate {
-            builder = builder.with_filter(p.clone());
+            options = options.with_filter(p.clone());
         }
         if let Some(columns) = &q.columns {
-            builder = builder.with_columns(columns.iter().map(String::as_str));
+            options = options.with_columns(columns.iter().map(String::as_str));
         }
-        let mut reader = builder.build()?;
+        let mut reader = ParquetReaderBuilder::open(&q.file)?.with_options(options).build()?;
         let mut batches = Vec::new();
         while let Some(batch) = reader.next_batch() {
             batches.push(batch?);

@@ -1,4 +1,4 @@
-//! Streams a file through `ParquetFile::batches` as a user does (each batch dropped before
+//! Streams a file through `ParquetReaderBuilder` as a user does (each batch dropped before
 //! the next, the file opened inside the timed region), at a batch size, on one thread against
 //! several: a quick look at one cell of the sweep's thread table.
 //!
@@ -6,7 +6,7 @@
 //! 0 = whole row groups)] [THREADS (1,2)]`. Prints the median of 7 runs after 1 warm-up per
 //! thread count, runs alternating; run it with `MIMALLOC_PURGE_DELAY=-1`, as the benches.
 
-use parquetry::read::{ParquetFile, ReadOptions};
+use parquetry::read::{ParquetReaderBuilder, ReadOptions};
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -29,9 +29,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for round in 0..8 {
         for (i, &n) in threads.iter().enumerate() {
             let start = std::time::Instant::now();
-            let file = ParquetFile::open(path)?;
+            let options = ReadOptions::default().with_batch_size(batch_rows).with_threads(n);
             rows = 0;
-            for batch in file.batches(ReadOptions::default().with_batch_size(batch_rows).with_threads(n))? {
+            for batch in ParquetReaderBuilder::open(path)?.with_options(options).build()? {
                 rows += batch?.num_rows();
             }
             if round > 0 {

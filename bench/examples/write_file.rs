@@ -11,7 +11,7 @@
 //! alternating; run it with `MIMALLOC_PURGE_DELAY=-1`, as the benches.
 
 use parquetry::compress::{Codec, Compression};
-use parquetry::read::{ParquetFile, ReadOptions};
+use parquetry::read::{ParquetReaderBuilder, ReadOptions};
 use parquetry::write::{write_table, WriteOptions};
 
 #[global_allocator]
@@ -39,8 +39,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "zstd" => (Codec::Zstd, Some(1)),
         other => return Err(format!("unknown codec {other}").into()),
     };
-    let mut file = ParquetFile::open(input)?;
-    let batches = file.read_all(&ReadOptions::default().with_batch_size(batch_rows))?;
+    let options = ReadOptions::default().with_batch_size(batch_rows);
+    let batches: Vec<_> =
+        ParquetReaderBuilder::open(input)?.with_options(options).build()?.collect::<Result<_, _>>()?;
     let schema = batches.first().ok_or("the input has no rows")?.schema();
     let settings: Vec<(usize, bool)> = threads.iter().flat_map(|&n| blooms.iter().map(move |&b| (n, b))).collect();
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); settings.len()];

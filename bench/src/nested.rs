@@ -120,10 +120,11 @@ struct WriteInput {
 }
 
 fn write_input(path: &str) -> Result<WriteInput, String> {
-    let mut file = parquetry::read::ParquetFile::open(path).map_err(|e| e.to_string())?;
+    let file = parquetry::read::ParquetFile::open(path).map_err(|e| e.to_string())?;
     let spec = WriteSpec::from_footer(file.metadata())?;
     let options = parquetry::read::ReadOptions::default().with_batch_size(usize::MAX);
-    let batches = file.read_all(&options).map_err(|e| e.to_string())?;
+    let batches =
+        crate::read::read_all(parquetry::read::ParquetReaderBuilder::new(file), &options).map_err(|e| e.to_string())?;
     Ok(WriteInput { batches, spec })
 }
 
@@ -156,7 +157,10 @@ fn time_writes(path: &str, args: &NestedArgs) -> Result<(f64, f64, usize, usize)
     for (imp, buf) in ["parquetry_write", "arrow_rs_write"].iter().zip(bufs.iter_mut()) {
         write(imp, &input, buf)?;
         let back = parquetry::read::ParquetFile::from_bytes(arrow_buffer::Buffer::from(buf.as_slice()))
-            .and_then(|mut f| f.read_all(&parquetry::read::ReadOptions::default()))
+            .and_then(|f| {
+                let reader = parquetry::read::ParquetReaderBuilder::new(f);
+                crate::read::read_all(reader, &parquetry::read::ReadOptions::default())
+            })
             .map_err(|e| format!("{imp}: reading the written file back: {e}"))?;
         if let Some(d) = compare(&back, &input.batches) {
             return Err(format!("{imp}: the written file reads back different: {d}"));

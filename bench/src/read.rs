@@ -8,7 +8,7 @@ use std::sync::Arc;
 use arrow_array::RecordBatch;
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
-use parquetry::read::{ByteArrayType, ParquetFile, ReadOptions};
+use parquetry::read::{ByteArrayType, ParquetFile, ParquetReaderBuilder, ReadOptions};
 use serde_json::{json, Value};
 
 use crate::limits;
@@ -102,10 +102,10 @@ fn parquetry(path: &str, byte_array_type: Option<ByteArrayType>, mmap: bool) -> 
     let run = move || -> Result<Output, String> {
         let batches = if mmap {
             // SAFETY: the bench's data files are not modified while it runs.
-            let mut file = unsafe { ParquetFile::open_mapped(&path) }.map_err(|e| e.to_string())?;
-            file.read_all(&options)
+            let file = unsafe { ParquetFile::open_mapped(&path) }.map_err(|e| e.to_string())?;
+            read_all(ParquetReaderBuilder::new(file), &options)
         } else {
-            ParquetFile::open(&path).and_then(|mut file| file.read_all(&options))
+            ParquetReaderBuilder::open(&path).and_then(|builder| read_all(builder, &options))
         };
         batches.map(Output::Batches).map_err(|e| e.to_string())
     };
@@ -185,4 +185,13 @@ pub fn reference_read(path: &str) -> Result<Vec<RecordBatch>, String> {
         Output::Batches(b) => Ok(b),
         Output::Bytes(_) | Output::File(_) => unreachable!("arrow_rs returns batches"),
     }
+}
+
+/// Every batch `options` selects, through the builder, with parquetry's own errors.
+pub(crate) fn read_all<S: parquetry::read::ChunkSource>(
+    builder: ParquetReaderBuilder<S>,
+    options: &ReadOptions,
+) -> parquetry::Result<Vec<arrow_array::RecordBatch>> {
+    let mut reader = builder.with_options(options.clone()).build()?;
+    std::iter::from_fn(|| reader.next_batch()).collect()
 }

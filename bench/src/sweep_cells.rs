@@ -102,7 +102,8 @@ pub fn run_parquetry(path: &str, options: &ReadOptions, collect: bool) -> Result
     let file = ParquetFile::open(path).map_err(|e| e.to_string())?;
     let mut out = Outcome::new();
     // The iterator hands over one batch at a time, so a streaming run never holds two.
-    for batch in file.batches(options.clone()).map_err(|e| e.to_string())? {
+    let reader = parquetry::read::ParquetReaderBuilder::new(file).with_options(options.clone());
+    for batch in reader.build().map_err(|e| e.to_string())? {
         out.take(batch.map_err(|e| e.to_string())?, collect);
     }
     Ok(out)

@@ -23,7 +23,7 @@ use arrow_array::types::Int32Type;
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use parquet::arrow::ArrowWriter;
-use parquetry::read::{ParquetFile, ReadOptions};
+use parquetry::read::{ParquetFile, ParquetReaderBuilder, ReadOptions};
 use parquetry::write::ParquetWriter;
 use serde_json::{json, Map, Value};
 
@@ -50,9 +50,11 @@ struct Input {
 
 /// Reads `path` with parquetry, whole row groups, and its settings from its footer.
 fn load(path: &str) -> Result<Input, String> {
-    let mut file = ParquetFile::open(path).map_err(|e| e.to_string())?;
+    let file = ParquetFile::open(path).map_err(|e| e.to_string())?;
     let spec = WriteSpec::from_footer(file.metadata())?;
-    let batches = file.read_all(&ReadOptions::default().with_batch_size(usize::MAX)).map_err(|e| e.to_string())?;
+    let batches =
+        crate::read::read_all(ParquetReaderBuilder::new(file), &ReadOptions::default().with_batch_size(usize::MAX))
+            .map_err(|e| e.to_string())?;
     let schema = batches.first().map(|b| b.schema()).ok_or("the input file has no rows")?;
     let file_bytes = std::fs::metadata(path).map(|m| m.len() as usize).unwrap_or(0);
     Ok(Input { schema, batches, spec, file_bytes })
@@ -194,7 +196,7 @@ fn compress(input: Input) -> Result<Prepared, NotRun> {
 pub fn validate(file: &[u8], info: &Value) -> Map<String, Value> {
     let mut out = Map::new();
     out.insert("output_file_bytes".into(), json!(file.len()));
-    let mut reader = match ParquetFile::from_bytes(file.to_vec()) {
+    let reader = match ParquetFile::from_bytes(file.to_vec()) {
         Ok(r) => r,
         Err(e) => {
             out.insert("checksum_error".into(), json!(format!("parquetry cannot open the written file: {e}")));
@@ -217,7 +219,8 @@ pub fn validate(file: &[u8], info: &Value) -> Map<String, Value> {
             out.insert("shape_error".into(), json!(e));
         }
     }
-    let batches = match reader.read_all(&ReadOptions::default().with_batch_size(usize::MAX)) {
+    let options = ReadOptions::default().with_batch_size(usize::MAX);
+    let batches = match crate::read::read_all(ParquetReaderBuilder::new(reader), &options) {
         Ok(b) => b,
         Err(e) => {
             out.insert("checksum_error".into(), json!(format!("parquetry cannot read the written file back: {e}")));

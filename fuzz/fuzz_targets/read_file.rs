@@ -1,4 +1,5 @@
-//! Whole files: the input is a Parquet file, read to the end through `ParquetFile::from_bytes`.
+//! Whole files: the input is a Parquet file, read to the end through `ParquetFile::from_bytes` and
+//! the reader builder.
 //!
 //! The read options (batch size, row groups, columns, row selection, byte-array type, CRC
 //! checks) are chosen by a hash of the input, so that every mutation of a file is also read
@@ -12,7 +13,7 @@ use std::ops::Range;
 
 use arrow_array::Array;
 use libfuzzer_sys::fuzz_target;
-use parquetry::read::{ByteArrayType, ParquetFile, ReadOptions};
+use parquetry::read::{ByteArrayType, ParquetFile, ParquetReaderBuilder, ReadOptions};
 
 #[path = "rng.rs"]
 mod rng;
@@ -89,8 +90,8 @@ fuzz_target!(|data: &[u8]| {
     let mut rng = Rng::new(data);
     let (options, expect) = options(&mut rng, &file);
     let batch_size = options.batch_size();
-    let Ok(batches) = file.batches(options) else { return };
-    let schema = batches.schema();
+    let Ok(batches) = ParquetReaderBuilder::new(file).with_options(options).build() else { return };
+    let schema = arrow_array::RecordBatchReader::schema(&batches);
     let mut rows = 0u64;
     for batch in batches {
         let Ok(batch) = batch else { return };

@@ -13,7 +13,7 @@
 use arrow_array::{Array, RecordBatch};
 use libfuzzer_sys::fuzz_target;
 use parquetry::compress::Codec;
-use parquetry::read::{ParquetFile, ReadOptions};
+use parquetry::read::{ParquetFile, ParquetReaderBuilder, ReadOptions};
 use parquetry::write::{DataPageVersion, ParquetWriter, StatisticsLevel, WriteOptions, WRITABLE_ENCODINGS};
 
 #[path = "rng.rs"]
@@ -52,17 +52,18 @@ fn options(rng: &mut Rng, rows: usize) -> WriteOptions {
 }
 
 /// Every batch of `file`, or `None` when it does not read (or is too large to bother with).
-fn read(file: &mut ParquetFile<parquetry::page::BytesSource>) -> Option<Vec<RecordBatch>> {
+fn read(file: &ParquetFile<parquetry::page::BytesSource>) -> Option<Vec<RecordBatch>> {
     let rows: i64 = file.metadata().row_groups.iter().map(|rg| rg.num_rows.max(0)).sum();
     if rows > 200_000 {
         return None;
     }
-    file.read_all(&ReadOptions::default().with_batch_size(4096)).ok()
+    let options = ReadOptions::default().with_batch_size(4096);
+    ParquetReaderBuilder::new(file.clone()).with_options(options).build().ok()?.collect::<Result<_, _>>().ok()
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(mut file) = ParquetFile::from_bytes(data.to_vec()) else { return };
-    let Some(batches) = read(&mut file) else { return };
+    let Ok(file) = ParquetFile::from_bytes(data.to_vec()) else { return };
+    let Some(batches) = read(&file) else { return };
     let schema = file.arrow_schema().clone();
     let mut rng = Rng::new(data);
     let options = options(&mut rng, batches.iter().map(RecordBatch::num_rows).sum());
@@ -74,14 +75,17 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let Ok((bytes, _)) = writer.into_inner() else { return };
-    let mut back = match ParquetFile::from_bytes(bytes) {
+    let back = match ParquetFile::from_bytes(bytes) {
         Ok(f) => f,
         Err(e) => panic!("the written file's footer does not read back: {e}"),
     };
-    let again = match back.read_all(&ReadOptions::default().with_batch_size(4096)) {
-        Ok(b) => b,
-        Err(e) => panic!("the written file does not read back: {e}"),
-    };
+    let options = ReadOptions::default().with_batch_size(4096);
+    let reader = ParquetReaderBuilder::new(back.clone()).with_options(options).build();
+    let again =
+        match reader.and_then(|mut r| std::iter::from_fn(|| r.next_batch()).collect::<parquetry::Result<Vec<_>>>()) {
+            Ok(b) => b,
+            Err(e) => panic!("the written file does not read back: {e}"),
+        };
     let rows = |b: &[RecordBatch]| b.iter().map(RecordBatch::num_rows).sum::<usize>();
     assert_eq!(rows(&again), rows(&batches), "the written file reads back another number of rows");
     let fields = file.arrow_schema().fields().len();

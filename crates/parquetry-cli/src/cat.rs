@@ -6,7 +6,7 @@
 use std::io::{self, BufWriter, Write};
 
 use arrow_array::{ArrayRef, RecordBatch};
-use parquetry::read::{ColumnSelector, ParquetFile, ReadOptions};
+use parquetry::read::{ColumnSelector, ParquetFile, ParquetReaderBuilder, ReadOptions};
 
 use crate::display;
 
@@ -196,9 +196,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
         parquetry::store::is_url(&opts.path) && (opts.path.ends_with('/') || opts.path.contains(['*', '?', '[']));
     if parquetry::store::is_url(&opts.path) && !url_dataset && opts.paths.len() == 1 {
         let options = parquetry::store::StorageOptions::new();
-        let mut file = parquetry::store::open_url(&opts.path, &options).map_err(|e| format!("{}: {e}", opts.path))?;
+        let file = parquetry::store::open_url(&opts.path, &options).map_err(|e| format!("{}: {e}", opts.path))?;
         let stats = file.source().stats();
-        cat_file(&mut file, &opts, fail)?;
+        cat_file(&file, &opts, fail)?;
         if opts.stats {
             let plural = if stats.requests() == 1 { "" } else { "s" };
             eprintln!("object store: {} request{plural}, {} bytes", stats.requests(), stats.bytes());
@@ -208,13 +208,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if url_dataset || opts.paths.len() > 1 || parquetry::dataset::is_dataset_source(&opts.path) {
         return run_dataset(&opts).or_else(|e| fail(e.as_ref()));
     }
-    let mut file = ParquetFile::open(&opts.path).map_err(|e| format!("{}: {e}", opts.path))?;
-    cat_file(&mut file, &opts, fail)
+    let file = ParquetFile::open(&opts.path).map_err(|e| format!("{}: {e}", opts.path))?;
+    cat_file(&file, &opts, fail)
 }
 
 /// Prints the rows `opts` selects of an open file.
 fn cat_file<S: parquetry::page::ChunkSource>(
-    file: &mut ParquetFile<S>,
+    file: &ParquetFile<S>,
     opts: &Options,
     fail: impl Fn(&(dyn std::error::Error + 'static)) -> Result<(), String>,
 ) -> Result<(), String> {
@@ -228,10 +228,10 @@ fn cat_file<S: parquetry::page::ChunkSource>(
         read = read.clone().with_batch_size(read.batch_size().min(limit.max(1)));
     }
     let metrics = (|| -> Result<_, Box<dyn std::error::Error>> {
-        let mut batches = file.batches(read)?;
-        let schema = batches.schema();
-        print_batches(&schema, &mut || batches.next(), opts)?;
-        Ok(batches.scan_metrics().cloned())
+        let mut reader = ParquetReaderBuilder::new(file.clone()).with_options(read).build()?;
+        let schema = arrow_array::RecordBatchReader::schema(&reader);
+        print_batches(&schema, &mut || reader.next_batch(), opts)?;
+        Ok(reader.scan_metrics().cloned())
     })()
     .or_else(|e| fail(e.as_ref()).map(|()| None))?;
     if let (true, Some(m)) = (opts.stats, metrics) {

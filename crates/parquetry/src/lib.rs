@@ -2,8 +2,9 @@
 //! in-memory format.
 //!
 //! The public API is what an arrow-rs user looks for:
-//! - [`read`]: [`read::ParquetReaderBuilder`] (the reader, an Arrow `RecordBatchReader`),
-//!   [`read::ParquetFile`] (a file's metadata, and batches from it), [`read::ReadOptions`];
+//! - [`read`]: [`read::ParquetReaderBuilder`] (the one way to read: it builds an Arrow
+//!   `RecordBatchReader`), [`read::ParquetFile`] (an opened file and its metadata),
+//!   [`read::ReadOptions`] (what to read, given to the builder whole);
 //! - [`write`](mod@write): [`write::ParquetWriter`], [`write::write_table`], [`write::WriteOptions`];
 //! - [`merge`]: files merged by copying pages, [`merge::MergeOptions`];
 //! - [`filter`]: predicates pushed into reads; [`dataset`]: folders, globs and hive

@@ -40,7 +40,7 @@ fn literal(entry: &serde_json::Value) -> Option<Literal> {
 fn count(path: &str, column: &str, p: Predicate) -> parquetry::Result<u64> {
     let file = ParquetFile::open(path)?;
     let mut rows = 0;
-    for b in file.batches(ReadOptions::default().with_columns([column]).with_filter(p))? {
+    for b in common::batches(&file, ReadOptions::default().with_columns([column]).with_filter(p))? {
         rows += b?.num_rows() as u64;
     }
     Ok(rows)
@@ -60,7 +60,9 @@ fn filters_on_the_corpus_count_pyarrows_rows() {
         let (path, column) = (e["file"].as_str().unwrap(), e["column"].as_str().unwrap());
         let Some(v) = literal(e) else { continue };
         // Files or columns parquetry cannot read at all are the read tests' business.
-        if ParquetFile::open(path).and_then(|mut f| f.read_all(&ReadOptions::default().with_columns([column]))).is_err()
+        if ParquetFile::open(path)
+            .and_then(|f| common::read_all(&f, &ReadOptions::default().with_columns([column])))
+            .is_err()
         {
             skipped.push(format!("{path} {column}: not readable"));
             continue;

@@ -49,11 +49,11 @@ fn list_read_and_an_aborted_upload() {
     // than one request per row group, and the rows are the manifest's.
     let manifest = common::manifest();
     for name in names {
-        let mut file = open_url(&format!("s3://rust/dir/{name}"), &options).unwrap();
+        let file = open_url(&format!("s3://rust/dir/{name}"), &options).unwrap();
         let stats = file.source().stats();
         let size = std::fs::metadata(dir.join(name)).unwrap().len();
         assert_eq!((stats.requests(), stats.bytes()), (1, size.min(parquetry::store::TAIL_READ)), "{name}");
-        let rows: usize = file.read_all(&ReadOptions::default()).unwrap().iter().map(|b| b.num_rows()).sum();
+        let rows: usize = common::read_all(&file, &ReadOptions::default()).unwrap().iter().map(|b| b.num_rows()).sum();
         let row = manifest.iter().find(|r| r.path == format!("data/{name}")).unwrap();
         assert_eq!(Some(rows as i64), row.num_rows, "{name}");
         assert!(stats.requests() <= 1 + file.num_row_groups() as u64, "{name}: {} requests", stats.requests());

@@ -84,11 +84,11 @@ fn reads_fetch_what_they_need() {
     // A point lookup on the sorted id: statistics keep one row group, its page index one
     // page of `id`; then only the `payload` page holding the row is fetched, not the chunk.
     let target = 5 * per_group + 12_345;
-    let mut file = open_url(url, &options).unwrap();
+    let file = open_url(url, &options).unwrap();
     let stats = file.source().stats();
     let opened = stats.bytes();
     let read = ReadOptions::default().with_columns(["id", "payload"]).with_filter(col("id").eq(target));
-    let batches = file.read_all(&read).unwrap();
+    let batches = common::read_all(&file, &read).unwrap();
     let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
     assert_eq!(rows, 1);
     assert_eq!(
@@ -111,11 +111,11 @@ fn reads_fetch_what_they_need() {
     // OffsetIndex, without a row selection in the options) rather than walking the headers
     // of the pages before it, a request each.
     let row = 3 * per_group + 4_321;
-    let mut file = open_url(url, &options).unwrap();
+    let file = open_url(url, &options).unwrap();
     let stats = file.source().stats();
     let (opened, opened_requests) = (stats.bytes(), stats.requests());
     let read = ReadOptions::default().with_columns(["payload"]).with_filter(col("u").eq(unsorted(row)));
-    let batches = file.read_all(&read).unwrap();
+    let batches = common::read_all(&file, &read).unwrap();
     let got: Vec<String> =
         batches.iter().flat_map(|b| b.column(0).as_string::<i32>().iter().map(|v| v.unwrap().to_owned())).collect();
     assert_eq!(got, vec![payload(row)]);
@@ -129,17 +129,18 @@ fn reads_fetch_what_they_need() {
 
     // An unselective filter on the unsorted `k`: every row group's page index is read, in
     // few requests (not two per row group), then each row group's `k` pages.
-    let mut file = open_url(url, &options).unwrap();
+    let file = open_url(url, &options).unwrap();
     let stats = file.source().stats();
     let opened = stats.requests();
-    let batches = file.read_all(&ReadOptions::default().with_columns(["k"]).with_filter(col("k").eq(7i64))).unwrap();
+    let batches =
+        common::read_all(&file, &ReadOptions::default().with_columns(["k"]).with_filter(col("k").eq(7i64))).unwrap();
     assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), (ROWS / 1000) as usize);
     let requests = stats.requests() - opened;
     assert!(requests <= 3 + ROW_GROUPS as u64, "{requests} requests after opening; {ROW_GROUPS} row groups");
 
     // A read stopped after its first batch: the next row group was never asked for.
     let file = open_url(url, &options).unwrap();
-    let mut batches = file.batches(ReadOptions::default().with_batch_size(10)).unwrap();
+    let mut batches = common::batches(&file, ReadOptions::default().with_batch_size(10)).unwrap();
     assert_eq!(batches.next().unwrap().unwrap().num_rows(), 10);
     drop(batches);
     let first = chunks[1][0].0 as u64;
@@ -175,12 +176,12 @@ fn the_page_index_comes_with_the_footer() {
     let (footer, after_data) = (sizes[0], sizes[1]);
     // What the test is about: the footer fits 64 KiB, the footer and page index do not.
     assert!(footer < 64 << 10 && after_data > 64 << 10 && after_data < 512 << 10, "{sizes:?}");
-    let mut file = open_url("s3://tail/t.parquet", &options(&moto)).unwrap();
+    let file = open_url("s3://tail/t.parquet", &options(&moto)).unwrap();
     let stats = file.source().stats();
     assert_eq!(stats.requests(), 1);
     let target = 123_457i64;
     let read = ReadOptions::default().with_columns(["id"]).with_filter(col("id").eq(target));
-    let batches = file.read_all(&read).unwrap();
+    let batches = common::read_all(&file, &read).unwrap();
     let got: Vec<i64> =
         batches.iter().flat_map(|b| b.column(0).as_primitive::<Int64Type>().values().to_vec()).collect();
     assert_eq!(got, vec![target]);

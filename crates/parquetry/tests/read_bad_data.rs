@@ -15,8 +15,8 @@ use read_compare::{catch, diff_tables, read_parquetry};
 /// Reads `bytes` with `options`: `Ok(Ok(rows))`, `Ok(Err(message))`, or `Err(panic)`.
 fn read_bytes(bytes: Vec<u8>, options: &ReadOptions) -> Result<Result<usize, String>, String> {
     catch(|| {
-        let mut file = ParquetFile::from_bytes(bytes).map_err(|e| e.to_string())?;
-        let batches = file.read_all(options).map_err(|e| e.to_string())?;
+        let file = ParquetFile::from_bytes(bytes).map_err(|e| e.to_string())?;
+        let batches = common::read_all(&file, options).map_err(|e| e.to_string())?;
         Ok(batches.iter().map(|b| b.num_rows()).sum())
     })
 }
@@ -25,8 +25,8 @@ fn read_bytes(bytes: Vec<u8>, options: &ReadOptions) -> Result<Result<usize, Str
 /// `Err(panic)`.
 fn read_path(path: &Path, options: &ReadOptions) -> Result<Result<usize, String>, String> {
     catch(|| {
-        let mut file = ParquetFile::open(path).map_err(|e| e.to_string())?;
-        let batches = file.read_all(options).map_err(|e| e.to_string())?;
+        let file = ParquetFile::open(path).map_err(|e| e.to_string())?;
+        let batches = common::read_all(&file, options).map_err(|e| e.to_string())?;
         Ok(batches.iter().map(|b| b.num_rows()).sum())
     })
 }

@@ -243,10 +243,43 @@ fn bad_row_selections_are_errors_naming_the_range() {
     for (ranges, says) in [(vec![0..2, 1..3], "overlap"), (vec![5..5], "empty"), (vec![0..rows + 1], "past the file's")]
     {
         let file = ParquetFile::open(&path).unwrap();
-        let e = file.batches(ReadOptions::default().with_row_selection(ranges.clone())).err();
+        let e = common::batches(&file, ReadOptions::default().with_row_selection(ranges.clone())).err();
         let e = e.map(|e| e.to_string()).unwrap_or_default();
         assert!(e.contains(says), "{ranges:?}: {e}");
     }
+}
+
+#[test]
+fn one_opened_file_is_read_by_several_readers_at_once_each_with_pyarrows_rows() {
+    if common::pyarrow_missing() {
+        return;
+    }
+    use arrow_array::RecordBatchReader;
+    use parquetry::read::ParquetReaderBuilder;
+    // A clone of a `ParquetFile` shares the open file and its footer: readers built from clones
+    // read on other threads at once (one on two threads of its own), each to every row.
+    let path = corpus_path("data/alltypes_tiny_pages.parquet");
+    let want = expected(&path).expect("pyarrow reads the file");
+    let file = ParquetFile::open(&path).unwrap();
+    let readers: Vec<_> = [(1, 100), (2, 1000), (1, usize::MAX)]
+        .into_iter()
+        .map(|(threads, rows)| {
+            let options = ReadOptions::default().with_threads(threads).with_batch_size(rows);
+            ParquetReaderBuilder::new(file.clone()).with_options(options).build().unwrap()
+        })
+        .collect();
+    let reads: Vec<_> = readers
+        .into_iter()
+        .map(|reader| std::thread::spawn(move || (reader.schema(), reader.collect::<Result<Vec<_>, _>>().unwrap())))
+        .collect();
+    for read in reads {
+        let (schema, batches) = read.join().unwrap();
+        let got = read_compare::Table::from_batches(&schema, &batches).unwrap();
+        let diffs = diff_tables(want, &got);
+        assert!(diffs.is_empty(), "{diffs:?}");
+    }
+    // The file is still open for its metadata after its readers are gone.
+    assert_eq!(file.metadata().num_rows as usize, want.num_rows());
 }
 
 #[test]
@@ -261,12 +294,11 @@ fn the_owning_reader_is_an_arrow_record_batch_reader_with_pyarrows_rows() {
     let builder = ParquetReaderBuilder::open(&path).unwrap();
     let id = builder.schema().index_of("id").unwrap();
     let string_col = builder.schema().index_of("string_col").unwrap();
-    let reader = builder
+    let options = ReadOptions::default()
         .with_columns(["string_col", "id"])
         .with_row_selection([10..20, 5000..5100])
-        .with_batch_size(33)
-        .build()
-        .unwrap();
+        .with_batch_size(33);
+    let reader = builder.with_options(options).build().unwrap();
     // Sent to another thread and read there, through the Arrow trait.
     let (schema, batches) = std::thread::spawn(move || {
         let schema = RecordBatchReader::schema(&reader);
@@ -282,7 +314,12 @@ fn the_owning_reader_is_an_arrow_record_batch_reader_with_pyarrows_rows() {
     assert!(diffs.is_empty(), "{diffs:?}");
 
     // Errors reach Arrow consumers as ArrowError, with parquetry's error inside.
-    let e = ParquetReaderBuilder::open(&path).unwrap().with_columns(["nope"]).build().err().unwrap();
+    let e = ParquetReaderBuilder::open(&path)
+        .unwrap()
+        .with_options(ReadOptions::default().with_columns(["nope"]))
+        .build()
+        .err()
+        .unwrap();
     let arrow: arrow_schema::ArrowError = e.into();
     let arrow_schema::ArrowError::ExternalError(inner) = arrow else { panic!("{arrow}") };
     let inner = inner.downcast_ref::<parquetry::Error>().expect("parquetry::Error inside");
@@ -360,7 +397,7 @@ fn corpus_projection_and_row_group_selection() {
         row_group_slice(want, &rows, 1).append(&row_group_slice(want, &rows, 49)).project(&[1]),
     );
 
-    // read_row_group(i) is row group i, every column.
+    // Reading only row group i, in one batch, gives row group i, every column.
     for (rel_path, rg) in
         [("data/floating_orders_nan_count.parquet", 2), ("data/geospatial/geography-points.parquet", 1)]
     {
@@ -368,16 +405,20 @@ fn corpus_projection_and_row_group_selection() {
         let want = expected(&path).unwrap();
         let slice = row_group_slice(want, &row_group_rows(&path), rg);
         let got = read_compare::catch(|| {
-            let mut file = ParquetFile::open(&path).map_err(|e| e.to_string())?;
-            let batch = file.read_row_group(rg).map_err(|e| e.to_string())?;
-            Table::from_batches(&batch.schema(), &[batch])
+            // One row group, all columns, in one batch.
+            let file = ParquetFile::open(&path).map_err(|e| e.to_string())?;
+            let options = ReadOptions::default().with_row_groups([rg]).with_batch_size(usize::MAX);
+            let batches = common::batches(&file, options).map_err(|e| e.to_string())?;
+            let schema = batches.schema();
+            let batches = batches.collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?;
+            Table::from_batches(&schema, &batches)
         })
         .and_then(|r| r);
         match got {
-            Err(e) => failures.push(format!("{rel_path} read_row_group({rg}): {e}")),
+            Err(e) => failures.push(format!("{rel_path} row group {rg}: {e}")),
             Ok(got) => {
                 for d in diff_tables(&slice, &got) {
-                    failures.push(format!("{rel_path} read_row_group({rg}): {d}"));
+                    failures.push(format!("{rel_path} row group {rg}: {d}"));
                 }
             }
         }
@@ -452,9 +493,9 @@ fn comparison_helpers_detect_differences() {
 fn a_zero_batch_size_still_reads_every_row() {
     // Zero must not mean an endless stream of empty batches.
     let path = common::corpus_dir().join("data/alltypes_plain.parquet");
-    let mut file = parquetry::read::ParquetFile::open(&path).unwrap();
+    let file = parquetry::read::ParquetFile::open(&path).unwrap();
     let options = ReadOptions::default().with_batch_size(0);
-    let batches = file.read_all(&options).unwrap();
+    let batches = common::read_all(&file, &options).unwrap();
     // MANIFEST.tsv: 8 rows.
     assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 8);
     assert!(batches.iter().all(|b| b.num_rows() == 1));

@@ -48,7 +48,7 @@ fn read_batches(path: &Path, batch_size: usize) -> Result<Table, String> {
     catch(|| {
         let kind = |e: parquetry::Error| format!("{:?} error: {}", e.kind(), e.message());
         let file = ParquetFile::open(path).map_err(kind)?;
-        let iter = file.batches(ReadOptions::default().with_batch_size(batch_size)).map_err(kind)?;
+        let iter = common::batches(&file, ReadOptions::default().with_batch_size(batch_size)).map_err(kind)?;
         let schema = iter.schema();
         let batches = iter.collect::<Result<Vec<_>, _>>().map_err(kind)?;
         if let Some(b) = batches.iter().find(|b| b.num_rows() == 0 || b.num_rows() > batch_size) {

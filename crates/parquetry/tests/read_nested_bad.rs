@@ -202,7 +202,7 @@ fn raise_a_null(bytes: &mut [u8], section: &Range<usize>) {
 fn read_bytes(bytes: Vec<u8>, options: &ReadOptions) -> Result<Result<Table, String>, String> {
     catch(|| {
         let file = ParquetFile::from_bytes(bytes).map_err(|e| e.to_string())?;
-        let iter = file.batches(options.clone()).map_err(|e| e.to_string())?;
+        let iter = common::batches(&file, options.clone()).map_err(|e| e.to_string())?;
         let schema = iter.schema();
         let batches = iter.collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?;
         Table::from_batches(&schema, &batches)

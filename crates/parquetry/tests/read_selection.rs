@@ -50,7 +50,7 @@ fn read_with(bytes: &[u8], ranges: Option<Vec<Range<u64>>>, options: ReadOptions
     if let Some(r) = ranges {
         options = options.with_row_selection(r);
     }
-    let iter = file.batches(options).unwrap();
+    let iter = common::batches(&file, options).unwrap();
     let schema = iter.schema();
     let batches: Vec<_> = iter.collect::<Result<_, _>>().unwrap();
     let table = Table::from_batches(&schema, &batches).unwrap();
@@ -60,7 +60,7 @@ fn read_with(bytes: &[u8], ranges: Option<Vec<Range<u64>>>, options: ReadOptions
 /// The rows of each batch read with `options` and `ranges`.
 fn batch_rows(bytes: &[u8], ranges: Vec<Range<u64>>, options: ReadOptions) -> Vec<usize> {
     let file = ParquetFile::from_bytes(bytes.to_vec()).unwrap();
-    let iter = file.batches(options.with_row_selection(ranges)).unwrap();
+    let iter = common::batches(&file, options.with_row_selection(ranges)).unwrap();
     iter.map(|b| b.unwrap().num_rows()).collect()
 }
 

@@ -18,7 +18,7 @@ fn byte_array_buffers_match_size_statistics_without_growing() {
             continue;
         }
         let path = common::corpus_dir().join(&row.path);
-        let mut file = ParquetFile::open(&path).unwrap();
+        let file = ParquetFile::open(&path).unwrap();
         let meta = file.metadata().clone();
         let schema = file.schema_descriptor().clone();
         for (g, rg) in meta.row_groups.iter().enumerate() {
@@ -35,7 +35,7 @@ fn byte_array_buffers_match_size_statistics_without_growing() {
                 if md.physical_type != PhysicalType::BYTE_ARRAY {
                     continue;
                 }
-                let batch = batches.get_or_insert_with(|| file.read_all(&options).unwrap().remove(0)).clone();
+                let batch = batches.get_or_insert_with(|| common::read_all(&file, &options).unwrap().remove(0)).clone();
                 let array = batch.column(c);
                 let (len, capacity) = match array.data_type() {
                     DataType::Utf8 => {

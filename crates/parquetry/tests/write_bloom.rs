@@ -96,7 +96,7 @@ fn probes() -> Value {
 
 fn read(bytes: &[u8], predicate: Predicate) -> (usize, ScanMetrics) {
     let file = ParquetFile::from_bytes(bytes.to_vec()).unwrap();
-    let mut iter = file.batches(ReadOptions::default().with_filter(predicate)).unwrap();
+    let mut iter = common::batches(&file, ReadOptions::default().with_filter(predicate)).unwrap();
     let rows = iter.by_ref().map(|b| b.unwrap().num_rows()).sum();
     (rows, iter.scan_metrics().cloned().unwrap_or_default())
 }

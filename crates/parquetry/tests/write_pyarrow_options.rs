@@ -315,11 +315,11 @@ fn int96_reads_back_in_a_coarser_unit_beyond_nanoseconds() {
     let path = dir.join("far.parquet");
     write_ours(&case, &path);
     let file = parquetry::read::ParquetFile::open(&path).unwrap();
-    let batches: Vec<RecordBatch> = file
-        .batches(ReadOptions::default().with_int96_unit(TimeUnit::Millisecond))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let batches: Vec<RecordBatch> =
+        common::batches(&file, ReadOptions::default().with_int96_unit(TimeUnit::Millisecond))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
     let got = &batches[0];
     let want = |i: usize| arrow_cast_ms(case.batch.column(i));
     assert_eq!(got.column(0).as_ref(), want(0).as_ref());

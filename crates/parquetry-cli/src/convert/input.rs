@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use arrow_array::RecordBatchReader;
 use arrow_schema::ArrowError;
-use parquetry::read::{ParquetFile, ReadOptions};
+use parquetry::read::{ParquetFile, ParquetReaderBuilder, ReadOptions};
 
 use super::options::Options;
 use super::BatchSink;
@@ -100,8 +100,8 @@ pub(crate) fn read_all(
             // to more than the file: progress is the file's size times the share of rows read.
             let total_rows = file.metadata().num_rows.max(1) as u128;
             let read = ReadOptions::default().with_batch_size(opts.batch_size).with_threads(opts.threads);
-            let batches = file.batches(read).map_err(|e| at(&e))?;
-            sink.start(batches.schema())?;
+            let batches = ParquetReaderBuilder::new(file).with_options(read).build().map_err(|e| at(&e))?;
+            sink.start(arrow_array::RecordBatchReader::schema(&batches))?;
             let mut rows = 0u128;
             for batch in batches {
                 let batch = batch.map_err(|e| at(&e))?;

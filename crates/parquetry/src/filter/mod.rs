@@ -3,9 +3,10 @@
 //!
 //! ```no_run
 //! use parquetry::filter::{col, lit};
-//! use parquetry::read::ParquetReaderBuilder;
+//! use parquetry::read::{ParquetReaderBuilder, ReadOptions};
 //! let predicate = col("x").gt(lit(5)).and(col("s").eq(lit("abc")));
-//! let reader = ParquetReaderBuilder::open("data.parquet")?.with_filter(predicate).build()?;
+//! let options = ReadOptions::default().with_filter(predicate);
+//! let reader = ParquetReaderBuilder::open("data.parquet")?.with_options(options).build()?;
 //! for batch in reader {
 //!     println!("{} matching rows", batch?.num_rows());
 //! }

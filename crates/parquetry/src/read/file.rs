@@ -1,34 +1,41 @@
-//! The file reader: open a Parquet file, look at its metadata, read record batches.
+//! An opened Parquet file: its footer, schema and a source of its bytes. Reading goes
+//! through [`ParquetReaderBuilder`](super::ParquetReaderBuilder).
 
 use std::fs::File;
 use std::io::{Read, Seek};
 use std::path::Path;
 use std::sync::Arc;
 
-use arrow_array::RecordBatch;
 use arrow_buffer::Buffer;
 use arrow_schema::SchemaRef;
 
-use super::batches::{FileRef, RecordBatchIter};
+use super::batches::RecordBatchIter;
 use super::options::{ColumnSelector, ReadOptions};
 use crate::error::{Error, Result};
 use crate::format::{self, FileMetaData};
 use crate::page::{BytesSource, ChunkSource, FileSource, ReaderSource};
 use crate::schema::{arrow_schema, SchemaDescriptor};
 
-/// An open Parquet file: its metadata, schema and a source of its bytes.
+/// An open Parquet file: its metadata, schema and a source of its bytes. It is read through
+/// a [`ParquetReaderBuilder`](super::ParquetReaderBuilder), which takes it whole; a clone is
+/// cheap (the source and the decoded footer are shared, not copied), so a file opened once
+/// can be read several times, at once or in turn, without decoding its footer again.
 ///
 /// ```no_run
-/// use parquetry::read::{ParquetFile, ReadOptions};
-/// let mut file = ParquetFile::open("data.parquet")?;
-/// for batch in file.batches(ReadOptions::default().with_columns(["id", "name"]))? {
+/// use parquetry::read::{ParquetFile, ParquetReaderBuilder, ReadOptions};
+/// let file = ParquetFile::open("data.parquet")?;
+/// println!("{} row groups", file.num_row_groups());
+/// let options = ReadOptions::default().with_columns(["id", "name"]);
+/// for batch in ParquetReaderBuilder::new(file.clone()).with_options(options).build()? {
 ///     let batch = batch?;
 ///     println!("{} rows", batch.num_rows());
 /// }
-/// # Ok::<(), parquetry::Error>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct ParquetFile<S: ChunkSource> {
-    pub(super) source: S,
+    /// Shared by the clones: a reader owns its file, and reading a file twice must not
+    /// open it twice.
+    pub(super) source: Arc<S>,
     pub(super) metadata: Arc<FileMetaData>,
     pub(super) schema: Arc<SchemaDescriptor>,
     pub(super) arrow_schema: SchemaRef,
@@ -93,7 +100,7 @@ impl<S: ChunkSource> ParquetFile<S> {
         let schema = SchemaDescriptor::from_metadata(&metadata)?;
         let arrow = arrow_schema(&schema, metadata.key_value_metadata.as_deref())?;
         Ok(ParquetFile {
-            source,
+            source: Arc::new(source),
             metadata: Arc::new(metadata),
             schema: Arc::new(schema),
             arrow_schema: Arc::new(arrow),
@@ -125,33 +132,22 @@ impl<S: ChunkSource> ParquetFile<S> {
         self.metadata.row_groups.len()
     }
 
-    /// Reads one whole row group, all columns, as one record batch.
-    pub fn read_row_group(&mut self, index: usize) -> Result<RecordBatch> {
-        let options = ReadOptions::default().with_row_groups([index]).with_batch_size(usize::MAX);
-        let mut batches = self.read_all(&options)?;
-        match batches.len() {
-            0 => Ok(RecordBatch::new_empty(self.arrow_schema())),
-            _ => Ok(batches.swap_remove(0)),
+    /// Record batches of the selected columns and row groups, for the crate's own reads of
+    /// a file it holds by reference (a filter's first pass); users read through the builder.
+    pub(crate) fn batches(&self, options: ReadOptions) -> Result<RecordBatchIter<S>> {
+        RecordBatchIter::new(self.clone(), options)
+    }
+}
+
+impl<S: ChunkSource> Clone for ParquetFile<S> {
+    /// Another handle on the same file: the source, footer and schemas are shared.
+    fn clone(&self) -> Self {
+        ParquetFile {
+            source: Arc::clone(&self.source),
+            metadata: Arc::clone(&self.metadata),
+            schema: Arc::clone(&self.schema),
+            arrow_schema: Arc::clone(&self.arrow_schema),
         }
-    }
-
-    /// Reads everything `options` selects into a vector of batches.
-    pub fn read_all(&mut self, options: &ReadOptions) -> Result<Vec<RecordBatch>> {
-        self.batches(options.clone())?.collect()
-    }
-
-    /// An iterator over record batches of the selected columns and row groups.
-    pub fn batches(&self, options: ReadOptions) -> Result<RecordBatchIter<'_, S>> {
-        RecordBatchIter::new(FileRef::Borrowed(self), options)
-    }
-
-    /// Like [`batches`](Self::batches), owning the file: an iterator that can be sent to
-    /// another thread or kept without a borrow (see [`ParquetRecordBatchReader`](super::ParquetRecordBatchReader)).
-    pub fn into_batches(self, options: ReadOptions) -> Result<RecordBatchIter<'static, S>>
-    where
-        S: 'static,
-    {
-        RecordBatchIter::new(FileRef::Owned(self), options)
     }
 }
 

@@ -1,8 +1,9 @@
 //! Reading Parquet into Arrow: the file reader API, and the column readers that turn pages
 //! into Arrow arrays.
 //!
-//! [`ParquetFile`] opens a file and iterates [`RecordBatch`](arrow_array::RecordBatch)es.
-//! Inside, each selected column has a `ColumnReader` that walks its chunk's pages,
+//! [`ParquetFile`] opens a file and holds its metadata; [`ParquetReaderBuilder`] takes it
+//! (or opens one) with [`ReadOptions`] and builds a [`ParquetRecordBatchReader`], an Arrow
+//! `RecordBatchReader`: the one way to read. Inside, each selected column has a `ColumnReader` that walks its chunk's pages,
 //! decompresses them, decodes definition levels into validity bits, and hands the values to
 //! a `values::ValueDecoder` for the output type.
 
@@ -32,7 +33,6 @@ mod spread;
 /// Where a file's bytes come from: a local file, memory, any `Read + Seek`, or (feature
 /// `object-store`) an object store's `ObjectSource`; [`ParquetFile`] is generic over it.
 pub use crate::page::{BytesSource, ChunkSource, FileSource, ReaderSource};
-pub use batches::RecordBatchIter;
 pub use file::ParquetFile;
 pub(crate) use leaf_type::narrow_decimal;
 pub use options::{ByteArrayType, ColumnSelector, ReadOptions};

@@ -49,6 +49,11 @@ pub enum ByteArrayType {
 
 /// How to read a file: refinements of "everything, in 65,536-row batches, on one thread", set
 /// with the `with_*` methods (each documents its field).
+///
+/// A value given whole to [`ParquetReaderBuilder::with_options`](super::ParquetReaderBuilder::with_options)
+/// (or to a dataset's reader), not a second list of setters on the builder: the setters live
+/// here once, and a caller reading many files (a dataset, the CLI, the Python package) carries
+/// one value to each.
 #[derive(Debug, Clone)]
 pub struct ReadOptions {
     pub(crate) batch_size: usize,

@@ -6,7 +6,6 @@
 //! file, is `Send` when the source is, and yields `ArrowError`s that wrap parquetry's
 //! [`Error`] (downcast to get it back).
 
-use std::ops::Range;
 use std::path::Path;
 
 use arrow_array::{RecordBatch, RecordBatchReader};
@@ -14,14 +13,26 @@ use arrow_schema::{ArrowError, SchemaRef};
 
 use super::batches::RecordBatchIter;
 use super::file::ParquetFile;
-use super::options::{ByteArrayType, ColumnSelector, ReadOptions};
+use super::options::ReadOptions;
 use crate::error::{Error, Result};
 use crate::format::FileMetaData;
 use crate::page::{BytesSource, ChunkSource, FileSource};
 
-/// Configures a [`ParquetRecordBatchReader`]: projection, row groups, row selection, batch
-/// size, output types, threads.
-pub struct ParquetReaderBuilder<S: ChunkSource + 'static> {
+/// Configures a [`ParquetRecordBatchReader`], the one way to read a file: its
+/// [`ReadOptions`] (projection, row groups, row selection, filter, batch size, output types,
+/// threads) are given whole with [`with_options`](Self::with_options).
+///
+/// ```no_run
+/// use parquetry::read::{ParquetReaderBuilder, ReadOptions};
+/// let builder = ParquetReaderBuilder::open("data.parquet")?;
+/// println!("{} rows", builder.metadata().num_rows);
+/// let reader = builder.with_options(ReadOptions::default().with_columns(["id"]).with_batch_size(8_192)).build()?;
+/// for batch in reader {
+///     println!("{} rows", batch?.num_rows());
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct ParquetReaderBuilder<S: ChunkSource> {
     file: ParquetFile<S>,
     options: ReadOptions,
 }
@@ -40,7 +51,7 @@ impl ParquetReaderBuilder<BytesSource> {
     }
 }
 
-impl<S: ChunkSource + 'static> ParquetReaderBuilder<S> {
+impl<S: ChunkSource> ParquetReaderBuilder<S> {
     /// A builder over an opened file, with the default options (everything, 65,536-row
     /// batches, one thread).
     pub fn new(file: ParquetFile<S>) -> Self {
@@ -57,55 +68,10 @@ impl<S: ChunkSource + 'static> ParquetReaderBuilder<S> {
         self.file.arrow_schema()
     }
 
-    /// Rows per batch (the last batch of each row group may be shorter).
-    pub fn with_batch_size(mut self, rows: usize) -> Self {
-        self.options = self.options.with_batch_size(rows);
-        self
-    }
-
-    /// Reads only these top-level columns, by name or position, in this order.
-    pub fn with_columns<C: Into<ColumnSelector>>(mut self, columns: impl IntoIterator<Item = C>) -> Self {
-        self.options = self.options.with_columns(columns);
-        self
-    }
-
-    /// Reads only these row groups, in this order.
-    pub fn with_row_groups(mut self, row_groups: impl IntoIterator<Item = usize>) -> Self {
-        self.options = self.options.with_row_groups(row_groups);
-        self
-    }
-
-    /// Reads only these rows (see [`ReadOptions::with_row_selection`]).
-    pub fn with_row_selection(mut self, ranges: impl IntoIterator<Item = Range<u64>>) -> Self {
-        self.options = self.options.with_row_selection(ranges);
-        self
-    }
-
-    /// Reads every string and binary column as this Arrow type.
-    pub fn with_byte_array_type(mut self, t: ByteArrayType) -> Self {
-        self.options = self.options.with_byte_array_type(t);
-        self
-    }
-
-    /// Decodes up to `threads` column chunks at once.
-    pub fn with_threads(mut self, threads: usize) -> Self {
-        self.options = self.options.with_threads(threads);
-        self
-    }
-
-    /// Checks page CRCs where the writer stored them.
-    pub fn with_verify_crc(mut self, verify: bool) -> Self {
-        self.options = self.options.with_verify_crc(verify);
-        self
-    }
-
-    /// Returns only the rows where `predicate` is true (see [`ReadOptions::with_filter`]).
-    pub fn with_filter(mut self, predicate: crate::filter::Predicate) -> Self {
-        self.options = self.options.with_filter(predicate);
-        self
-    }
-
-    /// Replaces every option at once.
+    /// What to read and how: projection, row groups, row selection, filter, batch size,
+    /// output types, threads (see [`ReadOptions`]). The options are one value rather than a
+    /// second list of setters here, so that a dataset, the CLI or the Python package can
+    /// carry them to each file they read; the last call wins.
     pub fn with_options(mut self, options: ReadOptions) -> Self {
         self.options = options;
         self
@@ -114,18 +80,18 @@ impl<S: ChunkSource + 'static> ParquetReaderBuilder<S> {
     /// The reader. Fails if an option does not fit the file (a column or row group that does
     /// not exist, a row selection past its end, an output type a column cannot have).
     pub fn build(self) -> Result<ParquetRecordBatchReader<S>> {
-        let batches = self.file.into_batches(self.options)?;
+        let batches = RecordBatchIter::new(self.file, self.options)?;
         Ok(ParquetRecordBatchReader { schema: batches.schema(), batches })
     }
 }
 
 /// Record batches of one file, owning it: an Arrow [`RecordBatchReader`].
-pub struct ParquetRecordBatchReader<S: ChunkSource + 'static> {
+pub struct ParquetRecordBatchReader<S: ChunkSource> {
     schema: SchemaRef,
-    batches: RecordBatchIter<'static, S>,
+    batches: RecordBatchIter<S>,
 }
 
-impl<S: ChunkSource + 'static> ParquetRecordBatchReader<S> {
+impl<S: ChunkSource> ParquetRecordBatchReader<S> {
     /// What a filtered read pruned and read so far (`None` without a filter).
     pub fn scan_metrics(&self) -> Option<&crate::filter::ScanMetrics> {
         self.batches.scan_metrics()
@@ -137,7 +103,7 @@ impl<S: ChunkSource + 'static> ParquetRecordBatchReader<S> {
     }
 }
 
-impl<S: ChunkSource + 'static> Iterator for ParquetRecordBatchReader<S> {
+impl<S: ChunkSource> Iterator for ParquetRecordBatchReader<S> {
     type Item = Result<RecordBatch, ArrowError>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -145,7 +111,7 @@ impl<S: ChunkSource + 'static> Iterator for ParquetRecordBatchReader<S> {
     }
 }
 
-impl<S: ChunkSource + 'static> RecordBatchReader for ParquetRecordBatchReader<S> {
+impl<S: ChunkSource> RecordBatchReader for ParquetRecordBatchReader<S> {
     fn schema(&self) -> SchemaRef {
         self.schema.clone()
     }

@@ -3,16 +3,17 @@
 //! `object-store`).
 //!
 //! ```no_run
-//! use parquetry::read::ReadOptions;
+//! use parquetry::read::ParquetReaderBuilder;
 //! use parquetry::store::{open_url, StorageOptions};
 //! let options = StorageOptions::new()
 //!     .with("aws_endpoint", "http://127.0.0.1:9000")
 //!     .with("aws_access_key_id", "minio")
 //!     .with("aws_secret_access_key", "minio123");
-//! let mut file = open_url("s3://bucket/data.parquet", &options)?;
-//! let batches = file.read_all(&ReadOptions::default())?;
-//! println!("{} requests", file.source().stats().requests());
-//! # Ok::<(), parquetry::Error>(())
+//! let file = open_url("s3://bucket/data.parquet", &options)?;
+//! let stats = file.source().stats();
+//! let batches: Vec<_> = ParquetReaderBuilder::new(file).build()?.collect::<Result<_, _>>()?;
+//! println!("{} batches, {} requests", batches.len(), stats.requests());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! Credentials come the usual way: the environment (`AWS_ACCESS_KEY_ID`,

@@ -54,7 +54,7 @@ pub fn read(bytes: &[u8], options: ReadOptions) -> parquetry::Result<(Vec<Record
     let metadata = parquetry::format::read_metadata_from_bytes(bytes)?;
     let source = Counting { inner: BytesSource::new(bytes.to_vec()), read: AtomicU64::new(0) };
     let file = ParquetFile::with_source(source, metadata)?;
-    let mut iter = file.batches(options)?;
+    let mut iter = crate::common::batches(&file, options)?;
     let mut batches = Vec::new();
     for b in iter.by_ref() {
         batches.push(b?);

@@ -78,3 +78,45 @@ pub mod moto;
 mod pyarrow_check;
 #[allow(unused_imports)] // Not every test file compares with pyarrow.
 pub use pyarrow_check::pyarrow_missing;
+
+/// Record batches of a file read through the builder (the one way to read), with
+/// parquetry's own errors, so that tests can check error kinds and messages as the library
+/// gives them (the `Iterator` of the reader wraps them in `ArrowError`s).
+pub struct Batches<S: parquetry::read::ChunkSource>(pub parquetry::read::ParquetRecordBatchReader<S>);
+
+impl<S: parquetry::read::ChunkSource> Batches<S> {
+    /// The schema of the batches.
+    pub fn schema(&self) -> arrow_schema::SchemaRef {
+        arrow_array::RecordBatchReader::schema(&self.0)
+    }
+
+    /// What a filtered read pruned and read so far.
+    pub fn scan_metrics(&self) -> Option<&parquetry::filter::ScanMetrics> {
+        self.0.scan_metrics()
+    }
+}
+
+impl<S: parquetry::read::ChunkSource> Iterator for Batches<S> {
+    type Item = parquetry::Result<arrow_array::RecordBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next_batch()
+    }
+}
+
+/// The batches `options` selects of `file` (a clone of the handle: the caller keeps it).
+pub fn batches<S: parquetry::read::ChunkSource>(
+    file: &parquetry::read::ParquetFile<S>,
+    options: parquetry::read::ReadOptions,
+) -> parquetry::Result<Batches<S>> {
+    let reader = parquetry::read::ParquetReaderBuilder::new(file.clone()).with_options(options).build()?;
+    Ok(Batches(reader))
+}
+
+/// Every batch `options` selects of `file`.
+pub fn read_all<S: parquetry::read::ChunkSource>(
+    file: &parquetry::read::ParquetFile<S>,
+    options: &parquetry::read::ReadOptions,
+) -> parquetry::Result<Vec<arrow_array::RecordBatch>> {
+    batches(file, options.clone())?.collect()
+}

@@ -133,8 +133,8 @@ fn payload(p: &(dyn std::any::Any + Send)) -> String {
 /// Reads a file with parquetry: `Err` holds the error message, or the panic.
 pub fn read_parquetry(path: &Path, options: &ReadOptions) -> Result<Table, String> {
     catch(|| {
-        let mut file = ParquetFile::open(path).map_err(|e| format!("open: {e}"))?;
-        read_table(&mut file, options)
+        let file = ParquetFile::open(path).map_err(|e| format!("open: {e}"))?;
+        read_table(&file, options)
     })
     .and_then(|r| r)
 }
@@ -143,20 +143,20 @@ pub fn read_parquetry(path: &Path, options: &ReadOptions) -> Result<Table, Strin
 pub fn read_parquetry_mapped(path: &Path, options: &ReadOptions) -> Result<Table, String> {
     catch(|| {
         // SAFETY: the test corpus is not modified while the tests run.
-        let mut file = unsafe { ParquetFile::open_mapped(path) }.map_err(|e| format!("open: {e}"))?;
-        read_table(&mut file, options)
+        let file = unsafe { ParquetFile::open_mapped(path) }.map_err(|e| format!("open: {e}"))?;
+        read_table(&file, options)
     })
     .and_then(|r| r)
 }
 
-fn read_table<S: ChunkSource>(file: &mut ParquetFile<S>, options: &ReadOptions) -> Result<Table, String> {
-    let batches = file.read_all(options).map_err(|e| format!("read_all: {e}"))?;
+fn read_table<S: ChunkSource>(file: &ParquetFile<S>, options: &ReadOptions) -> Result<Table, String> {
+    let batches = crate::common::read_all(file, options).map_err(|e| format!("read_all: {e}"))?;
     let schema = match batches.first() {
         Some(b) => b.schema(),
         None => {
             // No batches: the schema comes from the iterator (it reflects projection and
             // byte-array type overrides).
-            let iter = file.batches(options.clone()).map_err(|e| format!("batches: {e}"))?;
+            let iter = crate::common::batches(file, options.clone()).map_err(|e| format!("batches: {e}"))?;
             iter.schema()
         }
     };
@@ -167,7 +167,7 @@ fn read_table<S: ChunkSource>(file: &mut ParquetFile<S>, options: &ReadOptions) 
 pub fn read_parquetry_batches(path: &Path, options: &ReadOptions) -> Result<(Arc<Schema>, Vec<RecordBatch>), String> {
     catch(|| {
         let file = ParquetFile::open(path).map_err(|e| format!("open: {e}"))?;
-        let iter = file.batches(options.clone()).map_err(|e| format!("batches: {e}"))?;
+        let iter = crate::common::batches(&file, options.clone()).map_err(|e| format!("batches: {e}"))?;
         let schema = iter.schema();
         let batches = iter.collect::<Result<Vec<_>, _>>().map_err(|e| format!("batch: {e}"))?;
         Ok((schema, batches))

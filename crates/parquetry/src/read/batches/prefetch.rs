@@ -1,4 +1,4 @@
-//! What a [`RecordBatchIter`] names to its source ahead of reading: on an object store,
+//! What a read ([`Flow`]) names to its source ahead of reading: on an object store,
 //! the ranges a few requests fetch at once while earlier row groups decode (see
 //! `store/source.rs`); elsewhere, nothing happens.
 
@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use super::super::column::ColumnPlan;
 use super::super::offset_index::page_locations;
 use super::super::selection::{self, Step};
-use super::RecordBatchIter;
+use super::Flow;
 use crate::page::{chunk_byte_range, has_parquet_816_bug, ChunkSource};
 
 /// How many bytes of whole row groups a read names ahead of the one it decodes (see
@@ -15,7 +15,7 @@ use crate::page::{chunk_byte_range, has_parquet_816_bug, ChunkSource};
 /// request per row group, each waited for in turn.
 const READ_AHEAD: u64 = 64 << 20;
 
-impl<S: ChunkSource> RecordBatchIter<'_, S> {
+impl<S: ChunkSource> Flow<S> {
     /// Names to the source what is read of the row group `rg_index` (`steps`): its column
     /// chunks, or with a row selection that passes over rows, only the pages holding the rows
     /// read (see [`selected_pages`](Self::selected_pages)); and, without a filter (which may
@@ -177,7 +177,7 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
         for chunk in chunks {
             let Some(meta) = chunk.meta_data.as_ref() else { continue };
             let Ok((start, len)) = chunk_byte_range(meta, file.source.len(), padding) else { continue };
-            let Some(locations) = page_locations(&file.source, chunk, (start, len), rows) else {
+            let Some(locations) = page_locations(file.source(), chunk, (start, len), rows) else {
                 out.push((start, len));
                 continue;
             };
