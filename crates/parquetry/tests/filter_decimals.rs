@@ -69,7 +69,7 @@ fn integer_decimals_keep_their_type_and_values_through_a_filter() {
     let spread = col("id").is_in((0..20_000i64).filter(|i| i % 3 != 0).collect::<Vec<_>>());
     for (predicate, threads) in [(spread.clone(), 1), (spread, 2), (col("id").lt(13_333i64), 1)] {
         let options = ReadOptions::default().with_batch_size(5_000).with_threads(threads).with_filter(predicate);
-        let batches: Vec<RecordBatch> = file.batches(options).unwrap().collect::<Result<_, _>>().unwrap();
+        let batches: Vec<RecordBatch> = common::read_all(&file, &options).unwrap();
         let types: Vec<String> = batches[0].schema().fields().iter().map(|f| f.data_type().to_string()).collect();
         assert_eq!(types, ["Int64", "Decimal128(15, 2)", "Decimal128(7, 1)", "Decimal256(18, 3)"]);
         let ids: Vec<i64> =
