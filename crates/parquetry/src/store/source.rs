@@ -365,6 +365,19 @@ impl ObjectSource {
     }
 }
 
+impl ObjectSource {
+    /// The requests that fetch `ranges` `(offset, len)`: those within the object, less what
+    /// is fetched already, merged (see [`coalesce_growing`]).
+    fn merged(&self, ranges: &[(u64, u64)]) -> Vec<Range<u64>> {
+        let wanted: Vec<Range<u64>> = ranges
+            .iter()
+            .filter_map(|&(start, len)| Some(start..start.checked_add(len).filter(|&e| e <= self.len)?))
+            .filter_map(|r| self.unfetched(r))
+            .collect();
+        coalesce_growing(&wanted, self.fetch.coalesce_gap, self.fetch.first_request, self.fetch.max_request)
+    }
+}
+
 impl Clone for ObjectSource {
     fn clone(&self) -> Self {
         let fetched = self.fetched.lock().unwrap_or_else(PoisonError::into_inner).clone();
@@ -464,14 +477,13 @@ impl ChunkSource for ObjectSource {
         at - offset
     }
 
+    fn fetch_cost(&self, ranges: &[(u64, u64)]) -> Option<(usize, u64)> {
+        let merged = self.merged(ranges);
+        Some((merged.len(), merged.iter().map(|r| r.end - r.start).sum()))
+    }
+
     fn prefetch(&self, ranges: &[(u64, u64)]) {
-        let wanted: Vec<Range<u64>> = ranges
-            .iter()
-            .filter_map(|&(start, len)| Some(start..start.checked_add(len).filter(|&e| e <= self.len)?))
-            .filter_map(|r| self.unfetched(r))
-            .collect();
-        let merged =
-            coalesce_growing(&wanted, self.fetch.coalesce_gap, self.fetch.first_request, self.fetch.max_request);
+        let merged = self.merged(ranges);
         if merged.is_empty() {
             return;
         }
