@@ -263,3 +263,43 @@ fn small_dictionaries_come_with_the_read() {
     // until two row groups in a row turn out dense); the six others read ahead together.
     assert_eq!(stats.requests(), 4, "requests, opening included");
 }
+
+/// A dataset under a prefix keeps the page indexes its footers' requests brought (when
+/// short): a point lookup over two objects then costs one request after opening, for the
+/// pages of the row (was two: the page index fetched again first).
+#[test]
+fn a_dataset_keeps_its_page_indexes() {
+    if common::pyarrow_missing() {
+        return;
+    }
+    let Some(moto) = start_moto() else { return };
+    moto.boto3(
+        "import io, pyarrow as pa, pyarrow.parquet as pq\n\
+         s3.create_bucket(Bucket='dset')\n\
+         for f in range(2):\n\
+         \x20   ids = range(f * 40000, (f + 1) * 40000)\n\
+         \x20   t = pa.table({'id': pa.array(ids, pa.int64()), 'payload': [f'payload-{i:08}-' + 'x' * (i % 40) for i in ids]})\n\
+         \x20   b = io.BytesIO()\n\
+         \x20   pq.write_table(t, b, row_group_size=20000, data_page_size=8192, write_page_index=True,\n\
+         \x20     use_dictionary=False, compression='none')\n\
+         \x20   s3.put_object(Bucket='dset', Key=f'set/part-{f}.parquet', Body=b.getvalue())\n",
+    );
+    let dataset = parquetry::dataset::DatasetBuilder::new(["s3://dset/set/"])
+        .with_storage_options(options(&moto))
+        .build()
+        .unwrap();
+    let stats = dataset.request_stats();
+    let opened = stats.requests();
+    let target = 52_345i64;
+    let read = ReadOptions::default().with_columns(["id", "payload"]).with_filter(col("id").eq(target));
+    let batches = dataset.read_all(read).unwrap();
+    let rows: Vec<(i64, String)> = batches
+        .iter()
+        .flat_map(|b| {
+            let (id, p) = (b.column(0).as_primitive::<Int64Type>(), b.column(1).as_string::<i32>());
+            (0..b.num_rows()).map(move |i| (id.value(i), p.value(i).to_owned()))
+        })
+        .collect();
+    assert_eq!(rows, vec![(target, payload(target))]);
+    assert_eq!(stats.requests() - opened, 1, "requests after opening the dataset");
+}

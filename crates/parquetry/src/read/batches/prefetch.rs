@@ -81,7 +81,8 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
     /// dictionaries left for the read are tried on it (see `Filtering::rule_out_deferred`),
     /// so that their chunks come with the rest of the row group's first request.
     pub(super) fn name_first_pass(&self, at: usize) {
-        if self.ahead.get() > at {
+        // A source without requests has nothing to gain from the page lookups.
+        if self.ahead.get() > at || self.file.source.fetch_cost(&[]).is_none() {
             return;
         }
         let padding = has_parquet_816_bug(self.file.metadata.created_by.as_deref());
@@ -94,8 +95,8 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
     /// `row_groups`: pruning kept them, so the predicate's columns are read at their
     /// candidate rows (every column, with late materialization off). With late
     /// materialization on and matches expected (`Filtering::expects_matches`), the other
-    /// columns' pages at the candidate rows come in the same requests where that adds no
-    /// request and at most [`BUNDLE_BYTES`] (see [`worth_bundling`](Self::worth_bundling)):
+    /// columns' pages at the candidate rows come in the same requests where that saves a
+    /// request and costs at most [`BUNDLE_BYTES`] (see [`worth_bundling`](Self::worth_bundling)):
     /// the second pass then finds its pages fetched instead of making a request of its own.
     fn first_passes(&self, from: usize, to: usize, padding: bool) -> Vec<(u64, u64)> {
         let Some(filter) = &self.filter else { return Vec::new() };
@@ -145,16 +146,19 @@ impl<S: ChunkSource> RecordBatchIter<'_, S> {
     }
 
     /// Whether fetching `all` (a row group's first pass and the other columns at its
-    /// candidate rows) costs the source no more requests than `first` alone, and at most
-    /// [`BUNDLE_BYTES`] more.
+    /// candidate rows) together costs the source fewer requests than `first` and then the
+    /// rest apart, and at most [`BUNDLE_BYTES`] more than `first` alone.
     fn worth_bundling(&self, first: &[(u64, u64)], all: &[(u64, u64)]) -> bool {
         let source = &self.file.source;
-        let (Some((first_requests, first_bytes)), Some((requests, bytes))) =
-            (source.fetch_cost(first), source.fetch_cost(all))
+        let named: std::collections::HashSet<&(u64, u64)> = first.iter().collect();
+        let rest: Vec<(u64, u64)> = all.iter().filter(|r| !named.contains(r)).copied().collect();
+        let cost = |ranges: &[(u64, u64)]| source.fetch_cost(ranges);
+        let (Some((first_requests, first_bytes)), Some((rest_requests, _)), Some((requests, bytes))) =
+            (cost(first), cost(&rest), cost(all))
         else {
             return false;
         };
-        requests <= first_requests && bytes.saturating_sub(first_bytes) <= BUNDLE_BYTES
+        requests < first_requests + rest_requests && bytes.saturating_sub(first_bytes) <= BUNDLE_BYTES
     }
 
     /// The row groups to name ahead, as positions `from..to` in `row_groups`: those after
