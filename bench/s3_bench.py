@@ -58,6 +58,34 @@ def whole_file_query(file: str) -> dict:
                 dnf=None, polars=None, leaves=[])
 
 
+# The dataset query: `orders` split into this many objects under one prefix (by row groups),
+# read with orders_conjunction's filter through the prefix: the listing is counted too.
+DATASET_PARTS = 4
+
+
+def dataset_query(files: dict[str, Path]) -> dict:
+    """orders_conjunction over a prefix of DATASET_PARTS objects (``orders`` split by row
+    groups into ``orders_parts/``; written here once, as the data files are)."""
+    folder = files["orders"].parent.parent / "orders_parts"
+    if not folder.exists():
+        pf = pq.ParquetFile(files["orders"])
+        meta = pf.metadata
+        groups = list(range(meta.num_row_groups))
+        codec = meta.row_group(0).column(0).compression.lower()
+        tmp = folder.with_name(folder.name + ".tmp")
+        tmp.mkdir(parents=True, exist_ok=True)
+        for part in range(DATASET_PARTS):
+            mine = groups[part::DATASET_PARTS]
+            table = pf.read_row_groups(sorted(mine))
+            pq.write_table(table, tmp / f"part-{part}.parquet", row_group_size=meta.row_group(0).num_rows,
+                           compression=codec, write_page_index=True)
+        tmp.rename(folder)
+    files["orders_parts"] = folder
+    q = next(q for q in queries(files) if q["name"] == "orders_conjunction")
+    return dict(q, name="dataset_orders", file="orders_parts",
+                what=f"orders_conjunction over a prefix of {DATASET_PARTS} objects (orders by row groups), listed")
+
+
 def upload(moto_url: str, files: dict[str, Path]) -> dict[str, str]:
     """Puts the files with boto3, straight to moto (not through the proxy); returns keys."""
     import boto3
@@ -70,6 +98,11 @@ def upload(moto_url: str, files: dict[str, Path]) -> dict[str, str]:
     # One PUT per file (no multipart): the objects' ETags are plain MD5s, as most files' are.
     config = TransferConfig(multipart_threshold=1 << 40)
     for name, path in files.items():
+        if path.is_dir():  # a dataset: its files under the prefix NAME/
+            keys[name] = f"{name}/"
+            for part in sorted(path.glob("*.parquet")):
+                client.upload_file(str(part), BUCKET, keys[name] + part.name, Config=config)
+            continue
         keys[name] = path.name
         client.upload_file(str(path), BUCKET, keys[name], Config=config)
     return keys
@@ -78,7 +111,7 @@ def upload(moto_url: str, files: dict[str, Path]) -> dict[str, str]:
 def reference(q, path):
     """(rows, checksum) of duckdb (the system's, local file) reading the local file: the
     results are checked against it (pyarrow cannot run every query: string_view)."""
-    out = filter_bench.engine_duckdb(q, path)()
+    out = filter_bench.engine_duckdb(q, f"{path}/*.parquet" if path.is_dir() else path)()
     return filter_bench._as_result(out)
 
 
@@ -121,7 +154,8 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="1 timed run per cell (checks results; times are rough)")
     ap.add_argument("--runs", type=int, default=None, help="timed runs per cell (default 2; --quick 1)")
     ap.add_argument("--all", action="store_true", help="every query of filter_queries.py (default: SUBSET)")
-    ap.add_argument("--only", default=None, help="comma-separated query names (whole_FILE for the whole-file read)")
+    ap.add_argument("--only", default=None,
+                    help="comma-separated query names (whole_FILE for the whole-file read, dataset_orders)")
     ap.add_argument("--engines", default=None, help=f"comma-separated engines (default: {','.join(ENGINES)})")
     ap.add_argument("--delays", default="0,20", help="delays per request in ms, comma-separated (default 0,20)")
     ap.add_argument("--whole-file", default="orders", help="the file read whole (default orders)")
@@ -133,10 +167,11 @@ def main() -> int:
     delays = [float(d) for d in args.delays.split(",")]
     engines = args.engines.split(",") if args.engines else list(ENGINES)
     files = prepare()
-    qs = [q for q in queries(files) if args.all or q["name"] in SUBSET] + [whole_file_query(args.whole_file)]
+    extra = [dataset_query(files), whole_file_query(args.whole_file)]
+    qs = [q for q in queries(files) if args.all or q["name"] in SUBSET] + extra
     if args.only:
         keep = set(args.only.split(","))
-        qs = [q for q in queries(files) + [whole_file_query(args.whole_file)] if q["name"] in keep]
+        qs = [q for q in queries(files) + extra if q["name"] in keep]
     needed = {q["file"]: files[q["file"]] for q in qs}
     moto = Moto()
     proxy = Proxy(moto.port)
@@ -149,7 +184,9 @@ def main() -> int:
         keys = upload(moto.url, needed)
         refs = {}
         for q in qs:
-            q["total_rows"] = pq.read_metadata(files[q["file"]]).num_rows
+            where = files[q["file"]]
+            parts = sorted(where.glob("*.parquet")) if where.is_dir() else [where]
+            q["total_rows"] = sum(pq.read_metadata(p).num_rows for p in parts)
             refs[q["name"]] = reference(q, files[q["file"]])
         for delay in delays:
             proxy.delay_ms = delay

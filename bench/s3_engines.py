@@ -22,7 +22,9 @@ import pyarrow.parquet as pq
 
 HERE = Path(__file__).resolve().parent
 KEY_ID, SECRET, REGION = "test", "test", "us-east-1"
-DUCKDB_VENV = Path("/tmp/s3bench-duckdb-venv")
+# duckdb 1.4.4 + httpfs's own venv (S3BENCH_DUCKDB_VENV to use another: machines shared by
+# several runs keep one each).
+DUCKDB_VENV = Path(os.environ.get("S3BENCH_DUCKDB_VENV", "/tmp/s3bench-duckdb-venv"))
 
 SETTINGS = {
     "parquetry": "`parquetry.read_table('s3://..', columns=, filters=DNF or condition text, threads=1, "
@@ -57,6 +59,11 @@ class Store:
 
     def url(self, key: str) -> str:
         return f"s3://{self.bucket}/{key}"
+
+    def glob(self, key: str) -> str:
+        """The URL, a prefix (``dir/``) as a glob of its Parquet objects: for the engines
+        that read a dataset by a glob (polars, duckdb)."""
+        return self.url(key + "*.parquet" if key.endswith("/") else key)
 
 
 def _timed(fn):
@@ -100,7 +107,12 @@ def engine_pyarrow(q, store: Store, key: str):
     filters = q["dnf"] if q["dnf"] is not None else (q["expr"]() if q.get("expr") else None)
     # As filter_bench: pyarrow 26 cannot filter string_view (tpchgen's stored Arrow schema).
     # The schema is read here, before the timed runs (its requests are not counted).
-    file_schema = pq.read_schema(path, filesystem=fs)
+    first = path
+    if key.endswith("/"):  # a dataset: the schema of its first object
+        from pyarrow.fs import FileSelector
+
+        first = sorted(i.path for i in fs.get_file_info(FileSelector(path)) if i.path.endswith(".parquet"))[0]
+    file_schema = pq.read_schema(first, filesystem=fs)
     schema = pa.schema([f.with_type(pa.string()) if pa.types.is_string_view(f.type) else f for f in file_schema],
                        metadata=file_schema.metadata)
     schema = None if schema.equals(file_schema) else schema
@@ -113,7 +125,7 @@ def engine_polars(q, store: Store, key: str):
 
     options = {"aws_endpoint_url": store.endpoint, "aws_access_key_id": KEY_ID, "aws_secret_access_key": SECRET,
                "aws_region": REGION, "aws_allow_http": "true"}
-    url = store.url(key)
+    url = store.glob(key)
 
     def run():
         lf = pl.scan_parquet(url, storage_options=options)
@@ -196,7 +208,7 @@ def close_workers():
 
 def engine_duckdb(q, store: Store, key: str):
     worker = duckdb_worker(store)
-    sql = _sql(q, f"read_parquet('{store.url(key)}')")
+    sql = _sql(q, f"read_parquet('{store.glob(key)}')")
     out = Path(tempfile.gettempdir()) / f"s3bench-duckdb-{os.getpid()}.arrow"
 
     def run():

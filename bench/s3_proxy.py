@@ -4,7 +4,8 @@ a counting proxy in front of it that adds a fixed delay per request.
 The proxy is a threaded HTTP/1.1 server: every request is forwarded to moto as it came
 (method, path, headers, body; moto does not check signatures, so the clients' signatures over
 the proxy's address pass), after a fixed delay, about an object store's time to first byte.
-It counts requests and response body bytes, by method, until ``reset()``; a benchmark
+It counts requests and response body bytes, by method (a listing, a GET of the bucket with
+a ``list-type``/``prefix`` query, as ``LIST``), until ``reset()``; a benchmark
 resets before each engine's run and reads the counts after it.
 
 moto keeps an object in a spooled temporary file and its GET copies the whole object out
@@ -126,7 +127,13 @@ class Proxy:
                     size = int(resp.getheader("Content-Length"))
                 # Counted before the client can have the response: a run that ends on this
                 # response and the reset for the next run come after.
-                proxy.counts.add(self.command, size, f"{self.command} {self.headers.get('Range', '-')} {size}")
+                # A listing is a GET of the bucket with a query (ListObjectsV2 / ListObjects):
+                # counted apart, the log naming its prefix.
+                query = self.path.partition("?")[2]
+                if self.command == "GET" and ("list-type=" in query or "prefix=" in query):
+                    proxy.counts.add("LIST", size, f"LIST {query} {size}")
+                else:
+                    proxy.counts.add(self.command, size, f"{self.command} {self.headers.get('Range', '-')} {size}")
                 for k, v in out_headers:
                     self.send_header(k, v)
                 self.end_headers()

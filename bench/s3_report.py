@@ -91,7 +91,7 @@ def render(qs, results, local, engines, runs, delays, loads, failures, refs, mac
         rows = refs[q["name"]][0]
         out.append(f"| `{q['name']}` | {q['what']} | {q['file']} | {rows:,} ({q['total_rows']:,}) |")
     wins: dict = {}
-    sections = [("requests", d0, f"Requests per run (GET and HEAD; {d0} ms delay)"),
+    sections = [("requests", d0, f"Requests per run (GET, HEAD and LIST; {d0} ms delay)"),
                 ("bytes", d0, f"Response bytes per run ({d0} ms delay)")]
     sections += [("time", f"{d:g}", f"Time, ms, {d:g} ms delay per request") for d in delays]
     for what, delay, title in sections:

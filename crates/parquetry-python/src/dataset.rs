@@ -219,6 +219,39 @@ pub fn compact_group(
     py.detach(|| parquetry::dataset::compact::compact_group(&group, &merge)).py_err()
 }
 
+/// Merges one planned group of objects (`inputs` into `output`, URLs) with its journal, as
+/// `compact_url` does (see `parquetry::dataset::compact_store::compact_group_url`): for
+/// schedulers that run one partition per task.
+#[pyfunction]
+#[pyo3(signature = (inputs, output, threads=1, storage_options=None))]
+pub fn compact_group_url(
+    py: Python<'_>,
+    inputs: Vec<String>,
+    output: String,
+    threads: usize,
+    storage_options: Option<Vec<(String, String)>>,
+) -> PyResult<()> {
+    use parquetry::dataset::compact::CompactionGroup;
+    let storage: parquetry::store::StorageOptions = storage_options.unwrap_or_default().into_iter().collect();
+    let inputs = inputs.into_iter().map(std::path::PathBuf::from).collect();
+    let group = CompactionGroup { inputs, output: std::path::PathBuf::from(output), bytes: 0 };
+    let merge = parquetry::merge::MergeOptions::default().with_threads(threads.max(1));
+    py.detach(|| parquetry::dataset::compact_store::compact_group_url(&group, &merge, &storage)).py_err()
+}
+
+/// Finishes what an interrupted compaction under the object store URL `root` left; returns
+/// how many journals.
+#[pyfunction]
+#[pyo3(signature = (root, storage_options=None))]
+pub fn compact_recover_url(
+    py: Python<'_>,
+    root: String,
+    storage_options: Option<Vec<(String, String)>>,
+) -> PyResult<usize> {
+    let storage: parquetry::store::StorageOptions = storage_options.unwrap_or_default().into_iter().collect();
+    py.detach(|| parquetry::dataset::compact_store::recover_url(&root, &storage)).py_err()
+}
+
 /// Finishes what an interrupted compaction under `root` left; returns how many merges.
 #[pyfunction]
 pub fn compact_recover(py: Python<'_>, root: std::path::PathBuf) -> PyResult<usize> {

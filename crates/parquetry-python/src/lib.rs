@@ -60,6 +60,8 @@ fn _parquetry(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dataset::compact_url, m)?)?;
     m.add_function(wrap_pyfunction!(dataset::compact_group, m)?)?;
     m.add_function(wrap_pyfunction!(dataset::compact_recover, m)?)?;
+    m.add_function(wrap_pyfunction!(dataset::compact_group_url, m)?)?;
+    m.add_function(wrap_pyfunction!(dataset::compact_recover_url, m)?)?;
     m.add_function(wrap_pyfunction!(read::open_path, m)?)?;
     m.add_function(wrap_pyfunction!(read::open_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(read::open_url, m)?)?;

@@ -419,6 +419,45 @@ def test_compact_under_an_s3_url_merges_each_partitions_objects(s3, options, mot
     assert again["merges"] == [] and _keys(s3, "compact/") == after
 
 
+def test_dask_compact_under_an_s3_url_runs_a_task_per_partition(s3, options, moto, tmp_path):
+    # parquetry.dask.compact on a LocalCluster of two worker processes: the plan is made
+    # here, each partition's merge runs on a worker (fetch, upload whole, delete the inputs);
+    # boto3 lists what is left, pyarrow reads the merged objects.
+    distributed = pytest.importorskip("dask.distributed")
+    import parquetry.dask
+
+    local = tmp_path / "small"
+    n = 2400
+    t = pa.table({"id": pa.array(range(n), pa.int64()), "s": [f"w{i % 29}" for i in range(n)],
+                  "k": pa.array([i % 3 for i in range(n)], pa.int64())})
+    for k in range(3):
+        rows = t.filter(pc.equal(t.column("k"), k)).drop_columns(["k"])
+        (local / f"k={k}").mkdir(parents=True)
+        for j in range(4):
+            pq.write_table(rows.slice(j * 200, 200), local / f"k={k}" / f"part-{j}.parquet", row_group_size=64)
+            put(s3, f"dask/k={k}/part-{j}.parquet", local / f"k={k}" / f"part-{j}.parquet")
+    root = f"s3://{BUCKET}/dask/"
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    client = distributed.Client(cluster)
+    try:
+        with distributed.get_task_stream(client) as stream:
+            plan = parquetry.dask.compact(root, target_file_size=1 << 20, client=client, storage_options=options)
+        # One task per partition, run by the workers (the scheduler's record of them).
+        tasks = [d for d in stream.data if "compact_objects" in str(d["key"])]
+    finally:
+        client.close()
+        cluster.close()
+    assert (plan["partitions"], plan["files_before"], plan["files_after"]) == (3, 12, 3)
+    assert len(tasks) == 3 and all(d["worker"] for d in tasks), tasks
+    after = _keys(s3, "dask/")
+    assert len(after) == 3 and all(a.rsplit("/", 1)[1].startswith("compacted-") for a in after), after
+    for k in range(3):
+        [key] = [a for a in after if a.startswith(f"dask/k={k}/")]
+        body = s3.get_object(Bucket=BUCKET, Key=key)["Body"].read()
+        want = pa.concat_tables([pq.read_table(local / f"k={k}" / f"part-{j}.parquet") for j in range(4)])
+        assert pq.read_table(pa.BufferReader(body)).equals(want)
+
+
 def test_compact_under_an_s3_url_finishes_an_interrupted_merge(s3, options, tmp_path):
     # What a crash leaves, made by hand with boto3: (1) a journal whose output was uploaded
     # but whose inputs were not all deleted; (2) a journal whose output never appeared.

@@ -97,14 +97,16 @@ fn reads_fetch_what_they_need() {
     );
     let got = batches.iter().find(|b| b.num_rows() == 1).unwrap().column(1).as_string::<i32>().value(0).to_owned();
     assert_eq!(got, payload(target));
-    // One request to open (footer and page index), then the `id` page, then the `payload`
-    // page (late materialization: the second pass knows its row only after the first).
-    assert_eq!(stats.requests(), 3, "requests for a point lookup, opening included");
-    let payload_chunk = chunks[5][2].1 as u64;
+    // One request to open (footer and page index), then one for the `id` page and the
+    // `payload` pages at its rows together: late materialization's second pass finds its
+    // page fetched (it was a request of its own, 3 in all). The pages lie within the
+    // source's coalescing gap (1 MiB) of each other, so they come in one request with the
+    // bytes between.
+    assert_eq!(stats.requests(), 2, "requests for a point lookup, opening included");
     let fetched = stats.bytes() - opened;
-    // Pages of 8 KiB, the indexes of one row group, a few pages at most: far below the
-    // payload chunk (~600 KiB) that a whole-chunk fetch would take.
-    assert!(fetched < payload_chunk / 4, "{fetched} bytes fetched for one row; the payload chunk is {payload_chunk}");
+    // From the `id` page to the `payload` page holding the row: less than the row group.
+    let group: u64 = chunks[5].iter().map(|c| c.1 as u64).sum();
+    assert!(fetched < group - chunks[5][3].1 as u64, "{fetched} bytes fetched for one row; the row group is {group}");
 
     // A point lookup on the unsorted `u`: nothing is pruned, the first pass reads `u`
     // whole, finds one row, and the reader seeks to the `payload` page holding it (its
@@ -121,7 +123,13 @@ fn reads_fetch_what_they_need() {
     assert_eq!(got, vec![payload(row)]);
     let u_chunks: u64 = chunks.iter().map(|g| g[3].1 as u64).sum();
     let fetched = stats.bytes() - opened;
-    assert!(fetched < u_chunks + chunks[3][2].1 as u64 / 4, "{fetched} bytes; the u chunks are {u_chunks}");
+    // Row group 0's `payload` came with its `u` (matches were expected before any row
+    // group was read); once a row group had none, the others' did not.
+    let first_payload = chunks[0][2].1 as u64;
+    assert!(
+        fetched < u_chunks + first_payload + chunks[3][2].1 as u64 / 4,
+        "{fetched} bytes; the u chunks are {u_chunks}"
+    );
     let requests = stats.requests() - opened_requests;
     // The page indexes (one request), a `u` chunk per row group, the `payload` page; with
     // the headers walked instead, a request per page before the row.
@@ -192,4 +200,107 @@ fn the_page_index_comes_with_the_footer() {
 /// and row group 0's chunks.
 fn opened_size(chunks: &[Vec<(i64, i64)>]) -> u64 {
     parquetry::store::TAIL_READ + chunks[0].iter().map(|c| c.1 as u64).sum::<u64>()
+}
+
+/// The mode of row `i` (dictionary-encoded, a few values): every value in every row group
+/// but `RAIL` in row group 5, which still has `AIR` and `TRUCK`, so its statistics cannot
+/// rule out `RAIL` and its dictionary can.
+fn mode(i: i64) -> &'static str {
+    const MODES: [&str; 5] = ["AIR", "MAIL", "RAIL", "SHIP", "TRUCK"];
+    match (i / 20_000, MODES[(i % 5) as usize]) {
+        (5, "RAIL") => "SHIP",
+        (_, m) => m,
+    }
+}
+
+/// A filter on a small dictionary-encoded column (`mode`, 8 row groups whose chunks lie
+/// 2 MiB apart, as `l_shipmode` in TPC-H's `lineitem`): its dictionaries are tried as the
+/// read reaches each row group, from the bytes the read fetches anyway, not in a request per
+/// row group up front (that was 8 requests more here); and while late materialization
+/// decides, a row group's first pass and its other columns come in one request.
+#[test]
+fn small_dictionaries_come_with_the_read() {
+    if common::pyarrow_missing() {
+        return;
+    }
+    let Some(moto) = start_moto() else { return };
+    let out = moto.boto3(
+        "import io, pyarrow as pa, pyarrow.parquet as pq\n\
+         n = 160_000\n\
+         modes = ['AIR', 'MAIL', 'RAIL', 'SHIP', 'TRUCK']\n\
+         mode = [('SHIP' if i // 20000 == 5 and modes[i % 5] == 'RAIL' else modes[i % 5]) for i in range(n)]\n\
+         t = pa.table({'id': pa.array(range(n), pa.int64()), 'mode': mode,\n\
+           'payload': [f'payload-{i:08}-' + 'x' * (i % 160) for i in range(n)]})\n\
+         b = io.BytesIO()\n\
+         pq.write_table(t, b, row_group_size=20000, write_page_index=True, use_dictionary=['mode'],\n\
+           compression='none')\n\
+         s3.create_bucket(Bucket='dict')\n\
+         s3.put_object(Bucket='dict', Key='t.parquet', Body=b.getvalue())\n\
+         m = pq.ParquetFile(io.BytesIO(b.getvalue())).metadata\n\
+         print(' '.join(str(m.row_group(g).column(1).data_page_offset) for g in range(m.num_row_groups)))\n",
+    );
+    let modes: Vec<u64> = out.split_whitespace().map(|v| v.parse().unwrap()).collect();
+    // What the test is about: the `mode` chunks lie too far apart to come in one request.
+    assert!(modes.windows(2).all(|w| w[1] - w[0] > 1 << 20), "{modes:?}");
+    let file = open_url("s3://dict/t.parquet", &options(&moto)).unwrap();
+    let stats = file.source().stats();
+    let read = ReadOptions::default().with_columns(["id", "payload"]).with_filter(col("mode").eq("RAIL"));
+    let mut batches = file.batches(read).unwrap();
+    let mut ids = Vec::new();
+    for batch in batches.by_ref() {
+        let batch = batch.unwrap();
+        let (id, payload) = (batch.column(0).as_primitive::<Int64Type>(), batch.column(1).as_string::<i32>());
+        for (i, p) in id.values().iter().zip(payload.iter()) {
+            assert_eq!(p.unwrap(), format!("payload-{i:08}-{}", "x".repeat((i % 160) as usize)));
+            ids.push(*i);
+        }
+    }
+    let want: Vec<i64> = (0..ROWS).filter(|&i| mode(i) == "RAIL").collect();
+    assert_eq!(ids, want);
+    let m = batches.scan_metrics().unwrap().clone();
+    assert_eq!((m.row_groups_pruned, m.row_groups_pruned_by_dictionary), (0, 1), "{m}");
+    drop(batches);
+    // Opening; row group 0 and then 1, each in one request (late materialization is on
+    // until two row groups in a row turn out dense); the six others read ahead together.
+    assert_eq!(stats.requests(), 4, "requests, opening included");
+}
+
+/// A dataset under a prefix keeps the page indexes its footers' requests brought (when
+/// short): a point lookup over two objects then costs one request after opening, for the
+/// pages of the row (was two: the page index fetched again first).
+#[test]
+fn a_dataset_keeps_its_page_indexes() {
+    if common::pyarrow_missing() {
+        return;
+    }
+    let Some(moto) = start_moto() else { return };
+    moto.boto3(
+        "import io, pyarrow as pa, pyarrow.parquet as pq\n\
+         s3.create_bucket(Bucket='dset')\n\
+         for f in range(2):\n\
+         \x20   ids = range(f * 40000, (f + 1) * 40000)\n\
+         \x20   t = pa.table({'id': pa.array(ids, pa.int64()), 'payload': [f'payload-{i:08}-' + 'x' * (i % 40) for i in ids]})\n\
+         \x20   b = io.BytesIO()\n\
+         \x20   pq.write_table(t, b, row_group_size=20000, data_page_size=8192, write_page_index=True,\n\
+         \x20     use_dictionary=False, compression='none')\n\
+         \x20   s3.put_object(Bucket='dset', Key=f'set/part-{f}.parquet', Body=b.getvalue())\n",
+    );
+    let dataset = parquetry::dataset::DatasetBuilder::new(["s3://dset/set/"])
+        .with_storage_options(options(&moto))
+        .build()
+        .unwrap();
+    let stats = dataset.request_stats();
+    let opened = stats.requests();
+    let target = 52_345i64;
+    let read = ReadOptions::default().with_columns(["id", "payload"]).with_filter(col("id").eq(target));
+    let batches = dataset.read_all(read).unwrap();
+    let rows: Vec<(i64, String)> = batches
+        .iter()
+        .flat_map(|b| {
+            let (id, p) = (b.column(0).as_primitive::<Int64Type>(), b.column(1).as_string::<i32>());
+            (0..b.num_rows()).map(move |i| (id.value(i), p.value(i).to_owned()))
+        })
+        .collect();
+    assert_eq!(rows, vec![(target, payload(target))]);
+    assert_eq!(stats.requests() - opened, 1, "requests after opening the dataset");
 }

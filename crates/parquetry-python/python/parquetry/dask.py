@@ -22,6 +22,7 @@ from . import _parquetry as _native
 from ._dataset import ParquetDataset
 from ._filters import split_filters
 from ._read_types import _table
+from ._errors import InvalidArgumentError
 
 
 def _read_file(path, schema, columns, condition, expression, storage):
@@ -60,20 +61,33 @@ def read_parquet(path, columns=None, filters=None, storage_options=None, partiti
                        expression=expression, storage=_io.options_pairs(storage_options), meta=meta, label="parquetry-read-parquet", enforce_metadata=False)
 
 
-def compact(root, target_file_size=128 << 20, client=None) -> dict:
+def compact(root, target_file_size=128 << 20, client=None, storage_options=None) -> dict:
     """Compacts the dataset under ``root`` (see ``parquetry.compact``) with one task per
     partition folder on a ``dask.distributed`` cluster (``client``, else the current one).
-    The folder must be reachable from every worker at the same path."""
+    A local folder must be reachable from every worker at the same path; an object store
+    URL (``s3://bucket/sales/``, with ``storage_options`` as ``parquetry.compact`` takes
+    them) is planned on the caller, and each task fetches its partition's objects, uploads
+    the merged object whole and deletes the inputs, as ``parquetry.compact`` does."""
     from dask.distributed import get_client
 
     client = client or get_client()
-    root = os.fsdecode(root)
-    _native.compact_recover(root)
-    plan = _native.compact(root, int(target_file_size), True, 1)
+    url = _io.object_url(root)
+    if url is not None:
+        storage = _io.options_pairs(storage_options)
+        _native.compact_recover_url(url, storage)
+        plan = _native.compact_url(url, int(target_file_size), True, 1, storage)
+        task, extra, folder = _compact_objects, (storage,), lambda output: output.rsplit("/", 1)[0]
+    else:
+        if storage_options is not None:
+            raise InvalidArgumentError("storage_options applies to s3://, gs://, az:// and http(s):// roots only")
+        root = os.fsdecode(root)
+        _native.compact_recover(root)
+        plan = _native.compact(root, int(target_file_size), True, 1)
+        task, extra, folder = _compact_folder, (), os.path.dirname
     by_folder = {}
     for output, inputs, _ in plan["merges"]:
-        by_folder.setdefault(os.path.dirname(output), []).append((inputs, output))
-    futures = [client.submit(_compact_folder, groups, pure=False) for groups in by_folder.values()]
+        by_folder.setdefault(folder(output), []).append((inputs, output))
+    futures = [client.submit(task, groups, *extra, pure=False) for groups in by_folder.values()]
     client.gather(futures)
     return plan
 
@@ -81,4 +95,10 @@ def compact(root, target_file_size=128 << 20, client=None) -> dict:
 def _compact_folder(groups):
     for inputs, output in groups:
         _native.compact_group(inputs, output, 1)
+    return len(groups)
+
+
+def _compact_objects(groups, storage):
+    for inputs, output in groups:
+        _native.compact_group_url(inputs, output, 1, storage)
     return len(groups)

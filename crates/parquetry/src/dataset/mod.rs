@@ -108,7 +108,8 @@ impl DatasetFile {
         let at = |e: Error| e.context(format_args!("{}", self.path.display()));
         #[cfg(feature = "object-store")]
         if let Some(remote) = &self.remote {
-            let source = DatasetSource::Object(remote.detached(remote.stats()));
+            // A clone shares what the footer's read kept (the page indexes, if short).
+            let source = DatasetSource::Object(remote.clone());
             return ParquetFile::with_source(source, self.metadata.clone()).map_err(at);
         }
         let file =

@@ -97,7 +97,18 @@ impl Storage {
     pub(crate) fn footer(&self, file: &Listed) -> Result<Footer> {
         let url = file.path.display().to_string();
         let opened = crate::store::open_url(&url, &self.options)?;
-        let source = opened.source().detached(std::sync::Arc::clone(&self.stats));
+        // Where the page indexes and bloom filters start: kept with the source if short.
+        let chunks = opened.metadata().row_groups.iter().flat_map(|rg| &rg.columns);
+        let structures = chunks.flat_map(|c| {
+            let bloom = c.meta_data.as_ref().and_then(|m| m.bloom_filter_offset);
+            [c.column_index_offset, c.offset_index_offset, bloom]
+        });
+        let from = structures.flatten().filter_map(|o| u64::try_from(o).ok()).min();
+        let stats = std::sync::Arc::clone(&self.stats);
+        let source = match from {
+            Some(from) => opened.source().detached_keeping(stats, from),
+            None => opened.source().detached(stats),
+        };
         self.stats.add_from(&opened.source().stats());
         Ok((opened.metadata().clone(), opened.arrow_schema(), Some(source)))
     }

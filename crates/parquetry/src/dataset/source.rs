@@ -49,6 +49,14 @@ impl ChunkSource for DatasetSource {
         }
     }
 
+    fn fetch_cost(&self, ranges: &[(u64, u64)]) -> Option<(usize, u64)> {
+        match self {
+            DatasetSource::File(s) => s.fetch_cost(ranges),
+            #[cfg(feature = "object-store")]
+            DatasetSource::Object(s) => s.fetch_cost(ranges),
+        }
+    }
+
     fn in_memory(&self, offset: u64, len: usize) -> bool {
         match self {
             DatasetSource::File(s) => s.in_memory(offset, len),

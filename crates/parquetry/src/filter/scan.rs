@@ -117,6 +117,11 @@ pub(crate) struct Filtering {
     dictionary_leaves: Vec<usize>,
     /// Tests on dictionary values, kept across the batches of a chunk.
     tests: DictionaryTests,
+    /// Row groups kept by their statistics whose dictionaries are tried when the read
+    /// reaches them (see `deferrable`), in order.
+    deferred: Vec<usize>,
+    /// Row groups whose first pass of late materialization found a match.
+    late_matched: usize,
 }
 
 /// Binds `predicate` to `file`, prunes, and returns the options that read the candidate
@@ -150,12 +155,7 @@ pub(crate) fn prepare<S: ChunkSource>(
         let rows = rg.num_rows.max(0) as u64;
         metrics.row_groups_total += 1;
         metrics.rows_total += rows;
-        let chunk = |i: usize| rg.columns.get(bound.columns[i].leaf);
-        let stats = |i: usize| {
-            let s = chunk(i).and_then(|c| c.meta_data.as_ref()).and_then(|m| m.statistics.as_ref());
-            Stats::of_chunk(&bound.columns[i], s, rows)
-        };
-        let stats: Vec<Stats> = (0..bound.columns.len()).map(stats).collect();
+        let stats = chunk_stats(&bound, rg);
         let mut by_stats =
             |i: usize, test: &Test, negated: bool| column_may_match(&bound.columns, i, test, negated, &stats[i]);
         if !may_match(&bound.parquet, false, &mut by_stats) {
@@ -164,7 +164,24 @@ pub(crate) fn prepare<S: ChunkSource>(
         }
         left.push((index, Some(stats)));
     }
-    let survivors = || left.iter().filter(|(_, s)| s.is_some()).map(|&(index, _)| &meta.row_groups[index]);
+    // A row group whose only structure to read is a small chunk whole is checked when the
+    // read reaches it (see `deferrable`): its chunk then comes in the request that fetches the
+    // row group's other columns, not in a request of its own up front.
+    let deferred: Vec<usize> = left
+        .iter()
+        .filter(|(_, s)| s.is_some())
+        .map(|&(index, _)| index)
+        .filter(|&index| deferrable(&bound, &meta.row_groups[index]))
+        .collect();
+    let mut deferred = deferred;
+    deferred.sort_unstable();
+    deferred.dedup();
+    let deferred = deferred;
+    let survivors = || {
+        left.iter()
+            .filter(|(index, s)| s.is_some() && deferred.binary_search(index).is_err())
+            .map(|&(index, _)| &meta.row_groups[index])
+    };
     file.source().prefetch(&prune_structures(&bound, survivors()));
     // Dictionaries and bloom filters.
     let mut kept_left: Vec<usize> = Vec::with_capacity(left.len());
@@ -173,49 +190,15 @@ pub(crate) fn prepare<S: ChunkSource>(
             kept_left.push(index);
             continue;
         };
-        let rg = &meta.row_groups[index];
-        let mut bloom_bytes = 0u64;
-        let chunk = |i: usize| rg.columns.get(bound.columns[i].leaf);
-        let by_stats =
-            |i: usize, test: &Test, negated: bool| column_may_match(&bound.columns, i, test, negated, &stats[i]);
-        // Dictionaries, loaded only for the tests they can decide, once per column.
-        let mut dictionaries: Vec<Option<Option<Vec<Key>>>> = vec![None; bound.columns.len()];
-        let mut by_dictionary = |i: usize, test: &Test, negated: bool| {
-            if !by_stats(i, test, negated) {
-                return false;
-            }
-            if !dictionary::worth_it(test, negated) {
-                return true;
-            }
-            let values = dictionaries[i].get_or_insert_with(|| {
-                let c = chunk(i)?;
-                dictionary::values(file.source(), c, &bound.columns[i], &mut metrics.dictionary_bytes_read)
-            });
-            values.as_ref().is_none_or(|v| dictionary::any_matches(v, test, negated))
-        };
-        if !may_match(&bound.parquet, false, &mut by_dictionary) {
-            metrics.row_groups_pruned_by_dictionary += 1;
+        if deferred.binary_search(&index).is_ok() {
+            kept_left.push(index);
             continue;
         }
-        // Bloom filters, for equality on columns without a dictionary that decides.
-        let mut blooms: Vec<Option<Option<bloom::Sbbf>>> = vec![None; bound.columns.len()];
-        let mut by_bloom = |i: usize, test: &Test, negated: bool| {
-            if !by_dictionary(i, test, negated) {
-                return false;
-            }
-            if !bloom::worth_it(test, negated) {
-                return true;
-            }
-            let filter = blooms[i].get_or_insert_with(|| bloom::read(file.source(), chunk(i)?, &mut bloom_bytes));
-            filter.as_ref().is_none_or(|f| f.any_may_match(&bound.columns[i], test))
-        };
-        let pruned = !may_match(&bound.parquet, false, &mut by_bloom);
-        metrics.bloom_filter_bytes_read += bloom_bytes;
-        if pruned {
-            metrics.row_groups_pruned_by_bloom_filter += 1;
-            continue;
+        match rule_out(file, &bound, &meta.row_groups[index], &stats, &mut metrics) {
+            Ruled::Kept => kept_left.push(index),
+            Ruled::ByDictionary => metrics.row_groups_pruned_by_dictionary += 1,
+            Ruled::ByBloom => metrics.row_groups_pruned_by_bloom_filter += 1,
         }
-        kept_left.push(index);
     }
     // The page indexes of the row groups kept.
     let present = || kept_left.iter().filter_map(|&index| meta.row_groups.get(index));
@@ -293,6 +276,8 @@ pub(crate) fn prepare<S: ChunkSource>(
         late: None,
         dictionary_leaves,
         tests: DictionaryTests::default(),
+        deferred,
+        late_matched: 0,
     };
     Ok((options, filtering))
 }
@@ -320,34 +305,121 @@ fn dictionary_read_leaves<S: ChunkSource>(file: &ParquetFile<S>, bound: &Bound, 
     out
 }
 
+/// The statistics of the predicate's columns in the row group `rg`.
+fn chunk_stats(bound: &Bound, rg: &RowGroup) -> Vec<Stats> {
+    let rows = rg.num_rows.max(0) as u64;
+    let stats = |i: usize| {
+        let chunk = rg.columns.get(bound.columns[i].leaf);
+        let s = chunk.and_then(|c| c.meta_data.as_ref()).and_then(|m| m.statistics.as_ref());
+        Stats::of_chunk(&bound.columns[i], s, rows)
+    };
+    (0..bound.columns.len()).map(stats).collect()
+}
+
+/// What ruled a row group out after its statistics did not.
+enum Ruled {
+    Kept,
+    ByDictionary,
+    ByBloom,
+}
+
+/// Tries the row group `rg` (which its statistics `stats` kept) against the dictionaries and
+/// bloom filters of the predicate's columns, each read only for a test it can decide and
+/// once per column; counts the bytes read in `metrics`.
+fn rule_out<S: ChunkSource>(
+    file: &ParquetFile<S>,
+    bound: &Bound,
+    rg: &RowGroup,
+    stats: &[Stats],
+    metrics: &mut ScanMetrics,
+) -> Ruled {
+    let mut bloom_bytes = 0u64;
+    let chunk = |i: usize| rg.columns.get(bound.columns[i].leaf);
+    let by_stats = |i: usize, test: &Test, negated: bool| column_may_match(&bound.columns, i, test, negated, &stats[i]);
+    // Dictionaries, loaded only for the tests they can decide, once per column.
+    let mut dictionaries: Vec<Option<Option<Vec<Key>>>> = vec![None; bound.columns.len()];
+    let mut by_dictionary = |i: usize, test: &Test, negated: bool| {
+        if !by_stats(i, test, negated) {
+            return false;
+        }
+        if !dictionary::worth_it(test, negated) {
+            return true;
+        }
+        let values = dictionaries[i].get_or_insert_with(|| {
+            let c = chunk(i)?;
+            dictionary::values(file.source(), c, &bound.columns[i], &mut metrics.dictionary_bytes_read)
+        });
+        values.as_ref().is_none_or(|v| dictionary::any_matches(v, test, negated))
+    };
+    if !may_match(&bound.parquet, false, &mut by_dictionary) {
+        return Ruled::ByDictionary;
+    }
+    // Bloom filters, for equality on columns without a dictionary that decides.
+    let mut blooms: Vec<Option<Option<bloom::Sbbf>>> = vec![None; bound.columns.len()];
+    let mut by_bloom = |i: usize, test: &Test, negated: bool| {
+        if !by_dictionary(i, test, negated) {
+            return false;
+        }
+        if !bloom::worth_it(test, negated) {
+            return true;
+        }
+        let filter = blooms[i].get_or_insert_with(|| bloom::read(file.source(), chunk(i)?, &mut bloom_bytes));
+        filter.as_ref().is_none_or(|f| f.any_may_match(&bound.columns[i], test))
+    };
+    let pruned = !may_match(&bound.parquet, false, &mut by_bloom);
+    metrics.bloom_filter_bytes_read += bloom_bytes;
+    match pruned {
+        true => Ruled::ByBloom,
+        false => Ruled::Kept,
+    }
+}
+
 /// The size of a column chunk below which pruning by its dictionary fetches the whole chunk
 /// rather than its dictionary page: about what a request to an object store costs in bytes.
 const SMALL_CHUNK: u64 = 1 << 20;
 
 /// The byte ranges of the dictionary pages and bloom filters that pruning may read in the
-/// row groups `rgs`: those of the predicate's columns with a test they can decide (where the
-/// footer says exactly where they lie).
+/// row groups `rgs` (see [`structures`]).
 fn prune_structures<'a>(bound: &Bound, rgs: impl Iterator<Item = &'a RowGroup>) -> Vec<(u64, u64)> {
+    rgs.flat_map(|rg| structures(bound, rg)).map(|(range, _)| range).collect()
+}
+
+/// Whether pruning the row group `rg` by dictionaries waits until the read reaches it: the
+/// structures it reads are all small chunks read whole (a dictionary of a chunk under
+/// [`SMALL_CHUNK`]), which the read takes anyway if the row group is kept. Checked up front,
+/// each costs a request of its own on an object store (the `l_shipmode` of TPC-H's
+/// `lineitem`, 43 KiB a row group: a request per row group before the read, which then makes
+/// its own); checked on the way, it comes in the read's request for the row group's other
+/// columns, and only those bytes are lost when the dictionary rules the row group out.
+fn deferrable(bound: &Bound, rg: &RowGroup) -> bool {
+    let read = structures(bound, rg);
+    !read.is_empty() && read.iter().all(|(_, whole)| *whole)
+}
+
+/// The byte ranges of the dictionary pages and bloom filters that pruning may read in the
+/// row group `rg`: those of the predicate's columns with a test they can decide (where the
+/// footer says exactly where they lie); each with whether it is a small chunk whole.
+fn structures(bound: &Bound, rg: &RowGroup) -> Vec<((u64, u64), bool)> {
     let (mut dictionaries, mut blooms) = (vec![false; bound.columns.len()], vec![false; bound.columns.len()]);
     each_leaf(&bound.parquet, false, &mut |i, test, negated| {
         dictionaries[i] |= dictionary::worth_it(test, negated);
         blooms[i] |= bloom::worth_it(test, negated);
     });
     let mut out = Vec::new();
-    for rg in rgs {
-        for (i, c) in bound.columns.iter().enumerate() {
-            let Some(meta) = rg.columns.get(c.leaf).and_then(|chunk| chunk.meta_data.as_ref()) else { continue };
-            if dictionaries[i] {
-                // A small chunk whole: if the row group is kept its pages are read next, and
-                // for the bytes a request costs; a large one, its dictionary page alone.
-                match chunk_byte_range(meta, u64::MAX, false) {
-                    Ok(whole) if whole.1 <= SMALL_CHUNK && dictionary::page_range(meta).is_some() => out.push(whole),
-                    _ => out.extend(dictionary::page_range(meta).map(|(at, len)| (at, len as u64))),
+    for (i, c) in bound.columns.iter().enumerate() {
+        let Some(meta) = rg.columns.get(c.leaf).and_then(|chunk| chunk.meta_data.as_ref()) else { continue };
+        if dictionaries[i] {
+            // A small chunk whole: if the row group is kept its pages are read next, and
+            // for the bytes a request costs; a large one, its dictionary page alone.
+            match chunk_byte_range(meta, u64::MAX, false) {
+                Ok(whole) if whole.1 <= SMALL_CHUNK && dictionary::page_range(meta).is_some() => {
+                    out.push((whole, true))
                 }
+                _ => out.extend(dictionary::page_range(meta).map(|(at, len)| ((at, len as u64), false))),
             }
-            if let (true, Some(at), Some(len)) = (blooms[i], meta.bloom_filter_offset, meta.bloom_filter_length) {
-                out.extend(u64::try_from(at).ok().zip(u64::try_from(len).ok()));
-            }
+        }
+        if let (true, Some(at), Some(len)) = (blooms[i], meta.bloom_filter_offset, meta.bloom_filter_length) {
+            out.extend(u64::try_from(at).ok().zip(u64::try_from(len).ok()).map(|r| (r, false)));
         }
     }
     out
@@ -434,8 +506,36 @@ impl Filtering {
         }
         let narrowed = late.narrow(file, tree, index, start, &steps)?;
         self.metrics.late_row_groups += 1;
+        self.late_matched += usize::from(!narrowed.steps.is_empty());
         self.metrics.predicate_rows_decoded += narrowed.decoded;
         Ok((narrowed.steps, narrowed.columns))
+    }
+
+    /// Whether the row group `index`, whose dictionaries pruning left for the read (see
+    /// `deferrable`), is ruled out by them now; `rows` of it were candidates. Row groups
+    /// checked up front are not checked again.
+    pub(crate) fn rule_out_deferred<S: ChunkSource>(&mut self, file: &ParquetFile<S>, index: usize, rows: u64) -> bool {
+        let Ok(at) = self.deferred.binary_search(&index) else { return false };
+        self.deferred.remove(at);
+        let Some(rg) = file.metadata().row_groups.get(index) else { return false };
+        let stats = chunk_stats(&self.bound, rg);
+        let pruned = match rule_out(file, &self.bound, rg, &stats, &mut self.metrics) {
+            Ruled::Kept => return false,
+            Ruled::ByDictionary => &mut self.metrics.row_groups_pruned_by_dictionary,
+            Ruled::ByBloom => &mut self.metrics.row_groups_pruned_by_bloom_filter,
+        };
+        *pruned += 1;
+        self.metrics.rows_candidate = self.metrics.rows_candidate.saturating_sub(rows);
+        true
+    }
+
+    /// Whether a row group's first pass is better fetched together with the other columns
+    /// at its candidate rows, what its second pass reads if the row group has matches:
+    /// while at least half of the row groups read so far had one (and before any was read).
+    /// A row group without a match then costs the other columns' bytes for nothing, and
+    /// one with matches a request less.
+    pub(crate) fn expects_matches(&self) -> bool {
+        2 * self.late_matched >= self.metrics.late_row_groups
     }
 
     /// The schema of the filtered batches (the caller's columns).

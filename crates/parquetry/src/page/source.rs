@@ -52,6 +52,15 @@ pub trait ChunkSource: Send + Sync {
         let _ = ranges;
     }
 
+    /// What fetching these byte ranges `(offset, len)` ahead would cost a remote source: the
+    /// requests it would send and the bytes they would bring (what it holds already left
+    /// out, the rest merged as [`prefetch`](Self::prefetch) merges it). `None` where reading
+    /// costs no request: a reader then has no fetch to shape.
+    fn fetch_cost(&self, ranges: &[(u64, u64)]) -> Option<(usize, u64)> {
+        let _ = ranges;
+        None
+    }
+
     /// Whether `len` bytes at `offset` are in memory, so that reading them (again) costs no
     /// I/O: then a page is better read as a slice than by copying a part already read.
     fn in_memory(&self, offset: u64, len: usize) -> bool {

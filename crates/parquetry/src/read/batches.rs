@@ -109,6 +109,14 @@ impl<S: ChunkSource> Flow<S> {
                 None if rows > 0 => VecDeque::from([Step::Read(rows)]),
                 None => VecDeque::new(),
             };
+            if self.filter.is_some() {
+                self.name_first_pass(self.next_row_group - 1);
+                let read: usize = steps.iter().map(|s| if let Step::Read(n) = s { *n } else { 0 }).sum();
+                let file = &self.file;
+                if self.filter.as_mut().is_some_and(|f| f.rule_out_deferred(file, rg_index, read as u64)) {
+                    continue;
+                }
+            }
             let (steps, decoded) = match self.filter.as_mut() {
                 Some(f) => f.narrow(&self.file, rg_index, self.starts[rg_index], steps)?,
                 None => (steps, Vec::new()),

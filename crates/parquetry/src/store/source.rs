@@ -50,6 +50,18 @@ impl RequestStats {
         self.bytes.fetch_add(bytes, Ordering::Relaxed);
     }
 
+    /// Counts a request as it is sent, its bytes coming with [`add_bytes`](Self::add_bytes)
+    /// as they arrive: a read that needs the front of a request's range may end before the
+    /// rest has arrived, and the request is counted all the same.
+    pub(crate) fn add_request(&self) {
+        self.requests.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts bytes received by a request counted with [`add_request`](Self::add_request).
+    pub(crate) fn add_bytes(&self, bytes: u64) {
+        self.bytes.fetch_add(bytes, Ordering::Relaxed);
+    }
+
     /// Adds another source's counts to these.
     pub(crate) fn add_from(&self, other: &RequestStats) {
         self.requests.fetch_add(other.requests(), Ordering::Relaxed);
@@ -233,6 +245,10 @@ impl Fetched {
     }
 }
 
+/// The most bytes of an object's end that a dataset keeps per file between reading its
+/// footer and its rows (see [`ObjectSource::detached_keeping`]).
+pub(crate) const KEPT_TAIL: u64 = 64 << 10;
+
 /// A [`ChunkSource`] over one object of an object store (see the module's documentation).
 /// A clone shares the store's client, the request counts and the bytes fetched so far.
 #[derive(Debug)]
@@ -291,6 +307,25 @@ impl ObjectSource {
             fetch: self.fetch,
             fetched: Mutex::new(Vec::new()),
         }
+    }
+
+    /// Like [`detached`](Self::detached), keeping a copy of the fetched bytes from `from` to
+    /// the object's end (the page indexes and bloom filters writers put before the footer)
+    /// when they are all fetched and at most [`KEPT_TAIL`]: a filter reads them next, and
+    /// without them a dataset's file cost a request more for what its footer's request had
+    /// brought.
+    pub(crate) fn detached_keeping(&self, stats: Arc<RequestStats>, from: u64) -> ObjectSource {
+        let detached = self.detached(stats);
+        let len = self.len.saturating_sub(from);
+        if from >= self.len || len > KEPT_TAIL {
+            return detached;
+        }
+        let Some(tail) = self.find(from, len as usize).filter(|f| f.is_done()) else { return detached };
+        let Ok(bytes) = tail.wait_slice(from, len as usize) else { return detached };
+        // A copy: a slice would keep the whole first read alive.
+        let kept = Fetched::filled(from..self.len, Buffer::from_vec(bytes.as_slice().to_vec()));
+        detached.fetched.lock().unwrap_or_else(PoisonError::into_inner).push(kept);
+        detached
     }
 
     /// The object's URL.
@@ -362,6 +397,19 @@ impl ObjectSource {
             }
         }
         Some(range)
+    }
+}
+
+impl ObjectSource {
+    /// The requests that fetch `ranges` `(offset, len)`: those within the object, less what
+    /// is fetched already, merged (see [`coalesce_growing`]).
+    fn merged(&self, ranges: &[(u64, u64)]) -> Vec<Range<u64>> {
+        let wanted: Vec<Range<u64>> = ranges
+            .iter()
+            .filter_map(|&(start, len)| Some(start..start.checked_add(len).filter(|&e| e <= self.len)?))
+            .filter_map(|r| self.unfetched(r))
+            .collect();
+        coalesce_growing(&wanted, self.fetch.coalesce_gap, self.fetch.first_request, self.fetch.max_request)
     }
 }
 
@@ -464,14 +512,13 @@ impl ChunkSource for ObjectSource {
         at - offset
     }
 
+    fn fetch_cost(&self, ranges: &[(u64, u64)]) -> Option<(usize, u64)> {
+        let merged = self.merged(ranges);
+        Some((merged.len(), merged.iter().map(|r| r.end - r.start).sum()))
+    }
+
     fn prefetch(&self, ranges: &[(u64, u64)]) {
-        let wanted: Vec<Range<u64>> = ranges
-            .iter()
-            .filter_map(|&(start, len)| Some(start..start.checked_add(len).filter(|&e| e <= self.len)?))
-            .filter_map(|r| self.unfetched(r))
-            .collect();
-        let merged =
-            coalesce_growing(&wanted, self.fetch.coalesce_gap, self.fetch.first_request, self.fetch.max_request);
+        let merged = self.merged(ranges);
         if merged.is_empty() {
             return;
         }
@@ -517,7 +564,7 @@ impl ChunkSource for ObjectSource {
 }
 
 /// A ranged GET whose response is handed to `entry` piece by piece as it arrives, counted
-/// when it ends. A response longer than the range asked for is cut there (and `finish`
+/// when sent, its bytes as they arrive. A response longer than the range asked for is cut there (and `finish`
 /// reports it short).
 async fn stream_into(
     location: &Location,
@@ -525,14 +572,14 @@ async fn stream_into(
     entry: &Fetched,
     stats: &RequestStats,
 ) -> object_store::Result<()> {
+    stats.add_request();
     let result = location.store.get_opts(&location.path, options).await?;
     let mut body = result.into_stream();
-    let mut got = 0u64;
     let mut outcome = Ok(());
     while let Some(piece) = body.next().await {
         match piece {
             Ok(piece) => {
-                got += piece.len() as u64;
+                stats.add_bytes(piece.len() as u64);
                 if !entry.push(Buffer::from(piece)) {
                     break;
                 }
@@ -543,7 +590,6 @@ async fn stream_into(
             }
         }
     }
-    stats.add(got);
     outcome
 }
 

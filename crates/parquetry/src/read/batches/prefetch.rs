@@ -15,6 +15,12 @@ use crate::page::{chunk_byte_range, has_parquet_816_bug, ChunkSource};
 /// request per row group, each waited for in turn.
 const READ_AHEAD: u64 = 64 << 20;
 
+/// The most bytes a row group's first pass fetches for its second (see
+/// [`first_passes`](Flow::first_passes)): what a row group without a match costs
+/// for nothing. A `SELECT *` of TPC-H `lineitem` at one page of `l_orderkey`'s rows is
+/// 3.6 MiB, a row group of `orders`' other columns 3.7 MiB.
+const BUNDLE_BYTES: u64 = 8 << 20;
+
 impl<S: ChunkSource> Flow<S> {
     /// Names to the source what is read of the row group `rg_index` (`steps`): its column
     /// chunks, or with a row selection that passes over rows, only the pages holding the rows
@@ -61,14 +67,42 @@ impl<S: ChunkSource> Flow<S> {
             return (from..to).flat_map(|i| self.chunk_ranges(self.row_groups[i], padding, None)).collect();
         };
         let fields = filter.first_pass_fields(&self.file.schema);
-        let fields = fields.as_deref();
         let settled = filter.first_pass_settled();
         let bytes = |i: usize| match settled {
-            true => self.chunk_ranges(self.row_groups[i], padding, fields).iter().map(|r| r.1).sum(),
+            true => self.chunk_ranges(self.row_groups[i], padding, fields.as_deref()).iter().map(|r| r.1).sum(),
             false => READ_AHEAD, // one row group ahead
         };
         let (from, to) = self.ahead_window(bytes);
-        let reads: Vec<(usize, VecDeque<Step>, bool)> = (from..to)
+        self.first_passes(from, to, padding)
+    }
+
+    /// Names to the source the first pass of the filtered row group at position `at` in
+    /// `row_groups` (just opened) unless the read named it ahead already: before the
+    /// dictionaries left for the read are tried on it (see `Filtering::rule_out_deferred`),
+    /// so that their chunks come with the rest of the row group's first request.
+    pub(super) fn name_first_pass(&self, at: usize) {
+        // A source without requests has nothing to gain from the page lookups.
+        if self.ahead.get() > at || self.file.source.fetch_cost(&[]).is_none() {
+            return;
+        }
+        let padding = has_parquet_816_bug(self.file.metadata.created_by.as_deref());
+        let ranges = self.first_passes(at, at + 1, padding);
+        self.ahead.set(at + 1);
+        self.file.source.prefetch(&ranges);
+    }
+
+    /// What a filtered read reads first of the row groups at positions `from..to` in
+    /// `row_groups`: pruning kept them, so the predicate's columns are read at their
+    /// candidate rows (every column, with late materialization off). With late
+    /// materialization on and matches expected (`Filtering::expects_matches`), the other
+    /// columns' pages at the candidate rows come in the same requests where that saves a
+    /// request and costs at most [`BUNDLE_BYTES`] (see [`worth_bundling`](Self::worth_bundling)):
+    /// the second pass then finds its pages fetched instead of making a request of its own.
+    fn first_passes(&self, from: usize, to: usize, padding: bool) -> Vec<(u64, u64)> {
+        let Some(filter) = &self.filter else { return Vec::new() };
+        let fields = filter.first_pass_fields(&self.file.schema);
+        let fields = fields.as_deref();
+        let reads: Vec<(usize, VecDeque<Step>, bool)> = (from..to.min(self.row_groups.len()))
             .filter_map(|i| {
                 let index = self.row_groups[i];
                 let rows = self.file.metadata.row_groups.get(index)?.num_rows.max(0) as usize;
@@ -80,20 +114,51 @@ impl<S: ChunkSource> Flow<S> {
                 (read > 0).then_some((index, steps, read < rows))
             })
             .collect();
+        // Only where the source makes requests: elsewhere bundling would cost the second
+        // pass's page lookups for nothing.
+        let bundle = fields.is_some() && filter.expects_matches() && self.file.source.fetch_cost(&[]).is_some();
         // The OffsetIndexes the partial reads place their pages by, all in one go.
+        let indexed = if bundle { None } else { fields };
         let indexes: Vec<(u64, u64)> = reads
             .iter()
             .filter(|(_, _, partial)| *partial)
-            .flat_map(|(index, _, _)| self.offset_indexes(*index, fields))
+            .flat_map(|(index, _, _)| self.offset_indexes(*index, indexed))
             .collect();
         self.file.source.prefetch(&indexes);
+        let pass = |index: usize, steps: &VecDeque<Step>, partial: bool, fields: Option<&[String]>| match partial {
+            true => self.selected_pages(index, steps, padding, fields),
+            false => self.chunk_ranges(index, padding, fields),
+        };
         reads
             .iter()
-            .flat_map(|(index, steps, partial)| match partial {
-                true => self.selected_pages(*index, steps, padding, fields),
-                false => self.chunk_ranges(*index, padding, fields),
+            .flat_map(|(index, steps, partial)| {
+                let first = pass(*index, steps, *partial, fields);
+                if !bundle {
+                    return first;
+                }
+                let all = pass(*index, steps, *partial, None);
+                match self.worth_bundling(&first, &all) {
+                    true => all,
+                    false => first,
+                }
             })
             .collect()
+    }
+
+    /// Whether fetching `all` (a row group's first pass and the other columns at its
+    /// candidate rows) together costs the source fewer requests than `first` and then the
+    /// rest apart, and at most [`BUNDLE_BYTES`] more than `first` alone.
+    fn worth_bundling(&self, first: &[(u64, u64)], all: &[(u64, u64)]) -> bool {
+        let source = &self.file.source;
+        let named: std::collections::HashSet<&(u64, u64)> = first.iter().collect();
+        let rest: Vec<(u64, u64)> = all.iter().filter(|r| !named.contains(r)).copied().collect();
+        let cost = |ranges: &[(u64, u64)]| source.fetch_cost(ranges);
+        let (Some((first_requests, first_bytes)), Some((rest_requests, _)), Some((requests, bytes))) =
+            (cost(first), cost(&rest), cost(all))
+        else {
+            return false;
+        };
+        requests < first_requests + rest_requests && bytes.saturating_sub(first_bytes) <= BUNDLE_BYTES
     }
 
     /// The row groups to name ahead, as positions `from..to` in `row_groups`: those after
