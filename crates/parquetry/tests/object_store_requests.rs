@@ -245,7 +245,7 @@ fn small_dictionaries_come_with_the_read() {
     let file = open_url("s3://dict/t.parquet", &options(&moto)).unwrap();
     let stats = file.source().stats();
     let read = ReadOptions::default().with_columns(["id", "payload"]).with_filter(col("mode").eq("RAIL"));
-    let mut batches = file.batches(read).unwrap();
+    let mut batches = common::batches(&file, read).unwrap();
     let mut ids = Vec::new();
     for batch in batches.by_ref() {
         let batch = batch.unwrap();
