@@ -5,10 +5,15 @@
 //! DELTA_BYTE_ARRAY's previous value) so the next batch continues there: no page is rewritten
 //! or re-encoded to end a batch, and reading a page in many small batches does the same work
 //! as reading it in one. Every value decoder reads through it, whatever its Arrow output, so
-//! each encoding has one decoding path: `read_*(n)` hands over the next `n` values,
-//! [`skip`](PageValues::skip) passes over them.
+//! each encoding has one decoding path: the read of each output layout (`reads.rs`:
+//! fixed-width values, bits, byte arrays; dictionary keys by [`read_indexes`]) hands over the
+//! next `n` values, [`skip`](PageValues::skip) passes over them.
 //!
-//! Which encodings a physical type can have is decided here, once, when the page is opened.
+//! Which encodings a physical type can have is decided here, once, when the page is opened
+//! (`open` picks a `State`); the reads match that `State`, never the encoding again, so no
+//! value decoder names an encoding.
+//!
+//! [`read_indexes`]: PageValues::read_indexes
 //! The kernel decoders borrow the page's bytes; between batches they are kept rebound to an
 //! empty slice (`rebind(&[])`), which borrows nothing, and rebound to the page's bytes when
 //! the next batch resumes them.
