@@ -95,7 +95,7 @@ impl ViewDecoder {
         }
         self.sink.set_page_buffer(next_index(&self.buffers)?);
         self.sink.reset_plain_length_bits();
-        // A view addresses 4 GiB: the sink checks each value.
+        // Nothing to bound: the values stay in the page, which views point into.
         let read = page.read_byte_arrays(n, &mut self.sink, |_| Ok(()))?;
         if self.utf8 {
             // Views are made before the values are checked; until the proof is set they are
