@@ -14,10 +14,85 @@ use foldhash::fast::FixedState;
 use hashbrown::HashTable;
 
 use super::OffsetSize;
+use crate::format::PhysicalType;
 
 #[cfg(test)]
 #[path = "dictionary_tests.rs"]
 mod tests;
+
+/// The dictionary of a column chunk being dictionary-encoded, for whichever physical type:
+/// what the writer's encoder builds, and what merge builds when it unifies its inputs'
+/// dictionaries (the same values, the same page, the same indexes).
+#[derive(Debug)]
+pub(crate) enum Dictionary {
+    /// BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY and INT96 values.
+    Bytes(ByteArrayDictionary),
+    /// INT32, INT64, FLOAT and DOUBLE values, by bit pattern.
+    Fixed(FixedDictionary),
+}
+
+impl Dictionary {
+    /// An empty dictionary for `physical` values (`type_length` bytes for
+    /// FIXED_LEN_BYTE_ARRAY); `None` for BOOLEAN, and for a FIXED_LEN_BYTE_ARRAY without a
+    /// width.
+    pub(crate) fn new(physical: PhysicalType, type_length: usize) -> Option<Self> {
+        Some(match physical {
+            PhysicalType::BYTE_ARRAY => Dictionary::Bytes(ByteArrayDictionary::new()),
+            PhysicalType::FIXED_LEN_BYTE_ARRAY if type_length > 0 => {
+                Dictionary::Bytes(ByteArrayDictionary::new_fixed(type_length))
+            }
+            PhysicalType::INT96 => Dictionary::Bytes(ByteArrayDictionary::new_fixed(12)),
+            PhysicalType::INT32 | PhysicalType::FLOAT => Dictionary::Fixed(FixedDictionary::new(4)),
+            PhysicalType::INT64 | PhysicalType::DOUBLE => Dictionary::Fixed(FixedDictionary::new(8)),
+            _ => return None,
+        })
+    }
+
+    /// Number of distinct values.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Dictionary::Bytes(d) => d.len(),
+            Dictionary::Fixed(d) => d.len(),
+        }
+    }
+
+    /// The PLAIN dictionary page body so far.
+    pub(crate) fn page(&self) -> &[u8] {
+        match self {
+            Dictionary::Bytes(d) => d.page(),
+            Dictionary::Fixed(d) => d.page(),
+        }
+    }
+
+    /// Forgets every value, keeping the memory, for the next column chunk.
+    pub(crate) fn clear(&mut self) {
+        match self {
+            Dictionary::Bytes(d) => d.clear(),
+            Dictionary::Fixed(d) => d.clear(),
+        }
+    }
+
+    /// Calls `f` with each value's PLAIN bytes (without a length prefix), in index order.
+    pub(crate) fn for_each_value(&self, mut f: impl FnMut(&[u8])) {
+        match self {
+            Dictionary::Bytes(d) => (0..d.len() as u32).for_each(|i| f(d.value(i))),
+            Dictionary::Fixed(d) => d.page().chunks_exact(d.width).for_each(f),
+        }
+    }
+
+    /// The index of `value` (its PLAIN bytes), added if new.
+    pub(crate) fn intern(&mut self, value: &[u8]) -> u32 {
+        match self {
+            Dictionary::Bytes(d) => d.intern(value),
+            Dictionary::Fixed(d) => {
+                let mut b = [0u8; 8];
+                let n = value.len().min(8);
+                b[..n].copy_from_slice(&value[..n]);
+                d.intern(u64::from_le_bytes(b))
+            }
+        }
+    }
+}
 
 #[cfg(test)]
 #[path = "dictionary_bench.rs"]
@@ -464,5 +539,29 @@ impl FixedDictionary {
         page.extend_from_slice(&bits.to_le_bytes()[..W]);
         table.insert_unique(hash, (bits, index), |&(v, _)| hash_u64(v));
         index
+    }
+}
+
+/// An input dictionary interned into a chunk's [`Dictionary`]: the output index of each of its
+/// values, and each value's byte length (for SizeStatistics). The writer keeps one for an
+/// Arrow dictionary array's values, merge one per input dictionary page; a data page of
+/// input indexes is then remapped index by index, its values never looked at again.
+#[derive(Debug, Default)]
+pub(crate) struct DictionaryMap {
+    /// `indexes[i]`: input value `i`'s index in the output dictionary.
+    pub(crate) indexes: Vec<u32>,
+    /// `lengths[i]`: input value `i`'s length in bytes.
+    pub(crate) lengths: Vec<u32>,
+}
+
+impl DictionaryMap {
+    /// Interns `values`, in input index order, into `dictionary`.
+    pub(crate) fn intern<'v>(dictionary: &mut Dictionary, values: impl Iterator<Item = &'v [u8]>) -> Self {
+        let mut map = DictionaryMap::default();
+        for v in values {
+            map.indexes.push(dictionary.intern(v));
+            map.lengths.push(v.len() as u32);
+        }
+        map
     }
 }

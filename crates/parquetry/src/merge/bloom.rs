@@ -12,7 +12,7 @@
 //!   already (Arrow C++ and parquetry fold theirs until they are) say "maybe" to most values
 //!   once several are OR-ed, and would cost their bytes for no pruning.
 
-use super::dictionary::Unified;
+use crate::encoding::dictionary::Dictionary;
 use crate::filter::bloom::read_filter;
 use crate::format::{ColumnChunk, Encoding, PageEncodingStats, PageType, SplitBlockBloomFilter};
 use crate::page::ChunkSource;
@@ -68,7 +68,7 @@ impl BloomUnion {
 
     /// A filter of every value of the unified `dictionary` (hashed once each), to be used
     /// if every data page turns out dictionary-encoded; `None` when no filter is wanted.
-    pub(super) fn rebuild(&self, dictionary: Option<&Unified>) -> Option<SplitBlockBloomFilter> {
+    pub(super) fn rebuild(&self, dictionary: Option<&Dictionary>) -> Option<SplitBlockBloomFilter> {
         let d = dictionary.filter(|_| !self.lost && (self.filter.is_some() || self.unfoldable))?;
         let fpp = self.input_fpp.clamp(0.001, DEFAULT_BLOOM_FILTER_FPP);
         let mut filter = SplitBlockBloomFilter::new(d.len() as u64, fpp);

@@ -7,6 +7,7 @@
 //! beyond what counting values needs.
 
 use crate::compress::{snappy_splice, Codec, Compressor, Decompressor};
+use crate::encoding::dictionary::{Dictionary, DictionaryMap};
 use crate::encoding::rle::{RleDecoder, RleEncoder};
 use crate::error::{Error, Result};
 use crate::format::{ColumnMetaData, Encoding, PageHeader, PageType, PhysicalType};
@@ -14,7 +15,7 @@ use crate::page::{has_parquet_816_bug, ChunkSource, DataPageSections, Page, Page
 use crate::read::levels::count_levels;
 use crate::schema::ColumnDescriptor;
 
-use super::dictionary::{value_width, DictionaryValues, InputDictionary, Unified};
+use super::dictionary::{unified, value_width, DictionaryValues, InputDictionary};
 
 /// Counts of what happened to pages, for the merge summary.
 #[derive(Debug, Default, Clone, Copy)]
@@ -36,7 +37,7 @@ pub(crate) struct ChunkMerger<'a> {
     column: &'a ColumnDescriptor,
     pages: PageWriter,
     codec: Codec,
-    unified: Option<Unified>,
+    unified: Option<Dictionary>,
     dictionary_limit: usize,
     full: bool,
     /// Whether any input dictionary went into the unified one.
@@ -75,7 +76,7 @@ impl<'a> ChunkMerger<'a> {
             column,
             pages,
             codec,
-            unified: Unified::new(column),
+            unified: unified(column),
             dictionary_limit,
             full: false,
             interned: false,
@@ -118,11 +119,11 @@ impl<'a> ChunkMerger<'a> {
             .parse_dictionary(&mut d.values, d.codec, &d.stored, d.uncompressed_len, d.count)
             .map_err(|e| e.context(&place))?;
         let Some(u) = self.unified.as_mut() else { return Ok(None) };
-        if let Unified::Bytes(b) = u {
+        if let Dictionary::Bytes(b) = u {
             b.reserve(values.spans.len(), values.bytes.len());
         }
         let before = (u.len(), u.page().len());
-        d.remap = Some((0..values.spans.len()).map(|i| u.intern(values.value(i))).collect());
+        d.remap = Some(DictionaryMap::intern(u, (0..values.spans.len()).map(|i| values.value(i))));
         let all_new = u.len() == before.0 + d.count && u.page().len() == before.1 + values.bytes.len();
         match self.spliced.as_mut() {
             Some(pages) if all_new && d.codec == Codec::Snappy => pages.push((d.stored.clone(), values.bytes.len())),
@@ -349,7 +350,7 @@ impl<'a> ChunkMerger<'a> {
                 let width = bit_width(unified.len());
                 self.values.push(width);
                 let mut rle = RleEncoder::new(width);
-                self.indexes.iter().for_each(|&i| rle.put(remap[i as usize]));
+                self.indexes.iter().for_each(|&i| rle.put(remap.indexes[i as usize]));
                 rle.finish_into(&mut self.values);
                 self.counts.remapped += 1;
                 let values = std::mem::take(&mut self.values);
@@ -482,7 +483,7 @@ impl<'a> ChunkMerger<'a> {
 
     /// The unified dictionary (every value of the dictionary-encoded pages), if any input
     /// dictionary went into it.
-    pub fn unified(&self) -> Option<&Unified> {
+    pub fn unified(&self) -> Option<&Dictionary> {
         self.unified.as_ref().filter(|_| self.interned)
     }
 

@@ -3,70 +3,16 @@
 //! needs its values.
 
 use crate::compress::Codec;
-use crate::encoding::dictionary::{ByteArrayDictionary, FixedDictionary};
+use crate::encoding::dictionary::{Dictionary, DictionaryMap};
 use crate::error::{Error, Result};
 use crate::format::{PageHeader, PhysicalType};
 use crate::schema::ColumnDescriptor;
 
-/// The unified dictionary of the output chunk.
-pub(super) enum Unified {
-    Bytes(ByteArrayDictionary),
-    Fixed(FixedDictionary),
-}
-
-impl Unified {
-    /// The empty unified dictionary for `column`'s values (`None` for BOOLEAN).
-    pub(super) fn new(column: &ColumnDescriptor) -> Option<Self> {
-        let width = value_width(column);
-        Some(match column.physical_type {
-            PhysicalType::BYTE_ARRAY => Unified::Bytes(ByteArrayDictionary::new()),
-            PhysicalType::INT32 | PhysicalType::FLOAT => Unified::Fixed(FixedDictionary::new(4)),
-            PhysicalType::INT64 | PhysicalType::DOUBLE => Unified::Fixed(FixedDictionary::new(8)),
-            PhysicalType::FIXED_LEN_BYTE_ARRAY | PhysicalType::INT96 => {
-                Unified::Bytes(ByteArrayDictionary::new_fixed(width?))
-            }
-            _ => return None,
-        })
-    }
-
-    /// Number of values.
-    pub(super) fn len(&self) -> usize {
-        match self {
-            Unified::Bytes(d) => d.len(),
-            Unified::Fixed(d) => d.len(),
-        }
-    }
-
-    /// The PLAIN dictionary page so far.
-    pub(super) fn page(&self) -> &[u8] {
-        match self {
-            Unified::Bytes(d) => d.page(),
-            Unified::Fixed(d) => d.page(),
-        }
-    }
-
-    /// Calls `f` with each value's PLAIN bytes (without a length prefix), in index order.
-    pub(super) fn for_each_value(&self, mut f: impl FnMut(&[u8])) {
-        match self {
-            Unified::Bytes(d) => (0..d.len() as u32).for_each(|i| f(d.value(i))),
-            Unified::Fixed(d) => {
-                let width = d.page().len().checked_div(d.len()).unwrap_or(1).max(1);
-                d.page().chunks_exact(width).for_each(f);
-            }
-        }
-    }
-
-    /// The index of `value`, added if new.
-    pub(super) fn intern(&mut self, value: &[u8]) -> u32 {
-        match self {
-            Unified::Bytes(d) => d.intern(value),
-            Unified::Fixed(d) => {
-                let mut b = [0u8; 8];
-                b[..value.len()].copy_from_slice(value);
-                d.intern(u64::from_le_bytes(b))
-            }
-        }
-    }
+/// The empty unified dictionary of the output chunk for `column`'s values (`None` for
+/// BOOLEAN): the writer's [`Dictionary`], since merge re-encodes exactly as the writer does.
+pub(super) fn unified(column: &ColumnDescriptor) -> Option<Dictionary> {
+    let width = value_width(column).unwrap_or(0);
+    Dictionary::new(column.physical_type, width)
 }
 
 /// The fixed byte width of a column's values (`None` for BYTE_ARRAY and BOOLEAN).
@@ -90,7 +36,7 @@ pub(crate) struct InputDictionary {
     /// The decompressed values, parsed when first needed.
     pub(super) values: Option<DictionaryValues>,
     /// Each value's index in the unified dictionary, when it was interned there.
-    pub(super) remap: Option<Vec<u32>>,
+    pub(super) remap: Option<DictionaryMap>,
 }
 
 impl InputDictionary {

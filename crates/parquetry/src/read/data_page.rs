@@ -122,7 +122,7 @@ impl PageDecoder {
     pub fn load(&mut self, page: Page) -> Result<Loaded> {
         let sections = match self.pages.open(page)? {
             DecodedPage::Dictionary { values, encoding, num_values } => {
-                return Ok(Loaded::Dictionary(PageValues::dictionary(values, encoding, num_values)))
+                return Ok(Loaded::Dictionary(PageValues::dictionary(values, encoding, num_values)?))
             }
             DecodedPage::Other => return Ok(Loaded::Other),
             DecodedPage::Data(sections) => sections,

@@ -5,23 +5,26 @@
 //! DELTA_BYTE_ARRAY's previous value) so the next batch continues there: no page is rewritten
 //! or re-encoded to end a batch, and reading a page in many small batches does the same work
 //! as reading it in one. Every value decoder reads through it, whatever its Arrow output, so
-//! each encoding has one decoding path: `read_*(n)` hands over the next `n` values,
-//! [`skip`](PageValues::skip) passes over them.
+//! each encoding has one decoding path: the read of each output layout (`reads.rs`:
+//! fixed-width values, bits, byte arrays; dictionary keys by [`read_indexes`]) hands over the
+//! next `n` values, [`skip`](PageValues::skip) passes over them.
 //!
-//! Which encodings a physical type can have is decided here, once, when the page is opened.
+//! Which encodings a physical type can have is decided here, once, when the page is opened
+//! (`open` picks a `State`); the reads match that `State`, never the encoding again, so no
+//! value decoder names an encoding.
+//!
+//! [`read_indexes`]: PageValues::read_indexes
 //! The kernel decoders borrow the page's bytes; between batches they are kept rebound to an
 //! empty slice (`rebind(&[])`), which borrows nothing, and rebound to the page's bytes when
 //! the next batch resumes them.
 
-use arrow_buffer::{BooleanBufferBuilder, Buffer};
+use arrow_buffer::Buffer;
 
-use crate::encoding::byte_stream_split;
 use crate::encoding::delta_binary_packed::DeltaBinaryPackedDecoder;
 use crate::encoding::delta_byte_array::{DeltaByteArrayBuffers, DeltaByteArrayDecoder};
 use crate::encoding::delta_length_byte_array::DeltaLengthByteArrayDecoder;
-use crate::encoding::plain::{decode_byte_array, skip_byte_array};
+use crate::encoding::plain::skip_byte_array;
 use crate::encoding::rle::{split_length_prefixed, RleDecoder, Run};
-use crate::encoding::ByteArraySink;
 use crate::error::{Error, Result};
 use crate::format::{Encoding, PhysicalType};
 
@@ -31,6 +34,7 @@ use crate::format::{Encoding, PhysicalType};
 pub struct PageScratch {
     lengths: Vec<u32>,
     delta: DeltaByteArrayBuffers,
+    split: Vec<u8>,
 }
 
 /// The values section of one page, and how far it has been read.
@@ -62,9 +66,15 @@ enum State {
     },
     /// PLAIN BOOLEAN bits: the next value is bit `done`.
     PlainBits,
-    /// RLE/bit-packed data at `start..end` of the section: dictionary indexes (after the
-    /// bit-width byte) or RLE booleans (after the length prefix).
-    Rle {
+    /// Dictionary indexes, RLE/bit-packed at `start..end` of the section (after the
+    /// bit-width byte).
+    Indexes {
+        decoder: RleDecoder<'static>,
+        start: usize,
+        end: usize,
+    },
+    /// RLE booleans at `start..end` of the section (after the length prefix).
+    RleBits {
         decoder: RleDecoder<'static>,
         start: usize,
         end: usize,
@@ -73,9 +83,11 @@ enum State {
     DeltaByteArray(DeltaByteArrayDecoder<'static>),
     DeltaInt32(DeltaBinaryPackedDecoder<'static, i32>),
     DeltaInt64(DeltaBinaryPackedDecoder<'static, i64>),
-    /// BYTE_STREAM_SPLIT values of `width` bytes: the next value is value `done`.
+    /// BYTE_STREAM_SPLIT values of `width` bytes: the next value is value `done`. Values
+    /// other than FIXED_LEN_BYTE_ARRAY are put back together in `scratch` first.
     Split {
         width: usize,
+        scratch: Vec<u8>,
     },
 }
 
@@ -114,9 +126,27 @@ impl PageValues {
     }
 
     /// A dictionary page: `len` PLAIN values, read by the value decoders from
-    /// [`data`](Self::data) as a whole.
-    pub fn dictionary(buffer: Buffer, encoding: Encoding, len: usize) -> Self {
-        PageValues { buffer, encoding, len, done: 0, state: State::Empty }
+    /// [`data`](Self::data) as a whole. Any encoding but PLAIN (which PLAIN_DICTIONARY means
+    /// there, in old writers) is refused here, once for every output.
+    pub fn dictionary(buffer: Buffer, encoding: Encoding, len: usize) -> Result<Self> {
+        if encoding != Encoding::PLAIN && encoding != Encoding::PLAIN_DICTIONARY {
+            return Err(Error::unsupported(format!(
+                "dictionary page in encoding {encoding}: only PLAIN dictionary pages exist in the spec"
+            )));
+        }
+        Ok(PageValues { buffer, encoding, len, done: 0, state: State::Empty })
+    }
+
+    /// Whether the page holds dictionary indexes (read by
+    /// [`read_indexes`](Self::read_indexes)) rather than values.
+    pub fn holds_indexes(&self) -> bool {
+        matches!(self.state, State::Indexes { .. })
+    }
+
+    /// Whether byte-array values lie in the section as they are, so that an output may point
+    /// into it (PLAIN, DELTA_LENGTH_BYTE_ARRAY), rather than being rebuilt (DELTA_BYTE_ARRAY).
+    pub fn values_in_section(&self) -> bool {
+        matches!(self.state, State::PlainBytes { .. } | State::DeltaLength(_))
     }
 
     /// Gives the page's scratch vectors back for the next page.
@@ -124,14 +154,15 @@ impl PageValues {
         match self.state {
             State::DeltaLength(d) => scratch.lengths = d.into_buffer(),
             State::DeltaByteArray(d) => scratch.delta = d.into_buffers(),
+            State::Split { scratch: split, .. } => scratch.split = split,
             State::Empty
             | State::PlainFixed { .. }
             | State::PlainBytes { .. }
             | State::PlainBits
-            | State::Rle { .. }
+            | State::Indexes { .. }
+            | State::RleBits { .. }
             | State::DeltaInt32(_)
-            | State::DeltaInt64(_)
-            | State::Split { .. } => {}
+            | State::DeltaInt64(_) => {}
         }
     }
 
@@ -186,7 +217,7 @@ impl PageValues {
     }
 
     /// The next `n` PLAIN values of a fixed width, as bytes.
-    pub fn read_fixed(&mut self, n: usize) -> Result<&[u8]> {
+    fn read_fixed(&mut self, n: usize) -> Result<&[u8]> {
         if n == 0 {
             return Ok(&[]);
         }
@@ -203,100 +234,6 @@ impl PageValues {
         })
     }
 
-    /// Appends the next `n` BOOLEAN values (PLAIN bits or RLE) to `dst`.
-    pub fn read_bits(&mut self, n: usize, dst: &mut BooleanBufferBuilder) -> Result<()> {
-        if n == 0 {
-            return Ok(());
-        }
-        let data = self.buffer.as_slice();
-        match std::mem::replace(&mut self.state, State::Empty) {
-            State::PlainBits => {
-                self.state = State::PlainBits;
-                let start = self.done;
-                if data.len().saturating_mul(8) < start + n {
-                    return Err(Error::corrupt(format!(
-                        "PLAIN BOOLEAN: {} values need {} bytes, the page has {}",
-                        self.len,
-                        self.len.div_ceil(8),
-                        data.len()
-                    )));
-                }
-                dst.append_packed_range(start..start + n, data);
-            }
-            State::Rle { decoder, start, end } => {
-                let mut d = decoder.rebind(&data[start..end]);
-                let result = rle_bits(&mut d, n, dst);
-                self.state = State::Rle { decoder: d.rebind(&[]), start, end };
-                result?;
-            }
-            other => {
-                self.state = other;
-                return Err(self.wrong("booleans"));
-            }
-        }
-        self.take(n)
-    }
-
-    /// Appends the next `n` BYTE_ARRAY values (PLAIN, DELTA_LENGTH_BYTE_ARRAY or
-    /// DELTA_BYTE_ARRAY; the last also for FIXED_LEN_BYTE_ARRAY) to `sink`, with positions
-    /// relative to [`buffer`](Self::buffer). Returns the bytes of the section they took:
-    /// PLAIN's length prefixes and values, DELTA_LENGTH's values, nothing for
-    /// DELTA_BYTE_ARRAY (its values are rebuilt, not in the section).
-    pub fn read_byte_arrays<S: ByteArraySink>(&mut self, n: usize, sink: &mut S) -> Result<(usize, usize)> {
-        if n == 0 {
-            return Ok((0, 0));
-        }
-        if n > self.remaining() {
-            return self.take(n).map(|()| (0, 0));
-        }
-        let data = self.buffer.as_slice();
-        let (state, span) = match std::mem::replace(&mut self.state, State::Empty) {
-            State::PlainBytes { pos } => match decode_byte_array(data, pos, n, sink) {
-                Ok(end) => (State::PlainBytes { pos: end }, Ok((pos, end))),
-                Err(e) => (State::PlainBytes { pos }, Err(e)),
-            },
-            State::DeltaLength(d) => {
-                let mut r = d.rebind(data);
-                let start = r.remaining_lengths().1;
-                let result = r.decode(n, sink);
-                let end = r.remaining_lengths().1;
-                (State::DeltaLength(r.rebind(&[])), result.map(|_| (start, end)))
-            }
-            State::DeltaByteArray(d) => {
-                let mut r = d.rebind(data);
-                let result = r.decode(n, sink);
-                (State::DeltaByteArray(r.rebind(&[])), result.map(|_| (0, 0)))
-            }
-            other => {
-                self.state = other;
-                return Err(self.wrong("byte arrays"));
-            }
-        };
-        self.state = state;
-        let span = span?;
-        self.done += n;
-        Ok(span)
-    }
-
-    /// A bound, found without a walk over lengths, on the bytes the next byte-array values
-    /// add to a destination: the value bytes left in the section (PLAIN, DELTA_LENGTH);
-    /// `u64::MAX` where only a walk tells (DELTA_BYTE_ARRAY).
-    pub fn value_bytes_bound(&self) -> u64 {
-        match &self.state {
-            State::PlainBytes { pos } => self.buffer.len().saturating_sub(*pos) as u64,
-            State::DeltaLength(d) => (d.end() - d.remaining_lengths().1) as u64,
-            State::DeltaByteArray(_) => u64::MAX,
-            // Not byte arrays.
-            State::Empty
-            | State::PlainFixed { .. }
-            | State::PlainBits
-            | State::Rle { .. }
-            | State::DeltaInt32(_)
-            | State::DeltaInt64(_)
-            | State::Split { .. } => 0,
-        }
-    }
-
     /// The bytes the next `n` byte-array values add to a destination: exact for the DELTA
     /// encodings, for PLAIN a bound from the bytes left in the section.
     pub fn next_value_bytes(&self, n: usize) -> u64 {
@@ -311,22 +248,12 @@ impl PageValues {
             State::Empty
             | State::PlainFixed { .. }
             | State::PlainBits
-            | State::Rle { .. }
+            | State::Indexes { .. }
+            | State::RleBits { .. }
             | State::DeltaInt32(_)
             | State::DeltaInt64(_)
             | State::Split { .. } => 0,
         }
-    }
-
-    /// The lengths of the next `n` DELTA_LENGTH_BYTE_ARRAY values and their bytes, back to
-    /// back (for validating them as one run); `None` for other encodings.
-    pub fn next_delta_lengths(&self, n: usize) -> Option<(&[u32], &[u8])> {
-        let State::DeltaLength(d) = &self.state else { return None };
-        let (lengths, start) = d.remaining_lengths();
-        let lengths = &lengths[..n.min(lengths.len())];
-        let bytes = lengths.iter().map(|&l| l as usize).sum::<usize>();
-        // In bounds: the lengths were checked against the section when the page was opened.
-        Some((lengths, self.buffer.as_slice().get(start..start + bytes).unwrap_or_default()))
     }
 
     /// Hands the next `n` dictionary indexes to `f` run by run, each checked to be below
@@ -338,22 +265,19 @@ impl PageValues {
         if n > self.remaining() {
             return self.take(n);
         }
-        if !matches!(self.encoding, Encoding::RLE_DICTIONARY | Encoding::PLAIN_DICTIONARY) {
-            return Err(self.wrong("dictionary indexes"));
-        }
-        let State::Rle { decoder, start, end } = std::mem::replace(&mut self.state, State::Empty) else {
+        let State::Indexes { decoder, start, end } = std::mem::replace(&mut self.state, State::Empty) else {
             return Err(self.wrong("dictionary indexes"));
         };
         let mut d = decoder.rebind(&self.buffer.as_slice()[start..end]);
         let result = index_runs(&mut d, n, dict_len, self.done, &mut f);
-        self.state = State::Rle { decoder: d.rebind(&[]), start, end };
+        self.state = State::Indexes { decoder: d.rebind(&[]), start, end };
         result?;
         self.done += n;
         Ok(())
     }
 
     /// Appends the next `n` DELTA_BINARY_PACKED INT32 values to `dst`.
-    pub fn read_delta_i32(&mut self, n: usize, dst: &mut Vec<i32>) -> Result<()> {
+    fn read_delta_i32(&mut self, n: usize, dst: &mut Vec<i32>) -> Result<()> {
         if n == 0 {
             return Ok(());
         }
@@ -369,7 +293,7 @@ impl PageValues {
     }
 
     /// Appends the next `n` DELTA_BINARY_PACKED INT64 values to `dst`.
-    pub fn read_delta_i64(&mut self, n: usize, dst: &mut Vec<i64>) -> Result<()> {
+    fn read_delta_i64(&mut self, n: usize, dst: &mut Vec<i64>) -> Result<()> {
         if n == 0 {
             return Ok(());
         }
@@ -381,16 +305,6 @@ impl PageValues {
         let result = r.decode(n, dst);
         self.state = State::DeltaInt64(r.rebind(&[]));
         check_got(result?, n)?;
-        self.take(n)
-    }
-
-    /// Appends the next `n` BYTE_STREAM_SPLIT values to `dst` as little-endian bytes.
-    pub fn read_split(&mut self, n: usize, dst: &mut Vec<u8>) -> Result<()> {
-        if n == 0 {
-            return Ok(());
-        }
-        let State::Split { width } = self.state else { return Err(self.wrong("split values")) };
-        byte_stream_split::decode(self.buffer.as_slice(), width, self.done, n, dst)?;
         self.take(n)
     }
 
@@ -410,10 +324,15 @@ impl PageValues {
                 Ok(end) => (State::PlainBytes { pos: end }, Ok(n)),
                 Err(e) => (State::PlainBytes { pos }, Err(e)),
             },
-            State::Rle { decoder, start, end } => {
+            State::Indexes { decoder, start, end } => {
                 let mut d = decoder.rebind(&data[start..end]);
                 let result = d.skip(n);
-                (State::Rle { decoder: d.rebind(&[]), start, end }, result)
+                (State::Indexes { decoder: d.rebind(&[]), start, end }, result)
+            }
+            State::RleBits { decoder, start, end } => {
+                let mut d = decoder.rebind(&data[start..end]);
+                let result = d.skip(n);
+                (State::RleBits { decoder: d.rebind(&[]), start, end }, result)
             }
             State::DeltaLength(mut d) => {
                 let got = d.skip(n);
@@ -462,11 +381,11 @@ fn open(buffer: &Buffer, encoding: Encoding, len: usize, kind: ValueKind, scratc
                 )));
             };
             let decoder = RleDecoder::new(&[], bit_width)?;
-            State::Rle { decoder, start: 1, end: data.len() }
+            State::Indexes { decoder, start: 1, end: data.len() }
         }
         (Encoding::RLE, P::BOOLEAN) => {
             let (rle, _) = split_length_prefixed(data)?;
-            State::Rle { decoder: RleDecoder::new(&[], 1)?, start: 4, end: 4 + rle.len() }
+            State::RleBits { decoder: RleDecoder::new(&[], 1)?, start: 4, end: 4 + rle.len() }
         }
         (Encoding::DELTA_LENGTH_BYTE_ARRAY, P::BYTE_ARRAY) => {
             let lengths = std::mem::take(&mut scratch.lengths);
@@ -498,7 +417,7 @@ fn open(buffer: &Buffer, encoding: Encoding, len: usize, kind: ValueKind, scratc
                     data.len()
                 )));
             }
-            State::Split { width }
+            State::Split { width, scratch: std::mem::take(&mut scratch.split) }
         }
         _ => return Err(unsupported(encoding, kind)),
     })
@@ -530,15 +449,6 @@ fn check_got(got: usize, want: usize) -> Result<()> {
         return Ok(());
     }
     Err(Error::corrupt(format!("the page's values ended after {got} of {want}")))
-}
-
-/// Appends `n` RLE booleans to `dst`.
-fn rle_bits(d: &mut RleDecoder<'_>, n: usize, dst: &mut BooleanBufferBuilder) -> Result<()> {
-    let done = d.decode_bits(n, dst)?;
-    if done < n {
-        return Err(Error::corrupt(format!("RLE BOOLEAN: needed {n} values, the data ended after {done}")));
-    }
-    Ok(())
 }
 
 /// Hands `n` indexes to `f` run by run, each checked against `dict_len`; the first is value
@@ -577,5 +487,9 @@ fn index_runs(
     Ok(())
 }
 
+mod reads;
 #[cfg(test)]
 mod tests;
+
+pub use reads::{FixedValues, ReadBytes};
+pub(crate) use reads::no_dictionary;

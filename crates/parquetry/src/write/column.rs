@@ -30,6 +30,7 @@ use super::options::{ColumnOptions, WriteOptions};
 use super::schema::LeafColumn;
 use super::shred::Shredded;
 use crate::compress::Compressor;
+use crate::encoding::dictionary::DictionaryMap;
 use crate::encoding::rle::RleEncoder;
 use crate::error::{Error, Result};
 use crate::format::{ColumnIndex, Encoding, PhysicalType, SizeStatistics, SplitBlockBloomFilter, Statistics};
@@ -447,14 +448,6 @@ impl ColumnChunkWriter {
 /// The largest dictionary page a chunk builds before falling back: a page's size is an `i32`
 /// in its header.
 const MAX_DICTIONARY_PAGE: usize = i32::MAX as usize;
-
-/// An input dictionary interned into the column's dictionary: the output index and the byte
-/// length (for SizeStatistics) of each of its values.
-#[derive(Debug)]
-struct DictionaryMap {
-    indexes: Vec<u32>,
-    lengths: Vec<u32>,
-}
 
 /// The values of a byte-like dictionary (strings, binaries, fixed-size binaries) as slices.
 fn byte_values(values: &dyn Array) -> Result<Vec<&[u8]>> {

@@ -9,57 +9,13 @@ use crate::encoding::byte_stream_split::ByteStreamSplitEncoder;
 use crate::encoding::delta_binary_packed::DeltaBinaryPackedEncoder;
 use crate::encoding::delta_byte_array::DeltaByteArrayEncoder;
 use crate::encoding::delta_length_byte_array::DeltaLengthByteArrayEncoder;
+pub(crate) use crate::encoding::dictionary::Dictionary;
 use crate::encoding::dictionary::{ByteArrayDictionary, FixedDictionary};
 use crate::encoding::plain::{encode_byte_array_offsets, BooleanEncoder};
 use crate::encoding::rle::RleEncoder;
 use crate::encoding::OffsetSize;
 use crate::error::{Error, Result};
 use crate::format::{Encoding, PhysicalType};
-
-/// The dictionary of a chunk being dictionary-encoded.
-#[derive(Debug)]
-pub(crate) enum Dictionary {
-    /// BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY and INT96 values.
-    Bytes(ByteArrayDictionary),
-    /// INT32, INT64, FLOAT and DOUBLE values, by bit pattern.
-    Fixed(FixedDictionary),
-}
-
-impl Dictionary {
-    fn new(physical: PhysicalType, type_length: usize) -> Option<Self> {
-        Some(match physical {
-            PhysicalType::BYTE_ARRAY => Dictionary::Bytes(ByteArrayDictionary::new()),
-            PhysicalType::FIXED_LEN_BYTE_ARRAY => Dictionary::Bytes(ByteArrayDictionary::new_fixed(type_length)),
-            PhysicalType::INT96 => Dictionary::Bytes(ByteArrayDictionary::new_fixed(12)),
-            PhysicalType::INT32 | PhysicalType::FLOAT => Dictionary::Fixed(FixedDictionary::new(4)),
-            PhysicalType::INT64 | PhysicalType::DOUBLE => Dictionary::Fixed(FixedDictionary::new(8)),
-            _ => return None,
-        })
-    }
-
-    /// Number of distinct values.
-    pub fn len(&self) -> usize {
-        match self {
-            Dictionary::Bytes(d) => d.len(),
-            Dictionary::Fixed(d) => d.len(),
-        }
-    }
-
-    /// The PLAIN dictionary page body so far.
-    pub fn page(&self) -> &[u8] {
-        match self {
-            Dictionary::Bytes(d) => d.page(),
-            Dictionary::Fixed(d) => d.page(),
-        }
-    }
-
-    fn clear(&mut self) {
-        match self {
-            Dictionary::Bytes(d) => d.clear(),
-            Dictionary::Fixed(d) => d.clear(),
-        }
-    }
-}
 
 /// The encoder state of the page being built.
 #[derive(Debug, Clone)]

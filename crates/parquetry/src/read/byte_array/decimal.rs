@@ -11,7 +11,7 @@ use arrow_array::{ArrayRef, PrimitiveArray};
 use arrow_buffer::{i256, NullBuffer, ScalarBuffer};
 
 use super::dict::Dict;
-use super::{decode_dense, is_dictionary_encoded, no_dictionary, page_rows};
+use super::{no_dictionary, page_rows};
 use crate::encoding::rle::Run;
 use crate::encoding::{OffsetSize, OffsetsSink};
 use crate::error::{Error, Result};
@@ -111,7 +111,7 @@ impl<T: FromBigEndian> DecimalDecoder<T> {
 
     /// Appends the page's next `n` values densely (no null slots yet).
     fn append_values(&mut self, page: &mut PageValues, n: usize) -> Result<()> {
-        if is_dictionary_encoded(page.encoding()) {
+        if page.holds_indexes() {
             let dict = self.dict.as_deref().ok_or_else(no_dictionary)?;
             let values = &mut self.values;
             return page.read_indexes(n, dict.len(), |run| match run {
@@ -122,7 +122,7 @@ impl<T: FromBigEndian> DecimalDecoder<T> {
             });
         }
         self.raw.clear();
-        decode_dense(page, n, &mut self.raw, 0, |_, add| {
+        page.read_byte_arrays(n, &mut self.raw, |add| {
             if add <= MAX_PAGE_BYTES {
                 return Ok(());
             }

@@ -5,7 +5,6 @@ use arrow_array::{ArrayRef, OffsetSizeTrait};
 use arrow_buffer::{Buffer, NullBuffer};
 
 use super::arrays::{byte_array, Kind};
-use super::check_dictionary_encoding;
 use super::utf8::{check_utf8_offsets, Utf8Checked};
 use crate::encoding::plain::decode_byte_array;
 use crate::encoding::{OffsetSize, OffsetsSink};
@@ -31,7 +30,6 @@ impl Dict {
     /// Decodes a dictionary page (one copy of its values), validating UTF-8 once over all of
     /// them if `utf8`.
     pub(super) fn read(page: &PageValues, utf8: bool) -> Result<Self> {
-        check_dictionary_encoding(page)?;
         let (n, data) = (page.len(), page.data());
         let mut sink =
             OffsetsSink::<i32>::with_capacity(n.min(data.len() / 4), data.len().saturating_sub(n.saturating_mul(4)));

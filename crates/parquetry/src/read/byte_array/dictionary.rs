@@ -24,7 +24,7 @@ use arrow_schema::DataType;
 use super::arrays::{dictionary_array, offsets_array, Kind};
 use super::dict::Dict;
 use super::utf8::{check_utf8_offsets, Utf8Checked};
-use super::{check_null_rows, check_room, decode_dense, is_dictionary_encoded, no_dictionary, page_rows};
+use super::{check_null_rows, check_room, no_dictionary, page_rows};
 use crate::encoding::rle::Run;
 use crate::encoding::{OffsetSize, OffsetsSink};
 use crate::error::{Error, Result};
@@ -123,7 +123,7 @@ impl<K: ArrowDictionaryKeyType, O: OffsetSize + OffsetSizeTrait> DictionaryDecod
 
     /// Appends the keys of the page's next `n` values densely (no null slots yet).
     fn append_keys(&mut self, page: &mut PageValues, n: usize) -> Result<()> {
-        if is_dictionary_encoded(page.encoding()) {
+        if page.holds_indexes() {
             let dict = self.next_base.as_ref().or(self.base.as_ref()).ok_or_else(no_dictionary)?;
             let (len, off) = (dict.len(), self.key_offset);
             if len > 0 {
@@ -140,7 +140,7 @@ impl<K: ArrowDictionaryKeyType, O: OffsetSize + OffsetSizeTrait> DictionaryDecod
         let first = self.extra.len();
         let start = self.extra.len();
         let have = self.base_bytes() + self.extra.data().len();
-        decode_dense(page, n, &mut self.extra, have, check_room::<O>)?;
+        page.read_byte_arrays(n, &mut self.extra, |add| check_room::<O>(have, add))?;
         if self.utf8 {
             let proof = check_utf8_offsets(self.extra.data(), &self.extra.offsets()[start..])?;
             self.extra_proof = Some(proof);

@@ -10,8 +10,8 @@
 //!   file's dictionary shared by all batches of a column chunk);
 //! - [`decimal`]: `Decimal128` / `Decimal256` from big-endian two's complement bytes.
 //!
-//! This file holds the factory and what the families share: dictionary index runs and dense
-//! decoding into a sink. Beside it: the dictionary page as offsets + data ([`dict`]), UTF-8
+//! This file holds the factory and what the families share: the value-count and offsets-room
+//! checks. Beside it: the dictionary page as offsets + data ([`dict`]), UTF-8
 //! validation and its proof ([`utf8`]), and the arrays' unchecked constructors ([`arrays`]).
 
 mod arrays;
@@ -26,10 +26,11 @@ use arrow_array::types::{Decimal128Type, Decimal256Type, Decimal32Type, Decimal6
 use arrow_buffer::NullBuffer;
 use arrow_schema::DataType;
 
-use crate::encoding::{ByteArraySink, OffsetSize};
+use crate::encoding::OffsetSize;
 use crate::error::{Error, Result};
-use crate::format::{Encoding, PhysicalType};
-use crate::read::values::{PageValues, Validity, ValueDecoder};
+use crate::format::PhysicalType;
+use crate::read::page_values::no_dictionary;
+use crate::read::values::{Validity, ValueDecoder};
 use crate::schema::ColumnDescriptor;
 
 /// Chooses the value decoder that reads BYTE_ARRAY column `column` as Arrow type `output`.
@@ -64,35 +65,6 @@ pub(crate) fn byte_array_decoder(column: &ColumnDescriptor, output: &DataType) -
         DataType::Decimal256(p, s) => Box::new(decimal::DecimalDecoder::<Decimal256Type>::new(*p, *s)),
         _ => return Err(unsupported()),
     })
-}
-
-/// Whether data pages in `encoding` hold dictionary indexes.
-fn is_dictionary_encoded(encoding: Encoding) -> bool {
-    encoding == Encoding::RLE_DICTIONARY || encoding == Encoding::PLAIN_DICTIONARY
-}
-
-/// The error for a data page encoding that BYTE_ARRAY values cannot have.
-#[cold]
-fn unsupported_encoding(encoding: Encoding) -> Error {
-    Error::unsupported(format!("BYTE_ARRAY values in encoding {encoding} are not supported"))
-}
-
-/// The error for dictionary indexes without a dictionary to look them up in.
-#[cold]
-fn no_dictionary() -> Error {
-    Error::corrupt("a dictionary-encoded data page, but the column chunk has no dictionary page")
-}
-
-/// Rejects a dictionary page in anything but PLAIN (which PLAIN_DICTIONARY means there).
-pub(super) fn check_dictionary_encoding(page: &PageValues) -> Result<()> {
-    if page.encoding() == Encoding::PLAIN || page.encoding() == Encoding::PLAIN_DICTIONARY {
-        Ok(())
-    } else {
-        Err(Error::unsupported(format!(
-            "dictionary page in encoding {}: only PLAIN dictionary pages exist in the spec",
-            page.encoding()
-        )))
-    }
 }
 
 /// Checks a read's value count against its validity and returns its number of rows.
@@ -130,48 +102,6 @@ fn check_room<O: OffsetSize>(have: usize, add: u64) -> Result<()> {
 struct Scratch {
     /// Dictionary indexes of one read.
     indexes: Vec<u32>,
-}
-
-/// The most bytes one read of a DELTA_BYTE_ARRAY page may expand to (4 GiB).
-const MAX_PAGE_EXPANSION: u64 = 1 << 32;
-
-/// Decodes the next `n` values of a PLAIN, DELTA_LENGTH_BYTE_ARRAY or DELTA_BYTE_ARRAY page
-/// into `sink` (which copies them), failing before any large allocation if they would add
-/// more than `room` bytes to it.
-fn decode_dense<S: ByteArraySink>(
-    page: &mut PageValues,
-    n: usize,
-    sink: &mut S,
-    have: usize,
-    room: impl Fn(usize, u64) -> Result<()>,
-) -> Result<()> {
-    if n == 0 {
-        // An all-null page has nothing to decode, whatever its encoding says.
-        return Ok(());
-    }
-    let bytes = match page.encoding() {
-        // The cheap bound: only near the offsets' limit are the values' lengths summed.
-        Encoding::PLAIN | Encoding::DELTA_LENGTH_BYTE_ARRAY => page.value_bytes_bound(),
-        Encoding::DELTA_BYTE_ARRAY => {
-            // Shared prefixes can make a small page expand enormously: check before the
-            // sink reserves the expanded size. No real page expands past 4 GiB (pages are
-            // about a megabyte), so more is taken as malformed even where offsets allow it.
-            let bytes = page.next_value_bytes(n);
-            if bytes > MAX_PAGE_EXPANSION {
-                return Err(Error::corrupt(format!(
-                    "DELTA_BYTE_ARRAY page of {} bytes expands to {bytes} bytes of values",
-                    page.data().len(),
-                )));
-            }
-            bytes
-        }
-        e => return Err(unsupported_encoding(e)),
-    };
-    if room(have, bytes).is_err() {
-        room(have, page.next_value_bytes(n))?;
-    }
-    page.read_byte_arrays(n, sink)?;
-    Ok(())
 }
 
 /// Checks that a null buffer handed to `finish` covers exactly the `len` decoded rows.

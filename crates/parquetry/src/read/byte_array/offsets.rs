@@ -8,10 +8,7 @@ use arrow_buffer::{Buffer, NullBuffer};
 
 use super::arrays::{offsets_array, Kind};
 use super::utf8::{check_dict_utf8, check_utf8_offsets, Utf8Checked};
-use super::{
-    check_dictionary_encoding, check_null_rows, check_room, decode_dense, is_dictionary_encoded, no_dictionary,
-    page_rows, Scratch,
-};
+use super::{check_null_rows, check_room, no_dictionary, page_rows, Scratch};
 use crate::encoding::rle::Run;
 use crate::encoding::{ByteArraySink, OffsetSize, OffsetsSink, ShortValues};
 use crate::error::{Error, Result};
@@ -83,7 +80,6 @@ const SHORT_MAX_VALUES: usize = 1 << 16;
 impl PageDict {
     /// Takes a PLAIN dictionary page, none of its values walked yet.
     fn read(page: &PageValues, utf8: bool) -> Result<Self> {
-        check_dictionary_encoding(page)?;
         let data = page.data();
         let n = page.len();
         if data.len() > u32::MAX as usize {
@@ -242,12 +238,12 @@ impl<O: OffsetSize + OffsetSizeTrait> OffsetsDecoder<O> {
 
     /// Appends the page's next `n` values densely (no null slots yet).
     fn append_values(&mut self, page: &mut PageValues, n: usize, start: usize) -> Result<()> {
-        if is_dictionary_encoded(page.encoding()) {
+        if page.holds_indexes() {
             // The dictionary was validated once when it was read: gathered values need not be.
             return self.gather(page, n);
         }
         let have = self.sink.data().len();
-        decode_dense(page, n, &mut self.sink, have, check_room::<O>)?;
+        page.read_byte_arrays(n, &mut self.sink, |add| check_room::<O>(have, add))?;
         if self.utf8 {
             self.proof = Some(check_utf8_offsets(self.sink.data(), &self.sink.offsets()[start..])?);
         }

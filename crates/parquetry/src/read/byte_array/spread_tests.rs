@@ -3,6 +3,7 @@
 
 use super::tests::bitmap;
 use super::*;
+use crate::encoding::ByteArraySink;
 use crate::encoding::OffsetsSink;
 
 /// A sink whose offsets are `offsets` (starting at 0), over as many zero bytes as the last.

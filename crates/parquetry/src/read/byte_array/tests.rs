@@ -11,8 +11,8 @@ use arrow_schema::DataType;
 use super::*;
 use crate::encoding::rle::encode_rle_hybrid;
 use crate::encoding::{delta_byte_array, delta_length_byte_array, TestRng};
-use crate::format::Repetition;
-use crate::read::page_values::{PageScratch, ValueKind};
+use crate::format::{Encoding, Repetition};
+use crate::read::page_values::{PageScratch, PageValues, ValueKind};
 
 /// A page's values section inside a buffer that starts with 3 unrelated bytes, so offsets
 /// into the buffer are exercised.
@@ -29,13 +29,20 @@ impl Page {
         Page { buffer: Buffer::from_vec(v), encoding, n }
     }
 
-    /// The section opened as a data page (or, if it does not open as one, as a dictionary
-    /// page, so that the decoder reports what is wrong).
-    pub(super) fn values(&self) -> PageValues {
+    /// The section opened as a data page: an error names what is wrong with it.
+    pub(super) fn open(&self) -> Result<PageValues> {
         let kind = ValueKind { physical_type: PhysicalType::BYTE_ARRAY, type_length: 0 };
-        let section = self.buffer.slice(3);
-        PageValues::new(section.clone(), self.encoding, self.n, kind, &mut PageScratch::default())
-            .unwrap_or_else(|_| PageValues::dictionary(section, self.encoding, self.n))
+        PageValues::new(self.buffer.slice(3), self.encoding, self.n, kind, &mut PageScratch::default())
+    }
+
+    /// The section as a dictionary page.
+    pub(super) fn dictionary(&self) -> Result<PageValues> {
+        PageValues::dictionary(self.buffer.slice(3), self.encoding, self.n)
+    }
+
+    /// The section as a dictionary page, which must open.
+    pub(super) fn values(&self) -> PageValues {
+        self.dictionary().unwrap()
     }
 
     pub(super) fn bytes(&self) -> &[u8] {
@@ -103,12 +110,12 @@ pub(super) fn bitmap(rows: &[bool]) -> (Vec<u8>, usize) {
 /// Appends `page` with `rows` (None: all valid) and returns the rows' validity.
 pub(super) fn append(d: &mut dyn ValueDecoder, page: &Page, rows: Option<&[bool]>) -> Result<Vec<bool>> {
     let Some(rows) = rows else {
-        d.read(&mut page.values(), page.n, None)?;
+        d.read(&mut page.open()?, page.n, None)?;
         return Ok(vec![true; page.n]);
     };
     let (bits, null_count) = bitmap(rows);
     let v = Validity { bits: &bits, offset: 0, len: rows.len(), null_count };
-    d.read(&mut page.values(), page.n, Some(&v))?;
+    d.read(&mut page.open()?, page.n, Some(&v))?;
     Ok(rows.to_vec())
 }
 
@@ -221,7 +228,7 @@ fn dictionary_pages_every_output() {
         }
     }
     dict_plain.encoding = Encoding::DELTA_BYTE_ARRAY;
-    let e = decoder(&DataType::Utf8).set_dictionary(&dict_plain.values()).unwrap_err();
+    let e = dict_plain.dictionary().err().unwrap();
     assert!(e.to_string().contains("dictionary page in encoding DELTA_BYTE_ARRAY"), "{e}");
 }
 

@@ -14,13 +14,11 @@ use arrow_buffer::{Buffer, NullBuffer};
 
 use super::arrays::{view_array, Kind};
 use super::utf8::{check_dict_utf8, check_plain_run, check_utf8_lengths, check_utf8_offsets, Utf8Checked};
-use super::{
-    check_dictionary_encoding, check_null_rows, is_dictionary_encoded, no_dictionary, page_rows, unsupported_encoding,
-};
+use super::{check_null_rows, no_dictionary, page_rows};
 use crate::encoding::plain::decode_byte_array;
 use crate::encoding::{ByteArraySink, OffsetsSink, ViewSink};
 use crate::error::{Error, Result};
-use crate::format::Encoding;
+use crate::read::page_values::ReadBytes;
 use crate::read::values::{PageValues, Validity, ValueDecoder};
 
 /// The dictionary as views into the dictionary page's buffer.
@@ -89,34 +87,28 @@ impl ViewDecoder {
     /// Appends the page's next `n` values densely (no null slots yet). Views point into
     /// the page's section at the positions the page hands the sink.
     fn append_values(&mut self, page: &mut PageValues, n: usize, base: usize) -> Result<()> {
-        match page.encoding() {
-            e if is_dictionary_encoded(e) => self.gather(page, n),
-            Encoding::PLAIN => {
-                self.sink.set_page_buffer(next_index(&self.buffers)?);
-                self.sink.reset_plain_length_bits();
-                let (start, end) = page.read_byte_arrays(n, &mut self.sink)?;
-                if self.utf8 {
-                    let read = &page.data()[start..end];
-                    self.proof = Some(check_plain_run(read, n, self.sink.plain_length_bits())?);
-                }
-                self.keep_if_used(page.buffer().clone(), base);
-                Ok(())
-            }
-            Encoding::DELTA_LENGTH_BYTE_ARRAY => {
-                if self.utf8 {
-                    // The value bytes lie back to back: one validation.
-                    if let Some((lengths, region)) = page.next_delta_lengths(n) {
-                        self.proof = Some(check_utf8_lengths(region, lengths)?);
-                    }
-                }
-                self.sink.set_page_buffer(next_index(&self.buffers)?);
-                page.read_byte_arrays(n, &mut self.sink)?;
-                self.keep_if_used(page.buffer().clone(), base);
-                Ok(())
-            }
-            Encoding::DELTA_BYTE_ARRAY => self.delta_byte_array(page, n),
-            e => Err(unsupported_encoding(e)),
+        if page.holds_indexes() {
+            return self.gather(page, n);
         }
+        if !page.values_in_section() {
+            return self.rebuild(page, n);
+        }
+        self.sink.set_page_buffer(next_index(&self.buffers)?);
+        self.sink.reset_plain_length_bits();
+        // Nothing to bound: the values stay in the page, which views point into.
+        let read = page.read_byte_arrays(n, &mut self.sink, |_| Ok(()))?;
+        if self.utf8 {
+            // Views are made before the values are checked; until the proof is set they are
+            // no more than positions, and an error leaves the page out (see `read`).
+            self.proof = Some(match read {
+                ReadBytes::Prefixed(bytes) => check_plain_run(bytes, n, self.sink.plain_length_bits())?,
+                // The value bytes lie back to back: one validation.
+                ReadBytes::Packed { lengths, bytes } => check_utf8_lengths(bytes, lengths)?,
+                ReadBytes::Rebuilt => return Err(Error::corrupt("byte arrays rebuilt where views were expected")),
+            });
+        }
+        self.keep_if_used(page.buffer().clone(), base);
+        Ok(())
     }
 
     /// Adds the page's buffer to the batch if a view of the page (from `base` on) uses it.
@@ -126,17 +118,18 @@ impl ViewDecoder {
         }
     }
 
-    /// Rebuilds a DELTA_BYTE_ARRAY page into one arena (exactly sized from the prefix and
-    /// suffix lengths), validates it as one run, and points views into it.
-    fn delta_byte_array(&mut self, page: &mut PageValues, n: usize) -> Result<()> {
+    /// Rebuilds values that are not in the page as they are (DELTA_BYTE_ARRAY) into one
+    /// arena (exactly sized from the prefix and suffix lengths), validates it as one run, and
+    /// points views into it.
+    fn rebuild(&mut self, page: &mut PageValues, n: usize) -> Result<()> {
         let bytes = page.next_value_bytes(n);
         if bytes > u64::from(u32::MAX) {
             return Err(Error::corrupt(format!(
-                "DELTA_BYTE_ARRAY page expands to {bytes} bytes, past the 4 GiB a view can address"
+                "a page of byte arrays expands to {bytes} bytes, past the 4 GiB a view can address"
             )));
         }
         let mut arena = OffsetsSink::recycle(std::mem::take(&mut self.arena_offsets), bytes as usize);
-        page.read_byte_arrays(n, &mut arena)?;
+        page.read_byte_arrays(n, &mut arena, |_| Ok(()))?;
         if self.utf8 {
             self.proof = Some(check_utf8_offsets(arena.data(), arena.offsets())?);
         }
@@ -187,7 +180,6 @@ impl ValueDecoder for ViewDecoder {
     }
 
     fn set_dictionary(&mut self, page: &PageValues) -> Result<()> {
-        check_dictionary_encoding(page)?;
         let buffer = page.buffer().clone();
         let (data, n) = (page.data(), page.len());
         let mut sink = ViewSink::new(u32::MAX);

@@ -10,11 +10,9 @@ use std::sync::Arc;
 use arrow_array::{ArrayRef, BooleanArray};
 use arrow_buffer::{BooleanBufferBuilder, NullBuffer};
 
-use super::{dense_count, no_dictionary, read_dictionary, unsupported_encoding};
+use super::{dense_count, read_dictionary};
 use crate::encoding::plain;
-use crate::encoding::rle::Run;
 use crate::error::Result;
-use crate::format::Encoding;
 use crate::read::spread::spread_bits;
 use crate::read::values::{PageValues, Validity, ValueDecoder};
 
@@ -37,36 +35,11 @@ impl BoolDecoder {
     fn append(&mut self, page: &mut PageValues, n: usize, validity: Option<&Validity<'_>>) -> Result<()> {
         dense_count(n, validity)?;
         let Some(v) = validity.filter(|v| v.null_count > 0) else {
-            return decode_dense(page, n, self.dictionary.as_deref(), &mut self.bits);
+            return page.read_bits(n, self.dictionary.as_deref(), &mut self.bits);
         };
         self.dense.truncate(0); // keeps its allocation for the next page
-        decode_dense(page, n, self.dictionary.as_deref(), &mut self.dense)?;
+        page.read_bits(n, self.dictionary.as_deref(), &mut self.dense)?;
         spread_bits(&self.dense, v, &mut self.bits)
-    }
-}
-
-/// Appends the page's next `n` encoded values to `dst`.
-fn decode_dense(
-    page: &mut PageValues,
-    n: usize,
-    dictionary: Option<&[bool]>,
-    dst: &mut BooleanBufferBuilder,
-) -> Result<()> {
-    if n == 0 {
-        // An all-null page has nothing to decode, whatever its encoding says.
-        return Ok(());
-    }
-    match page.encoding() {
-        Encoding::PLAIN | Encoding::RLE => page.read_bits(n, dst),
-        Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY => {
-            let dict = dictionary.ok_or_else(no_dictionary)?;
-            let entry = |i: usize| dict.get(i).copied().unwrap_or_default();
-            page.read_indexes(n, dict.len(), |run| match run {
-                Run::Repeated { value, len } => dst.append_n(len, entry(value as usize)),
-                Run::Packed(indexes) => indexes.iter().for_each(|&i| dst.append(entry(i as usize))),
-            })
-        }
-        other => Err(unsupported_encoding(other, "BOOLEAN")),
     }
 }
 
@@ -77,9 +50,7 @@ impl ValueDecoder for BoolDecoder {
     }
 
     fn set_dictionary(&mut self, page: &PageValues) -> Result<()> {
-        read_dictionary(&mut self.dictionary, page, |dict| {
-            plain::decode_bools(page.data(), 0, page.len(), dict).map(drop)
-        })
+        read_dictionary(&mut self.dictionary, |dict| plain::decode_bools(page.data(), 0, page.len(), dict).map(drop))
     }
 
     fn read(&mut self, page: &mut PageValues, values: usize, validity: Option<&Validity<'_>>) -> Result<()> {

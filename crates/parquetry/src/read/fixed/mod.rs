@@ -21,9 +21,9 @@
 use arrow_schema::DataType;
 
 use super::spread::{spread, ByteSlots, Slots};
-use super::values::{PageValues, Validity, ValueDecoder};
+use super::values::{Validity, ValueDecoder};
 use crate::error::{Error, Result};
-use crate::format::{Encoding, PhysicalType};
+use crate::format::PhysicalType;
 use crate::schema::ColumnDescriptor;
 
 mod boolean;
@@ -102,33 +102,9 @@ fn dense_count(values: usize, validity: Option<&Validity<'_>>) -> Result<usize> 
     Ok(values)
 }
 
-#[cold]
-fn unsupported_encoding(encoding: Encoding, physical: &str) -> Error {
-    Error::unsupported(format!("encoding {encoding} is not supported for {physical} values"))
-}
-
-#[cold]
-fn no_dictionary() -> Error {
-    Error::corrupt("a dictionary-encoded page comes before any dictionary page")
-}
-
-/// Checks that a dictionary page has an encoding whose values are PLAIN.
-fn check_dictionary_encoding(page: &PageValues) -> Result<()> {
-    // Old writers label the dictionary page itself PLAIN_DICTIONARY.
-    match page.encoding() {
-        Encoding::PLAIN | Encoding::PLAIN_DICTIONARY => Ok(()),
-        other => Err(Error::unsupported(format!("dictionary page encoding {other}"))),
-    }
-}
-
 /// Decodes a dictionary page's PLAIN values with `decode` into `slot`, reusing the vector of
 /// the previous chunk's dictionary (every fixed-width decoder keeps its dictionary this way).
-fn read_dictionary<T>(
-    slot: &mut Option<Vec<T>>,
-    page: &PageValues,
-    decode: impl FnOnce(&mut Vec<T>) -> Result<()>,
-) -> Result<()> {
-    check_dictionary_encoding(page)?;
+fn read_dictionary<T>(slot: &mut Option<Vec<T>>, decode: impl FnOnce(&mut Vec<T>) -> Result<()>) -> Result<()> {
     let mut dict = slot.take().unwrap_or_default();
     dict.clear();
     decode(&mut dict).map_err(|e| e.context("dictionary page"))?;

@@ -7,31 +7,26 @@ use arrow_buffer::NullBuffer;
 
 use super::convert::{self, Target};
 use super::expand::spread_lanes;
-use super::{dense_count, no_dictionary, read_dictionary, spread, try_reserve, unsupported_encoding};
+use super::{dense_count, read_dictionary, spread, try_reserve};
 use crate::encoding::plain;
 use crate::encoding::rle::Run;
 use crate::error::{Error, Result};
-use crate::format::Encoding;
+use crate::read::page_values::FixedValues;
 use crate::read::values::{PageValues, Validity, ValueDecoder};
 
 /// A physical type stored as one native value per row.
 pub(super) trait Native: Copy + Default + Send + 'static {
-    /// The Parquet physical type name, for messages.
-    const NAME: &'static str;
-
     /// Appends `n` PLAIN values; returns the bytes used.
     fn decode_plain(data: &[u8], n: usize, dst: &mut Vec<Self>) -> Result<usize>;
 
-    /// Appends the page's next `n` DELTA_BINARY_PACKED values.
-    fn decode_delta(_page: &mut PageValues, _n: usize, _dst: &mut Vec<Self>) -> Result<()> {
-        Err(unsupported_encoding(Encoding::DELTA_BINARY_PACKED, Self::NAME))
+    /// The vector as INT32 values, which DELTA_BINARY_PACKED decodes into (`None`: not INT32).
+    fn as_i32(_values: &mut Vec<Self>) -> Option<&mut Vec<i32>> {
+        None
     }
 
-    /// Appends the page's next `n` BYTE_STREAM_SPLIT values, transposed through `scratch`.
-    fn decode_split(page: &mut PageValues, n: usize, dst: &mut Vec<Self>, scratch: &mut Vec<u8>) -> Result<()> {
-        scratch.clear();
-        page.read_split(n, scratch)?;
-        Self::decode_plain(scratch, n, dst).map(drop)
+    /// The vector as INT64 values, which DELTA_BINARY_PACKED decodes into (`None`: not INT64).
+    fn as_i64(_values: &mut Vec<Self>) -> Option<&mut Vec<i64>> {
+        None
     }
 
     /// Moves a page's `dense` values, at the start of `values` (one slot per row), to their
@@ -45,15 +40,14 @@ pub(super) trait Native: Copy + Default + Send + 'static {
 }
 
 impl Native for i32 {
-    const NAME: &'static str = "INT32";
     fn spread(values: &mut [Self], dense: usize, validity: &Validity<'_>) -> Result<()> {
         spread_lanes(values, dense, validity)
     }
     fn decode_plain(data: &[u8], n: usize, dst: &mut Vec<Self>) -> Result<usize> {
         plain::decode_i32(data, n, dst)
     }
-    fn decode_delta(page: &mut PageValues, n: usize, dst: &mut Vec<Self>) -> Result<()> {
-        page.read_delta_i32(n, dst)
+    fn as_i32(values: &mut Vec<Self>) -> Option<&mut Vec<i32>> {
+        Some(values)
     }
     fn build(values: Vec<Self>, nulls: Option<NullBuffer>, target: &Target) -> Result<ArrayRef> {
         convert::from_i32(values, nulls, target)
@@ -61,15 +55,14 @@ impl Native for i32 {
 }
 
 impl Native for i64 {
-    const NAME: &'static str = "INT64";
     fn spread(values: &mut [Self], dense: usize, validity: &Validity<'_>) -> Result<()> {
         spread_lanes(values, dense, validity)
     }
     fn decode_plain(data: &[u8], n: usize, dst: &mut Vec<Self>) -> Result<usize> {
         plain::decode_i64(data, n, dst)
     }
-    fn decode_delta(page: &mut PageValues, n: usize, dst: &mut Vec<Self>) -> Result<()> {
-        page.read_delta_i64(n, dst)
+    fn as_i64(values: &mut Vec<Self>) -> Option<&mut Vec<i64>> {
+        Some(values)
     }
     fn build(values: Vec<Self>, nulls: Option<NullBuffer>, target: &Target) -> Result<ArrayRef> {
         convert::from_i64(values, nulls, target)
@@ -77,7 +70,6 @@ impl Native for i64 {
 }
 
 impl Native for f32 {
-    const NAME: &'static str = "FLOAT";
     fn spread(values: &mut [Self], dense: usize, validity: &Validity<'_>) -> Result<()> {
         spread_lanes(values, dense, validity)
     }
@@ -90,7 +82,6 @@ impl Native for f32 {
 }
 
 impl Native for f64 {
-    const NAME: &'static str = "DOUBLE";
     fn spread(values: &mut [Self], dense: usize, validity: &Validity<'_>) -> Result<()> {
         spread_lanes(values, dense, validity)
     }
@@ -104,12 +95,49 @@ impl Native for f64 {
 
 /// INT96 is kept as its raw 12 bytes until `finish` converts it to the output's unit.
 impl Native for [u8; 12] {
-    const NAME: &'static str = "INT96";
     fn decode_plain(data: &[u8], n: usize, dst: &mut Vec<Self>) -> Result<usize> {
         plain::decode_int96(data, n, dst)
     }
     fn build(values: Vec<Self>, nulls: Option<NullBuffer>, target: &Target) -> Result<ArrayRef> {
         convert::from_int96(values, nulls, target)
+    }
+}
+
+/// A native column's vector and dictionary, as [`PageValues::read_values`] appends to them.
+struct NativeValues<'a, T> {
+    values: &'a mut Vec<T>,
+    dictionary: Option<&'a [T]>,
+}
+
+impl<T: Native> FixedValues for NativeValues<'_, T> {
+    fn extend_plain(&mut self, bytes: &[u8], n: usize) -> Result<()> {
+        T::decode_plain(bytes, n, self.values).map(drop)
+    }
+
+    fn dictionary_len(&self) -> Option<usize> {
+        self.dictionary.map(<[T]>::len)
+    }
+
+    fn extend_from_dictionary(&mut self, run: Run<'_>) {
+        let dict = self.dictionary.unwrap_or_default();
+        // The runs' indexes are checked against the dictionary, so `get` never misses.
+        match run {
+            Run::Repeated { value, len } => {
+                let v = dict.get(value as usize).copied().unwrap_or_default();
+                self.values.extend(std::iter::repeat_n(v, len));
+            }
+            Run::Packed(indexes) => {
+                self.values.extend(indexes.iter().map(|&i| dict.get(i as usize).copied().unwrap_or_default()))
+            }
+        }
+    }
+
+    fn as_i32(&mut self) -> Option<&mut Vec<i32>> {
+        T::as_i32(self.values)
+    }
+
+    fn as_i64(&mut self) -> Option<&mut Vec<i64>> {
+        T::as_i64(self.values)
     }
 }
 
@@ -119,39 +147,13 @@ pub(super) struct NativeDecoder<T: Native> {
     values: Vec<T>,
     /// The chunk's dictionary, once its page has been seen.
     dictionary: Option<Vec<T>>,
-    /// BYTE_STREAM_SPLIT transposes here first; kept to reuse its allocation.
-    scratch: Vec<u8>,
     target: Target,
 }
 
 impl<T: Native> NativeDecoder<T> {
     /// A decoder producing `target`.
     pub(super) fn new(target: Target) -> Self {
-        Self { values: Vec::new(), dictionary: None, scratch: Vec::new(), target }
-    }
-
-    /// Appends the page's next `n` encoded values densely.
-    fn decode_dense(&mut self, page: &mut PageValues, n: usize) -> Result<()> {
-        match page.encoding() {
-            Encoding::PLAIN => T::decode_plain(page.read_fixed(n)?, n, &mut self.values).map(drop),
-            Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY => {
-                let dict = self.dictionary.as_deref().ok_or_else(no_dictionary)?;
-                let values = &mut self.values;
-                // The runs' indexes are checked against the dictionary, so `get` never misses.
-                page.read_indexes(n, dict.len(), |run| match run {
-                    Run::Repeated { value, len } => {
-                        let v = dict.get(value as usize).copied().unwrap_or_default();
-                        values.extend(std::iter::repeat_n(v, len));
-                    }
-                    Run::Packed(indexes) => {
-                        values.extend(indexes.iter().map(|&i| dict.get(i as usize).copied().unwrap_or_default()))
-                    }
-                })
-            }
-            Encoding::DELTA_BINARY_PACKED => T::decode_delta(page, n, &mut self.values),
-            Encoding::BYTE_STREAM_SPLIT => T::decode_split(page, n, &mut self.values, &mut self.scratch),
-            other => Err(unsupported_encoding(other, T::NAME)),
-        }
+        Self { values: Vec::new(), dictionary: None, target }
     }
 
     fn append(&mut self, page: &mut PageValues, dense: usize, validity: Option<&Validity<'_>>) -> Result<()> {
@@ -164,7 +166,8 @@ impl<T: Native> NativeDecoder<T> {
         }
         if dense > 0 {
             // An all-null page has nothing to decode, whatever its encoding says.
-            self.decode_dense(page, dense)?;
+            let dictionary = self.dictionary.as_deref();
+            page.read_values(dense, &mut NativeValues { values: &mut self.values, dictionary })?;
         }
         if self.values.len() - start != dense {
             return Err(Error::corrupt(format!(
@@ -187,7 +190,7 @@ impl<T: Native> ValueDecoder for NativeDecoder<T> {
     }
 
     fn set_dictionary(&mut self, page: &PageValues) -> Result<()> {
-        read_dictionary(&mut self.dictionary, page, |dict| T::decode_plain(page.data(), page.len(), dict).map(drop))
+        read_dictionary(&mut self.dictionary, |dict| T::decode_plain(page.data(), page.len(), dict).map(drop))
     }
 
     fn read(&mut self, page: &mut PageValues, values: usize, validity: Option<&Validity<'_>>) -> Result<()> {
@@ -219,7 +222,7 @@ mod tests {
     use arrow_schema::{DataType, TimeUnit};
 
     use super::*;
-    use crate::format::PhysicalType;
+    use crate::format::{Encoding, PhysicalType};
     use crate::read::page_values::{PageScratch, ValueKind};
 
     /// Outputs with the physical layout take the decoded vector itself, not a copy.

@@ -3,6 +3,7 @@
 use arrow_buffer::{BooleanBufferBuilder, Buffer};
 
 use super::*;
+use crate::encoding::byte_stream_split;
 use crate::encoding::rle::encode_rle_hybrid;
 use crate::encoding::{delta_byte_array, delta_length_byte_array, OffsetsSink};
 
@@ -23,7 +24,7 @@ fn byte_arrays_in_steps(page: &mut PageValues, n: usize, step: usize) -> Vec<Opt
             out.extend(std::iter::repeat_n(None, k));
         } else {
             let mut sink = OffsetsSink::<i32>::new();
-            page.read_byte_arrays(k, &mut sink).unwrap();
+            page.read_byte_arrays(k, &mut sink, |_| Ok(())).unwrap();
             for w in sink.offsets().windows(2) {
                 out.push(Some(sink.data()[w[0] as usize..w[1] as usize].to_vec()));
             }
@@ -63,7 +64,7 @@ fn byte_array_pages_resume_where_they_stopped() {
                 }
             }
             // Reading past the end is an error, not a panic.
-            assert!(page.read_byte_arrays(1, &mut OffsetsSink::<i32>::new()).is_err());
+            assert!(page.read_byte_arrays(1, &mut OffsetsSink::<i32>::new(), |_| Ok(())).is_err());
         }
     }
 }
@@ -101,6 +102,22 @@ fn dictionary_indexes_resume_mid_run() {
     assert!(page.read_indexes(1000, 4, |_| {}).is_err());
 }
 
+/// Fixed-width values kept as their PLAIN bytes.
+struct PlainBytes(Vec<u8>);
+
+impl FixedValues for PlainBytes {
+    fn extend_plain(&mut self, bytes: &[u8], _n: usize) -> Result<()> {
+        self.0.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    fn dictionary_len(&self) -> Option<usize> {
+        None
+    }
+
+    fn extend_from_dictionary(&mut self, _run: Run<'_>) {}
+}
+
 #[test]
 fn numeric_pages_resume_where_they_stopped() {
     let values: Vec<i64> = (0..777).map(|i| i * i - 5000).collect();
@@ -129,21 +146,19 @@ fn numeric_pages_resume_where_they_stopped() {
 
         for (bytes, enc) in [(plain.clone(), Encoding::PLAIN), (split.clone(), Encoding::BYTE_STREAM_SPLIT)] {
             let mut page = open(bytes, enc, values.len(), PhysicalType::INT64);
-            let mut got: Vec<u8> = Vec::new();
+            let mut got = PlainBytes(Vec::new());
             let mut piece = 0;
             while page.remaining() > 0 {
                 let k = step.min(page.remaining());
                 if piece % 3 == 2 {
                     page.skip(k).unwrap();
-                    got.extend_from_slice(&plain[got.len()..got.len() + 8 * k]);
-                } else if enc == Encoding::PLAIN {
-                    got.extend_from_slice(page.read_fixed(k).unwrap());
+                    got.0.extend_from_slice(&plain[got.0.len()..got.0.len() + 8 * k]);
                 } else {
-                    page.read_split(k, &mut got).unwrap();
+                    page.read_values(k, &mut got).unwrap();
                 }
                 piece += 1;
             }
-            assert_eq!(got, plain, "{enc} step {step}");
+            assert_eq!(got.0, plain, "{enc} step {step}");
         }
     }
 }
@@ -166,7 +181,7 @@ fn boolean_pages_resume_where_they_stopped() {
             let mut got = BooleanBufferBuilder::new(0);
             while page.remaining() > 0 {
                 let k = step.min(page.remaining());
-                page.read_bits(k, &mut got).unwrap();
+                page.read_bits(k, None, &mut got).unwrap();
             }
             let got = got.finish();
             assert_eq!(got.iter().collect::<Vec<_>>(), values, "{enc} step {step}");

@@ -13,8 +13,8 @@ use arrow_schema::{DataType, TimeUnit};
 use super::*;
 use crate::encoding::{bit_pack, byte_stream_split, delta_byte_array, rle, TestRng};
 use crate::error::ErrorKind;
-use crate::format::{ConvertedType, LogicalType, Repetition, TimeUnit as PUnit};
-use crate::read::page_values::{PageScratch, ValueKind};
+use crate::format::{ConvertedType, Encoding, LogicalType, Repetition, TimeUnit as PUnit};
+use crate::read::page_values::{PageScratch, PageValues, ValueKind};
 
 mod conversions;
 mod encodings;
@@ -104,7 +104,7 @@ pub(super) fn append(
 }
 
 pub(super) fn set_dictionary(d: &mut TestDecoder, data: &[u8], num_values: usize) -> Result<()> {
-    let page = PageValues::dictionary(Buffer::from_vec(data.to_vec()), Encoding::PLAIN, num_values);
+    let page = PageValues::dictionary(Buffer::from_vec(data.to_vec()), Encoding::PLAIN, num_values)?;
     d.inner.set_dictionary(&page)
 }
 
@@ -257,7 +257,7 @@ fn dictionary_errors() {
     let c = column(PhysicalType::INT32, 0);
     let mut d = decoder(&c, &DataType::Int32);
     let err = append(d.as_mut(), Encoding::RLE_DICTIONARY, &INDEXES, 12, None).unwrap_err();
-    assert!(err.message().contains("before any dictionary page"), "{err}");
+    assert!(err.message().contains("no dictionary page"), "{err}");
 
     // Bit width 3, one bit-packed group: index 7 in the second slot (bits 3..6).
     set_dictionary(d.as_mut(), &le_i32(&[1, 2, 3, 4, 5]), 5).unwrap();
