@@ -11,6 +11,8 @@
 #   merge        the read_file seeds, and small dictionary-encoded files of (nearly) unique
 #                keys written by pyarrow (SNAPPY, v1 and v2 pages), if python3 has pyarrow
 #   write_roundtrip  every data/*.parquet, and merge's pyarrow files
+#   read_filtered  the read_file seeds, and small pyarrow files with statistics, a page index
+#                and bloom filters over several row groups and pages (what pruning trusts)
 set -euo pipefail
 fuzz="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$fuzz")"
@@ -20,7 +22,7 @@ if [ ! -d "$testing/data" ]; then
     exit 1
 fi
 corpus="$fuzz/corpus"
-mkdir -p "$corpus"/{read_file,footer,page_header,kernels,merge,write_roundtrip}
+mkdir -p "$corpus"/{read_file,footer,page_header,kernels,merge,write_roundtrip,read_filtered}
 
 n=0
 for f in "$testing"/data/*.parquet "$testing"/bad_data/*.parquet; do
@@ -100,5 +102,26 @@ PY
 cp "$testing"/data/*.parquet "$corpus/write_roundtrip/"
 cp "$corpus"/merge/unique-*.parquet "$corpus/write_roundtrip/" 2>/dev/null || true
 
-echo "seeded from $n files: $(for t in read_file footer page_header kernels merge write_roundtrip; do
+cp "$corpus"/read_file/* "$corpus/read_filtered/"
+python3 - "$corpus/read_filtered" <<'PY' || echo "seed.sh: no pyarrow: read_filtered seeds are the read_file ones" >&2
+import sys, datetime
+import pyarrow as pa, pyarrow.parquet as pq
+out = sys.argv[1]
+n = 600
+t = pa.table({
+    "id": [f"id-{i * 7919 % 1000:04}" for i in range(n)],
+    "mode": [None if i % 11 == 0 else ["AIR", "MAIL", "SHIP", "RAIL"][i % 4] for i in range(n)],
+    "k": pa.array([i // 3 for i in range(n)], pa.int64()),
+    "x": pa.array([None if i % 7 == 0 else (i % 50) / 4 for i in range(n)], pa.float64()),
+    "d": pa.array([datetime.date(2020, 1, 1) + datetime.timedelta(days=i % 90) for i in range(n)]),
+    "p": pa.array([i % 1000 for i in range(n)], pa.decimal128(9, 2)),
+})
+blooms = {"id": {"ndv": 200, "fpp": 0.05}, "k": True, "mode": {"ndv": 8}}
+for v in ("1.0", "2.0"):
+    pq.write_table(t, f"{out}/pruned-v{v[0]}.parquet", data_page_version=v, row_group_size=200,
+                   max_rows_per_page=50, write_page_index=True, bloom_filter_options=blooms,
+                   use_dictionary=["mode", "d"], compression="snappy" if v == "1.0" else "none")
+PY
+
+echo "seeded from $n files: $(for t in read_file footer page_header kernels merge write_roundtrip read_filtered; do
     printf '%s %s, ' "$t" "$(ls "$corpus/$t" | wc -l)"; done)"
