@@ -112,9 +112,7 @@ pub(crate) fn split(tree: &Node, columns: usize, masks: &[MaskColumn], bound: &B
         columns_of(p, &mut cs);
         cs.first().map(|&i| bound.columns[i].leaf)
     };
-    let and = |nodes: Vec<&Node>| {
-        nodes.into_iter().cloned().reduce(|a, b| Node::And(Box::new(a), Box::new(b)))
-    };
+    let and = |nodes: Vec<&Node>| nodes.into_iter().cloned().reduce(|a, b| Node::And(Box::new(a), Box::new(b)));
     let mut out = Masked { rest: None, masks: Vec::new() };
     let mut rest: Vec<&Node> = Vec::new();
     let mut mine: Vec<Vec<&Node>> = vec![Vec::new(); masks.len()];

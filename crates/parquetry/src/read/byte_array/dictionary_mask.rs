@@ -204,3 +204,134 @@ impl ValueDecoder for MaskDecoder {
         Ok(Arc::new(BooleanArray::new(self.bits.finish(), nulls)))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use arrow_array::cast::AsArray;
+    use arrow_array::Array;
+    use arrow_buffer::Buffer;
+
+    use super::*;
+    use crate::encoding::rle::encode_rle_hybrid;
+    use crate::format::{Encoding, PhysicalType};
+    use crate::read::page_values::{PageScratch, ValueKind};
+
+    /// True for values whose last byte is odd.
+    #[derive(Debug)]
+    struct Odd;
+
+    impl DictionaryMask for Odd {
+        fn on_values(&self, values: &ArrayRef) -> Result<Vec<bool>> {
+            let b = values.as_binary::<i32>();
+            Ok((0..b.len()).map(|i| b.value(i).last().is_some_and(|x| x % 2 == 1)).collect())
+        }
+    }
+
+    fn page(bytes: Vec<u8>, encoding: Encoding, len: usize) -> PageValues {
+        let kind = ValueKind { physical_type: PhysicalType::BYTE_ARRAY, type_length: 0 };
+        PageValues::new(Buffer::from_vec(bytes), encoding, len, kind, &mut PageScratch::default()).unwrap()
+    }
+
+    fn dictionary(n: usize) -> PageValues {
+        let mut plain = Vec::new();
+        for i in 0..n {
+            let v = format!("v{i}");
+            plain.extend_from_slice(&(v.len() as u32).to_le_bytes());
+            plain.extend_from_slice(v.as_bytes());
+        }
+        PageValues::dictionary(Buffer::from_vec(plain), Encoding::PLAIN, n).unwrap()
+    }
+
+    fn indexes(keys: &[u32], width: u8) -> PageValues {
+        let mut data = vec![width];
+        encode_rle_hybrid(keys, width, &mut data);
+        page(data, Encoding::RLE_DICTIONARY, keys.len())
+    }
+
+    fn decoder() -> Box<dyn ValueDecoder> {
+        mask_decoder(&MaskedLeaf { leaf: 0, utf8: true, mask: Arc::new(Odd) })
+    }
+
+    #[test]
+    fn index_runs_give_each_rows_bit_in_pieces_and_around_nulls() {
+        for n in [2usize, 7, 32, 33, 64, 65, 1000, 70_000] {
+            let width = (usize::BITS - (n - 1).leading_zeros()) as u8;
+            // Repeated runs, bit-packed stretches and runs cut by the reads.
+            let keys: Vec<u32> = (0..5000u32)
+                .map(|i| {
+                    if (i / 300) % 2 == 0 {
+                        (i / 37) % n as u32
+                    } else {
+                        (i.wrapping_mul(2_654_435_761) >> 7) % n as u32
+                    }
+                })
+                .collect();
+            let odd = |k: u32| format!("v{k}").as_bytes().last().unwrap() % 2 == 1;
+            for step in [1usize, 7, 64, 100, 5000] {
+                let mut d = decoder();
+                d.set_dictionary(&dictionary(n)).unwrap();
+                let mut p = indexes(&keys, width);
+                let mut at = 0;
+                while at < keys.len() {
+                    let k = step.min(keys.len() - at);
+                    d.read(&mut p, k, None).unwrap();
+                    at += k;
+                }
+                let got = d.finish(None).unwrap();
+                let got: Vec<bool> = got.as_boolean().values().iter().collect();
+                let want: Vec<bool> = keys.iter().map(|&k| odd(k)).collect();
+                assert_eq!(got, want, "{n} values, reads of {step}");
+            }
+            // Every third row null: the values fill the valid rows, null rows are false.
+            let rows = 300;
+            let valid: Vec<bool> = (0..rows).map(|i| i % 3 != 0).collect();
+            let mut bits = BooleanBufferBuilder::new(rows);
+            bits.append_slice(&valid);
+            let values = valid.iter().filter(|&&v| v).count();
+            let v = Validity { bits: bits.as_slice(), offset: 0, len: rows, null_count: rows - values };
+            let mut d = decoder();
+            d.set_dictionary(&dictionary(n)).unwrap();
+            let mut p = indexes(&keys[..values], width);
+            d.read(&mut p, values, Some(&v)).unwrap();
+            let got: Vec<bool> = d.finish(None).unwrap().as_boolean().values().iter().collect();
+            let mut dense = keys[..values].iter();
+            let want: Vec<bool> = valid.iter().map(|&ok| ok && odd(*dense.next().unwrap())).collect();
+            assert_eq!(got, want, "{n} values with nulls");
+        }
+    }
+
+    #[test]
+    fn indexes_past_the_dictionary_are_an_error() {
+        // 5 values in 3 bits: 5, 6 and 7 fit the width but not the dictionary, in a
+        // repeated run and in a bit-packed one.
+        for keys in [vec![1u32; 40].into_iter().chain([6; 40]).collect::<Vec<_>>(), (0..64).map(|i| i % 8).collect()] {
+            let mut d = decoder();
+            d.set_dictionary(&dictionary(5)).unwrap();
+            let e = d.read(&mut indexes(&keys, 3), keys.len(), None).unwrap_err();
+            assert!(e.to_string().contains("past the end of the dictionary"), "{e}");
+            assert_eq!(d.len(), 0, "a failed read leaves no rows");
+        }
+        // A data page without a dictionary page.
+        let e = decoder().read(&mut indexes(&[0, 1], 1), 2, None).unwrap_err();
+        assert!(e.to_string().contains("no dictionary page"), "{e}");
+    }
+
+    #[test]
+    fn a_page_that_is_not_dictionary_encoded_is_masked_value_by_value() {
+        let mut d = decoder();
+        d.set_dictionary(&dictionary(3)).unwrap();
+        d.read(&mut indexes(&[0, 1, 2], 2), 3, None).unwrap();
+        let mut plain = Vec::new();
+        for v in ["a1", "b2", "c3"] {
+            plain.extend_from_slice(&2u32.to_le_bytes());
+            plain.extend_from_slice(v.as_bytes());
+        }
+        d.read(&mut page(plain, Encoding::PLAIN, 3), 3, None).unwrap();
+        let got: Vec<bool> = d.finish(None).unwrap().as_boolean().values().iter().collect();
+        assert_eq!(got, [false, true, false, true, false, true]);
+        // Bad UTF-8 in a string column is an error, as in any read of it.
+        let mut bad = 1u32.to_le_bytes().to_vec();
+        bad.push(0xff);
+        assert!(decoder().read(&mut page(bad, Encoding::PLAIN, 1), 1, None).is_err());
+    }
+}
