@@ -5,8 +5,10 @@
 //! A filter reads the columns only its test needs this way (`count(*) WHERE l_shipmode =
 //! 'AIR'`): building `Int32` keys, spreading them over null rows and looking them up again
 //! took about a third of that query. Here an RLE run is one `append_n` of its value's bit,
-//! and a bit-packed run is looked up from the decoder's small unpacking buffer, 64 indexes
-//! to a word. Null rows get a false bit (the caller has the null buffer). A page that is not
+//! and a bit-packed run's groups of eight indexes of up to 4 bits are looked up straight
+//! from their bytes (AVX2); wider ones from the decoder's small unpacking buffer, 64 indexes
+//! to a word. An index past the dictionary is looked up as false, and the read is then an
+//! error (the largest index is kept on the way, not checked in a pass of its own). Null rows get a false bit (the caller has the null buffer). A page that is not
 //! dictionary-encoded (a writer's fallback) has its values decoded and masked one by one.
 
 use std::sync::Arc;
@@ -18,7 +20,7 @@ use super::arrays::{offsets_array, Kind};
 use super::dict::Dict;
 use super::utf8::check_utf8_offsets;
 use super::{check_null_rows, check_room, no_dictionary, page_rows};
-use crate::encoding::rle::Run;
+use crate::encoding::rle::Piece;
 use crate::encoding::OffsetsSink;
 use crate::error::{Error, Result};
 use crate::read::options::{DictionaryMask, MaskedLeaf};
@@ -50,86 +52,193 @@ struct MaskDecoder {
 
 /// The mask's result on each value of a dictionary.
 struct Table {
-    /// 0 or 1 per value.
+    /// 0 or 1 per value, then a 0 that every index past the dictionary is looked up as
+    /// (such an index is an error, found after the lookups from the largest index seen).
     bytes: Vec<u8>,
-    /// The same as bits (bit `i`: value `i`), when there are at most 64 values: a lookup is
-    /// then a shift, with no load.
+    /// The same as bits (bit `i`: value `i`), when there are fewer than 64 values: a lookup
+    /// is then a shift (by at most 63, which is past them), with no load.
     word: Option<u64>,
+    /// Whether the word fits 32 bits and the processor has AVX2: eight lookups are then one
+    /// variable shift (a shift by 32 or more gives 0).
+    avx2: bool,
 }
+
+/// The widest dictionary indexes read straight out of their bit-packed groups (a group of
+/// eight then fits a 32-bit word); wider ones are unpacked first.
+const GROUP_WIDTH: usize = 4;
 
 impl Table {
     fn new(on: &[bool]) -> Table {
-        let word = (on.len() <= 64).then(|| on.iter().enumerate().fold(0u64, |w, (i, &b)| w | (u64::from(b) << i)));
-        Table { bytes: on.iter().map(|&b| u8::from(b)).collect(), word }
+        let word = (on.len() < 64).then(|| on.iter().enumerate().fold(0u64, |w, (i, &b)| w | (u64::from(b) << i)));
+        let mut bytes: Vec<u8> = on.iter().map(|&b| u8::from(b)).collect();
+        bytes.push(0);
+        #[cfg(target_arch = "x86_64")]
+        let avx2 = on.len() <= 32 && std::is_x86_feature_detected!("avx2");
+        #[cfg(not(target_arch = "x86_64"))]
+        let avx2 = false;
+        Table { bytes, word, avx2 }
     }
 
-    /// Appends the bits of a run of indexes (each below the dictionary's length, as the page
-    /// checked) to `dst`.
+    /// The number of dictionary values.
+    fn len(&self) -> usize {
+        self.bytes.len() - 1
+    }
+
+    /// The widest indexes [`append`](Self::append) takes as bit-packed groups.
+    fn group_width(&self) -> usize {
+        if self.avx2 {
+            GROUP_WIDTH
+        } else {
+            0
+        }
+    }
+
+    /// The bit of index `i`: false past the dictionary.
     #[inline]
-    fn append(&self, run: Run<'_>, dst: &mut BooleanBufferBuilder) {
-        match run {
-            Run::Repeated { value, len } => {
-                dst.append_n(len, self.bytes.get(value as usize).is_some_and(|&b| b != 0));
+    fn bit(&self, i: u32) -> bool {
+        self.bytes[(i as usize).min(self.bytes.len() - 1)] != 0
+    }
+
+    /// Appends the bits of a piece of indexes to `dst`; raises `max` to its largest index.
+    #[inline]
+    fn append(&self, piece: Piece<'_>, width: usize, dst: &mut BooleanBufferBuilder, max: &mut u32) {
+        match piece {
+            Piece::Repeated { value, len } => {
+                *max = (*max).max(value);
+                dst.append_n(len, self.bit(value));
             }
-            Run::Packed(indexes) => match self.word {
-                Some(word) => small_words(indexes, word, dst),
-                None => {
-                    for chunk in indexes.chunks(64) {
-                        let mut w = 0u64;
-                        for (j, &i) in chunk.iter().enumerate() {
-                            w |= u64::from(self.bytes.get(i as usize).copied().unwrap_or(0) & 1) << j;
-                        }
-                        dst.append_word(w, chunk.len());
-                    }
+            Piece::Unpacked(indexes) => {
+                // At most 256 indexes: their bits gathered on the stack, appended at once.
+                let mut out = [0u8; 32];
+                for (chunk, bytes) in indexes.chunks(64).zip(out.chunks_exact_mut(8)) {
+                    let (word, top) = self.word_of(chunk);
+                    *max = (*max).max(top);
+                    bytes.copy_from_slice(&word.to_le_bytes());
                 }
-            },
+                dst.append_packed_range(0..indexes.len(), &out);
+            }
+            Piece::Groups(bytes) => {
+                #[cfg(target_arch = "x86_64")]
+                if let (true, Some(word)) = (self.avx2, self.word) {
+                    // SAFETY: `avx2` is set only where the processor has AVX2; the word
+                    // fits 32 bits then, and the width is at most GROUP_WIDTH (see
+                    // `group_width`).
+                    let top = unsafe { groups_avx2(bytes, width, word as u32, dst) };
+                    *max = (*max).max(top);
+                    return;
+                }
+                // Not reached: groups are asked for only with AVX2.
+                let _ = (bytes, width);
+                *max = u32::MAX;
+            }
         }
+    }
+
+    /// The bits of up to 64 indexes as a word, and the largest index.
+    #[inline]
+    fn word_of(&self, indexes: &[u32]) -> (u64, u32) {
+        #[cfg(target_arch = "x86_64")]
+        if let (true, Some(word)) = (self.avx2, self.word) {
+            // SAFETY: `avx2` is set only where the processor has AVX2 and the word fits
+            // 32 bits.
+            return unsafe { word_avx2(indexes, word as u32) };
+        }
+        let (mut w, mut top) = (0u64, 0u32);
+        match self.word {
+            Some(word) => {
+                for (j, &i) in indexes.iter().enumerate() {
+                    w |= ((word >> i.min(63)) & 1) << j;
+                    top = top.max(i);
+                }
+            }
+            None => {
+                for (j, &i) in indexes.iter().enumerate() {
+                    w |= u64::from(self.bit(i)) << j;
+                    top = top.max(i);
+                }
+            }
+        }
+        (w, top)
     }
 }
 
-/// Appends bit `i` of `word` for each index `i` (below 64) of `indexes`, 64 to a word of
-/// output with no branch per index: a shift each, which vectorizes (with AVX2, eight
-/// variable shifts in one instruction and their bits gathered by one `movemask`, for
-/// dictionaries of up to 32 values).
-#[inline]
-fn small_words(indexes: &[u32], word: u64, dst: &mut BooleanBufferBuilder) {
-    #[cfg(target_arch = "x86_64")]
-    if word >> 32 == 0 && std::is_x86_feature_detected!("avx2") {
-        // SAFETY: the processor has AVX2 (just checked).
-        unsafe { small_words_avx2(indexes, word as u32, dst) };
-        return;
-    }
-    for chunk in indexes.chunks(64) {
-        let mut w = 0u64;
-        for (j, &i) in chunk.iter().enumerate() {
-            w |= ((word >> (i & 63)) & 1) << j;
-        }
-        dst.append_word(w, chunk.len());
-    }
-}
-
-/// [`small_words`] with AVX2, for a mask of the first 32 values (an index of 32 or more,
-/// which the page has ruled out, would shift everything out and give 0).
+/// [`Table::word_of`] with AVX2, for a mask of up to 32 values: eight lookups are one
+/// variable shift of the mask (an index of 32 or more shifts everything out: 0), their bits
+/// gathered by one `movemask`; the largest index is kept by one unsigned max.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn small_words_avx2(indexes: &[u32], mask: u32, dst: &mut BooleanBufferBuilder) {
+fn word_avx2(indexes: &[u32], mask: u32) -> (u64, u32) {
     use std::arch::x86_64::*;
     let masks = _mm256_set1_epi32(mask as i32);
-    for chunk in indexes.chunks(64) {
-        let mut w = 0u64;
-        let mut eights = chunk.chunks_exact(8);
-        for (g, eight) in (&mut eights).enumerate() {
-            // SAFETY: `eight` is 8 `u32`s, the 32 bytes the unaligned load reads.
-            let k = unsafe { _mm256_loadu_si256(eight.as_ptr().cast()) };
-            let bits = _mm256_slli_epi32::<31>(_mm256_srlv_epi32(masks, k));
-            w |= u64::from(_mm256_movemask_ps(_mm256_castsi256_ps(bits)) as u8) << (8 * g);
-        }
-        let done = chunk.len() - eights.remainder().len();
-        for (j, &i) in eights.remainder().iter().enumerate() {
-            w |= ((u64::from(mask) >> i.min(63)) & 1) << (done + j);
-        }
-        dst.append_word(w, chunk.len());
+    let mut top = _mm256_setzero_si256();
+    let mut w = 0u64;
+    let mut eights = indexes.chunks_exact(8);
+    for (g, eight) in (&mut eights).enumerate() {
+        // SAFETY: `eight` is 8 `u32`s, the 32 bytes the unaligned load reads.
+        let k = unsafe { _mm256_loadu_si256(eight.as_ptr().cast()) };
+        top = _mm256_max_epu32(top, k);
+        let bits = _mm256_slli_epi32::<31>(_mm256_srlv_epi32(masks, k));
+        w |= u64::from(_mm256_movemask_ps(_mm256_castsi256_ps(bits)) as u8) << (8 * g);
     }
+    let mut tops = [0u32; 8];
+    // SAFETY: `tops` is 32 bytes, what the unaligned store writes.
+    unsafe { _mm256_storeu_si256(tops.as_mut_ptr().cast(), top) };
+    let mut top = tops.into_iter().max().unwrap_or(0);
+    let done = indexes.len() - eights.remainder().len();
+    for (j, &i) in eights.remainder().iter().enumerate() {
+        w |= ((u64::from(mask) >> i.min(63)) & 1) << (done + j);
+        top = top.max(i);
+    }
+    (w, top)
+}
+
+/// Appends the bits of whole bit-packed groups of indexes of `width` bits (1 to
+/// [`GROUP_WIDTH`]) to `dst`, read straight out of `bytes`: a group of eight indexes is one
+/// 32-bit load, spread to eight lanes and shifted apart (no index is written anywhere), then
+/// looked up as in [`word_avx2`]. Returns the largest index.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn groups_avx2(bytes: &[u8], width: usize, mask: u32, dst: &mut BooleanBufferBuilder) -> u32 {
+    use std::arch::x86_64::*;
+    let w = width.clamp(1, GROUP_WIDTH);
+    let shifts = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(w as i32));
+    let low = _mm256_set1_epi32((1i32 << w) - 1);
+    let masks = _mm256_set1_epi32(mask as i32);
+    let mut top = _mm256_setzero_si256();
+    let mut out = [0u8; 512];
+    // One group: eight indexes shifted apart from one 32-bit word, looked up as a byte.
+    macro_rules! group {
+        ($v:expr) => {{
+            let k = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32($v as i32), shifts), low);
+            top = _mm256_max_epu32(top, k);
+            let bits = _mm256_slli_epi32::<31>(_mm256_srlv_epi32(masks, k));
+            _mm256_movemask_ps(_mm256_castsi256_ps(bits)) as u8
+        }};
+    }
+    for chunk in bytes.chunks(out.len() * w) {
+        let groups = chunk.len() / w;
+        let mut g = 0;
+        // Whole 4-byte loads while they stay inside the chunk; the last groups from a copy.
+        while g < groups {
+            let at = g * w;
+            let Some(b) = chunk.get(at..at + 4) else { break };
+            out[g] = group!(u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+            g += 1;
+        }
+        while g < groups {
+            let mut b = [0u8; 4];
+            let tail = chunk.get(g * w..).unwrap_or_default();
+            let t = tail.len().min(4);
+            b[..t].copy_from_slice(&tail[..t]);
+            out[g] = group!(u32::from_le_bytes(b));
+            g += 1;
+        }
+        dst.append_packed_range(0..groups * 8, &out[..groups]);
+    }
+    let mut tops = [0u32; 8];
+    // SAFETY: `tops` is 32 bytes, what the unaligned store writes.
+    unsafe { _mm256_storeu_si256(tops.as_mut_ptr().cast(), top) };
+    tops.into_iter().max().unwrap_or(0)
 }
 
 impl MaskDecoder {
@@ -138,7 +247,16 @@ impl MaskDecoder {
         let dst = if to_dense { &mut self.dense } else { &mut self.bits };
         if page.holds_indexes() {
             let table = self.table.as_ref().ok_or_else(no_dictionary)?;
-            return page.read_indexes(n, table.bytes.len(), |run| table.append(run, dst));
+            let width = page.index_bit_width();
+            let mut max = 0u32;
+            page.read_index_pieces(n, table.group_width(), |piece| table.append(piece, width, dst, &mut max))?;
+            if max as usize >= table.len() && n > 0 {
+                return Err(Error::corrupt(format!(
+                    "dictionary index {max} is past the end of the dictionary of {} values",
+                    table.len()
+                )));
+            }
+            return Ok(());
         }
         // A fallback page: its values are masked as they come, one array per read.
         let mut values = OffsetsSink::<i32>::new();
