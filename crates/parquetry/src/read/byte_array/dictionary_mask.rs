@@ -61,11 +61,19 @@ struct Table {
     /// Whether the word fits 32 bits and the processor has AVX2: eight lookups are then one
     /// variable shift (a shift by 32 or more gives 0).
     avx2: bool,
+    /// The results as eight 32-bit words, when there are at most 256 values and the
+    /// processor has AVX2: eight lookups are then a word picked per lane and a shift.
+    wide: Option<[u32; 8]>,
 }
 
-/// The widest dictionary indexes read straight out of their bit-packed groups (a group of
-/// eight then fits a 32-bit word); wider ones are unpacked first.
+/// The widest dictionary indexes read straight out of their bit-packed groups with one
+/// 32-bit load (a group of eight fits it); up to [`WIDE_GROUP_WIDTH`] each index takes its
+/// two bytes from an 8-byte load, and wider ones are unpacked first.
 const GROUP_WIDTH: usize = 4;
+
+/// The widest dictionary indexes read straight out of their groups at all (a group then
+/// fits 8 bytes, and a dictionary of up to 256 values the 8 words of [`Table::wide`]).
+const WIDE_GROUP_WIDTH: usize = 8;
 
 impl Table {
     fn new(on: &[bool]) -> Table {
@@ -76,7 +84,17 @@ impl Table {
         let avx2 = on.len() <= 32 && std::is_x86_feature_detected!("avx2");
         #[cfg(not(target_arch = "x86_64"))]
         let avx2 = false;
-        Table { bytes, word, avx2 }
+        #[cfg(target_arch = "x86_64")]
+        let wide = (on.len() <= 256 && std::is_x86_feature_detected!("avx2")).then(|| {
+            let mut words = [0u32; 8];
+            for (i, &b) in on.iter().enumerate() {
+                words[i / 32] |= u32::from(b) << (i % 32);
+            }
+            words
+        });
+        #[cfg(not(target_arch = "x86_64"))]
+        let wide = None;
+        Table { bytes, word, avx2, wide }
     }
 
     /// The number of dictionary values.
@@ -86,10 +104,10 @@ impl Table {
 
     /// The widest indexes [`append`](Self::append) takes as bit-packed groups.
     fn group_width(&self) -> usize {
-        if self.avx2 {
-            GROUP_WIDTH
-        } else {
-            0
+        match (self.wide.is_some(), self.avx2) {
+            (true, _) => WIDE_GROUP_WIDTH,
+            (false, true) => GROUP_WIDTH,
+            (false, false) => 0,
         }
     }
 
@@ -119,11 +137,18 @@ impl Table {
             }
             Piece::Groups(bytes) => {
                 #[cfg(target_arch = "x86_64")]
-                if let (true, Some(word)) = (self.avx2, self.word) {
+                if let (true, Some(word), true) = (self.avx2, self.word, width <= GROUP_WIDTH) {
                     // SAFETY: `avx2` is set only where the processor has AVX2; the word
-                    // fits 32 bits then, and the width is at most GROUP_WIDTH (see
-                    // `group_width`).
+                    // fits 32 bits then.
                     let top = unsafe { groups_avx2(bytes, width, word as u32, dst) };
+                    *max = (*max).max(top);
+                    return;
+                }
+                #[cfg(target_arch = "x86_64")]
+                if let Some(wide) = &self.wide {
+                    // SAFETY: `wide` is set only where the processor has AVX2; groups are
+                    // asked for up to WIDE_GROUP_WIDTH (see `group_width`).
+                    let top = unsafe { groups_wide_avx2(bytes, width, wide, dst) };
                     *max = (*max).max(top);
                     return;
                 }
@@ -160,6 +185,72 @@ impl Table {
         }
         (w, top)
     }
+}
+
+/// Appends the bits of whole bit-packed groups of indexes of `width` bits (1 to
+/// [`WIDE_GROUP_WIDTH`]) to `dst` for a dictionary of up to 256 values (`words`, 32 results
+/// each), read straight out of `bytes`: a group's 8 bytes are loaded once, each lane takes
+/// the two bytes its index lies in (one byte shuffle), shifts and masks it; the lookup picks
+/// each lane's word of results by the index's top bits (one permute) and shifts by its low
+/// five. Returns the largest index.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn groups_wide_avx2(bytes: &[u8], width: usize, words: &[u32; 8], dst: &mut BooleanBufferBuilder) -> u32 {
+    use std::arch::x86_64::*;
+    let w = width.clamp(1, WIDE_GROUP_WIDTH);
+    // Lane j's index starts at bit j * w: in byte j * w / 8, at bit j * w % 8, and ends
+    // within the next byte (w <= 8). Lanes 4-7 are in the upper 128 bits, which the byte
+    // shuffle reads from the upper copy of the group.
+    let mut control = [-128i8; 32];
+    let mut shift = [0i32; 8];
+    for j in 0..8 {
+        let first = (j * w / 8) as i8;
+        control[4 * j] = first;
+        control[4 * j + 1] = first + 1;
+        shift[j] = (j * w % 8) as i32;
+    }
+    // SAFETY: both arrays are 32 bytes, what the unaligned loads read.
+    let control = unsafe { _mm256_loadu_si256(control.as_ptr().cast()) };
+    let shifts = unsafe { _mm256_loadu_si256(shift.as_ptr().cast()) };
+    let low = _mm256_set1_epi32((1i32 << w) - 1);
+    let five = _mm256_set1_epi32(31);
+    // SAFETY: `words` is 32 bytes, what the unaligned load reads.
+    let table = unsafe { _mm256_loadu_si256(words.as_ptr().cast()) };
+    let mut top = _mm256_setzero_si256();
+    let mut out = [0u8; 512];
+    macro_rules! group {
+        ($v:expr) => {{
+            let g = _mm256_broadcastsi128_si256(_mm_cvtsi64_si128($v as i64));
+            let k = _mm256_and_si256(_mm256_srlv_epi32(_mm256_shuffle_epi8(g, control), shifts), low);
+            top = _mm256_max_epu32(top, k);
+            let word = _mm256_permutevar8x32_epi32(table, _mm256_srli_epi32::<5>(k));
+            let bits = _mm256_slli_epi32::<31>(_mm256_srlv_epi32(word, _mm256_and_si256(k, five)));
+            _mm256_movemask_ps(_mm256_castsi256_ps(bits)) as u8
+        }};
+    }
+    for chunk in bytes.chunks(out.len() * w) {
+        let groups = chunk.len() / w;
+        let mut g = 0;
+        while g < groups {
+            let at = g * w;
+            let Some(b) = chunk.get(at..at + 8) else { break };
+            out[g] = group!(u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]));
+            g += 1;
+        }
+        while g < groups {
+            let mut b = [0u8; 8];
+            let tail = chunk.get(g * w..).unwrap_or_default();
+            let t = tail.len().min(8);
+            b[..t].copy_from_slice(&tail[..t]);
+            out[g] = group!(u64::from_le_bytes(b));
+            g += 1;
+        }
+        dst.append_packed_range(0..groups * 8, &out[..groups]);
+    }
+    let mut tops = [0u32; 8];
+    // SAFETY: `tops` is 32 bytes, what the unaligned store writes.
+    unsafe { _mm256_storeu_si256(tops.as_mut_ptr().cast(), top) };
+    tops.into_iter().max().unwrap_or(0)
 }
 
 /// [`Table::word_of`] with AVX2, for a mask of up to 32 values: eight lookups are one
@@ -372,7 +463,7 @@ mod tests {
 
     #[test]
     fn index_runs_give_each_rows_bit_in_pieces_and_around_nulls() {
-        for n in [2usize, 7, 32, 33, 64, 65, 1000, 70_000] {
+        for n in [2usize, 7, 16, 17, 32, 33, 64, 65, 200, 256, 257, 1000, 70_000] {
             let width = (usize::BITS - (n - 1).leading_zeros()) as u8;
             // Repeated runs, bit-packed stretches and runs cut by the reads.
             let keys: Vec<u32> = (0..5000u32)
@@ -428,6 +519,14 @@ mod tests {
             let e = d.read(&mut indexes(&keys, 3), keys.len(), None).unwrap_err();
             assert!(e.to_string().contains("past the end of the dictionary"), "{e}");
             assert_eq!(d.len(), 0, "a failed read leaves no rows");
+        }
+        // 40 values in 6 bits (the wider groups' lookup) and 300 in 9 (unpacked first).
+        for (n, width) in [(40usize, 6u8), (300, 9)] {
+            let keys: Vec<u32> = (0..64).map(|i| i * 7 % (1 << width)).collect();
+            let mut d = decoder();
+            d.set_dictionary(&dictionary(n)).unwrap();
+            let e = d.read(&mut indexes(&keys, width), keys.len(), None).unwrap_err();
+            assert!(e.to_string().contains("past the end of the dictionary"), "{e}");
         }
         // A data page without a dictionary page.
         let e = decoder().read(&mut indexes(&[0, 1], 1), 2, None).unwrap_err();
