@@ -19,7 +19,8 @@ use arrow_schema::DataType;
 use super::bind::{Bound, Node};
 use super::evaluate::{conjuncts, evaluate, DictionaryTests};
 use crate::error::{Error, Result};
-use crate::read::DictionaryMask;
+use crate::page::ChunkSource;
+use crate::read::{DictionaryMask, MaskedLeaf, ParquetFile};
 
 /// The conjuncts of one column, evaluated on the values of its dictionaries. The reader
 /// holds it (as its [`DictionaryMask`]) from before the tree exists: the tree is set when
@@ -80,6 +81,24 @@ pub(crate) fn plan(bound: &Bound, leaves: &[usize]) -> Vec<MaskColumn> {
         }
     }
     out
+}
+
+/// What the reader is given for `masks` in `file`: each leaf with its mask, and whether its
+/// values are strings (validated as UTF-8 as in any read of them).
+pub(crate) fn read_options<S: ChunkSource>(file: &ParquetFile<S>, masks: &[MaskColumn]) -> Vec<MaskedLeaf> {
+    let schema = file.arrow_schema();
+    let text = |t: &DataType| matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
+    masks
+        .iter()
+        .map(|m| {
+            let top = &file.schema_descriptor().columns[m.leaf].path[0];
+            let utf8 = schema.field_with_name(top).is_ok_and(|f| match f.data_type() {
+                DataType::Dictionary(_, v) => text(v),
+                t => text(t),
+            });
+            MaskedLeaf { leaf: m.leaf, utf8, mask: Arc::clone(&m.mask) as Arc<dyn DictionaryMask> }
+        })
+        .collect()
 }
 
 /// The bound columns `node` tests.

@@ -27,7 +27,7 @@ use crate::error::{Error, Result};
 use crate::format::{PhysicalType, RowGroup};
 use crate::page::chunk_byte_range;
 use crate::page::ChunkSource;
-use crate::read::{ColumnSelector, DictionaryMask, MaskedLeaf, ParquetFile, ReadOptions, Step};
+use crate::read::{ColumnSelector, ParquetFile, ReadOptions, Step};
 
 /// What a filtered read pruned and read, level by level: counts, not times, so that tests
 /// and benchmarks can check that pruning happened.
@@ -271,16 +271,7 @@ pub(crate) fn prepare<S: ChunkSource>(
     // Of those, the ones whose conjuncts test them alone are read as the conjuncts' result:
     // the reader looks it up from the dictionary indexes without building keys.
     let masks = masks::plan(&bound, &options.dictionary_leaves);
-    let arrow_schema = file.arrow_schema();
-    options.dictionary_masks = masks
-        .iter()
-        .map(|m| {
-            let top = &file.schema_descriptor().columns[m.leaf].path[0];
-            let t = arrow_schema.field_with_name(top).map(|f| f.data_type().clone()).unwrap_or(DataType::Binary);
-            let utf8 = matches!(arrow_domain_value(&t), DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
-            MaskedLeaf { leaf: m.leaf, utf8, mask: Arc::clone(&m.mask) as Arc<dyn DictionaryMask> }
-        })
-        .collect();
+    options.dictionary_masks = masks::read_options(file, &masks);
     options.narrow_decimal_leaves = decimals::narrow_leaves(file.schema_descriptor(), &output, &bound);
     options.row_groups = Some(kept);
     let filtering = Filtering {
@@ -617,13 +608,5 @@ impl Filtering {
                 .map_err(|e| Error::invalid_argument(format!("filter: selecting the matching rows: {e}")))?,
         };
         views::compact(decimals::widen(batch, &self.output)?).map(Some)
-    }
-}
-
-/// The value type of a dictionary type, or the type itself.
-fn arrow_domain_value(t: &DataType) -> &DataType {
-    match t {
-        DataType::Dictionary(_, v) => v,
-        other => other,
     }
 }
