@@ -12,7 +12,8 @@
 //! fill a repeated index as one run), [`skip`](RleDecoder::skip) discards values without
 //! unpacking whole bit-packed groups, and [`decode_bits`](RleDecoder::decode_bits) appends
 //! values of bit width 1 (definition levels of a flat optional column, RLE booleans) to a
-//! bitmap a run at a time. [`RleEncoder`] writes such data.
+//! bitmap a run at a time. [`next_piece`](RleDecoder::next_piece) (`rle_pieces.rs`) hands out
+//! whole bit-packed groups as their bytes, for a consumer that reads values out of the bits. [`RleEncoder`] writes such data.
 //!
 //! This is the crate's one parser of the hybrid: levels, dictionary indexes and booleans all
 //! read through it.
@@ -337,7 +338,13 @@ impl<'a> RleDecoder<'a> {
 
     /// Unpacks the next values of the current bit-packed run into `buf`.
     fn fill_buf(&mut self) {
-        let k = self.packed_left.min(BUF_VALUES);
+        self.fill_buf_upto(BUF_VALUES);
+    }
+
+    /// Unpacks the next group(s) of the current bit-packed run holding at least `want`
+    /// values (at most [`BUF_VALUES`]) into `buf`: whole groups, or the run's end.
+    fn fill_buf_upto(&mut self, want: usize) {
+        let k = self.packed_left.min(want.div_ceil(8) * 8).min(BUF_VALUES);
         let w = self.bit_width;
         let run = self.data.get(..self.packed_end).unwrap_or_default();
         let mut p = self.pos;
@@ -607,6 +614,10 @@ pub fn encode_rle_hybrid(values: &[u32], bit_width: u8, out: &mut Vec<u8>) {
     e.put_slice(values);
     e.finish_into(out);
 }
+
+#[path = "rle_pieces.rs"]
+mod pieces;
+pub use pieces::Piece;
 
 #[cfg(test)]
 #[path = "rle_tests.rs"]

@@ -156,7 +156,7 @@ fn eval(
 }
 
 /// The operands of a tree of ANDs, left to right.
-fn conjuncts<'n>(node: &'n Node, out: &mut Vec<&'n Node>) {
+pub(super) fn conjuncts<'n>(node: &'n Node, out: &mut Vec<&'n Node>) {
     match node {
         Node::And(a, b) => {
             conjuncts(a, out);

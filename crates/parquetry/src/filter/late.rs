@@ -21,8 +21,8 @@ use arrow_array::{Array, ArrayRef, BooleanArray};
 use arrow_buffer::BooleanBufferBuilder;
 use arrow_schema::SchemaRef;
 
-use super::bind::Node;
-use super::evaluate::{evaluate, find, ArrayPath, DictionaryTests};
+use super::evaluate::{find, ArrayPath, DictionaryTests};
+use super::masks::Masked;
 use super::ranges::RowRanges;
 use crate::error::{Error, Result};
 use crate::page::ChunkSource;
@@ -117,7 +117,7 @@ impl Late {
     pub(crate) fn narrow<S: ChunkSource>(
         &mut self,
         file: &ParquetFile<S>,
-        tree: &Node,
+        tree: &Masked,
         index: usize,
         start: u64,
         steps: &VecDeque<Step>,
@@ -170,7 +170,7 @@ impl Late {
                     kept.push(Arc::clone(&arrays[at].0));
                 }
             }
-            let keep = evaluate(tree, &arrays, batch.num_rows(), &mut tests)?;
+            let keep = tree.evaluate(&arrays, batch.num_rows(), &mut tests)?;
             for i in keep.set_indices() {
                 let k = seen + i as u64;
                 while range < candidates.len() && k >= base + len(&candidates[range]) {

@@ -30,6 +30,7 @@ mod interval;
 mod keys;
 mod late;
 mod literal;
+mod masks;
 mod page_index;
 mod parse;
 mod ranges;

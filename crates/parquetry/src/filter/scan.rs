@@ -14,10 +14,11 @@ use arrow_array::{BooleanArray, RecordBatch};
 use arrow_schema::{DataType, FieldRef, SchemaRef};
 
 use super::bind::{arrow_domain, bind, tree, Bound, Node};
-use super::evaluate::{evaluate, find, ArrayPath, DictionaryTests};
+use super::evaluate::{find, ArrayPath, DictionaryTests};
 use super::expr::Predicate;
 use super::late::{Decoded, Late};
 use super::literal::{Key, Test};
+use super::masks::{self, MaskColumn, Masked};
 use super::page_index::{self, candidate_rows, ChunkPages};
 use super::ranges::{well_formed, RowRanges};
 use super::statistics::{column_may_match, may_match, Stats};
@@ -105,8 +106,11 @@ impl std::fmt::Display for ScanMetrics {
 pub(crate) struct Filtering {
     predicate: Predicate,
     bound: Bound,
-    /// The tree with literals converted for the batches' Arrow types (set by `attach`).
-    arrow: Option<Node>,
+    /// The tree with literals converted for the batches' Arrow types, split between the
+    /// columns read as masks and the rest (set by `attach`).
+    arrow: Option<Masked>,
+    /// The predicate's columns read as the result of their tests (see [`masks`]).
+    masks: Vec<MaskColumn>,
     paths: Vec<ArrayPath>,
     /// The caller's schema: the first fields of the batches read.
     output: SchemaRef,
@@ -264,12 +268,17 @@ pub(crate) fn prepare<S: ChunkSource>(
         .copied()
         .filter(|&leaf| output.fields().iter().all(|f| f.name() != &file.schema_descriptor().columns[leaf].path[0]))
         .collect();
+    // Of those, the ones whose conjuncts test them alone are read as the conjuncts' result:
+    // the reader looks it up from the dictionary indexes without building keys.
+    let masks = masks::plan(&bound, &options.dictionary_leaves);
+    options.dictionary_masks = masks::read_options(file, &masks);
     options.narrow_decimal_leaves = decimals::narrow_leaves(file.schema_descriptor(), &output, &bound);
     options.row_groups = Some(kept);
     let filtering = Filtering {
         predicate: predicate.clone(),
         bound,
         arrow: None,
+        masks,
         paths: Vec::new(),
         output,
         metrics,
@@ -470,6 +479,10 @@ impl Filtering {
                 let DataType::Struct(fields) = &t else { return Err(missing()) };
                 t = fields.iter().find(|f| f.name() == name).ok_or_else(missing)?.data_type().clone();
             }
+            // A column read as a mask is tested on its dictionary's values, bytes.
+            if self.masks.iter().any(|m| m.leaf == c.leaf) {
+                t = DataType::Binary;
+            }
             let domain = arrow_domain(&t).ok_or_else(|| {
                 Error::unsupported(format!(
                     "filter: column '{}' is read as {t}, which a filter cannot test yet",
@@ -480,7 +493,11 @@ impl Filtering {
             self.paths.push(ArrayPath { column, fields: parts[1..].to_vec() });
         }
         let paths: Vec<&str> = self.bound.columns.iter().map(|c| c.path.as_str()).collect();
-        self.arrow = Some(tree(&self.predicate, &paths, &|i| Ok(types[i]))?);
+        let full = tree(&self.predicate, &paths, &|i| Ok(types[i]))?;
+        self.arrow = Some(match self.masks.is_empty() {
+            true => Masked::plain(full),
+            false => masks::split(&full, self.bound.columns.len(), &self.masks, &self.bound)?,
+        });
         let columns: Vec<(usize, Vec<String>)> =
             self.bound.columns.iter().map(|c| (c.leaf, leaf_paths[c.leaf].clone())).collect();
         self.late = Late::new(read, &columns, options, &self.dictionary_leaves);
@@ -571,7 +588,7 @@ impl Filtering {
         let Some(tree) = &self.arrow else { return Err(Error::invalid_argument("filter: not attached to a read")) };
         let rows = batch.num_rows();
         let arrays = self.paths.iter().map(|p| find(batch.columns(), p)).collect::<Result<Vec<_>>>()?;
-        let keep = evaluate(tree, &arrays, rows, &mut self.tests)?;
+        let keep = tree.evaluate(&arrays, rows, &mut self.tests)?;
         let matched = keep.count_set_bits();
         self.metrics.rows_decoded += rows as u64;
         self.metrics.rows_selected += matched as u64;

@@ -13,7 +13,7 @@ use arrow_array::{new_empty_array, ArrayRef, NullArray};
 use arrow_buffer::{BooleanBufferBuilder, NullBuffer};
 use arrow_schema::{DataType, Field};
 
-use super::byte_array::byte_array_decoder;
+use super::byte_array::{byte_array_decoder, mask_decoder};
 use super::data_page::{Loaded, OpenPage, PageDecoder};
 use super::fixed::fixed_decoder;
 use super::offset_index::page_locations;
@@ -127,8 +127,10 @@ impl ColumnReader {
         // and handed out as a NullArray.
         let null_output = *plan.field.data_type() == DataType::Null;
         let data_type = if null_output { DataType::Int32 } else { plan.field.data_type().clone() };
-        let decoder = match column.physical_type {
-            PhysicalType::BYTE_ARRAY => byte_array_decoder(column, &data_type)?,
+        let masked = options.dictionary_masks.iter().find(|m| m.leaf == plan.leaf);
+        let decoder = match (column.physical_type, masked) {
+            (PhysicalType::BYTE_ARRAY, Some(m)) if data_type == DataType::Boolean => mask_decoder(m),
+            (PhysicalType::BYTE_ARRAY, _) => byte_array_decoder(column, &data_type)?,
             _ => fixed_decoder(column, &data_type)?,
         };
         let rows = usize::try_from(rg.num_rows).unwrap_or(0);

@@ -15,6 +15,9 @@ pub(crate) fn leaf_type(
     data_type: &DataType,
     options: &ReadOptions,
 ) -> DataType {
+    if column.physical_type == PhysicalType::BYTE_ARRAY && options.dictionary_masks.iter().any(|m| m.leaf == leaf) {
+        return DataType::Boolean;
+    }
     if column.physical_type == PhysicalType::BYTE_ARRAY && options.dictionary_leaves.contains(&leaf) {
         return override_byte_array(data_type, ByteArrayType::Dictionary);
     }

@@ -36,5 +36,6 @@ pub use crate::page::{BytesSource, ChunkSource, FileSource, ReaderSource};
 pub use file::ParquetFile;
 pub(crate) use leaf_type::narrow_decimal;
 pub use options::{ByteArrayType, ColumnSelector, ReadOptions};
+pub(crate) use options::{DictionaryMask, MaskedLeaf};
 pub use reader::{ParquetReaderBuilder, ParquetRecordBatchReader};
 pub(crate) use selection::Step;

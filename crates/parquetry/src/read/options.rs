@@ -73,6 +73,30 @@ pub struct ReadOptions {
     /// their physical width: a filter sets it for output columns it copies, and widens the
     /// rows it keeps (see `read::leaf_type::narrow_decimal`).
     pub(crate) narrow_decimal_leaves: Vec<usize>,
+    /// Leaf columns (string or binary) read as `Boolean`: each row is a mask's result on its
+    /// value, worked out once per dictionary value and looked up through the dictionary
+    /// indexes without building keys (see [`DictionaryMask`]). A filter sets it for the
+    /// columns only its test reads.
+    pub(crate) dictionary_masks: Vec<MaskedLeaf>,
+}
+
+/// A function of a column's values, computed once per value of a dictionary (and once per
+/// value of a page that is not dictionary-encoded) rather than once per row: a leaf column in
+/// [`ReadOptions`]'s `dictionary_masks` is read as its result on each row's value.
+pub(crate) trait DictionaryMask: std::fmt::Debug + Send + Sync {
+    /// The result on each value of `values`, a `Binary` array (one per value, in order).
+    fn on_values(&self, values: &arrow_array::ArrayRef) -> crate::error::Result<Vec<bool>>;
+}
+
+/// A leaf column read through a [`DictionaryMask`].
+#[derive(Debug, Clone)]
+pub(crate) struct MaskedLeaf {
+    /// The leaf column.
+    pub leaf: usize,
+    /// Whether its values are strings (validated as UTF-8 before the mask sees them).
+    pub utf8: bool,
+    /// The function of its values.
+    pub mask: std::sync::Arc<dyn DictionaryMask>,
 }
 
 impl Default for ReadOptions {
@@ -89,6 +113,7 @@ impl Default for ReadOptions {
             filter: None,
             dictionary_leaves: Vec::new(),
             narrow_decimal_leaves: Vec::new(),
+            dictionary_masks: Vec::new(),
         }
     }
 }

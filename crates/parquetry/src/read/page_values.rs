@@ -24,7 +24,7 @@ use crate::encoding::delta_binary_packed::DeltaBinaryPackedDecoder;
 use crate::encoding::delta_byte_array::{DeltaByteArrayBuffers, DeltaByteArrayDecoder};
 use crate::encoding::delta_length_byte_array::DeltaLengthByteArrayDecoder;
 use crate::encoding::plain::skip_byte_array;
-use crate::encoding::rle::{split_length_prefixed, RleDecoder, Run};
+use crate::encoding::rle::{split_length_prefixed, Piece, RleDecoder, Run};
 use crate::error::{Error, Result};
 use crate::format::{Encoding, PhysicalType};
 
@@ -141,6 +141,14 @@ impl PageValues {
     /// [`read_indexes`](Self::read_indexes)) rather than values.
     pub fn holds_indexes(&self) -> bool {
         matches!(self.state, State::Indexes { .. })
+    }
+
+    /// The bit width of the page's dictionary indexes (0 for a page of other values).
+    pub fn index_bit_width(&self) -> usize {
+        match &self.state {
+            State::Indexes { decoder, .. } => usize::from(decoder.bit_width()),
+            _ => 0,
+        }
     }
 
     /// Whether byte-array values lie in the section as they are, so that an output may point
@@ -270,6 +278,51 @@ impl PageValues {
         };
         let mut d = decoder.rebind(&self.buffer.as_slice()[start..end]);
         let result = index_runs(&mut d, n, dict_len, self.done, &mut f);
+        self.state = State::Indexes { decoder: d.rebind(&[]), start, end };
+        result?;
+        self.done += n;
+        Ok(())
+    }
+
+    /// Hands the next `n` dictionary indexes to `f` piece by piece, whole bit-packed groups as
+    /// their bytes (see [`Piece`]) and **not** checked against the dictionary: `f` must give
+    /// an index past it a meaning of its own (an error, or a lookup that is false) and never
+    /// index with it unchecked. For a consumer that reads indexes straight out of their bits
+    /// (of a bit width up to `group_width`).
+    pub fn read_index_pieces(&mut self, n: usize, group_width: usize, mut f: impl FnMut(Piece<'_>)) -> Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        if n > self.remaining() {
+            return self.take(n);
+        }
+        let State::Indexes { decoder, start, end } = std::mem::replace(&mut self.state, State::Empty) else {
+            return Err(self.wrong("dictionary indexes"));
+        };
+        let mut d = decoder.rebind(&self.buffer.as_slice()[start..end]);
+        let w = usize::from(d.bit_width()).max(1);
+        let mut result = Ok(());
+        let mut done = 0;
+        while done < n {
+            match d.next_piece(n - done, group_width) {
+                Ok(Some(piece)) => {
+                    done += match piece {
+                        Piece::Repeated { len, .. } => len,
+                        Piece::Unpacked(v) => v.len(),
+                        Piece::Groups(bytes) => bytes.len() / w * 8,
+                    };
+                    f(piece);
+                }
+                Ok(None) => {
+                    result = Err(Error::corrupt(format!("dictionary indexes end after {done} of the {n} values asked")));
+                    break;
+                }
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
         self.state = State::Indexes { decoder: d.rebind(&[]), start, end };
         result?;
         self.done += n;

@@ -8,6 +8,8 @@
 //! - [`view`]: `Utf8View`, `BinaryView` (views into the pages themselves: no value copy);
 //! - [`dictionary`]: `Dictionary(K, Utf8/Binary/LargeUtf8/LargeBinary)` (keys per page, the
 //!   file's dictionary shared by all batches of a column chunk);
+//! - [`dictionary_mask`]: `Boolean`, a function of the values worked out once per dictionary
+//!   value and looked up through the index runs (a filter's test, without keys);
 //! - [`decimal`]: `Decimal128` / `Decimal256` from big-endian two's complement bytes.
 //!
 //! This file holds the factory and what the families share: the value-count and offsets-room
@@ -18,6 +20,7 @@ mod arrays;
 mod decimal;
 mod dict;
 mod dictionary;
+mod dictionary_mask;
 mod offsets;
 mod utf8;
 mod view;
@@ -25,6 +28,8 @@ mod view;
 use arrow_array::types::{Decimal128Type, Decimal256Type, Decimal32Type, Decimal64Type};
 use arrow_buffer::NullBuffer;
 use arrow_schema::DataType;
+
+pub(crate) use dictionary_mask::mask_decoder;
 
 use crate::encoding::OffsetSize;
 use crate::error::{Error, Result};
