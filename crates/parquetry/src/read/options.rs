@@ -73,6 +73,7 @@ pub struct ReadOptions {
     /// their physical width: a filter sets it for output columns it copies, and widens the
     /// rows it keeps (see `read::leaf_type::narrow_decimal`).
     pub(crate) narrow_decimal_leaves: Vec<usize>,
+    pub(crate) reads_all: bool,
 }
 
 impl Default for ReadOptions {
@@ -89,11 +90,22 @@ impl Default for ReadOptions {
             filter: None,
             dictionary_leaves: Vec::new(),
             narrow_decimal_leaves: Vec::new(),
+            reads_all: false,
         }
     }
 }
 
 impl ReadOptions {
+    /// Tells the reader its caller reads every batch (collects a table), so that on an
+    /// object store the row groups after the first are fetched from the start: by default
+    /// they are named only once a second batch is asked for, so that a read stopped after
+    /// one batch (`cat --limit`) costs no request for them, and a whole read waited a round
+    /// trip after its first row group. Off by default.
+    pub fn with_reads_all(mut self, reads_all: bool) -> Self {
+        self.reads_all = reads_all;
+        self
+    }
+
     /// Sets the rows per record batch (at least 1; default 65,536). The last batch of a file
     /// may be shorter.
     pub fn with_batch_size(mut self, rows: usize) -> Self {
