@@ -196,23 +196,6 @@ def test_a_whole_read_names_every_row_group_at_once(spread, options, proxy):
     assert len(proxy.holding.ranges) == 2
 
 
-def test_a_chunk_longer_than_16_mib_comes_in_parts(s3, options, proxy):
-    rng = np.random.default_rng(32)
-    table = pa.table({"filler": pa.array([rng.bytes(5000) for _ in range(4000)], pa.binary())})
-    data = put_table(s3, "long.parquet", table, compression="none", use_dictionary=False)
-    proxy.holding.arm(bounded, 1)  # watched, not held
-    got = parquetry.read_table(f"s3://{BUCKET}/long.parquet", storage_options=options, threads=1)
-    assert_tables_equal(got, table)
-    lengths = []
-    for spec in proxy.holding.ranges:
-        a, _, b = spec[len("bytes="):].partition("-")
-        lengths.append(int(b) + 1 - int(a))
-    # The 20 MB chunk: a part of 16 MiB and the rest, no byte fetched twice.
-    assert max(lengths) == 16 << 20
-    assert len(lengths) == 2
-    assert sum(lengths) <= len(data)
-
-
 def test_a_datasets_next_file_is_fetched_while_one_is_read(s3, options, proxy):
     # Three objects of 1.2 MB each (one row group, past the 512 KiB the footer's request
     # brings): a request each for the rest. The next file's goes out while the one before

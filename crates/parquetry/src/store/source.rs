@@ -82,9 +82,10 @@ pub struct FetchOptions {
     /// trips where polars waits for about two (object stores take hundreds at once).
     pub concurrency: usize,
     /// Requests longer than this (a column chunk longer than `max_request` by itself) are
-    /// sent as parts of this size. 16 MiB by default (as `max_request`): smaller parts cost
-    /// requests (8 MiB parts made `is_null` 7 → 11 requests in the S3 benchmark) for no
-    /// time measurable there once no more than `in_flight` bytes are asked for at once.
+    /// sent as parts of this size. Off by default (`u64::MAX`): a response's bytes reach the
+    /// reader as they arrive, in order, so a long chunk gains nothing from parts, and they
+    /// cost requests (16 MiB parts made the S3 benchmark's `point_id` 5 → 7 requests, its
+    /// two chunks of 26 and 23 MiB cut in two).
     pub part: u64,
     /// The most bytes of long requests in flight at once (at least one request): requests
     /// at once share the bandwidth, and with the four 16 MiB requests of a whole read in
@@ -109,7 +110,7 @@ impl Default for FetchOptions {
             coalesce_gap: 1 << 20,
             max_ahead: 256 << 20,
             concurrency: 32,
-            part: 16 << 20,
+            part: u64::MAX,
             in_flight: 32 << 20,
             max_request: 16 << 20,
             first_request: 16 << 20,
