@@ -75,6 +75,11 @@ def proxy(moto):  # noqa: F811
         def log_message(self, *args):
             pass
 
+        def setup(self):
+            super().setup()
+            with holding.cond:
+                server.connections += 1
+
         def forward(self):
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else None
@@ -101,6 +106,7 @@ def proxy(moto):  # noqa: F811
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
+    server.connections = 0
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     server.holding = holding
@@ -209,3 +215,17 @@ def test_a_datasets_next_file_is_fetched_while_one_is_read(s3, options, proxy):
     assert_tables_equal(got, pa.concat_tables(tables))
     assert len(proxy.holding.ranges) == 3
     assert proxy.holding.most == 2
+
+
+def test_reads_of_a_bucket_reuse_its_connections(s3, options, proxy):
+    # Three reads one after another, a request each (the file lies within the footer's
+    # request): one client for the bucket and its settings, its connection kept open between
+    # reads, rather than a new client (and connection) per read.
+    table = pa.table({"x": pa.array(range(1000), pa.int64())})
+    put_table(s3, "small.parquet", table)
+    proxy.holding.arm(suffix, 1)  # watched, not held
+    before = proxy.connections
+    for _ in range(3):
+        assert_tables_equal(parquetry.read_table(f"s3://{BUCKET}/small.parquet", storage_options=options), table)
+    assert len(proxy.holding.ranges) == 3
+    assert proxy.connections - before <= 1

@@ -27,6 +27,7 @@
 mod error;
 mod options;
 mod profile;
+mod ranges;
 mod runtime;
 mod source;
 mod writer;
@@ -36,7 +37,8 @@ use std::io::Write;
 use futures_util::TryStreamExt;
 
 pub use options::{is_url, StorageOptions};
-pub use source::{coalesce, coalesce_growing, FetchOptions, ObjectSource, RequestStats};
+pub use ranges::{coalesce, coalesce_growing};
+pub use source::{FetchOptions, ObjectSource, RequestStats};
 pub use writer::ObjectWriter;
 
 use crate::error::{Error, Result};
