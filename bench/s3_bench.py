@@ -129,7 +129,8 @@ def measure(engine, q, store, key, proxy, runs):
     rows, check = filter_bench._as_result(out)
     return dict(times_ms=times, rows=rows, checksum=check,
                 requests=[c["requests"] for c in counts], bytes=[c["bytes"] for c in counts],
-                by_method=counts[0]["by_method"], warm_requests=warm["requests"], log=counts[0]["log"])
+                by_method=counts[0]["by_method"], warm_requests=warm["requests"], log=counts[0]["log"],
+                timeline=counts[0]["timeline"])
 
 
 def local_whole(engine, q, path, runs):

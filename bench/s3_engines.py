@@ -29,7 +29,8 @@ DUCKDB_VENV = Path(os.environ.get("S3BENCH_DUCKDB_VENV", "/tmp/s3bench-duckdb-ve
 SETTINGS = {
     "parquetry": "`parquetry.read_table('s3://..', columns=, filters=DNF or condition text, threads=1, "
                  "storage_options={aws_endpoint_url, keys, aws_region, allow_http})`: one decoding thread; its "
-                 "object store client sends the prefetched ranges from two runtime threads, 8 in flight at most",
+                 "object store client sends the prefetched ranges from two runtime threads, up to 32 requests "
+                 "and 32 MiB in flight",
     "pyarrow": "`pq.read_table('bench/KEY', filesystem=S3FileSystem(endpoint_override=proxy, scheme='http', ..), "
                "columns=, filters=DNF or Expression, use_threads=False, schema= (string_view read as string, as in "
                "filter_bench))`; pre_buffer on (its default); its I/O pool (8 threads) is not changed",

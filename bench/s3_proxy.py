@@ -63,6 +63,10 @@ class Counts:
             self.requests: dict[str, int] = {}
             self.bytes = 0
             self.ranges: list[str] = []
+            # (what, arrived, answered, ended) in ms since the reset: when each request came,
+            # when its first byte went back (after the delay) and when its last did.
+            self.timeline: list[tuple[str, float, float, float]] = []
+            self.t0 = time.monotonic()
 
     def add(self, method: str, body_bytes: int, what: str):
         with self.lock:
@@ -70,10 +74,17 @@ class Counts:
             self.bytes += body_bytes
             self.ranges.append(what)
 
+    def ms(self, t: float) -> float:
+        return round((t - self.t0) * 1000, 1)
+
+    def add_time(self, what: str, arrived: float, answered: float, ended: float):
+        with self.lock:
+            self.timeline.append((what, self.ms(arrived), self.ms(answered), self.ms(ended)))
+
     def snapshot(self) -> dict:
         with self.lock:
             return dict(requests=sum(self.requests.values()), by_method=dict(self.requests), bytes=self.bytes,
-                        log=list(self.ranges))
+                        log=list(self.ranges), timeline=sorted(self.timeline, key=lambda t: t[1]))
 
 
 class Proxy:
@@ -99,6 +110,7 @@ class Proxy:
                 self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
             def _forward(self):
+                arrived = time.monotonic()
                 if proxy.delay_ms > 0:
                     time.sleep(proxy.delay_ms / 1000)
                 length = int(self.headers.get("Content-Length") or 0)
@@ -137,6 +149,7 @@ class Proxy:
                 for k, v in out_headers:
                     self.send_header(k, v)
                 self.end_headers()
+                answered = time.monotonic()
                 if data is not None:
                     self.wfile.write(data)
                 elif self.command == "HEAD":
@@ -145,6 +158,8 @@ class Proxy:
                     while piece := resp.read(PIECE):
                         self.wfile.write(piece)
                 self.wfile.flush()
+                proxy.counts.add_time(f"{self.command} {self.headers.get('Range', '-')}", arrived, answered,
+                                      time.monotonic())
                 if resp.will_close:
                     upstream.close()
                 else:

@@ -125,7 +125,7 @@ impl RawDataset {
         let o = options(columns, filter, threads, binary_type, 65_536)?;
         let reader = self.dataset.reader(o.clone()).py_err()?;
         let schema = arrow_array::RecordBatchReader::schema(&reader);
-        let batches = py.detach(|| self.dataset.read_all(o)).py_err()?;
+        let batches = py.detach(|| self.dataset.read_all(o.with_reads_all(true))).py_err()?;
         Ok(ArrowStream::from_batches(schema, batches))
     }
 

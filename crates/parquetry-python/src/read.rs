@@ -73,7 +73,7 @@ impl RawFile {
 impl RawFile {
     /// Every batch `options` selects, and their schema.
     fn read_batches(&self, options: ReadOptions) -> parquetry::Result<(arrow_schema::SchemaRef, Vec<RecordBatch>)> {
-        let mut reader = self.reader(options)?;
+        let mut reader = self.reader(options.with_reads_all(true))?;
         let schema = reader.schema();
         let batches = reader.by_ref().collect::<Result<Vec<_>, _>>().map_err(unwrap_arrow)?;
         Ok((schema, batches))

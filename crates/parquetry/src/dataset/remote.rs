@@ -92,11 +92,18 @@ impl Storage {
         Err(Error::unsupported(format!("{source}: object storage needs parquetry's `object-store` feature")))
     }
 
-    /// Reads the footer of `file` (an object: one request for its tail).
+    /// Reads the footers of `files` (objects: one request each for its tail, up to
+    /// `store::FOOTERS_AT_ONCE` in flight), in order.
     #[cfg(feature = "object-store")]
-    pub(crate) fn footer(&self, file: &Listed) -> Result<Footer> {
-        let url = file.path.display().to_string();
-        let opened = crate::store::open_url(&url, &self.options)?;
+    pub(crate) fn footers(&self, files: &[&Listed]) -> Result<Vec<Footer>> {
+        let urls: Vec<String> = files.iter().map(|f| f.path.display().to_string()).collect();
+        crate::store::open_urls(&urls, &self.options).into_iter().map(|opened| self.kept(opened?)).collect()
+    }
+
+    /// What a dataset keeps of an opened object: its footer, and a source over the same
+    /// version holding the page indexes and bloom filters when the tail request brought them.
+    #[cfg(feature = "object-store")]
+    fn kept(&self, opened: crate::read::ParquetFile<Remote>) -> Result<Footer> {
         // Where the page indexes and bloom filters start: kept with the source if short.
         let chunks = opened.metadata().row_groups.iter().flat_map(|rg| &rg.columns);
         let structures = chunks.flat_map(|c| {
@@ -114,10 +121,8 @@ impl Storage {
     }
 
     #[cfg(not(feature = "object-store"))]
-    pub(crate) fn footer(&self, file: &Listed) -> Result<Footer> {
-        Err(Error::unsupported(format!(
-            "{}: object storage needs parquetry's `object-store` feature",
-            file.path.display()
-        )))
+    pub(crate) fn footers(&self, files: &[&Listed]) -> Result<Vec<Footer>> {
+        let first = files.first().map(|f| f.path.display().to_string()).unwrap_or_default();
+        Err(Error::unsupported(format!("{first}: object storage needs parquetry's `object-store` feature")))
     }
 }

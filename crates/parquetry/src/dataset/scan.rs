@@ -235,6 +235,14 @@ enum Body {
 }
 
 impl FileScan {
+    /// Has the file's first row groups fetched now (see
+    /// [`ParquetRecordBatchReader::name_ahead`]).
+    fn name_ahead(&self) {
+        if let Body::Reader(r) = &self.body {
+            r.name_ahead();
+        }
+    }
+
     fn next_raw(&mut self) -> Option<Result<RecordBatch>> {
         match &mut self.body {
             Body::Reader(r) => r.next_batch(),
@@ -253,12 +261,28 @@ pub struct DatasetReader {
     plan: Plan,
     next_file: usize,
     current: Option<(usize, FileScan)>,
+    /// The file after the current one, opened when the current one is an object: its first
+    /// row groups are fetched while the current one is read, not after a round trip once
+    /// it ends. `Ok(None)`: no file left; an error is given when its turn comes.
+    upcoming: Option<Result<Option<(usize, FileScan)>>>,
 }
 
 impl DatasetReader {
     pub(crate) fn new(dataset: Dataset, options: ReadOptions) -> Result<DatasetReader> {
         let plan = Plan::new(&dataset, &options)?;
-        Ok(DatasetReader { dataset, plan, next_file: 0, current: None })
+        Ok(DatasetReader { dataset, plan, next_file: 0, current: None, upcoming: None })
+    }
+
+    /// Opens the next file whose partition values let a row match; `None` after the last.
+    fn open_next(&mut self) -> Result<Option<(usize, FileScan)>> {
+        while let Some(file) = self.dataset.files.get(self.next_file) {
+            let f = self.next_file;
+            self.next_file += 1;
+            if self.plan.partition_matches(file)? {
+                return Ok(Some((f, self.plan.open(file)?)));
+            }
+        }
+        Ok(None)
     }
 
     /// The next batch with parquetry's own error type (the `Iterator` gives `ArrowError`s).
@@ -279,13 +303,24 @@ impl DatasetReader {
                     None => self.current = None,
                 }
             }
-            let f = self.next_file;
-            let file = self.dataset.files.get(f)?;
-            self.next_file += 1;
-            match self.plan.partition_matches(file).and_then(|m| m.then(|| self.plan.open(file)).transpose()) {
-                Ok(Some(scan)) => self.current = Some((f, scan)),
-                Ok(None) => {}
+            let next = match self.upcoming.take() {
+                Some(next) => next,
+                None => self.open_next(),
+            };
+            match next {
+                Ok(Some((f, scan))) => {
+                    self.current = Some((f, scan));
+                    if self.dataset.files[f].remote.is_some() {
+                        let upcoming = self.open_next();
+                        if let Ok(Some((_, scan))) = &upcoming {
+                            scan.name_ahead();
+                        }
+                        self.upcoming = Some(upcoming);
+                    }
+                }
+                Ok(None) => return None,
                 Err(e) => {
+                    self.upcoming = None;
                     self.next_file = self.dataset.files.len();
                     return Some(Err(e));
                 }

@@ -11,23 +11,34 @@ use crate::error::{Error, Result};
 use crate::read::ParquetFile;
 
 /// Each file's footer and Arrow schema (and, for an object, its source), in the files'
-/// order, reading `threads` at once.
+/// order: the local files' reading `threads` at once, the objects' all requested at once
+/// (a request waits for the store, not for a thread; see `Storage::footers`).
 pub(crate) fn read_footers(files: &[Listed], threads: usize, storage: &Storage) -> Result<Vec<Footer>> {
-    let one = |f: &Listed| -> Result<Footer> {
-        if storage.is_url(&f.path.display().to_string()) {
-            return storage.footer(f);
-        }
+    let (objects, local): (Vec<&Listed>, Vec<&Listed>) =
+        files.iter().partition(|f| storage.is_url(&f.path.display().to_string()));
+    let mut objects = match objects.is_empty() {
+        true => Vec::new(),
+        false => storage.footers(&objects)?,
+    }
+    .into_iter();
+    let one = |f: &&Listed| -> Result<Footer> {
         let file = ParquetFile::open(&f.path).map_err(|e| e.context(format_args!("{}", f.path.display())))?;
         Ok((file.metadata().clone(), file.arrow_schema(), None))
     };
-    if threads <= 1 || files.len() < 2 {
-        return files.iter().map(one).collect();
+    let mut local = match threads <= 1 || local.len() < 2 {
+        true => local.iter().map(one).collect::<Result<Vec<_>>>()?,
+        false => crate::threads::pool(threads)?.install(|| {
+            use rayon::prelude::*;
+            local.par_iter().map(one).collect::<Result<Vec<_>>>()
+        })?,
     }
-    let pool = crate::threads::pool(threads)?;
-    pool.install(|| {
-        use rayon::prelude::*;
-        files.par_iter().map(one).collect()
-    })
+    .into_iter();
+    // Back in the files' order.
+    let mut next = |f: &Listed| match storage.is_url(&f.path.display().to_string()) {
+        true => objects.next(),
+        false => local.next(),
+    };
+    files.iter().map(|f| next(f).ok_or_else(|| Error::corrupt("dataset: a footer is missing"))).collect()
 }
 
 /// A file's columns whose type differs from the dataset's, each with the error reading it

@@ -85,6 +85,12 @@ impl<S: ChunkSource> RecordBatchIter<S> {
         }
     }
 
+    /// Names to the source what the read fetches first, before any batch is asked for (see
+    /// `Flow::name_start`).
+    pub(crate) fn name_ahead(&self) {
+        self.flow.name_start();
+    }
+
     /// What a filtered read pruned and read so far (`None` without a filter).
     pub(crate) fn scan_metrics(&self) -> Option<&crate::filter::ScanMetrics> {
         self.flow.filter.as_ref().map(|f| f.metrics())
@@ -287,6 +293,7 @@ impl<S: ChunkSource> RecordBatchIter<S> {
         }
         let paths: Vec<Vec<String>> = file.schema.columns.iter().map(|c| c.path.clone()).collect();
         let filter = filter.map(|f| f.attach(&schema, &paths, &options)).transpose()?.map(Box::new);
+        let options_reads_all = options.reads_all;
         let flow = Flow {
             file,
             options,
@@ -297,7 +304,8 @@ impl<S: ChunkSource> RecordBatchIter<S> {
             starts,
             next_row_group: 0,
             filter,
-            asked: 0,
+            // A caller that reads everything counts as having asked for a second batch.
+            asked: usize::from(options_reads_all),
             ahead: std::cell::Cell::new(0),
         };
         Ok(RecordBatchIter { flow, schedule })

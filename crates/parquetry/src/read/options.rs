@@ -78,6 +78,8 @@ pub struct ReadOptions {
     /// indexes without building keys (see [`DictionaryMask`]). A filter sets it for the
     /// columns only its test reads.
     pub(crate) dictionary_masks: Vec<MaskedLeaf>,
+    /// Whether the caller reads every batch (see [`ReadOptions::with_reads_all`]).
+    pub(crate) reads_all: bool,
 }
 
 /// A function of a column's values, computed once per value of a dictionary (and once per
@@ -114,11 +116,22 @@ impl Default for ReadOptions {
             dictionary_leaves: Vec::new(),
             narrow_decimal_leaves: Vec::new(),
             dictionary_masks: Vec::new(),
+            reads_all: false,
         }
     }
 }
 
 impl ReadOptions {
+    /// Tells the reader its caller reads every batch (collects a table), so that on an
+    /// object store the row groups after the first are fetched from the start: by default
+    /// they are named only once a second batch is asked for, so that a read stopped after
+    /// one batch (`cat --limit`) costs no request for them, and a whole read waited a round
+    /// trip after its first row group. Off by default.
+    pub fn with_reads_all(mut self, reads_all: bool) -> Self {
+        self.reads_all = reads_all;
+        self
+    }
+
     /// Sets the rows per record batch (at least 1; default 65,536). The last batch of a file
     /// may be shorter.
     pub fn with_batch_size(mut self, rows: usize) -> Self {

@@ -101,6 +101,14 @@ impl<S: ChunkSource> ParquetRecordBatchReader<S> {
     pub fn next_batch(&mut self) -> Option<Result<RecordBatch, Error>> {
         self.batches.next()
     }
+
+    /// Has the source fetch what the read starts with (its first row groups) now, before
+    /// any batch is asked for: a dataset over an object store names its next file's while
+    /// the one before is read, instead of waiting a round trip at each file's start. A
+    /// local file does nothing.
+    pub fn name_ahead(&self) {
+        self.batches.name_ahead();
+    }
 }
 
 impl<S: ChunkSource> Iterator for ParquetRecordBatchReader<S> {

@@ -27,6 +27,7 @@
 mod error;
 mod options;
 mod profile;
+mod ranges;
 mod runtime;
 mod source;
 mod writer;
@@ -36,7 +37,8 @@ use std::io::Write;
 use futures_util::TryStreamExt;
 
 pub use options::{is_url, StorageOptions};
-pub use source::{coalesce, coalesce_growing, FetchOptions, ObjectSource, RequestStats};
+pub use ranges::{coalesce, coalesce_growing};
+pub use source::{FetchOptions, ObjectSource, RequestStats};
 pub use writer::ObjectWriter;
 
 use crate::error::{Error, Result};
@@ -63,6 +65,41 @@ pub fn open_url(url: &str, options: &StorageOptions) -> Result<ParquetFile<Objec
 pub fn open_url_with(url: &str, options: &StorageOptions, fetch: FetchOptions) -> Result<ParquetFile<ObjectSource>> {
     let location = options::locate(url, options)?;
     let (source, tail) = ObjectSource::open(location, TAIL_READ, fetch)?;
+    with_tail(url, source, tail)
+}
+
+/// How many objects' footers [`open_urls`] asks for at once: as DataFusion's
+/// `meta_fetch_concurrency` (32). Each is one request of at most [`TAIL_READ`] bytes.
+pub const FOOTERS_AT_ONCE: usize = 32;
+
+/// Opens the Parquet files at `urls` as [`open_url`] does, with up to [`FOOTERS_AT_ONCE`] of
+/// their footer requests in flight: a dataset of many objects is opened in about one round
+/// trip, not one per object. One result per URL, in order.
+pub fn open_urls(urls: &[String], options: &StorageOptions) -> Vec<Result<ParquetFile<ObjectSource>>> {
+    let located: Vec<Result<options::Location>> = urls.iter().map(|u| options::locate(u, options)).collect();
+    let ok: Vec<options::Location> = located.iter().filter_map(|l| l.as_ref().ok().cloned()).collect();
+    let mut opened = match ObjectSource::open_many(ok, TAIL_READ, FetchOptions::default(), FOOTERS_AT_ONCE) {
+        Ok(opened) => opened.into_iter(),
+        Err(e) => {
+            return urls
+                .iter()
+                .map(|u| Err(Error::io(format!("opening {u}"), std::io::Error::other(e.to_string()))))
+                .collect()
+        }
+    };
+    urls.iter()
+        .zip(located)
+        .map(|(url, l)| {
+            l?;
+            let (source, tail) = opened.next().ok_or_else(|| Error::corrupt(format!("opening {url}: no answer")))??;
+            with_tail(url, source, tail)
+        })
+        .collect()
+}
+
+/// The file at `url` opened on `source`, whose last bytes `tail` are: its footer decoded
+/// from them, or (longer than them) with one more request for its front.
+fn with_tail(url: &str, source: ObjectSource, tail: arrow_buffer::Buffer) -> Result<ParquetFile<ObjectSource>> {
     let at = |e: Error| e.context(url);
     let len = crate::page::ChunkSource::len(&source);
     if len < 12 {

@@ -3,7 +3,7 @@
 //! options, named as polars and deltalake name them.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
@@ -114,12 +114,58 @@ pub fn is_url(s: &str) -> bool {
         )
 }
 
-/// Parses `url` and builds the store that holds it.
+/// The stores built so far, each with what built it (see [`store_key`]), newest last: reads
+/// of the same bucket with the same settings share one client and its pool of open
+/// connections, as polars' and DataFusion's do, rather than opening new ones (a TCP and,
+/// on a real store, a TLS handshake each) for every file read.
+static STORES: Mutex<Vec<(String, Arc<dyn ObjectStore>)>> = Mutex::new(Vec::new());
+
+/// How many stores [`STORES`] keeps (the least recently built go first).
+const STORES_KEPT: usize = 16;
+
+/// What a store is built from: the URL's part before the path (scheme and bucket or host),
+/// the options, and the environment's variables a builder reads (a change of either builds
+/// a new store), and for S3 the AWS profile's settings.
+fn store_key(root: &str, scheme: &ObjectStoreScheme, options: &StorageOptions) -> String {
+    let mut env: Vec<(String, String)> = std::env::vars()
+        .filter(|(k, _)| ["AWS_", "GOOGLE_", "AZURE_", "HOME"].iter().any(|p| k.starts_with(p)))
+        .collect();
+    env.sort();
+    let profile = match scheme {
+        ObjectStoreScheme::AmazonS3 => super::profile::profile_settings(),
+        _ => Vec::new(),
+    };
+    format!("{root}\u{0}{options:?}\u{0}{env:?}\u{0}{profile:?}")
+}
+
+/// Parses `url` and finds the store that holds it: the one built before from the same
+/// settings (see [`STORES`]), or a new one.
 pub(crate) fn locate(url: &str, options: &StorageOptions) -> Result<Location> {
     let parsed = url::Url::parse(url).map_err(|e| Error::invalid_argument(format!("{url}: not a URL: {e}")))?;
     let (scheme, path) = ObjectStoreScheme::parse(&parsed)
         .map_err(|e| Error::invalid_argument(format!("{url}: not an object store URL: {e}")))?;
     let path = Path::parse(path).map_err(|e| Error::invalid_argument(format!("{url}: not an object path: {e}")))?;
+    let key = store_key(&parsed[..url::Position::BeforePath], &scheme, options);
+    let found = STORES.lock().unwrap_or_else(PoisonError::into_inner).iter().find(|(k, _)| *k == key).cloned();
+    if let Some((_, store)) = found {
+        return Ok(Location { store, path, url: url.to_owned() });
+    }
+    let store = build(url, &parsed, &scheme, options)?;
+    let mut stores = STORES.lock().unwrap_or_else(PoisonError::into_inner);
+    if stores.len() >= STORES_KEPT {
+        stores.remove(0);
+    }
+    stores.push((key, Arc::clone(&store)));
+    Ok(Location { store, path, url: url.to_owned() })
+}
+
+/// Builds the store that holds `url` (parsed: `parsed`, of kind `scheme`).
+fn build(
+    url: &str,
+    parsed: &url::Url,
+    scheme: &ObjectStoreScheme,
+    options: &StorageOptions,
+) -> Result<Arc<dyn ObjectStore>> {
     let retry = options.retry()?;
     // Builds the HTTP client, which needs the TLS provider that starting the runtime installs.
     super::runtime::runtime()?;
@@ -183,7 +229,7 @@ pub(crate) fn locate(url: &str, options: &StorageOptions) -> Result<Location> {
         ObjectStoreScheme::Local => Arc::new(LocalFileSystem::new()),
         _ => return Err(Error::invalid_argument(format!("{url}: this kind of URL is not supported"))),
     };
-    Ok(Location { store, path, url: url.to_owned() })
+    Ok(store)
 }
 
 #[cfg(test)]

@@ -42,6 +42,30 @@ impl<S: ChunkSource> Flow<S> {
         file.source.prefetch(&wanted);
     }
 
+    /// Names to the source what the read fetches first, before any batch is asked for (see
+    /// `ParquetRecordBatchReader::name_ahead`): its first row group's first pass and those
+    /// after it with a filter; without one, the first row group's chunks (and, from a caller
+    /// that reads everything, those after it). Nothing with a row selection, or once the
+    /// read has begun.
+    pub(super) fn name_start(&self) {
+        if self.next_row_group > 0 || self.row_groups.is_empty() || self.file.source.fetch_cost(&[]).is_none() {
+            return;
+        }
+        if self.filter.is_some() {
+            self.name_first_pass(0);
+            return;
+        }
+        if self.options.row_selection.is_some() {
+            return;
+        }
+        let padding = has_parquet_816_bug(self.file.metadata.created_by.as_deref());
+        let ranges = match self.asked >= 2 {
+            true => self.next_chunks(padding),
+            false => self.chunk_ranges(self.row_groups[0], padding, None),
+        };
+        self.file.source.prefetch(&ranges);
+    }
+
     /// On the caller's second batch: the next row group's chunks, if the open one was
     /// opened before the caller asked for more (see [`prefetch`](Self::prefetch)).
     pub(super) fn prefetch_next(&self) {
@@ -80,14 +104,27 @@ impl<S: ChunkSource> Flow<S> {
     /// `row_groups` (just opened) unless the read named it ahead already: before the
     /// dictionaries left for the read are tried on it (see `Filtering::rule_out_deferred`),
     /// so that their chunks come with the rest of the row group's first request.
+    ///
+    /// Once the first pass is settled, the row groups after it are named too (see
+    /// [`next_chunks`](Self::next_chunks)): named only once this one's first pass had read
+    /// its bytes, each window of row groups waited for a round trip of its own.
     pub(super) fn name_first_pass(&self, at: usize) {
         // A source without requests has nothing to gain from the page lookups.
-        if self.ahead.get() > at || self.file.source.fetch_cost(&[]).is_none() {
+        if self.file.source.fetch_cost(&[]).is_none() {
             return;
         }
         let padding = has_parquet_816_bug(self.file.metadata.created_by.as_deref());
-        let ranges = self.first_passes(at, at + 1, padding);
-        self.ahead.set(at + 1);
+        let mut ranges = Vec::new();
+        if self.ahead.get() <= at {
+            ranges = self.first_passes(at, at + 1, padding);
+            self.ahead.set(at + 1);
+        }
+        // Only once what the first pass reads is settled: before, a row group named ahead
+        // would be bundled with its other columns (see `first_passes`) before the one
+        // opening tells whether matches are rare, and cost their bytes for nothing.
+        if self.filter.as_ref().is_some_and(|f| f.first_pass_settled()) {
+            ranges.extend(self.next_chunks(padding));
+        }
         self.file.source.prefetch(&ranges);
     }
 
