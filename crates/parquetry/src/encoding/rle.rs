@@ -567,45 +567,6 @@ pub fn split_length_prefixed(data: &[u8]) -> Result<(&[u8], &[u8])> {
     }
 }
 
-/// Decodes `n` values of the deprecated BIT_PACKED encoding (levels packed most significant
-/// bit first, no header), appending to `dst`. Returns the bytes used, `ceil(n * bit_width / 8)`.
-pub fn decode_bit_packed_msb<T: RleValue>(data: &[u8], bit_width: u8, n: usize, dst: &mut Vec<T>) -> Result<usize> {
-    let w = bit_width as usize;
-    if w > 32 {
-        return Err(Error::corrupt(format!("BIT_PACKED: bit width {w} is over 32")));
-    }
-    let bytes = match n.checked_mul(w) {
-        Some(bits) if bits.div_ceil(8) <= data.len() => bits.div_ceil(8),
-        _ => {
-            return Err(Error::corrupt(format!(
-                "BIT_PACKED: {n} values of {w} bits need more than the {} bytes left",
-                data.len()
-            )))
-        }
-    };
-    if w == 0 {
-        dst.extend(std::iter::repeat_n(T::from_u32(0), n));
-        return Ok(0);
-    }
-    dst.reserve(n);
-    dst.extend((0..n).map(|i| {
-        let bit = i * w;
-        let byte = bit / 8;
-        // A big-endian 64-bit window starting at `byte`, zero past the end.
-        let window = match data.get(byte..byte + 8) {
-            Some(b) => u64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
-            None => {
-                let mut b = [0u8; 8];
-                let tail = data.get(byte..).unwrap_or_default();
-                b[..tail.len().min(8)].copy_from_slice(&tail[..tail.len().min(8)]);
-                u64::from_be_bytes(b)
-            }
-        };
-        T::from_u32(((window << (bit % 8)) >> (64 - w)) as u32)
-    }));
-    Ok(bytes)
-}
-
 /// Encodes `values` with the RLE/bit-packing hybrid at `bit_width` (0..=32) bits, appending to
 /// `out` (no length prefix): a one-call convenience over [`RleEncoder`], which a writer keeps
 /// per column to reuse its buffer.
@@ -618,6 +579,10 @@ pub fn encode_rle_hybrid(values: &[u32], bit_width: u8, out: &mut Vec<u8>) {
 #[path = "rle_pieces.rs"]
 mod pieces;
 pub use pieces::Piece;
+
+#[path = "rle_bit_packed_msb.rs"]
+mod bit_packed_msb;
+pub use bit_packed_msb::decode_bit_packed_msb;
 
 #[cfg(test)]
 #[path = "rle_tests.rs"]

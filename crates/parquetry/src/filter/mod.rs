@@ -31,6 +31,7 @@ mod keys;
 mod late;
 mod literal;
 mod masks;
+mod metrics;
 mod page_index;
 mod parse;
 mod ranges;
@@ -40,6 +41,6 @@ mod views;
 
 pub use batch::BatchFilter;
 pub use expr::{col, lit, not, CmpOp, Column, Literal, Predicate};
+pub use metrics::ScanMetrics;
 pub use parse::parse;
-pub use scan::ScanMetrics;
 pub(crate) use scan::{prepare, Filtering};

@@ -25,6 +25,7 @@
 //! the requests (see `runtime.rs`).
 
 mod error;
+mod fetch;
 mod options;
 mod profile;
 mod ranges;
@@ -36,9 +37,10 @@ use std::io::Write;
 
 use futures_util::TryStreamExt;
 
+pub use fetch::{FetchOptions, RequestStats};
 pub use options::{is_url, StorageOptions};
 pub use ranges::{coalesce, coalesce_growing};
-pub use source::{FetchOptions, ObjectSource, RequestStats};
+pub use source::ObjectSource;
 pub use writer::ObjectWriter;
 
 use crate::error::{Error, Result};
