@@ -11,9 +11,9 @@ use std::sync::Arc;
 use object_store::{MultipartUpload, ObjectStoreExt, PutPayload};
 
 use super::error::store_error;
+use super::fetch::RequestStats;
 use super::options::Location;
 use super::runtime;
-use super::source::RequestStats;
 use crate::error::{Error, Result};
 
 /// The size of each uploaded part (S3 takes parts of 5 MiB at least, but the last).
