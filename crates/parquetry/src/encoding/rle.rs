@@ -13,7 +13,8 @@
 //! unpacking whole bit-packed groups, and [`decode_bits`](RleDecoder::decode_bits) appends
 //! values of bit width 1 (definition levels of a flat optional column, RLE booleans) to a
 //! bitmap a run at a time. [`next_piece`](RleDecoder::next_piece) (`rle_pieces.rs`) hands out
-//! whole bit-packed groups as their bytes, for a consumer that reads values out of the bits. [`RleEncoder`] writes such data.
+//! whole bit-packed groups as their bytes, for a consumer that reads values out of the bits.
+//! [`RleEncoder`] writes such data.
 //!
 //! This is the crate's one parser of the hybrid: levels, dictionary indexes and booleans all
 //! read through it.

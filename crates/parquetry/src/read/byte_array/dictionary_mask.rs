@@ -187,6 +187,34 @@ impl Table {
     }
 }
 
+/// Appends to `dst` the byte of results `lookup` gives each whole group of eight `w`-bit
+/// indexes in `bytes`, the group's bytes given as a little-endian `u64` (its first 8 bytes,
+/// zero past the data's end): the one walk both AVX2 lookups share.
+#[inline(always)]
+fn each_group(bytes: &[u8], w: usize, dst: &mut BooleanBufferBuilder, mut lookup: impl FnMut(u64) -> u8) {
+    let mut out = [0u8; 512];
+    for chunk in bytes.chunks(out.len() * w) {
+        let groups = chunk.len() / w;
+        let mut g = 0;
+        // Whole 8-byte loads while they stay inside the chunk; the last groups from a copy.
+        while g < groups {
+            let at = g * w;
+            let Some(b) = chunk.get(at..at + 8) else { break };
+            out[g] = lookup(u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]));
+            g += 1;
+        }
+        while g < groups {
+            let mut b = [0u8; 8];
+            let tail = chunk.get(g * w..).unwrap_or_default();
+            let t = tail.len().min(8);
+            b[..t].copy_from_slice(&tail[..t]);
+            out[g] = lookup(u64::from_le_bytes(b));
+            g += 1;
+        }
+        dst.append_packed_range(0..groups * 8, &out[..groups]);
+    }
+}
+
 /// Appends the bits of whole bit-packed groups of indexes of `width` bits (1 to
 /// [`WIDE_GROUP_WIDTH`]) to `dst` for a dictionary of up to 256 values (`words`, 32 results
 /// each), read straight out of `bytes`: a group's 8 bytes are loaded once, each lane takes
@@ -217,7 +245,6 @@ fn groups_wide_avx2(bytes: &[u8], width: usize, words: &[u32; 8], dst: &mut Bool
     // SAFETY: `words` is 32 bytes, what the unaligned load reads.
     let table = unsafe { _mm256_loadu_si256(words.as_ptr().cast()) };
     let mut top = _mm256_setzero_si256();
-    let mut out = [0u8; 512];
     macro_rules! group {
         ($v:expr) => {{
             let g = _mm256_broadcastsi128_si256(_mm_cvtsi64_si128($v as i64));
@@ -228,25 +255,7 @@ fn groups_wide_avx2(bytes: &[u8], width: usize, words: &[u32; 8], dst: &mut Bool
             _mm256_movemask_ps(_mm256_castsi256_ps(bits)) as u8
         }};
     }
-    for chunk in bytes.chunks(out.len() * w) {
-        let groups = chunk.len() / w;
-        let mut g = 0;
-        while g < groups {
-            let at = g * w;
-            let Some(b) = chunk.get(at..at + 8) else { break };
-            out[g] = group!(u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]));
-            g += 1;
-        }
-        while g < groups {
-            let mut b = [0u8; 8];
-            let tail = chunk.get(g * w..).unwrap_or_default();
-            let t = tail.len().min(8);
-            b[..t].copy_from_slice(&tail[..t]);
-            out[g] = group!(u64::from_le_bytes(b));
-            g += 1;
-        }
-        dst.append_packed_range(0..groups * 8, &out[..groups]);
-    }
+    each_group(bytes, w, dst, |v| group!(v));
     let mut tops = [0u32; 8];
     // SAFETY: `tops` is 32 bytes, what the unaligned store writes.
     unsafe { _mm256_storeu_si256(tops.as_mut_ptr().cast(), top) };
@@ -296,7 +305,6 @@ fn groups_avx2(bytes: &[u8], width: usize, mask: u32, dst: &mut BooleanBufferBui
     let low = _mm256_set1_epi32((1i32 << w) - 1);
     let masks = _mm256_set1_epi32(mask as i32);
     let mut top = _mm256_setzero_si256();
-    let mut out = [0u8; 512];
     // One group: eight indexes shifted apart from one 32-bit word, looked up as a byte.
     macro_rules! group {
         ($v:expr) => {{
@@ -306,26 +314,7 @@ fn groups_avx2(bytes: &[u8], width: usize, mask: u32, dst: &mut BooleanBufferBui
             _mm256_movemask_ps(_mm256_castsi256_ps(bits)) as u8
         }};
     }
-    for chunk in bytes.chunks(out.len() * w) {
-        let groups = chunk.len() / w;
-        let mut g = 0;
-        // Whole 4-byte loads while they stay inside the chunk; the last groups from a copy.
-        while g < groups {
-            let at = g * w;
-            let Some(b) = chunk.get(at..at + 4) else { break };
-            out[g] = group!(u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
-            g += 1;
-        }
-        while g < groups {
-            let mut b = [0u8; 4];
-            let tail = chunk.get(g * w..).unwrap_or_default();
-            let t = tail.len().min(4);
-            b[..t].copy_from_slice(&tail[..t]);
-            out[g] = group!(u32::from_le_bytes(b));
-            g += 1;
-        }
-        dst.append_packed_range(0..groups * 8, &out[..groups]);
-    }
+    each_group(bytes, w, dst, |v| group!(v as u32));
     let mut tops = [0u32; 8];
     // SAFETY: `tops` is 32 bytes, what the unaligned store writes.
     unsafe { _mm256_storeu_si256(tops.as_mut_ptr().cast(), top) };
