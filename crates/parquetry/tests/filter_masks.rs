@@ -80,5 +80,28 @@ fn masked_dictionary_columns_keep_pyarrows_rows() {
         }
     }
     assert!(checked >= 8 * 10 * 3 * 2, "{checked} reads checked");
+    // The route each column takes, as `ScanMetrics` reports it: `s` is read as a mask only
+    // where the filter alone reads it and tests it on its own.
+    let file = files[0]["file"].as_str().unwrap();
+    for (condition, columns, dictionaries, masks) in [
+        ("s = 'v1'", &["id"][..], 1, 1),
+        ("s = 'v1' and x > 5", &["id"], 1, 1),
+        ("s = 'v1' or x > 5", &["id"], 1, 0),
+        ("s = 'v1'", &["id", "s"], 0, 0),
+    ] {
+        let options = ReadOptions::default()
+            .with_filter(parquetry::filter::parse(condition).unwrap())
+            .with_columns(columns.iter().copied());
+        let mut reader = ParquetReaderBuilder::open(file).unwrap().with_options(options).build().unwrap();
+        for batch in reader.by_ref() {
+            batch.unwrap();
+        }
+        let m = reader.scan_metrics().unwrap();
+        assert_eq!(
+            (m.columns_read_as_dictionaries, m.columns_read_as_masks),
+            (dictionaries, masks),
+            "{condition}, columns {columns:?}: {m}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

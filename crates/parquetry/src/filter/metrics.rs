@@ -40,6 +40,12 @@ pub struct ScanMetrics {
     pub late_row_groups: usize,
     /// Rows of the predicate's columns decoded in those first passes.
     pub predicate_rows_decoded: u64,
+    /// String columns only the filter reads, read as dictionaries (indexes and values) so
+    /// that each test runs once per dictionary value rather than once per row.
+    pub columns_read_as_dictionaries: usize,
+    /// Of those, the ones whose tests involve no other column: read straight from their
+    /// dictionary indexes as the tests' result per row, without building keys.
+    pub columns_read_as_masks: usize,
 }
 
 impl std::fmt::Display for ScanMetrics {
@@ -64,10 +70,15 @@ impl std::fmt::Display for ScanMetrics {
             "rows: {} total, {} candidates, {} decoded, {} selected",
             self.rows_total, self.rows_candidate, self.rows_decoded, self.rows_selected
         )?;
-        write!(
+        writeln!(
             f,
             "late materialization: {} row groups ({} rows of the predicate's columns decoded first)",
             self.late_row_groups, self.predicate_rows_decoded
+        )?;
+        write!(
+            f,
+            "filter-only string columns: {} read as dictionaries, {} of them as masks",
+            self.columns_read_as_dictionaries, self.columns_read_as_masks
         )
     }
 }

@@ -201,6 +201,8 @@ pub(crate) fn prepare<S: ChunkSource>(
     // the reader looks it up from the dictionary indexes without building keys.
     let masks = masks::plan(&bound, &options.dictionary_leaves);
     options.dictionary_masks = masks::read_options(file, &masks);
+    metrics.columns_read_as_dictionaries = options.dictionary_leaves.len();
+    metrics.columns_read_as_masks = options.dictionary_masks.len();
     options.narrow_decimal_leaves = decimals::narrow_leaves(file.schema_descriptor(), &output, &bound);
     options.row_groups = Some(kept);
     let filtering = Filtering {
