@@ -19,6 +19,7 @@ use super::expr::CmpOp;
 use super::keys::through_keys;
 use super::literal::{Key, Test};
 use super::statistics::f16_to_f64;
+use super::substring;
 use crate::error::{Error, Result};
 
 /// Where a predicate's column is in a record batch: a top-level column, then struct fields.
@@ -213,6 +214,34 @@ fn values(test: &Test, array: &dyn Array) -> Result<BooleanBuffer> {
             Ok(BooleanBuffer::collect_bool(len, |i| m(a.value(i).as_ref())))
         }};
     }
+    // A substring test searches the bytes the values lie in at once (see `substring`), where
+    // they are not spread too thinly for that to pay.
+    macro_rules! offsets {
+        ($a:expr) => {{
+            let a = $a;
+            match test {
+                Test::Contains(p, not) => match substring::in_offsets(a, p, *not) {
+                    Some(r) => Ok(r),
+                    None => bytes!(a),
+                },
+                _ => bytes!(a),
+            }
+        }};
+    }
+    // Views also answer `=` and `!=` on the views themselves (see `view_equality`).
+    macro_rules! views {
+        ($a:expr) => {{
+            let a = $a;
+            match test {
+                Test::Cmp(op @ (CmpOp::Eq | CmpOp::Ne), Key::Bytes(v)) => Ok(view_equality(a, v, *op == CmpOp::Ne)),
+                Test::Contains(p, not) => match substring::in_views(a, p, *not) {
+                    Some(r) => Ok(r),
+                    None => bytes!(a),
+                },
+                _ => bytes!(a),
+            }
+        }};
+    }
     match array.data_type() {
         DataType::Int8 => ints64!(Int8Type),
         DataType::Int16 => ints64!(Int16Type),
@@ -251,22 +280,12 @@ fn values(test: &Test, array: &dyn Array) -> Result<BooleanBuffer> {
             let v = array.as_boolean().values();
             Ok(BooleanBuffer::collect_bool(len, |i| m(v.value(i))))
         }
-        DataType::Utf8 => bytes!(array.as_string::<i32>()),
-        DataType::LargeUtf8 => bytes!(array.as_string::<i64>()),
-        DataType::Utf8View => match test {
-            Test::Cmp(op @ (CmpOp::Eq | CmpOp::Ne), Key::Bytes(v)) => {
-                Ok(view_equality(array.as_string_view(), v, *op == CmpOp::Ne))
-            }
-            _ => bytes!(array.as_string_view()),
-        },
-        DataType::Binary => bytes!(array.as_binary::<i32>()),
-        DataType::LargeBinary => bytes!(array.as_binary::<i64>()),
-        DataType::BinaryView => match test {
-            Test::Cmp(op @ (CmpOp::Eq | CmpOp::Ne), Key::Bytes(v)) => {
-                Ok(view_equality(array.as_binary_view(), v, *op == CmpOp::Ne))
-            }
-            _ => bytes!(array.as_binary_view()),
-        },
+        DataType::Utf8 => offsets!(array.as_string::<i32>()),
+        DataType::LargeUtf8 => offsets!(array.as_string::<i64>()),
+        DataType::Utf8View => views!(array.as_string_view()),
+        DataType::Binary => offsets!(array.as_binary::<i32>()),
+        DataType::LargeBinary => offsets!(array.as_binary::<i64>()),
+        DataType::BinaryView => views!(array.as_binary_view()),
         DataType::FixedSizeBinary(_) => bytes!(array.as_fixed_size_binary()),
         other => Err(Error::unsupported(format!("filter: cannot test values of type {other}"))),
     }

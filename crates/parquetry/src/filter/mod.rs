@@ -37,6 +37,7 @@ mod parse;
 mod ranges;
 mod scan;
 mod statistics;
+mod substring;
 mod views;
 
 pub use batch::BatchFilter;
