@@ -10,7 +10,7 @@ use std::cmp::Ordering;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;
-use arrow_array::{Array, ArrayRef, GenericByteViewArray, StructArray};
+use arrow_array::{Array, ArrayRef, StructArray};
 use arrow_buffer::{BooleanBuffer, NullBuffer};
 use arrow_schema::DataType;
 
@@ -19,7 +19,7 @@ use super::expr::CmpOp;
 use super::keys::through_keys;
 use super::literal::{Key, Test};
 use super::statistics::f16_to_f64;
-use super::substring;
+use super::strings;
 use crate::error::{Error, Result};
 
 /// Where a predicate's column is in a record batch: a top-level column, then struct fields.
@@ -214,13 +214,13 @@ fn values(test: &Test, array: &dyn Array) -> Result<BooleanBuffer> {
             Ok(BooleanBuffer::collect_bool(len, |i| m(a.value(i).as_ref())))
         }};
     }
-    // A substring test searches the bytes the values lie in at once (see `substring`), where
+    // A substring test searches the bytes the values lie in at once (see `strings`), where
     // they are not spread too thinly for that to pay.
     macro_rules! offsets {
         ($a:expr) => {{
             let a = $a;
             match test {
-                Test::Contains(p, not) => match substring::in_offsets(a, p, *not) {
+                Test::Contains(p, not) => match strings::in_offsets(a, p, *not) {
                     Some(r) => Ok(r),
                     None => bytes!(a),
                 },
@@ -228,13 +228,17 @@ fn values(test: &Test, array: &dyn Array) -> Result<BooleanBuffer> {
             }
         }};
     }
-    // Views also answer `=` and `!=` on the views themselves (see `view_equality`).
+    // Views also answer `=`, `!=` and prefixes on the views themselves, most values without
+    // a look at their bytes (see `strings`).
     macro_rules! views {
         ($a:expr) => {{
             let a = $a;
             match test {
-                Test::Cmp(op @ (CmpOp::Eq | CmpOp::Ne), Key::Bytes(v)) => Ok(view_equality(a, v, *op == CmpOp::Ne)),
-                Test::Contains(p, not) => match substring::in_views(a, p, *not) {
+                Test::Cmp(op @ (CmpOp::Eq | CmpOp::Ne), Key::Bytes(v)) => {
+                    Ok(strings::view_equality(a, v, *op == CmpOp::Ne))
+                }
+                Test::StartsWith(p, not) => Ok(strings::view_starts_with(a, p, *not)),
+                Test::Contains(p, not) => match strings::in_views(a, p, *not) {
                     Some(r) => Ok(r),
                     None => bytes!(a),
                 },
@@ -288,39 +292,6 @@ fn values(test: &Test, array: &dyn Array) -> Result<BooleanBuffer> {
         DataType::BinaryView => views!(array.as_binary_view()),
         DataType::FixedSizeBinary(_) => bytes!(array.as_fixed_size_binary()),
         other => Err(Error::unsupported(format!("filter: cannot test values of type {other}"))),
-    }
-}
-
-/// `= literal` (or `!=` when `not`) on a view array, decided on the views themselves: a
-/// literal of up to 12 bytes is held whole in a matching view, a longer one must match the
-/// view's length and 4-byte prefix before its bytes are compared. A point lookup on a string
-/// column otherwise spent more time in `memcmp` than in building the views.
-fn view_equality<T: ByteViewType + ?Sized>(
-    array: &GenericByteViewArray<T>,
-    literal: &[u8],
-    not: bool,
-) -> BooleanBuffer {
-    let views = array.views();
-    let n = literal.len();
-    let mut head = [0u8; 16];
-    head[..4].copy_from_slice(&(n as u32).to_le_bytes());
-    let eq = if n <= 12 {
-        head[4..4 + n].copy_from_slice(literal);
-        let want = u128::from_le_bytes(head);
-        // Bytes past the value's end are padding, whatever a writer left there.
-        let mask = if n == 12 { u128::MAX } else { (1u128 << (32 + 8 * n)) - 1 };
-        BooleanBuffer::collect_bool(views.len(), |i| views[i] & mask == want)
-    } else {
-        head[4..8].copy_from_slice(&literal[..4]);
-        let want = u64::from_le_bytes(head[..8].try_into().unwrap_or_default());
-        BooleanBuffer::collect_bool(views.len(), |i| {
-            views[i] as u64 == want && AsRef::<[u8]>::as_ref(array.value(i)) == literal
-        })
-    };
-    if not {
-        !&eq
-    } else {
-        eq
     }
 }
 

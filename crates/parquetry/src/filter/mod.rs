@@ -37,7 +37,7 @@ mod parse;
 mod ranges;
 mod scan;
 mod statistics;
-mod substring;
+mod strings;
 mod views;
 
 pub use batch::BatchFilter;
