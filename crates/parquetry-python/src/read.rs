@@ -17,13 +17,14 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 use crate::errors::{invalid, type_error, IntoPy};
 use crate::ffi::{ArrowSchema, ArrowStream, BoxedReader};
 
-/// Where a file's bytes are: an open file (reads are positional, so one handle serves every
-/// reader) or bytes in memory (pages are sliced from them without copies).
+/// An opened file, by where its bytes are: an open file (reads are positional, so one handle
+/// serves every reader), bytes in memory (pages are sliced from them without copies), or an
+/// object in an object store (clones share its client and fetched bytes). A read clones the
+/// `ParquetFile` (its handle, footer and schemas are shared, not copied or decoded again).
 enum Source {
-    File(File),
-    Bytes(Buffer),
-    /// An object in an object store (`s3://...`); clones share its client and fetched bytes.
-    Object(ObjectSource),
+    File(ParquetFile<FileSource>),
+    Bytes(ParquetFile<BytesSource>),
+    Object(ParquetFile<ObjectSource>),
 }
 
 /// An opened Parquet file: its footer is decoded once; every read makes a new reader over the
@@ -31,41 +32,24 @@ enum Source {
 #[pyclass(module = "parquetry._parquetry", name = "RawFile", frozen)]
 pub struct RawFile {
     source: Source,
-    metadata: FileMetaData,
-    schema: arrow_schema::SchemaRef,
 }
 
 impl RawFile {
-    fn open(source: Source) -> parquetry::Result<Self> {
-        let (metadata, schema) = match &source {
-            Source::File(f) => {
-                let file = ParquetFile::with_source(FileSource::new(f.try_clone()?)?, read_footer(f)?)?;
-                (file.metadata().clone(), file.arrow_schema())
-            }
-            Source::Bytes(b) => {
-                let file = ParquetFile::from_bytes(b.clone())?;
-                (file.metadata().clone(), file.arrow_schema())
-            }
-            Source::Object(_) => unreachable!("objects are opened by open_url"),
-        };
-        Ok(RawFile { source, metadata, schema })
+    /// The decoded footer.
+    fn footer(&self) -> &FileMetaData {
+        match &self.source {
+            Source::File(f) => f.metadata(),
+            Source::Bytes(f) => f.metadata(),
+            Source::Object(f) => f.metadata(),
+        }
     }
 
     /// A reader with `options`; fails on an option that does not fit the file.
     fn reader(&self, options: ReadOptions) -> parquetry::Result<BoxedReader> {
         Ok(match &self.source {
-            Source::File(f) => {
-                let file = ParquetFile::with_source(FileSource::new(f.try_clone()?)?, self.metadata.clone())?;
-                Box::new(ParquetReaderBuilder::new(file).with_options(options).build()?)
-            }
-            Source::Bytes(b) => {
-                let file = ParquetFile::with_source(BytesSource::new(b.clone()), self.metadata.clone())?;
-                Box::new(ParquetReaderBuilder::new(file).with_options(options).build()?)
-            }
-            Source::Object(o) => {
-                let file = ParquetFile::with_source(o.clone(), self.metadata.clone())?;
-                Box::new(ParquetReaderBuilder::new(file).with_options(options).build()?)
-            }
+            Source::File(f) => Box::new(ParquetReaderBuilder::new(f.clone()).with_options(options).build()?),
+            Source::Bytes(f) => Box::new(ParquetReaderBuilder::new(f.clone()).with_options(options).build()?),
+            Source::Object(f) => Box::new(ParquetReaderBuilder::new(f.clone()).with_options(options).build()?),
         })
     }
 }
@@ -80,11 +64,6 @@ impl RawFile {
     }
 }
 
-fn read_footer(f: &File) -> parquetry::Result<FileMetaData> {
-    let mut f = f.try_clone()?;
-    Ok(parquetry::format::read_metadata(&mut f)?.0)
-}
-
 /// Opens a file by path (`str` or `os.PathLike`, already turned into a path by the caller);
 /// with `memory_map`, maps it (pyarrow's `memory_map=True`): pages are read from the page
 /// cache without a `read` copy. As with pyarrow, a mapped file must not be truncated or
@@ -93,14 +72,19 @@ fn read_footer(f: &File) -> parquetry::Result<FileMetaData> {
 #[pyo3(signature = (path, memory_map=false))]
 pub fn open_path(py: Python<'_>, path: PathBuf, memory_map: bool) -> PyResult<RawFile> {
     py.detach(|| {
-        let file = File::open(&path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
+        let mut file = File::open(&path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
         let source = match memory_map {
             // SAFETY: the caller asked for a memory map, whose contract (the file is neither
             // truncated nor modified while mapped) `memory_map=True` documents, as pyarrow's.
-            true => Source::Bytes(unsafe { BytesSource::map(&file) }?.bytes().clone()),
-            false => Source::File(file),
+            true => unsafe { BytesSource::map(&file) }
+                .and_then(|m| ParquetFile::from_bytes(m.bytes().clone()))
+                .map(Source::Bytes),
+            false => parquetry::format::read_metadata(&mut file)
+                .map_err(Error::from)
+                .and_then(|(metadata, _)| ParquetFile::with_source(FileSource::new(file)?, metadata))
+                .map(Source::File),
         };
-        RawFile::open(source).map_err(|e| e.context(path.display()))
+        Ok::<_, Error>(RawFile { source: source.map_err(|e| e.context(path.display()))? })
     })
     .py_err()
 }
@@ -111,15 +95,8 @@ pub fn open_path(py: Python<'_>, path: PathBuf, memory_map: bool) -> PyResult<Ra
 #[pyo3(signature = (url, storage_options=None))]
 pub fn open_url(py: Python<'_>, url: String, storage_options: Option<Vec<(String, String)>>) -> PyResult<RawFile> {
     let options: StorageOptions = storage_options.unwrap_or_default().into_iter().collect();
-    py.detach(|| {
-        let file = parquetry::store::open_url(&url, &options)?;
-        Ok::<_, Error>(RawFile {
-            metadata: file.metadata().clone(),
-            schema: file.arrow_schema(),
-            source: Source::Object(file.source().clone()),
-        })
-    })
-    .py_err()
+    py.detach(|| Ok::<_, Error>(RawFile { source: Source::Object(parquetry::store::open_url(&url, &options)?) }))
+        .py_err()
 }
 
 /// The objects under the URL prefix `url` (a "folder", recursively) as `(url, size)` pairs,
@@ -159,7 +136,8 @@ pub fn open_bytes(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<RawFile> 
         let b = py.import("builtins")?.getattr("bytes")?.call1((data,))?;
         b.cast::<PyBytes>()?.as_bytes().to_vec()
     };
-    py.detach(|| RawFile::open(Source::Bytes(Buffer::from(bytes)))).py_err()
+    py.detach(|| Ok::<_, Error>(RawFile { source: Source::Bytes(ParquetFile::from_bytes(Buffer::from(bytes))?) }))
+        .py_err()
 }
 
 /// Turns the Python-side options into [`ReadOptions`]; `filter` is a condition in the text
@@ -224,7 +202,7 @@ impl RawFile {
     /// `(requests, bytes)` an object store file fetched so far; `None` for other files.
     fn request_stats(&self) -> Option<(u64, u64)> {
         match &self.source {
-            Source::Object(o) => Some((o.stats().requests(), o.stats().bytes())),
+            Source::Object(f) => Some((f.source().stats().requests(), f.source().stats().bytes())),
             _ => None,
         }
     }
@@ -291,27 +269,31 @@ impl RawFile {
 
     /// The file's Arrow schema.
     fn schema(&self) -> ArrowSchema {
-        ArrowSchema(self.schema.clone())
+        ArrowSchema(match &self.source {
+            Source::File(f) => f.arrow_schema(),
+            Source::Bytes(f) => f.arrow_schema(),
+            Source::Object(f) => f.arrow_schema(),
+        })
     }
 
     /// Number of row groups.
     fn num_row_groups(&self) -> usize {
-        self.metadata.row_groups.len()
+        self.footer().row_groups.len()
     }
 
     /// The schema elements only (cheap beside `metadata` for files with many row groups).
     fn schema_elements<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        crate::metadata::schema_elements(py, &self.metadata)
+        crate::metadata::schema_elements(py, self.footer())
     }
 
     /// The footer's key/value metadata only, as a dict.
     fn key_value_metadata<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        key_values(py, self.metadata.key_value_metadata.as_deref())
+        key_values(py, self.footer().key_value_metadata.as_deref())
     }
 
     /// The footer as plain Python values (see `parquetry.ParquetFile.metadata`).
     fn metadata<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        crate::metadata::to_dict(py, &self.metadata)
+        crate::metadata::to_dict(py, self.footer())
     }
 }
 

@@ -103,7 +103,6 @@ def _target_schema(pf) -> pa.Schema:
         if (hint is not None and pa.types.is_dictionary(t) and pa.types.is_dictionary(hint)
                 and hint.ordered and not t.ordered):
             t = pa.dictionary(t.index_type, t.value_type, ordered=True)
-        logical = leaf.logical_type.type if leaf is not None else None
         if pf._list_type is pa.LargeListType and not has_arrow_schema:
             t = _large_lists(t)
         if isinstance(pf._binary_type, pa.DataType) and not has_arrow_schema:
@@ -112,6 +111,11 @@ def _target_schema(pf) -> pa.Schema:
             # The core reads INT96 in this unit straight from days and nanoseconds, so
             # dates beyond the nanosecond range (1677-2262) keep their value.
             t = pa.timestamp(pf._int96_unit, t.tz)
+        # Only string and 16-byte binary columns change type by their logical type below;
+        # building the others' (a regex each) cost ~10 µs a column on every read.
+        annotated = pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t) \
+            or t == pa.binary(16) or t == pa.uuid()
+        logical = leaf.logical_type.type if leaf is not None and annotated else None
         if logical == "ENUM" and not has_arrow_schema:
             # As pyarrow: an ENUM column (parquet-java writes Java enums so) is binary.
             t = {pa.string(): pa.binary(), pa.large_string(): pa.large_binary(),
