@@ -80,7 +80,6 @@ pub fn open_path(py: Python<'_>, path: PathBuf, memory_map: bool) -> PyResult<Ra
                 .and_then(|m| ParquetFile::from_bytes(m.bytes().clone()))
                 .map(Source::Bytes),
             false => parquetry::format::read_metadata(&mut file)
-                .map_err(Error::from)
                 .and_then(|(metadata, _)| ParquetFile::with_source(FileSource::new(file)?, metadata))
                 .map(Source::File),
         };
