@@ -199,12 +199,20 @@ fn values(test: &Test, array: &dyn Array) -> Result<BooleanBuffer> {
             }
         }};
     }
+    // A comparison is a loop per operator, which vectorizes (a boxed matcher per row was 8%
+    // of a read of 200 small files filtered on a double); f64's operators are IEEE's, as
+    // `float_matcher`'s (NaN: only `!=` holds).
     macro_rules! floats {
         ($t:ty, $conv:expr) => {{
-            let m = float_matcher(test)?;
             let v = array.as_primitive::<$t>().values();
-            #[allow(clippy::redundant_closure_call)]
-            Ok(BooleanBuffer::collect_bool(len, |i| m($conv(v[i]))))
+            match test {
+                Test::Cmp(op, Key::Float(k)) => Ok(compare_each(v, $conv, *op, *k)),
+                _ => {
+                    let m = float_matcher(test)?;
+                    #[allow(clippy::redundant_closure_call)]
+                    Ok(BooleanBuffer::collect_bool(len, |i| m($conv(v[i]))))
+                }
+            }
         }};
     }
     macro_rules! bytes {
