@@ -14,9 +14,12 @@ use crate::error::{Error, Result};
 pub const MAGIC: &[u8; 4] = b"PAR1";
 /// The magic bytes of a file whose footer is encrypted.
 pub const ENCRYPTED_MAGIC: &[u8; 4] = b"PARE";
-/// How many tail bytes the first read takes: the footer length and magic, plus room for the
-/// footer of most files, so that one read is enough.
-pub const DEFAULT_TAIL_READ: u64 = 64 * 1024;
+/// How many tail bytes the first read of a local file takes: the footer length and magic,
+/// plus room for the footer of a file of a few row groups, so that one read is often enough;
+/// a longer footer costs a second read of its front. Not more: a local read costs a copy of
+/// every byte, not a round trip, and 64 KiB had made a folder of 200 files of 78 KB read
+/// 28.5 MB for 15.6 MB of files. (Object stores read a longer tail: `store::TAIL_READ`.)
+pub const DEFAULT_TAIL_READ: u64 = 8 * 1024;
 
 /// Checks the last 8 bytes of a file and returns the footer's length.
 ///
