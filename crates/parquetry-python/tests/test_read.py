@@ -132,3 +132,24 @@ def test_metadata_keeps_the_dict_form(corpus):
     assert (m["num_rows"], m["num_row_groups"], m["created_by"]) == (p.num_rows, p.num_row_groups, p.created_by)
     assert m["row_groups"][0]["columns"][0]["path_in_schema"] == p.row_group(0).column(0).path_in_schema
     assert isinstance(m["key_value_metadata"], dict)
+
+
+def test_one_opened_file_read_from_several_threads_at_once(tmp_path):
+    """A ParquetFile's reads share its open handle (positional reads, no shared cursor): reads
+    of different columns and row groups from four threads at once each give pyarrow's rows."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    n = 200_000
+    table = pa.table({"id": pa.array(range(n), pa.int64()), "s": pa.array([f"v{i % 1000}" for i in range(n)]),
+                      "x": pa.array([i * 0.25 for i in range(n)])})
+    path = tmp_path / "shared.parquet"
+    pq.write_table(table, path, row_group_size=20_000)
+    pf = parquetry.ParquetFile(path)
+    reads = [(["id"], None), (["s", "x"], [1, 3, 5]), (None, [9, 0]), (["x"], list(range(10)))] * 4
+    want = [pq.ParquetFile(path).read_row_groups(g, columns=c) if g else pq.read_table(path, columns=c)
+            for c, g in reads]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda r: pf.read_row_groups(r[1], columns=r[0], threads=False) if r[1]
+                            else pf.read(columns=r[0], threads=False), reads))
+    for (c, g), w, t in zip(reads, want, got):
+        assert_tables_equal(t, w, f"columns {c}, row groups {g}")
