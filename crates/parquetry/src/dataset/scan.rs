@@ -243,6 +243,19 @@ impl FileScan {
         }
     }
 
+    /// Whether the file's read found a row group dense in pages (see
+    /// [`ParquetRecordBatchReader::assume_dense`]).
+    fn found_dense(&self) -> bool {
+        matches!(&self.body, Body::Reader(r) if r.found_dense())
+    }
+
+    /// Has the file's read take its row groups to be dense in pages, and fetch them so.
+    fn assume_dense(&self) {
+        if let Body::Reader(r) = &self.body {
+            r.assume_dense();
+        }
+    }
+
     fn next_raw(&mut self) -> Option<Result<RecordBatch>> {
         match &mut self.body {
             Body::Reader(r) => r.next_batch(),
@@ -265,12 +278,17 @@ pub struct DatasetReader {
     /// row groups are fetched while the current one is read, not after a round trip once
     /// it ends. `Ok(None)`: no file left; an error is given when its turn comes.
     upcoming: Option<Result<Option<(usize, FileScan)>>>,
+    /// Whether the upcoming file was told that a file before it was dense in pages (see
+    /// [`FileScan::assume_dense`]): its first row groups then come whole at once, while the
+    /// current one is read, rather than their first pass and then, a round trip later, the
+    /// rest.
+    told_dense: bool,
 }
 
 impl DatasetReader {
     pub(crate) fn new(dataset: Dataset, options: ReadOptions) -> Result<DatasetReader> {
         let plan = Plan::new(&dataset, &options)?;
-        Ok(DatasetReader { dataset, plan, next_file: 0, current: None, upcoming: None })
+        Ok(DatasetReader { dataset, plan, next_file: 0, current: None, upcoming: None, told_dense: false })
     }
 
     /// Opens the next file whose partition values let a row match; `None` after the last.
@@ -290,7 +308,14 @@ impl DatasetReader {
         loop {
             if let Some((f, scan)) = &mut self.current {
                 let file = &self.dataset.files[*f];
-                match scan.next_raw() {
+                let batch = scan.next_raw();
+                if !self.told_dense && scan.found_dense() {
+                    if let Some(Ok(Some((_, next)))) = &self.upcoming {
+                        next.assume_dense();
+                        self.told_dense = true;
+                    }
+                }
+                match batch {
                     Some(Ok(batch)) => match self.plan.assemble(file, scan, batch) {
                         Ok(b) if b.num_rows() == 0 => continue,
                         other => return Some(other),
@@ -310,6 +335,8 @@ impl DatasetReader {
             match next {
                 Ok(Some((f, scan))) => {
                     self.current = Some((f, scan));
+                    // Told once this file's own row groups are read (its first batch).
+                    self.told_dense = false;
                     if self.dataset.files[f].remote.is_some() {
                         let upcoming = self.open_next();
                         if let Ok(Some((_, scan))) = &upcoming {
