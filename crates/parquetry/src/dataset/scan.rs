@@ -274,6 +274,10 @@ impl FileScan {
 /// fetched ahead.
 const UPCOMING_BYTES: u64 = 64 << 20;
 
+/// The most files opened ahead of the current one: a folder of many small files would
+/// otherwise have hundreds open (their readers and requests) within [`UPCOMING_BYTES`].
+const UPCOMING_FILES: usize = 8;
+
 /// The dataset's batches, file after file: an Arrow [`RecordBatchReader`].
 pub struct DatasetReader {
     dataset: Dataset,
@@ -281,9 +285,9 @@ pub struct DatasetReader {
     next_file: usize,
     current: Option<(usize, FileScan)>,
     /// The files after the current one, opened when the current one is an object (up to
-    /// [`UPCOMING_BYTES`] of them): their first row groups are fetched while the current
-    /// one is read, not after a round trip once it ends. An error is given when its turn
-    /// comes. Each with whether it was told a file before was dense in pages (see
+    /// [`UPCOMING_BYTES`] and [`UPCOMING_FILES`] of them): their first row groups are
+    /// fetched while the current one is read, not after a round trip once it ends. An error
+    /// is given when its turn comes. Each with whether it was told a file before was dense in pages (see
     /// [`FileScan::assume_dense`]): its row groups then come whole at once.
     upcoming: VecDeque<Result<(usize, FileScan, bool)>>,
     /// Whether the files opened are told that those before were dense in pages: the last
@@ -312,14 +316,15 @@ impl DatasetReader {
         Ok(None)
     }
 
-    /// Opens files after the current one up to [`UPCOMING_BYTES`] (at least one), each
+    /// Opens files after the current one up to [`UPCOMING_BYTES`] and [`UPCOMING_FILES`]
+    /// (at least one), each
     /// naming its first row groups to its object store (see [`FileScan::name_ahead`]).
     fn open_upcoming(&mut self) {
         let size = |files: &[DatasetFile], u: &Result<(usize, FileScan, bool)>| {
             u.as_ref().map_or(0, |(f, _, _)| files[*f].size)
         };
         let mut bytes: u64 = self.upcoming.iter().map(|u| size(&self.dataset.files, u)).sum();
-        while self.upcoming.is_empty() || bytes < UPCOMING_BYTES {
+        while self.upcoming.is_empty() || (bytes < UPCOMING_BYTES && self.upcoming.len() < UPCOMING_FILES) {
             if self.upcoming.back().is_some_and(|u| u.is_err()) {
                 return;
             }
