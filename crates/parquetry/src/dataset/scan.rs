@@ -287,8 +287,8 @@ pub struct DatasetReader {
     /// The files after the current one, opened when the current one is an object (up to
     /// [`UPCOMING_BYTES`] and [`UPCOMING_FILES`] of them): their first row groups are
     /// fetched while the current one is read, not after a round trip once it ends. An error
-    /// is given when its turn comes. Each with whether it was told a file before was dense in pages (see
-    /// [`FileScan::assume_dense`]): its row groups then come whole at once.
+    /// is given when its turn comes. Each with whether it was told a file before was dense
+    /// in pages (see [`FileScan::assume_dense`]): its row groups then come whole at once.
     upcoming: VecDeque<Result<(usize, FileScan, bool)>>,
     /// Whether the files opened are told that those before were dense in pages: the last
     /// file read found so in its first batch.
@@ -317,8 +317,8 @@ impl DatasetReader {
     }
 
     /// Opens files after the current one up to [`UPCOMING_BYTES`] and [`UPCOMING_FILES`]
-    /// (at least one), each
-    /// naming its first row groups to its object store (see [`FileScan::name_ahead`]).
+    /// (at least one), each naming its first row groups to its object store (see
+    /// [`FileScan::name_ahead`]), or all of them when a file before was dense in pages.
     fn open_upcoming(&mut self) {
         let size = |files: &[DatasetFile], u: &Result<(usize, FileScan, bool)>| {
             u.as_ref().map_or(0, |(f, _, _)| files[*f].size)
