@@ -36,7 +36,7 @@ class Holding:
 
     def __init__(self):
         self.cond = threading.Condition()
-        self.watch = lambda spec: False
+        self.watch = lambda spec, path: False
         self.wanted = 0
         self.waiting = 0
         self.most = 0
@@ -48,9 +48,9 @@ class Holding:
             self.watch, self.wanted, self.waiting, self.most, self.released = watch, wanted, 0, 0, False
             self.ranges = []
 
-    def hold(self, spec):
+    def hold(self, spec, path):
         with self.cond:
-            if spec is None or not self.watch(spec):
+            if spec is None or not self.watch(spec, path):
                 return
             self.ranges.append(spec)
             self.waiting += 1
@@ -84,7 +84,7 @@ def proxy(moto):  # noqa: F811
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else None
             if self.command == "GET":
-                holding.hold(self.headers.get("Range"))
+                holding.hold(self.headers.get("Range"), self.path)
             headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP}
             conn = http.client.HTTPConnection("127.0.0.1", int(upstream), timeout=60)
             try:
@@ -137,11 +137,11 @@ def put_table(s3, key, table, **kwargs):
     return buf.getvalue()
 
 
-def suffix(spec):
+def suffix(spec, path=None):
     return spec.startswith("bytes=-")
 
 
-def bounded(spec):
+def bounded(spec, path=None):
     return spec.startswith("bytes=") and not suffix(spec)
 
 
@@ -202,19 +202,21 @@ def test_a_whole_read_names_every_row_group_at_once(spread, options, proxy):
     assert len(proxy.holding.ranges) == 2
 
 
-def test_a_datasets_next_file_is_fetched_while_one_is_read(s3, options, proxy):
+def test_a_datasets_next_files_are_fetched_while_one_is_read(s3, options, proxy):
     # Three objects of 1.2 MB each (one row group, past the 512 KiB the footer's request
-    # brings): a request each for the rest. The next file's goes out while the one before
-    # is read, so two wait together at the proxy; one file after another, one would.
+    # brings): a request each for the rest. The files after the first (up to 64 MiB of
+    # them) are opened and their requests sent while the first is read, so all three wait
+    # together at the proxy; one file after another, one would (two with only the next
+    # file opened ahead).
     rng = np.random.default_rng(33)
     tables = [pa.table({"filler": pa.array([rng.bytes(4000) for _ in range(300)], pa.binary())}) for _ in range(3)]
     for i, t in enumerate(tables):
         put_table(s3, f"next/part-{i}.parquet", t, compression="none", use_dictionary=False)
-    proxy.holding.arm(bounded, 2)
+    proxy.holding.arm(bounded, 3)
     got = parquetry.read_table(f"s3://{BUCKET}/next/", storage_options=options, threads=1)
     assert_tables_equal(got, pa.concat_tables(tables))
     assert len(proxy.holding.ranges) == 3
-    assert proxy.holding.most == 2
+    assert proxy.holding.most == 3
 
 
 def test_reads_of_a_bucket_reuse_its_connections(s3, options, proxy):
@@ -229,3 +231,63 @@ def test_reads_of_a_bucket_reuse_its_connections(s3, options, proxy):
         assert_tables_equal(parquetry.read_table(f"s3://{BUCKET}/small.parquet", storage_options=options), table)
     assert len(proxy.holding.ranges) == 3
     assert proxy.connections - before <= 1
+
+
+# Two row groups, each a small column `v` (read), 1.5 MB of incompressible filler, a small
+# column `k` (filtered on) and 1.5 MB more: every chunk read lies more than the 1 MiB
+# coalescing gap from the others (a request each) and none in the footer's 512 KiB request.
+# `k = 3` matches every 7th row, so every page of `v` holds a match: late materialization's
+# second pass needs every page, in each row group.
+DENSE_ROWS = 300
+
+
+def dense_table(seed):
+    rng = np.random.default_rng(seed)
+    n = 2 * DENSE_ROWS
+    return pa.table({
+        "v": pa.array(np.arange(n) * 10 + seed, pa.int64()),
+        "filler": pa.array([rng.bytes(5000) for _ in range(n)], pa.binary()),
+        "k": pa.array(np.arange(n) % 7, pa.int64()),
+        "filler2": pa.array([rng.bytes(5000) for _ in range(n)], pa.binary()),
+    })
+
+
+def put_dense(s3, key, table):
+    data = put_table(s3, key, table, row_group_size=DENSE_ROWS, compression="none", use_dictionary=False,
+                     write_page_index=True, data_page_size=256)
+    meta = pq.ParquetFile(io.BytesIO(data)).metadata
+    assert meta.num_row_groups == 2 and meta.row_group(0).column(0).path_in_schema == "v"
+    # Where the first row group's `k` starts: its first pass, fetched alone, not watched.
+    return meta.row_group(0).column(2).data_page_offset
+
+
+def test_a_row_group_dense_in_pages_has_the_next_ones_columns_named_with_their_first_pass(s3, options, proxy):
+    table = dense_table(35)
+    first = put_dense(s3, "dense.parquet", table)
+    # Row group 0's `k` comes first; its second pass needs every page of `v`, so row group
+    # 1's `k` and `v` are named with row group 0's `v`: three requests waiting together.
+    # Before, row group 1's `v` was named only once its `k` had been read (two at most).
+    proxy.holding.arm(lambda spec, path: bounded(spec) and not spec.startswith(f"bytes={first}-"), 3)
+    got = parquetry.read_table(f"s3://{BUCKET}/dense.parquet", columns=["v"], filters=[("k", "=", 3)],
+                               storage_options=options, threads=1)
+    expected = table.filter(pa.compute.equal(table["k"], 3)).select(["v"])
+    assert_tables_equal(got, expected)
+    assert len(proxy.holding.ranges) == 3  # one request per chunk read, as before
+    assert proxy.holding.most == 3
+
+
+def test_a_datasets_next_file_is_fetched_whole_once_one_is_found_dense(s3, options, proxy):
+    tables = [dense_table(36), dense_table(37)]
+    first = [put_dense(s3, f"dense-ds/part-{i}.parquet", t) for i, t in enumerate(tables)]
+    # The second file's first pass of row group 0 is named while the first file is read (as
+    # before). Once the first file's row group 0 is found dense in pages, the second file's
+    # other requests follow at once (row group 0's `v`, row group 1's `k` and `v`); before,
+    # they waited for the second file's turn and went out two, then one.
+    proxy.holding.arm(
+        lambda spec, path: "part-1" in path and bounded(spec) and not spec.startswith(f"bytes={first[1]}-"), 3)
+    got = parquetry.read_table(f"s3://{BUCKET}/dense-ds/", columns=["v"], filters=[("k", "=", 3)],
+                               storage_options=options, threads=1)
+    both = pa.concat_tables(tables)
+    assert_tables_equal(got, both.filter(pa.compute.equal(both["k"], 3)).select(["v"]))
+    assert len(proxy.holding.ranges) == 3
+    assert proxy.holding.most == 3

@@ -243,6 +243,19 @@ impl FileScan {
         }
     }
 
+    /// Whether the file's read found a row group dense in pages (see
+    /// [`ParquetRecordBatchReader::assume_dense`]).
+    fn found_dense(&self) -> bool {
+        matches!(&self.body, Body::Reader(r) if r.found_dense())
+    }
+
+    /// Has the file's read take its row groups to be dense in pages, and fetch them so.
+    fn assume_dense(&self) {
+        if let Body::Reader(r) = &self.body {
+            r.assume_dense();
+        }
+    }
+
     fn next_raw(&mut self) -> Option<Result<RecordBatch>> {
         match &mut self.body {
             Body::Reader(r) => r.next_batch(),
@@ -255,22 +268,40 @@ impl FileScan {
     }
 }
 
+/// The sizes of the files opened ahead of the current one (see
+/// [`DatasetReader::upcoming`]), at least one: each names its first row groups (all of them,
+/// when found dense) to its object store at once, so what they hold is about what is
+/// fetched ahead.
+const UPCOMING_BYTES: u64 = 64 << 20;
+
+/// The most files opened ahead of the current one: a folder of many small files would
+/// otherwise have hundreds open (their readers and requests) within [`UPCOMING_BYTES`].
+const UPCOMING_FILES: usize = 8;
+
 /// The dataset's batches, file after file: an Arrow [`RecordBatchReader`].
 pub struct DatasetReader {
     dataset: Dataset,
     plan: Plan,
     next_file: usize,
     current: Option<(usize, FileScan)>,
-    /// The file after the current one, opened when the current one is an object: its first
-    /// row groups are fetched while the current one is read, not after a round trip once
-    /// it ends. `Ok(None)`: no file left; an error is given when its turn comes.
-    upcoming: Option<Result<Option<(usize, FileScan)>>>,
+    /// The files after the current one, opened when the current one is an object (up to
+    /// [`UPCOMING_BYTES`] and [`UPCOMING_FILES`] of them): their first row groups are
+    /// fetched while the current one is read, not after a round trip once it ends. An error
+    /// is given when its turn comes. Each with whether it was told a file before was dense
+    /// in pages (see [`FileScan::assume_dense`]): its row groups then come whole at once.
+    upcoming: VecDeque<Result<(usize, FileScan, bool)>>,
+    /// Whether the files opened are told that those before were dense in pages: the last
+    /// file read found so in its first batch.
+    dense: bool,
+    /// Whether the current file's first batch was read (and `dense` set from it).
+    checked: bool,
 }
 
 impl DatasetReader {
     pub(crate) fn new(dataset: Dataset, options: ReadOptions) -> Result<DatasetReader> {
         let plan = Plan::new(&dataset, &options)?;
-        Ok(DatasetReader { dataset, plan, next_file: 0, current: None, upcoming: None })
+        let upcoming = VecDeque::new();
+        Ok(DatasetReader { dataset, plan, next_file: 0, current: None, upcoming, dense: false, checked: false })
     }
 
     /// Opens the next file whose partition values let a row match; `None` after the last.
@@ -285,12 +316,53 @@ impl DatasetReader {
         Ok(None)
     }
 
+    /// Opens files after the current one up to [`UPCOMING_BYTES`] and [`UPCOMING_FILES`]
+    /// (at least one), each naming its first row groups to its object store (see
+    /// [`FileScan::name_ahead`]), or all of them when a file before was dense in pages.
+    fn open_upcoming(&mut self) {
+        let size = |files: &[DatasetFile], u: &Result<(usize, FileScan, bool)>| {
+            u.as_ref().map_or(0, |(f, _, _)| files[*f].size)
+        };
+        let mut bytes: u64 = self.upcoming.iter().map(|u| size(&self.dataset.files, u)).sum();
+        while self.upcoming.is_empty() || (bytes < UPCOMING_BYTES && self.upcoming.len() < UPCOMING_FILES) {
+            if self.upcoming.back().is_some_and(|u| u.is_err()) {
+                return;
+            }
+            let next = match self.open_next() {
+                Ok(Some((f, scan))) => {
+                    match self.dense {
+                        true => scan.assume_dense(),
+                        false => scan.name_ahead(),
+                    }
+                    Ok((f, scan, self.dense))
+                }
+                Ok(None) => return,
+                Err(e) => Err(e),
+            };
+            bytes += size(&self.dataset.files, &next);
+            self.upcoming.push_back(next);
+        }
+    }
+
     /// The next batch with parquetry's own error type (the `Iterator` gives `ArrowError`s).
     pub fn next_batch(&mut self) -> Option<Result<RecordBatch>> {
         loop {
             if let Some((f, scan)) = &mut self.current {
                 let file = &self.dataset.files[*f];
-                match scan.next_raw() {
+                let batch = scan.next_raw();
+                if !self.checked {
+                    // Its first row group is read: whether it was dense tells the files
+                    // opened ahead how to fetch theirs.
+                    self.checked = true;
+                    self.dense = scan.found_dense();
+                    for (_, next, told) in self.upcoming.iter_mut().flatten() {
+                        if self.dense && !*told {
+                            next.assume_dense();
+                            *told = true;
+                        }
+                    }
+                }
+                match batch {
                     Some(Ok(batch)) => match self.plan.assemble(file, scan, batch) {
                         Ok(b) if b.num_rows() == 0 => continue,
                         other => return Some(other),
@@ -303,24 +375,21 @@ impl DatasetReader {
                     None => self.current = None,
                 }
             }
-            let next = match self.upcoming.take() {
-                Some(next) => next,
+            let next = match self.upcoming.pop_front() {
+                Some(next) => next.map(|(f, scan, _)| Some((f, scan))),
                 None => self.open_next(),
             };
             match next {
                 Ok(Some((f, scan))) => {
                     self.current = Some((f, scan));
+                    self.checked = false;
                     if self.dataset.files[f].remote.is_some() {
-                        let upcoming = self.open_next();
-                        if let Ok(Some((_, scan))) = &upcoming {
-                            scan.name_ahead();
-                        }
-                        self.upcoming = Some(upcoming);
+                        self.open_upcoming();
                     }
                 }
                 Ok(None) => return None,
                 Err(e) => {
-                    self.upcoming = None;
+                    self.upcoming.clear();
                     self.next_file = self.dataset.files.len();
                     return Some(Err(e));
                 }

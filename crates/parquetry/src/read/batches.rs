@@ -59,6 +59,11 @@ struct Flow<S: ChunkSource> {
     /// The row groups (a position in `row_groups`) up to which chunks were named ahead
     /// (see [`ahead_window`](Self::ahead_window)).
     ahead: std::cell::Cell<usize>,
+    /// Whether late materialization's last row group needed every page of the other
+    /// columns, or a dataset's file before this one had one that did (see
+    /// [`dense_pages`](Self::dense_pages)): the next row groups' other columns are then
+    /// named with their first pass, a round trip sooner.
+    dense: std::cell::Cell<bool>,
 }
 
 /// A row group just opened: what is left to read of it, and a reader per leaf column.
@@ -88,6 +93,26 @@ impl<S: ChunkSource> RecordBatchIter<S> {
     /// Names to the source what the read fetches first, before any batch is asked for (see
     /// `Flow::name_start`).
     pub(crate) fn name_ahead(&self) {
+        self.flow.name_start();
+    }
+
+    /// Whether the read found a row group whose second pass needed every page of the other
+    /// columns (see `Flow::dense_pages`).
+    pub(crate) fn found_dense(&self) -> bool {
+        self.flow.dense.get()
+    }
+
+    /// Takes the next row groups to be as dense in pages as a file read before found its own
+    /// (a dataset's next file: same filter, same columns), and names ahead what the read
+    /// then fetches first: the first row groups whole at their candidate rows, rather than
+    /// their first passes alone, then the rest a round trip later. An object store only.
+    pub(crate) fn assume_dense(&self) {
+        if self.flow.filter.is_none() || self.flow.file.source.fetch_cost(&[]).is_none() {
+            return;
+        }
+        self.flow.dense.set(true);
+        // Named again from the open one: what is fetched already costs no request.
+        self.flow.ahead.set(self.flow.next_row_group);
         self.flow.name_start();
     }
 
@@ -123,10 +148,16 @@ impl<S: ChunkSource> Flow<S> {
                     continue;
                 }
             }
+            // What late materialization narrows, kept to compare its pages (an object store only).
+            let remote = self.filter.is_some() && self.file.source.fetch_cost(&[]).is_some();
+            let candidates = remote.then(|| steps.clone());
             let (steps, decoded) = match self.filter.as_mut() {
                 Some(f) => f.narrow(&self.file, rg_index, self.starts[rg_index], steps)?,
                 None => (steps, Vec::new()),
             };
+            if let Some(candidates) = &candidates {
+                self.dense_pages(rg_index, candidates, &steps);
+            }
             if steps.is_empty() {
                 // No row of this row group is read: its columns are not even opened.
                 continue;
@@ -307,6 +338,7 @@ impl<S: ChunkSource> RecordBatchIter<S> {
             // A caller that reads everything counts as having asked for a second batch.
             asked: usize::from(options_reads_all),
             ahead: std::cell::Cell::new(0),
+            dense: std::cell::Cell::new(false),
         };
         Ok(RecordBatchIter { flow, schedule })
     }

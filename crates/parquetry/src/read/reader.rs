@@ -109,6 +109,18 @@ impl<S: ChunkSource> ParquetRecordBatchReader<S> {
     pub fn name_ahead(&self) {
         self.batches.name_ahead();
     }
+
+    /// Whether the read found a row group whose filter's second pass needed every page of
+    /// the other columns (an object store only): a dataset then tells its next file.
+    pub(crate) fn found_dense(&self) -> bool {
+        self.batches.found_dense()
+    }
+
+    /// Takes the read's row groups to be as dense in pages as the file before found its own,
+    /// and names ahead what it then fetches first (see [`name_ahead`](Self::name_ahead)).
+    pub(crate) fn assume_dense(&self) {
+        self.batches.assume_dense();
+    }
 }
 
 impl<S: ChunkSource> Iterator for ParquetRecordBatchReader<S> {

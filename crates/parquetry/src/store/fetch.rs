@@ -64,11 +64,15 @@ pub struct FetchOptions {
     /// cost requests (16 MiB parts made the S3 benchmark's `point_id` 5 → 7 requests, its
     /// two chunks of 26 and 23 MiB cut in two).
     pub part: u64,
-    /// The most bytes of long requests in flight at once (at least one request): requests
-    /// at once share the bandwidth, and with the four 16 MiB requests of a whole read in
-    /// flight together, all ended near the end of the transfer and decoding waited for the
-    /// first at a quarter of the bandwidth while the others, needed later, took the rest.
-    /// 32 MiB by default: two, in the order they are read, the next sent as one ends.
+    /// The most bytes asked for and not yet arrived at once (at least one request):
+    /// requests at once share the bandwidth, and with the four 16 MiB requests of a whole
+    /// read in flight together, all ended near the end of the transfer and decoding waited
+    /// for the first at a quarter of the bandwidth while the others, needed later, took the
+    /// rest. 32 MiB by default: two 16 MiB requests, in the order they are read, the next
+    /// sent once 16 MiB of theirs arrived, so that its wait for the first byte overlaps
+    /// their last bytes (sent only once one ended, each waited a round trip with nothing
+    /// arriving: `is_null` in the S3 benchmark, 7 requests, spent one of its four round
+    /// trips so).
     pub in_flight: u64,
     /// The longest request that merging ranges makes (a column chunk longer by itself is
     /// fetched whole). 16 MiB by default.

@@ -13,6 +13,7 @@
 //! [`FetchOptions::max_ahead`]; the oldest are dropped first.
 
 use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 use arrow_buffer::Buffer;
@@ -120,6 +121,11 @@ impl Fetched {
         }));
         drop(arrived);
         self.ready.notify_all();
+    }
+
+    /// Where the bytes received so far end in the object.
+    fn received_to(&self) -> u64 {
+        self.lock().end
     }
 
     fn is_done(&self) -> bool {
@@ -474,37 +480,68 @@ impl ChunkSource for ObjectSource {
         let (location, stats, fetch) = (self.location.clone(), Arc::clone(&self.stats), self.fetch);
         rt.spawn(async move {
             let mut jobs = jobs.into_iter().peekable();
+            // Bytes asked for and not arrived yet: lowered as each piece arrives (the
+            // requests' futures run inside this task, polled below), so the next request
+            // goes out while the last bytes of those before are on their way, and waits
+            // for its first byte then instead of after they all ended.
+            let outstanding = AtomicU64::new(0);
             let mut running = futures_util::stream::FuturesUnordered::new();
-            let mut in_flight = 0u64;
             loop {
                 // Sent in order, the range needed first asked for first; the next goes out as
-                // soon as it fits: up to `concurrency` requests and `in_flight` bytes (one
-                // request however long when none is in flight).
+                // soon as it fits: up to `concurrency` requests and `in_flight` bytes not yet
+                // arrived (one request however long when none is in flight).
                 while let Some((entry, _)) = jobs.peek() {
                     let size = entry.range.end - entry.range.start;
-                    let room = running.len() < fetch.concurrency.max(1) && in_flight + size <= fetch.in_flight;
+                    let room = running.len() < fetch.concurrency.max(1)
+                        && outstanding.load(Ordering::Relaxed) + size <= fetch.in_flight;
                     if !running.is_empty() && !room {
                         break;
                     }
                     let Some((entry, options)) = jobs.next() else { break };
-                    in_flight += size;
-                    let (location, stats) = (&location, Arc::clone(&stats));
+                    outstanding.fetch_add(size, Ordering::Relaxed);
+                    let (location, stats, outstanding) = (&location, Arc::clone(&stats), &outstanding);
                     running.push(async move {
                         let range = entry.range.clone();
-                        let result = stream_into(location, options, &entry, &stats).await.map_err(|e| {
+                        let result = stream_into(location, options, &entry, &stats, outstanding).await.map_err(|e| {
                             store_error(&location.url, &format!("reading bytes {}..{} of", range.start, range.end), e)
                         });
+                        // What never arrived (a failed or short response) is not awaited.
+                        release(outstanding, range.end - entry.received_to());
                         entry.finish(result);
-                        size
                     });
                 }
-                match running.next().await {
-                    Some(size) => in_flight -= size,
-                    None => break,
+                if running.is_empty() {
+                    break;
                 }
+                let next = jobs.peek().map(|(entry, _)| entry.range.end - entry.range.start);
+                // Until a request ends, or enough bytes arrived for the next to fit.
+                futures_util::future::poll_fn(|cx| {
+                    let mut ended = false;
+                    loop {
+                        match running.poll_next_unpin(cx) {
+                            std::task::Poll::Ready(Some(())) => ended = true,
+                            std::task::Poll::Ready(None) => return std::task::Poll::Ready(()),
+                            std::task::Poll::Pending => break,
+                        }
+                    }
+                    let fits = next.is_some_and(|size| {
+                        running.len() < fetch.concurrency.max(1)
+                            && outstanding.load(Ordering::Relaxed) + size <= fetch.in_flight
+                    });
+                    match ended || fits {
+                        true => std::task::Poll::Ready(()),
+                        false => std::task::Poll::Pending,
+                    }
+                })
+                .await;
             }
         });
     }
+}
+
+/// Takes `len` bytes from those awaited (`outstanding`), never below none.
+fn release(outstanding: &AtomicU64, len: u64) {
+    let _ = outstanding.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |o| Some(o.saturating_sub(len)));
 }
 
 /// A ranged GET whose response is handed to `entry` piece by piece as it arrives, counted
@@ -515,6 +552,7 @@ async fn stream_into(
     options: GetOptions,
     entry: &Fetched,
     stats: &RequestStats,
+    outstanding: &AtomicU64,
 ) -> object_store::Result<()> {
     stats.add_request();
     let result = location.store.get_opts(&location.path, options).await?;
@@ -523,10 +561,12 @@ async fn stream_into(
     while let Some(piece) = body.next().await {
         match piece {
             Ok(piece) => {
-                stats.add_bytes(piece.len() as u64);
+                let len = piece.len() as u64;
+                stats.add_bytes(len);
                 if !entry.push(Buffer::from(piece)) {
                     break;
                 }
+                release(outstanding, len);
             }
             Err(e) => {
                 outcome = Err(e);

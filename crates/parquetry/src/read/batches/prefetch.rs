@@ -90,8 +90,11 @@ impl<S: ChunkSource> Flow<S> {
             let (from, to) = self.ahead_window(bytes);
             return (from..to).flat_map(|i| self.chunk_ranges(self.row_groups[i], padding, None)).collect();
         };
-        let fields = filter.first_pass_fields(&self.file.schema);
-        let settled = filter.first_pass_settled();
+        // Dense in pages, a row group's other columns come with its first pass (see
+        // `first_passes`), whether late materialization stays on or not.
+        let dense = self.dense.get();
+        let fields = filter.first_pass_fields(&self.file.schema).filter(|_| !dense);
+        let settled = filter.first_pass_settled() || dense;
         let bytes = |i: usize| match settled {
             true => self.chunk_ranges(self.row_groups[i], padding, fields.as_deref()).iter().map(|r| r.1).sum(),
             false => READ_AHEAD, // one row group ahead
@@ -122,7 +125,7 @@ impl<S: ChunkSource> Flow<S> {
         // Only once what the first pass reads is settled: before, a row group named ahead
         // would be bundled with its other columns (see `first_passes`) before the one
         // opening tells whether matches are rare, and cost their bytes for nothing.
-        if self.filter.as_ref().is_some_and(|f| f.first_pass_settled()) {
+        if self.dense.get() || self.filter.as_ref().is_some_and(|f| f.first_pass_settled()) {
             ranges.extend(self.next_chunks(padding));
         }
         self.file.source.prefetch(&ranges);
@@ -152,8 +155,12 @@ impl<S: ChunkSource> Flow<S> {
             })
             .collect();
         // Only where the source makes requests: elsewhere bundling would cost the second
-        // pass's page lookups for nothing.
-        let bundle = fields.is_some() && filter.expects_matches() && self.file.source.fetch_cost(&[]).is_some();
+        // pass's page lookups for nothing. After a row group dense in pages, always: the
+        // second pass is expected to read every page of the other columns, so they cost no
+        // byte more fetched with the first pass, and a round trip less.
+        let remote = self.file.source.fetch_cost(&[]).is_some();
+        let dense = self.dense.get() && remote;
+        let bundle = fields.is_some() && (dense || filter.expects_matches()) && remote;
         // The OffsetIndexes the partial reads place their pages by, all in one go.
         let indexed = if bundle { None } else { fields };
         let indexes: Vec<(u64, u64)> = reads
@@ -174,12 +181,42 @@ impl<S: ChunkSource> Flow<S> {
                     return first;
                 }
                 let all = pass(*index, steps, *partial, None);
-                match self.worth_bundling(&first, &all) {
+                match dense || self.worth_bundling(&first, &all) {
                     true => all,
                     false => first,
                 }
             })
             .collect()
+    }
+
+    /// Records whether the second pass of the row group `rg_index` (its reads `narrowed` by
+    /// late materialization from the candidate rows `candidates`) needs every page of the
+    /// columns the first pass did not read that the candidates need. Matches spread that
+    /// evenly are rarely confined to one row group, so the next ones' other columns are then
+    /// named with their first pass (see [`first_passes`](Self::first_passes)) rather than a
+    /// round trip after it, and ahead as once the first pass is settled. Only on a source
+    /// that makes requests, and only while late materialization is on (off, every column is
+    /// read at the candidate rows anyway).
+    pub(super) fn dense_pages(&self, rg_index: usize, candidates: &VecDeque<Step>, narrowed: &VecDeque<Step>) {
+        let Some(filter) = &self.filter else { return };
+        if self.file.source.fetch_cost(&[]).is_none() {
+            return;
+        }
+        let Some(first) = filter.first_pass_fields(&self.file.schema) else { return };
+        let mut others: Vec<String> = Vec::new();
+        for p in &self.plans {
+            let top = &self.file.schema.columns[p.leaf].path[0];
+            if !first.contains(top) && !others.contains(top) {
+                others.push(top.clone());
+            }
+        }
+        if others.is_empty() {
+            return;
+        }
+        let padding = has_parquet_816_bug(self.file.metadata.created_by.as_deref());
+        let bytes =
+            |steps| -> u64 { self.selected_pages(rg_index, steps, padding, Some(&others)).iter().map(|r| r.1).sum() };
+        self.dense.set(!narrowed.is_empty() && bytes(narrowed) >= bytes(candidates));
     }
 
     /// Whether fetching `all` (a row group's first pass and the other columns at its
