@@ -93,7 +93,7 @@ pub struct RleDecoder<'a> {
     /// Values of the current bit-packed run not yet unpacked into `buf`, and where it ends.
     packed_left: usize,
     packed_end: usize,
-    buf: [u32; BUF_VALUES],
+    buf: Vec<u32>,
     buf_pos: usize,
     buf_len: usize,
 }
@@ -114,10 +114,27 @@ impl<'a> RleDecoder<'a> {
             rle_value: 0,
             packed_left: 0,
             packed_end: 0,
-            buf: [0; BUF_VALUES],
+            buf: Vec::new(),
             buf_pos: 0,
             buf_len: 0,
         })
+    }
+
+    /// A decoder of no values, holding nothing: what a page's state keeps while its decoder
+    /// is lent out.
+    pub fn idle() -> RleDecoder<'static> {
+        RleDecoder {
+            data: &[],
+            pos: 0,
+            bit_width: 0,
+            rle_left: 0,
+            rle_value: 0,
+            packed_left: 0,
+            packed_end: 0,
+            buf: Vec::new(),
+            buf_pos: 0,
+            buf_len: 0,
+        }
     }
 
     /// The same decoder, at the same place, reading `data` instead: a page decoder that
@@ -219,7 +236,7 @@ impl<'a> RleDecoder<'a> {
                 let k = self.packed_left.min(want);
                 let take = if k == self.packed_left { k } else { k / 8 * 8 };
                 if take == 0 {
-                    self.fill_buf();
+                    self.fill_buf_upto(want);
                     continue;
                 }
                 let bytes = self.data.get(self.pos..self.packed_end).unwrap_or_default();
@@ -294,7 +311,7 @@ impl<'a> RleDecoder<'a> {
                 return Ok(Some(Run::Repeated { value: self.rle_value, len }));
             }
             if self.packed_left > 0 {
-                self.fill_buf();
+                self.fill_buf_upto(max);
                 continue;
             }
             if !self.next_header()? {
@@ -328,7 +345,7 @@ impl<'a> RleDecoder<'a> {
                     self.packed_left -= whole;
                     done += whole;
                 } else {
-                    self.fill_buf();
+                    self.fill_buf_upto(want);
                 }
             } else if !self.next_header()? {
                 break;
@@ -345,7 +362,15 @@ impl<'a> RleDecoder<'a> {
     /// Unpacks the next group(s) of the current bit-packed run holding at least `want`
     /// values (at most [`BUF_VALUES`]) into `buf`: whole groups, or the run's end.
     fn fill_buf_upto(&mut self, want: usize) {
-        let k = self.packed_left.min(want.div_ceil(8) * 8).min(BUF_VALUES);
+        // Values are unpacked 32 at a time, so as many are kept. A selective read that takes
+        // one value between skips unpacks one such block, not the whole buffer's worth.
+        let k = self.packed_left.min(want.div_ceil(32) * 32).min(BUF_VALUES);
+        if self.buf.is_empty() {
+            // Allocated at the first bit-packed run: a decoder that meets only RLE runs (most
+            // definition levels) never needs it, and a decoder moved between batches (a page's
+            // state, see `rebind`) moves a pointer, not a kilobyte.
+            self.buf = vec![0; BUF_VALUES];
+        }
         let w = self.bit_width;
         let run = self.data.get(..self.packed_end).unwrap_or_default();
         let mut p = self.pos;

@@ -425,11 +425,13 @@ impl ColumnReader {
             return decoder.read(&mut page.values, k, None);
         };
         let start = validity.len();
+        // Straight from the page's bitmap, not through a slice of it: a selective read takes
+        // a row or two between skips, and a slice costs a reference count each time.
         let valid = match &page.validity {
             Some(bits) => {
-                let bits = bits.slice(page.row, k);
-                validity.append_buffer(&bits);
-                bits.count_set_bits()
+                let at = bits.offset() + page.row;
+                validity.append_packed_range(at..at + k, bits.values());
+                bits.inner().count_set_bits_offset(at, k)
             }
             None => {
                 validity.append_n(k, true);
@@ -449,7 +451,7 @@ impl ColumnReader {
     fn skip_rows(&mut self, k: usize) -> Result<()> {
         let Some(page) = self.page.as_mut() else { return Err(finished()) };
         let valid = match &page.validity {
-            Some(bits) => bits.slice(page.row, k).count_set_bits(),
+            Some(bits) => bits.inner().count_set_bits_offset(bits.offset() + page.row, k),
             None => k,
         };
         page.row += k;
