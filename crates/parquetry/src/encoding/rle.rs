@@ -93,7 +93,7 @@ pub struct RleDecoder<'a> {
     /// Values of the current bit-packed run not yet unpacked into `buf`, and where it ends.
     packed_left: usize,
     packed_end: usize,
-    buf: Vec<u32>,
+    buf: Option<Box<[u32; BUF_VALUES]>>,
     buf_pos: usize,
     buf_len: usize,
 }
@@ -114,7 +114,7 @@ impl<'a> RleDecoder<'a> {
             rle_value: 0,
             packed_left: 0,
             packed_end: 0,
-            buf: Vec::new(),
+            buf: None,
             buf_pos: 0,
             buf_len: 0,
         })
@@ -131,7 +131,7 @@ impl<'a> RleDecoder<'a> {
             rle_value: 0,
             packed_left: 0,
             packed_end: 0,
-            buf: Vec::new(),
+            buf: None,
             buf_pos: 0,
             buf_len: 0,
         }
@@ -212,7 +212,7 @@ impl<'a> RleDecoder<'a> {
             let want = n - done;
             if self.buf_pos < self.buf_len {
                 let k = (self.buf_len - self.buf_pos).min(want);
-                let values = self.buf.get(self.buf_pos..self.buf_pos + k).unwrap_or_default();
+                let values = self.buf.as_deref().and_then(|b| b.get(self.buf_pos..self.buf_pos + k)).unwrap_or_default();
                 for chunk in values.chunks(64) {
                     let word = chunk.iter().enumerate().fold(0u64, |w, (i, &b)| w | (u64::from(b & 1) << i));
                     dst.append_word(word, chunk.len());
@@ -303,7 +303,7 @@ impl<'a> RleDecoder<'a> {
                 let k = (self.buf_len - self.buf_pos).min(max);
                 let start = self.buf_pos;
                 self.buf_pos += k;
-                return Ok(self.buf.get(start..start + k).map(Run::Packed));
+                return Ok(self.buf.as_deref().and_then(|b| b.get(start..start + k)).map(Run::Packed));
             }
             if self.rle_left > 0 {
                 let len = self.rle_left.min(max);
@@ -365,16 +365,16 @@ impl<'a> RleDecoder<'a> {
         // Values are unpacked 32 at a time, so as many are kept. A selective read that takes
         // one value between skips unpacks one such block, not the whole buffer's worth.
         let k = self.packed_left.min(want.div_ceil(32) * 32).min(BUF_VALUES);
-        if self.buf.is_empty() {
-            // Allocated at the first bit-packed run: a decoder that meets only RLE runs (most
-            // definition levels) never needs it, and a decoder moved between batches (a page's
-            // state, see `rebind`) moves a pointer, not a kilobyte.
-            self.buf = vec![0; BUF_VALUES];
-        }
         let w = self.bit_width;
         let run = self.data.get(..self.packed_end).unwrap_or_default();
         let mut p = self.pos;
-        for chunk in self.buf.chunks_exact_mut(32).take(k.div_ceil(32)) {
+        // Allocated at the first bit-packed run: a decoder that meets only RLE runs (most
+        // definition levels) never needs it, and a decoder moved between batches (a page's
+        // state, see `rebind`) moves a pointer, not a kilobyte. A fixed-size array, not a
+        // vector: the unpacking loop below then compiles as it did inline (a `Vec` cost 60
+        // more instructions a call).
+        let buf = self.buf.get_or_insert_with(|| Box::new([0; BUF_VALUES]));
+        for chunk in buf.chunks_exact_mut(32).take(k.div_ceil(32)) {
             if let Ok(c) = <&mut [u32; 32]>::try_from(chunk) {
                 unpack32(run.get(p..).unwrap_or_default(), w, c);
             }

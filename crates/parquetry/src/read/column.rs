@@ -186,6 +186,22 @@ impl ColumnReader {
         self.append_inner(source, rows).map_err(|e| e.context(&self.place))
     }
 
+    /// Room for `rows` more rows of a flat column before a batch that reads them in many
+    /// short reads (matches scattered between skips): each read reserves only its own rows,
+    /// so without this the values grow by doubling and are copied on the way.
+    pub fn reserve_rows(&mut self, rows: usize) {
+        if self.records.is_some() {
+            return;
+        }
+        let rows = rows.min(self.max_reserve_rows);
+        if let Some(d) = self.decoder.as_mut() {
+            d.reserve(rows, 0);
+        }
+        if let Some(v) = self.validity.as_mut() {
+            v.reserve(rows);
+        }
+    }
+
     /// Passes over the next `rows` rows without producing them: values inside a page are
     /// passed over by the encoding's own walk, and data pages that lie wholly inside the
     /// skip are not decompressed.

@@ -30,6 +30,14 @@ impl LeafReader {
         }
     }
 
+    /// Room for the `rows` rows a batch's many short reads will append (see
+    /// [`ColumnReader::reserve_rows`]; a replay appends nothing of its own).
+    pub(crate) fn reserve_rows(&mut self, rows: usize) {
+        if let LeafReader::Column(r) = self {
+            r.reserve_rows(rows);
+        }
+    }
+
     /// Passes over the next `rows` rows (a replay holds only the rows read: nothing to do).
     pub(crate) fn skip<S: ChunkSource>(&mut self, source: &S, rows: usize) -> Result<()> {
         match self {
