@@ -93,7 +93,7 @@ pub struct RleDecoder<'a> {
     /// Values of the current bit-packed run not yet unpacked into `buf`, and where it ends.
     packed_left: usize,
     packed_end: usize,
-    buf: [u32; BUF_VALUES],
+    buf: Option<Box<[u32; BUF_VALUES]>>,
     buf_pos: usize,
     buf_len: usize,
 }
@@ -114,10 +114,27 @@ impl<'a> RleDecoder<'a> {
             rle_value: 0,
             packed_left: 0,
             packed_end: 0,
-            buf: [0; BUF_VALUES],
+            buf: None,
             buf_pos: 0,
             buf_len: 0,
         })
+    }
+
+    /// A decoder of no values, holding nothing: what a page's state keeps while its decoder
+    /// is lent out.
+    pub fn idle() -> RleDecoder<'static> {
+        RleDecoder {
+            data: &[],
+            pos: 0,
+            bit_width: 0,
+            rle_left: 0,
+            rle_value: 0,
+            packed_left: 0,
+            packed_end: 0,
+            buf: None,
+            buf_pos: 0,
+            buf_len: 0,
+        }
     }
 
     /// The same decoder, at the same place, reading `data` instead: a page decoder that
@@ -195,7 +212,7 @@ impl<'a> RleDecoder<'a> {
             let want = n - done;
             if self.buf_pos < self.buf_len {
                 let k = (self.buf_len - self.buf_pos).min(want);
-                let values = self.buf.get(self.buf_pos..self.buf_pos + k).unwrap_or_default();
+                let values = self.buf.as_deref().and_then(|b| b.get(self.buf_pos..self.buf_pos + k)).unwrap_or_default();
                 for chunk in values.chunks(64) {
                     let word = chunk.iter().enumerate().fold(0u64, |w, (i, &b)| w | (u64::from(b & 1) << i));
                     dst.append_word(word, chunk.len());
@@ -219,7 +236,7 @@ impl<'a> RleDecoder<'a> {
                 let k = self.packed_left.min(want);
                 let take = if k == self.packed_left { k } else { k / 8 * 8 };
                 if take == 0 {
-                    self.fill_buf();
+                    self.fill_buf_upto(want);
                     continue;
                 }
                 let bytes = self.data.get(self.pos..self.packed_end).unwrap_or_default();
@@ -286,7 +303,7 @@ impl<'a> RleDecoder<'a> {
                 let k = (self.buf_len - self.buf_pos).min(max);
                 let start = self.buf_pos;
                 self.buf_pos += k;
-                return Ok(self.buf.get(start..start + k).map(Run::Packed));
+                return Ok(self.buf.as_deref().and_then(|b| b.get(start..start + k)).map(Run::Packed));
             }
             if self.rle_left > 0 {
                 let len = self.rle_left.min(max);
@@ -294,7 +311,7 @@ impl<'a> RleDecoder<'a> {
                 return Ok(Some(Run::Repeated { value: self.rle_value, len }));
             }
             if self.packed_left > 0 {
-                self.fill_buf();
+                self.fill_buf_upto(max);
                 continue;
             }
             if !self.next_header()? {
@@ -328,7 +345,7 @@ impl<'a> RleDecoder<'a> {
                     self.packed_left -= whole;
                     done += whole;
                 } else {
-                    self.fill_buf();
+                    self.fill_buf_upto(want);
                 }
             } else if !self.next_header()? {
                 break;
@@ -345,11 +362,19 @@ impl<'a> RleDecoder<'a> {
     /// Unpacks the next group(s) of the current bit-packed run holding at least `want`
     /// values (at most [`BUF_VALUES`]) into `buf`: whole groups, or the run's end.
     fn fill_buf_upto(&mut self, want: usize) {
-        let k = self.packed_left.min(want.div_ceil(8) * 8).min(BUF_VALUES);
+        // Values are unpacked 32 at a time, so as many are kept. A selective read that takes
+        // one value between skips unpacks one such block, not the whole buffer's worth.
+        let k = self.packed_left.min(want.div_ceil(32) * 32).min(BUF_VALUES);
         let w = self.bit_width;
         let run = self.data.get(..self.packed_end).unwrap_or_default();
         let mut p = self.pos;
-        for chunk in self.buf.chunks_exact_mut(32).take(k.div_ceil(32)) {
+        // Allocated at the first bit-packed run: a decoder that meets only RLE runs (most
+        // definition levels) never needs it, and a decoder moved between batches (a page's
+        // state, see `rebind`) moves a pointer, not a kilobyte. A fixed-size array, not a
+        // vector: the unpacking loop below then compiles as it did inline (a `Vec` cost 60
+        // more instructions a call).
+        let buf = self.buf.get_or_insert_with(|| Box::new([0; BUF_VALUES]));
+        for chunk in buf.chunks_exact_mut(32).take(k.div_ceil(32)) {
             if let Ok(c) = <&mut [u32; 32]>::try_from(chunk) {
                 unpack32(run.get(p..).unwrap_or_default(), w, c);
             }

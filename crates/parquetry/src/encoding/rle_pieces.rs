@@ -42,7 +42,7 @@ impl RleDecoder<'_> {
                 let k = (self.buf_len - self.buf_pos).min(max);
                 let start = self.buf_pos;
                 self.buf_pos += k;
-                return Ok(self.buf.get(start..start + k).map(Piece::Unpacked));
+                return Ok(self.buf.as_deref().and_then(|b| b.get(start..start + k)).map(Piece::Unpacked));
             }
             if self.rle_left > 0 {
                 let len = self.rle_left.min(max);

@@ -160,6 +160,57 @@ fn round_trip_decode_runs_and_skips() {
     }
 }
 
+/// A selective read's pattern: a skip of a few to a few hundred values (ending anywhere in a
+/// bit-packed group), then one to three values read, over and over; the decoder lent out
+/// between steps as a page's state does (rebound to nothing, an idle decoder in its place).
+/// Every value read must be the bit-at-a-time reference's.
+#[test]
+fn short_reads_between_skips_match_the_reference() {
+    let mut rng = TestRng::new(30);
+    for iter in 0..200 {
+        let w = 1 + (iter % 32) as u8;
+        let max = u32::MAX >> (32 - w);
+        let n = 500 + rng.below(3000) as usize;
+        // Mostly bit-packed (random values), with some repeats for RLE runs.
+        let mut values = Vec::with_capacity(n);
+        while values.len() < n {
+            let v = (rng.next_u64() as u32) & max;
+            let len = if rng.below(8) == 0 { 8 + rng.below(40) as usize } else { 1 };
+            values.extend(std::iter::repeat_n(v, len.min(n - values.len())));
+        }
+        let mut data = Vec::new();
+        encode_rle_hybrid(&values, w, &mut data);
+        let want = reference(&data, w as usize, n);
+        let mut kept = RleDecoder::new(&data, w).unwrap().rebind(&[]);
+        let mut at = 0;
+        loop {
+            let skip = match rng.below(3) {
+                0 => rng.below(8) as usize,
+                1 => rng.below(40) as usize,
+                _ => rng.below(400) as usize,
+            };
+            let read = 1 + rng.below(3) as usize;
+            if at + skip + read > n {
+                break;
+            }
+            let mut d = std::mem::replace(&mut kept, RleDecoder::idle()).rebind(&data);
+            assert_eq!(d.skip(skip).unwrap(), skip);
+            at += skip;
+            let mut got = Vec::new();
+            while got.len() < read {
+                match d.next_run(read - got.len()).unwrap() {
+                    Some(Run::Repeated { value, len }) => got.extend(std::iter::repeat_n(value, len)),
+                    Some(Run::Packed(v)) => got.extend_from_slice(v),
+                    None => panic!("width {w}: values ended at {at}"),
+                }
+            }
+            assert_eq!(got, want[at..at + read], "width {w}, values {at}..{}", at + read);
+            at += read;
+            kept = d.rebind(&[]);
+        }
+    }
+}
+
 /// The bits `decode_bits` appended, as values.
 fn bits_of(b: &BooleanBufferBuilder) -> Vec<u32> {
     (0..b.len()).map(|i| u32::from(b.get_bit(i))).collect()

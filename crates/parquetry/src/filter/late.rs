@@ -11,7 +11,8 @@
 //! read), reading everything at the candidate rows and filtering the decoded batches costs
 //! less, so it is switched off: up front when the predicate's columns are all the output's,
 //! and after [`DENSE_LIMIT`] row groups in a row whose second pass would have decoded most
-//! candidate rows anyway (matches that many, or fewer than [`MERGE_GAP`] rows apart).
+//! candidate rows anyway (matches that many, or closer together than the merge gap: see
+//! [`MERGE_GAP`] and [`CHEAP_SKIP_GAP`]).
 
 use std::collections::VecDeque;
 use std::ops::Range;
@@ -21,22 +22,35 @@ use arrow_array::{Array, ArrayRef, BooleanArray};
 use arrow_buffer::BooleanBufferBuilder;
 use arrow_schema::SchemaRef;
 
+use super::dictionary::all_dictionary;
 use super::evaluate::{find, ArrayPath, DictionaryTests};
 use super::masks::Masked;
 use super::ranges::RowRanges;
 use crate::error::{Error, Result};
+use crate::format::PhysicalType;
 use crate::page::ChunkSource;
 use crate::read::{ColumnSelector, ParquetFile, ReadOptions, Step};
 
 /// Dense row groups in a row after which late materialization stops for the read.
 const DENSE_LIMIT: usize = 2;
 
-/// Rows between two matches below which the rows are read rather than skipped: each skip
-/// and read is a step in every column, and on the `strings` data (2M rows, 64 KiB pages)
-/// matches at 1-2% of rows spread evenly made the second pass slower than reading every
-/// column whole (0.29 s against 0.14 s); joining gaps under 256 or 1,024 rows brought it to
-/// the whole read's time, with the same time for rare matches (0.07-0.09 s).
+/// Rows between two matches below which the rows are read rather than skipped, where some
+/// column the second pass decodes walks every row it skips: each skip and read is a step in
+/// every column, and on the `strings` data (2M rows, 64 KiB pages) matches at 1-2% of rows
+/// spread evenly made the second pass slower than reading every column whole (0.29 s against
+/// 0.14 s); joining gaps under 256 or 1,024 rows brought it to the whole read's time, with the
+/// same time for rare matches (0.07-0.09 s). PLAIN strings are such columns: a skip reads
+/// every length it passes, so passing over a row costs about what reading it as a view does
+/// (`category_eq`, `is_null`: 96 and 64 ms of CPU at this gap, 100 and 69 at gaps of 0-64).
 const MERGE_GAP: u64 = 1024;
+
+/// The gap where every column the second pass decodes skips rows without visiting them
+/// (fixed-width values and dictionary indexes, flat): a skip of a dictionary-encoded or
+/// PLAIN fixed-width column moves over whole bit-packed groups or bytes, and a step costs
+/// about what decoding a few dozen rows does. Matches every ~100-340 rows on TPC-H lineitem
+/// (`partkey_range`, `date_range_unsorted`): 101/98/101/100/103/115 and 80/81/80/80/88/80 ms
+/// of CPU at gaps 0/8/16/32/64/128, against 104 and 92 at [`MERGE_GAP`].
+const CHEAP_SKIP_GAP: u64 = 32;
 
 /// A match fraction above which a row group counts as dense.
 const DENSE_FRACTION: f64 = 0.5;
@@ -50,6 +64,9 @@ pub(crate) struct Late {
     dense: usize,
     /// The first pass's options, besides columns and rows.
     options: ReadOptions,
+    /// The leaf columns the second pass decodes (the output's, less the predicate's flat
+    /// ones, which are handed over from the first pass).
+    second: Vec<usize>,
 }
 
 /// Flat predicate columns decoded by a first pass, by leaf column, at the rows the second
@@ -71,9 +88,11 @@ impl Late {
     /// Late materialization for a read whose batches have schema `read`, or `None` where it
     /// cannot pay (every column read is one the predicate reads).
     /// Its first pass reads the string columns `dictionary_leaves` as dictionaries.
+    /// `leaf_paths`: every leaf column's path in the file.
     pub(crate) fn new(
         read: &SchemaRef,
         columns: &[(usize, Vec<String>)],
+        leaf_paths: &[Vec<String>],
         options: &ReadOptions,
         dictionary_leaves: &[usize],
     ) -> Option<Late> {
@@ -97,7 +116,32 @@ impl Late {
             dictionary_leaves: dictionary_leaves.to_vec(),
             ..options.clone()
         };
-        Some(Late { fields, dense: 0, options })
+        let flat = |leaf: usize| columns.iter().any(|(l, p)| *l == leaf && p.len() == 1);
+        let second = (0..leaf_paths.len())
+            .filter(|&leaf| !flat(leaf) && read.fields().iter().any(|f| f.name() == &leaf_paths[leaf][0]))
+            .collect();
+        Some(Late { fields, dense: 0, options, second })
+    }
+
+    /// The gap below which matches in row group `index` are read as one range: small where
+    /// every column the second pass decodes skips without visiting the rows it passes over
+    /// (flat, and fixed-width or wholly dictionary-encoded, as the chunk's `encoding_stats`
+    /// say), [`MERGE_GAP`] otherwise.
+    fn merge_gap<S: ChunkSource>(&self, file: &ParquetFile<S>, index: usize) -> u64 {
+        let schema = file.schema_descriptor();
+        let Some(rg) = file.metadata().row_groups.get(index) else { return MERGE_GAP };
+        let cheap = |leaf: usize| {
+            let (Some(column), Some(meta)) =
+                (schema.columns.get(leaf), rg.columns.get(leaf).and_then(|c| c.meta_data.as_ref()))
+            else {
+                return false;
+            };
+            column.max_rep_level == 0 && (column.physical_type != PhysicalType::BYTE_ARRAY || all_dictionary(meta))
+        };
+        match self.second.iter().all(|&leaf| cheap(leaf)) {
+            true => CHEAP_SKIP_GAP,
+            false => MERGE_GAP,
+        }
     }
 
     /// Whether the read has seen enough row groups (`seen` of them) to have decided whether
@@ -189,10 +233,11 @@ impl Late {
             seen += batch.num_rows() as u64;
         }
         let matched = RowRanges::from_sorted(matched);
-        // Matches closer than MERGE_GAP rows are read as one range (the rows between them
-        // are filtered out after decoding).
-        let joined = RowRanges::from_sorted(matched.0.into_iter().map(|r| r.start..r.end + MERGE_GAP));
-        let joined = RowRanges(joined.0.into_iter().map(|r| r.start..r.end - MERGE_GAP).collect());
+        // Matches closer than the gap are read as one range (the rows between them are
+        // filtered out after decoding).
+        let gap = self.merge_gap(file, index);
+        let joined = RowRanges::from_sorted(matched.0.into_iter().map(|r| r.start..r.end + gap));
+        let joined = RowRanges(joined.0.into_iter().map(|r| r.start..r.end - gap).collect());
         // Never past the candidates: rows outside them are outside the caller's selection.
         let matched = joined.intersect(&RowRanges::from_sorted(candidates.iter().cloned()));
         // Dense: the second pass would decode most of the candidate rows anyway (matches

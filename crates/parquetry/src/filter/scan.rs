@@ -431,7 +431,7 @@ impl Filtering {
         });
         let columns: Vec<(usize, Vec<String>)> =
             self.bound.columns.iter().map(|c| (c.leaf, leaf_paths[c.leaf].clone())).collect();
-        self.late = Late::new(read, &columns, options, &self.dictionary_leaves);
+        self.late = Late::new(read, &columns, leaf_paths, options, &self.dictionary_leaves);
         Ok(self)
     }
 

@@ -223,6 +223,9 @@ impl<S: ChunkSource> Flow<S> {
 /// Walks a batch's plan through one column: skips, reads, then the array of the rows read
 /// (and their levels).
 fn run_plan<S: ChunkSource>(reader: &mut LeafReader, source: &S, plan: &[Step]) -> Result<LeafBatch> {
+    if plan.len() > 2 {
+        reader.reserve_rows(rows_read(plan));
+    }
     for step in plan {
         match *step {
             Step::Skip(n) => reader.skip(source, n)?,

@@ -186,6 +186,22 @@ impl ColumnReader {
         self.append_inner(source, rows).map_err(|e| e.context(&self.place))
     }
 
+    /// Room for `rows` more rows of a flat column before a batch that reads them in many
+    /// short reads (matches scattered between skips): each read reserves only its own rows,
+    /// so without this the values grow by doubling and are copied on the way.
+    pub fn reserve_rows(&mut self, rows: usize) {
+        if self.records.is_some() {
+            return;
+        }
+        let rows = rows.min(self.max_reserve_rows);
+        if let Some(d) = self.decoder.as_mut() {
+            d.reserve(rows, 0);
+        }
+        if let Some(v) = self.validity.as_mut() {
+            v.reserve(rows);
+        }
+    }
+
     /// Passes over the next `rows` rows without producing them: values inside a page are
     /// passed over by the encoding's own walk, and data pages that lie wholly inside the
     /// skip are not decompressed.
@@ -425,11 +441,13 @@ impl ColumnReader {
             return decoder.read(&mut page.values, k, None);
         };
         let start = validity.len();
+        // Straight from the page's bitmap, not through a slice of it: a selective read takes
+        // a row or two between skips, and a slice costs a reference count each time.
         let valid = match &page.validity {
             Some(bits) => {
-                let bits = bits.slice(page.row, k);
-                validity.append_buffer(&bits);
-                bits.count_set_bits()
+                let at = bits.offset() + page.row;
+                validity.append_packed_range(at..at + k, bits.values());
+                bits.inner().count_set_bits_offset(at, k)
             }
             None => {
                 validity.append_n(k, true);
@@ -449,7 +467,7 @@ impl ColumnReader {
     fn skip_rows(&mut self, k: usize) -> Result<()> {
         let Some(page) = self.page.as_mut() else { return Err(finished()) };
         let valid = match &page.validity {
-            Some(bits) => bits.slice(page.row, k).count_set_bits(),
+            Some(bits) => bits.inner().count_set_bits_offset(bits.offset() + page.row, k),
             None => k,
         };
         page.row += k;

@@ -273,15 +273,26 @@ impl PageValues {
         if n > self.remaining() {
             return self.take(n);
         }
-        let State::Indexes { decoder, start, end } = std::mem::replace(&mut self.state, State::Empty) else {
+        let first = self.done;
+        let Some(result) = self.with_indexes(|d| index_runs(d, n, dict_len, first, &mut f)) else {
             return Err(self.wrong("dictionary indexes"));
         };
-        let mut d = decoder.rebind(&self.buffer.as_slice()[start..end]);
-        let result = index_runs(&mut d, n, dict_len, self.done, &mut f);
-        self.state = State::Indexes { decoder: d.rebind(&[]), start, end };
         result?;
         self.done += n;
         Ok(())
+    }
+
+    /// Runs `f` on the page's dictionary index decoder, rebound to the page's bytes; `None`
+    /// for a page of other values. Only the decoder moves out of the page's state and back,
+    /// not the whole state (some of whose variants are half a kilobyte): a selective read
+    /// does this at every skip and read.
+    fn with_indexes<R>(&mut self, f: impl FnOnce(&mut RleDecoder<'_>) -> R) -> Option<R> {
+        let State::Indexes { decoder, start, end } = &mut self.state else { return None };
+        let data = self.buffer.as_slice().get(*start..*end).unwrap_or_default();
+        let mut d = std::mem::replace(decoder, RleDecoder::idle()).rebind(data);
+        let result = f(&mut d);
+        *decoder = d.rebind(&[]);
+        Some(result)
     }
 
     /// Hands the next `n` dictionary indexes to `f` piece by piece, whole bit-packed groups as
@@ -370,6 +381,17 @@ impl PageValues {
         }
         if n > self.remaining() {
             return self.take(n);
+        }
+        match self.state {
+            State::Indexes { .. } => {
+                let result = self.with_indexes(|d| d.skip(n)).unwrap_or(Ok(0));
+                check_got(result?, n)?;
+                self.done += n;
+                return Ok(());
+            }
+            // The next value is value `done`, which moves: nothing else to pass over.
+            State::Empty | State::PlainFixed { .. } | State::PlainBits | State::Split { .. } => return self.take(n),
+            _ => {}
         }
         let data = self.buffer.as_slice();
         let (state, result) = match std::mem::replace(&mut self.state, State::Empty) {
