@@ -106,27 +106,21 @@ impl<'a> RleDecoder<'a> {
         if bit_width > 32 {
             return Err(Error::corrupt(format!("RLE/bit-packed: bit width {bit_width} is over 32")));
         }
-        Ok(Self {
-            data,
-            pos: 0,
-            bit_width: bit_width as usize,
-            rle_left: 0,
-            rle_value: 0,
-            packed_left: 0,
-            packed_end: 0,
-            buf: None,
-            buf_pos: 0,
-            buf_len: 0,
-        })
+        Ok(Self::at_start(data, bit_width as usize))
     }
 
     /// A decoder of no values, holding nothing: what a page's state keeps while its decoder
     /// is lent out.
     pub fn idle() -> RleDecoder<'static> {
+        RleDecoder::at_start(&[], 0)
+    }
+
+    /// A decoder at the start of `data`, its width checked by the caller.
+    fn at_start(data: &'a [u8], bit_width: usize) -> Self {
         RleDecoder {
-            data: &[],
+            data,
             pos: 0,
-            bit_width: 0,
+            bit_width,
             rle_left: 0,
             rle_value: 0,
             packed_left: 0,
