@@ -7,6 +7,7 @@ use arrow_buffer::BooleanBuffer;
 use arrow_schema::DataType;
 
 use super::bind::Node;
+use super::evaluate::pack;
 use super::expr::CmpOp;
 use super::literal::{Key, Test};
 
@@ -49,11 +50,11 @@ pub(super) fn both(a: &Node, b: &Node, array: &dyn Array) -> Option<BooleanBuffe
     match array.data_type() {
         D::Int32 | D::Date32 | D::Time32(_) | D::Decimal32(..) => {
             let v: &[i32] = data.buffer::<i32>(0).get(..n)?;
-            Some(BooleanBuffer::collect_bool(n, |r| (i64::from(v[r]).wrapping_sub(lo) as u64) <= width))
+            Some(pack(v, |x| (i64::from(x).wrapping_sub(lo) as u64) <= width))
         }
         D::Int64 | D::Date64 | D::Time64(_) | D::Timestamp(..) | D::Decimal64(..) => {
             let v: &[i64] = data.buffer::<i64>(0).get(..n)?;
-            Some(BooleanBuffer::collect_bool(n, |r| (v[r].wrapping_sub(lo) as u64) <= width))
+            Some(pack(v, |x| (x.wrapping_sub(lo) as u64) <= width))
         }
         _ => None,
     }

@@ -36,6 +36,7 @@ mod page_index;
 mod parse;
 mod ranges;
 mod scan;
+mod select;
 mod statistics;
 mod strings;
 mod views;

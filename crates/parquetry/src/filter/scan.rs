@@ -10,7 +10,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use arrow_array::{BooleanArray, RecordBatch};
+use arrow_array::RecordBatch;
 use arrow_schema::{DataType, FieldRef, SchemaRef};
 
 use super::bind::{arrow_domain, bind, tree, Bound, Node};
@@ -22,6 +22,7 @@ use super::masks::{self, MaskColumn, Masked};
 use super::metrics::ScanMetrics;
 use super::page_index::{self, candidate_rows, ChunkPages};
 use super::ranges::{well_formed, RowRanges};
+use super::select;
 use super::statistics::{column_may_match, may_match, Stats};
 use super::{bloom, decimals, dictionary, views};
 use crate::error::{Error, Result};
@@ -535,8 +536,7 @@ impl Filtering {
         };
         let batch = match matched == rows {
             true => batch,
-            false => arrow_select::filter::filter_record_batch(&batch, &BooleanArray::new(keep, None))
-                .map_err(|e| Error::invalid_argument(format!("filter: selecting the matching rows: {e}")))?,
+            false => select::select(&batch, &keep, &self.output)?,
         };
         views::compact(decimals::widen(batch, &self.output)?).map(Some)
     }
