@@ -8,6 +8,7 @@ use arrow_schema::{DataType, Schema};
 use super::bind::{arrow_domain, check_depth, tree, Node};
 use super::evaluate::{evaluate, find, ArrayPath, DictionaryTests};
 use super::expr::Predicate;
+use super::select::select;
 use crate::error::{Error, Result};
 
 /// A predicate bound to an Arrow schema: its columns found by name (dotted paths into
@@ -58,7 +59,6 @@ impl BatchFilter {
         if keep.true_count() == batch.num_rows() {
             return Ok(batch.clone());
         }
-        arrow_select::filter::filter_record_batch(batch, &keep)
-            .map_err(|e| Error::invalid_argument(format!("filter: selecting the matching rows: {e}")))
+        select(batch, keep.values(), &batch.schema())
     }
 }
