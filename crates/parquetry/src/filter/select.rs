@@ -20,9 +20,9 @@ use arrow_select::filter::{FilterBuilder, FilterPredicate};
 
 use crate::error::{Error, Result};
 
-/// The rows of `batch` where `keep` is set, each column of a type `output` has (a
-/// `Decimal64` column where `output` asks `Decimal128` widened here; other widening is left
-/// to the caller).
+/// The rows of `batch` where `keep` is set, its columns' types kept but for a `Decimal64`
+/// column where `output` (the fields of `batch`, in order) asks `Decimal128`, widened here;
+/// other widening is left to the caller.
 pub(super) fn select(batch: &RecordBatch, keep: &BooleanBuffer, output: &SchemaRef) -> Result<RecordBatch> {
     let mut arrow: Option<FilterPredicate> = None;
     let mut columns = Vec::with_capacity(batch.num_columns());
@@ -38,14 +38,16 @@ pub(super) fn select(batch: &RecordBatch, keep: &BooleanBuffer, output: &SchemaR
         };
         columns.push(column);
     }
-    let schema = Arc::new(arrow_schema::Schema::new_with_metadata(
-        columns
-            .iter()
-            .zip(output.fields())
-            .map(|(c, f)| f.as_ref().clone().with_data_type(c.data_type().clone()))
-            .collect::<Vec<_>>(),
-        output.metadata().clone(),
-    ));
+    let before = batch.schema();
+    if columns.iter().zip(before.fields()).all(|(c, f)| c.data_type() == f.data_type()) {
+        return RecordBatch::try_new(before, columns).map_err(|e| bad(&e));
+    }
+    let fields: Vec<_> = columns
+        .iter()
+        .zip(before.fields())
+        .map(|(c, f)| f.as_ref().clone().with_data_type(c.data_type().clone()))
+        .collect();
+    let schema = Arc::new(arrow_schema::Schema::new_with_metadata(fields, before.metadata().clone()));
     RecordBatch::try_new(schema, columns).map_err(|e| bad(&e))
 }
 
