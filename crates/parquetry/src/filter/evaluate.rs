@@ -358,6 +358,24 @@ fn compare_each<N: Copy, T: PartialOrd + Copy>(
 /// the slice and stays one value and one shift at a time (4.5 ms of a 50% date range over 6M
 /// rows).
 pub(super) fn pack<N: Copy>(v: &[N], f: impl Fn(N) -> bool) -> BooleanBuffer {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor has AVX2 (just checked).
+        return unsafe { pack_avx2(v, f) };
+    }
+    pack_any(v, f)
+}
+
+/// [`pack`] compiled for AVX2, which compares four 64-bit lanes at once (SSE2 has no 64-bit
+/// compare: `l_partkey < 2000` spent 4.5 ms of a 6M-row read in emulating one).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn pack_avx2<N: Copy>(v: &[N], f: impl Fn(N) -> bool) -> BooleanBuffer {
+    pack_any(v, f)
+}
+
+#[inline(always)]
+fn pack_any<N: Copy>(v: &[N], f: impl Fn(N) -> bool) -> BooleanBuffer {
     let (chunks, rest) = v.as_chunks::<64>();
     let mut words: Vec<u64> = Vec::with_capacity(v.len().div_ceil(64));
     let mut bytes = [0u8; 64];
