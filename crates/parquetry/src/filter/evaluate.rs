@@ -15,6 +15,7 @@ use arrow_buffer::{BooleanBuffer, NullBuffer};
 use arrow_schema::DataType;
 
 use super::bind::Node;
+use super::compare::{cmp_native, compare_each};
 use super::expr::CmpOp;
 use super::keys::through_keys;
 use super::literal::{Key, Test};
@@ -314,101 +315,11 @@ fn int_values<N: Copy>(v: &[N], conv: impl Fn(N) -> i128 + Copy, test: &Test) ->
     Ok(BooleanBuffer::collect_bool(n, |i| m(conv(v[i]))))
 }
 
-/// `op k` on values that `conv` maps into i64 exactly. A literal outside i64 compares the
-/// same way with every value.
-fn cmp_i64<N: Copy>(v: &[N], conv: impl Fn(N) -> i64 + Copy, op: CmpOp, k: i128) -> BooleanBuffer {
-    let n = v.len();
-    let Ok(k) = i64::try_from(k) else {
-        // Every value is below a literal past i64::MAX, above one below i64::MIN.
-        let o = if k > 0 { Ordering::Less } else { Ordering::Greater };
-        return if ordered(o, op) { BooleanBuffer::new_set(n) } else { BooleanBuffer::new_unset(n) };
-    };
-    compare_each(v, conv, op, k)
-}
-
-/// `op k` on integers of a type within i64, compared at their own width where `k` is in
-/// their range: SSE2 compares four 32-bit lanes at once but has no 64-bit compare.
-fn cmp_native<N: Copy + PartialOrd + TryFrom<i128> + Into<i64>>(v: &[N], op: CmpOp, k: i128) -> BooleanBuffer {
-    match N::try_from(k) {
-        Ok(k) => compare_each(v, |x| x, op, k),
-        Err(_) => cmp_i64(v, Into::into, op, k),
-    }
-}
-
-/// `conv(value) op k` for every value, with the operator chosen once outside the loop.
-fn compare_each<N: Copy, T: PartialOrd + Copy>(
-    v: &[N],
-    conv: impl Fn(N) -> T + Copy,
-    op: CmpOp,
-    k: T,
-) -> BooleanBuffer {
-    match op {
-        CmpOp::Eq => pack(v, |x| conv(x) == k),
-        CmpOp::Ne => pack(v, |x| conv(x) != k),
-        CmpOp::Lt => pack(v, |x| conv(x) < k),
-        CmpOp::Le => pack(v, |x| conv(x) <= k),
-        CmpOp::Gt => pack(v, |x| conv(x) > k),
-        CmpOp::Ge => pack(v, |x| conv(x) >= k),
-    }
-}
-
-/// `f` of every value as a bitmap, 64 values a word: first a 0/1 byte per value over a
-/// fixed 64 values (no bounds check, so LLVM makes it vector compares), then each 8 bytes
-/// gathered into a byte of the word by one multiplication. `collect_bool`'s closure indexes
-/// the slice and stays one value and one shift at a time (4.5 ms of a 50% date range over 6M
-/// rows).
-pub(super) fn pack<N: Copy>(v: &[N], f: impl Fn(N) -> bool) -> BooleanBuffer {
-    #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx2") {
-        // SAFETY: the processor has AVX2 (just checked).
-        return unsafe { pack_avx2(v, f) };
-    }
-    pack_any(v, f)
-}
-
-/// [`pack`] compiled for AVX2, which compares four 64-bit lanes at once (SSE2 has no 64-bit
-/// compare: `l_partkey < 2000` spent 4.5 ms of a 6M-row read in emulating one).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn pack_avx2<N: Copy>(v: &[N], f: impl Fn(N) -> bool) -> BooleanBuffer {
-    pack_any(v, f)
-}
-
-#[inline(always)]
-fn pack_any<N: Copy>(v: &[N], f: impl Fn(N) -> bool) -> BooleanBuffer {
-    let (chunks, rest) = v.as_chunks::<64>();
-    let mut words: Vec<u64> = Vec::with_capacity(v.len().div_ceil(64));
-    let mut bytes = [0u8; 64];
-    for chunk in chunks {
-        for (b, &x) in bytes.iter_mut().zip(chunk) {
-            *b = u8::from(f(x));
-        }
-        words.push(bits_of_bytes(&bytes));
-    }
-    if !rest.is_empty() {
-        bytes = [0; 64];
-        for (b, &x) in bytes.iter_mut().zip(rest) {
-            *b = u8::from(f(x));
-        }
-        words.push(bits_of_bytes(&bytes));
-    }
-    BooleanBuffer::new(arrow_buffer::Buffer::from_vec(words), 0, v.len())
-}
-
-/// 64 bytes of 0 or 1 as the bits of a word, byte `j` as bit `j`.
-pub(super) fn bits_of_bytes(bytes: &[u8; 64]) -> u64 {
-    let (eights, _) = bytes.as_chunks::<8>();
-    eights.iter().enumerate().fold(0u64, |word, (i, eight)| {
-        // Byte j (0 or 1) lands on bit 56 + j; the sum has no carries.
-        word | ((u64::from_le_bytes(*eight).wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * i))
-    })
-}
-
 fn mismatch(test: &Test, kind: &str) -> Error {
     Error::invalid_argument(format!("filter: the test {test:?} does not apply to {kind} values"))
 }
 
-fn ordered(o: Ordering, op: CmpOp) -> bool {
+pub(super) fn ordered(o: Ordering, op: CmpOp) -> bool {
     match op {
         CmpOp::Eq => o == Ordering::Equal,
         CmpOp::Ne => o != Ordering::Equal,
@@ -586,6 +497,36 @@ mod tests {
                 let got = run(&leaf(Test::Cmp(op, Key::Bytes(lit.as_bytes().to_vec()))), a.clone());
                 let want: Vec<bool> = words.iter().map(|w| (w == lit) != not).collect();
                 assert_eq!(got, want, "{op:?} {lit:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn comparisons_over_many_words_agree_with_each_value_compared_alone() {
+        use arrow_array::{Date32Array, Int64Array, UInt32Array};
+        let ops = [CmpOp::Eq, CmpOp::Ne, CmpOp::Lt, CmpOp::Le, CmpOp::Gt, CmpOp::Ge];
+        let holds = |op: CmpOp, v: i128, k: i128| ordered(v.cmp(&k), op);
+        for n in [0usize, 1, 63, 64, 65, 200, 1000] {
+            let v: Vec<i64> = (0..n as i64).map(|i| (i * 7919) % 41 - 20).collect();
+            let arrays: Vec<(ArrayRef, Vec<i128>)> = vec![
+                (Arc::new(Int64Array::from(v.clone())), v.iter().map(|&x| x.into()).collect()),
+                (
+                    Arc::new(Date32Array::from(v.iter().map(|&x| x as i32).collect::<Vec<_>>())),
+                    v.iter().map(|&x| x.into()).collect(),
+                ),
+                (
+                    Arc::new(UInt32Array::from(v.iter().map(|&x| x as u32).collect::<Vec<_>>())),
+                    v.iter().map(|&x| (x as u32).into()).collect(),
+                ),
+            ];
+            for (a, values) in &arrays {
+                for op in ops {
+                    for k in [-21i128, -3, 0, 5, 20, i128::from(i32::MAX) + 1, i128::from(u32::MAX) - 3] {
+                        let got = run(&leaf(Test::Cmp(op, Key::Int(k))), a.clone());
+                        let want: Vec<bool> = values.iter().map(|&x| holds(op, x, k)).collect();
+                        assert_eq!(got, want, "{} {op:?} {k}, {n} values", a.data_type());
+                    }
+                }
             }
         }
     }

@@ -7,7 +7,7 @@ use arrow_buffer::BooleanBuffer;
 use arrow_schema::DataType;
 
 use super::bind::Node;
-use super::evaluate::pack;
+use super::compare::pack;
 use super::expr::CmpOp;
 use super::literal::{Key, Test};
 

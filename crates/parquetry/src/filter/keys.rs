@@ -6,6 +6,8 @@ use arrow_array::types::*;
 use arrow_buffer::BooleanBuffer;
 use arrow_schema::DataType;
 
+use super::compare::bits_of_bytes;
+
 /// Each slot of dictionary `d` looked up in `on_values`, the test's result on each value
 /// (false for a key out of range; what a null slot gets does not matter).
 pub(super) fn through_keys(d: &dyn arrow_array::AnyDictionaryArray, on_values: &[bool]) -> BooleanBuffer {
@@ -51,19 +53,13 @@ fn by_int32_keys(keys: &[i32], on_values: &[bool]) -> BooleanBuffer {
             return BooleanBuffer::new(arrow_buffer::Buffer::from_vec(words), 0, keys.len());
         }
         let n = on_values.len() as u32;
-        let mut bytes = [0u8; 64];
         for chunk in keys.chunks(64) {
+            let mut bytes = [0u8; 64];
             for (b, &k) in bytes.iter_mut().zip(chunk) {
                 let k = k as u32;
                 *b = (((mask >> (k & 31)) & 1) as u8) & ((k < n) as u8);
             }
-            let mut word = 0u64;
-            for (i, eight) in bytes[..chunk.len().div_ceil(8) * 8].chunks_exact(8).enumerate() {
-                let eight = u64::from_le_bytes(eight.try_into().unwrap_or([0; 8]));
-                // Byte j (0 or 1) lands on bit 56 + j; the sum has no carries.
-                word |= (eight.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * i);
-            }
-            words.push(word);
+            words.push(bits_of_bytes(&bytes));
         }
     } else {
         let mut table: Vec<u8> = on_values.iter().map(|&b| b as u8).collect();

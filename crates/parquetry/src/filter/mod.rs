@@ -22,6 +22,7 @@
 mod batch;
 mod bind;
 pub(crate) mod bloom;
+mod compare;
 mod decimals;
 mod dictionary;
 mod evaluate;
