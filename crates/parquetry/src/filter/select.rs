@@ -19,6 +19,7 @@ use arrow_schema::{DataType, SchemaRef};
 use arrow_select::filter::{FilterBuilder, FilterPredicate};
 
 use crate::error::{Error, Result};
+use crate::read::fixed::compress::{compressed, has_avx512, widened};
 
 /// The rows of `batch` where `keep` is set, its columns' types kept but for a `Decimal64`
 /// column where `output` (the fields of `batch`, in order) asks `Decimal128`, widened here;
@@ -54,7 +55,7 @@ pub(super) fn select(batch: &RecordBatch, keep: &BooleanBuffer, output: &SchemaR
 /// `a` at `keep`'s set rows by this module's kernels; `None` for a column they do not take
 /// (nulls, other widths, other types).
 fn own(a: &ArrayRef, keep: &BooleanBuffer, to: &DataType) -> Option<ArrayRef> {
-    if a.null_count() != 0 || a.len() != keep.len() || !avx512() {
+    if a.null_count() != 0 || a.len() != keep.len() || !has_avx512() {
         return None;
     }
     if let (DataType::Decimal64(..), DataType::Decimal128(p, s)) = (a.data_type(), to) {
@@ -90,189 +91,6 @@ fn same_width<T: ArrowPrimitiveType>(a: &PrimitiveArray<T>, keep: &BooleanBuffer
     };
     let out = PrimitiveArray::<T>::try_new(ScalarBuffer::new(buffer, 0, n), None).ok()?;
     Some(Arc::new(out.with_data_type(a.data_type().clone())))
-}
-
-/// `v`'s values at `keep`'s set bits, in order; `None` unless `v` is as long as `keep` and
-/// the processor has AVX-512.
-fn compressed<T: Lane>(v: &[T], keep: &BooleanBuffer) -> Option<Vec<T>> {
-    let mut out = Vec::new();
-    T::compress(v, keep, &mut out).then_some(out)
-}
-
-/// `v`'s values at `keep`'s set bits, widened to i128 (`None` as [`compressed`]).
-fn widened(v: &[i64], keep: &BooleanBuffer) -> Option<Vec<i128>> {
-    #[cfg(target_arch = "x86_64")]
-    if v.len() == keep.len() && avx512() {
-        let mut out = Vec::new();
-        // SAFETY: the processor has AVX-512F; `v` is as long as `keep`.
-        unsafe { avx512::widen64(v, keep, &mut out) };
-        return Some(out);
-    }
-    None
-}
-
-/// Whether this module's kernels run here: without AVX-512 arrow's filter is about as fast
-/// as a loop over the set bits, so every column goes that way.
-fn avx512() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    return std::is_x86_feature_detected!("avx512f");
-    #[allow(unreachable_code)]
-    false
-}
-
-/// A value type the compress kernels copy: 32 or 64 bits.
-trait Lane: Copy {
-    /// `v`'s values at `keep`'s set bits into `out`; `false` (nothing done) unless `v` is as
-    /// long as `keep` and the processor has AVX-512.
-    fn compress(v: &[Self], keep: &BooleanBuffer, out: &mut Vec<Self>) -> bool;
-}
-
-impl Lane for u32 {
-    fn compress(v: &[u32], keep: &BooleanBuffer, out: &mut Vec<u32>) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        if v.len() == keep.len() && avx512() {
-            // SAFETY: the processor has AVX-512F; `v` is as long as `keep`.
-            unsafe { avx512::compress32(v, keep, out) };
-            return true;
-        }
-        let _ = (v, keep, out);
-        false
-    }
-}
-
-impl Lane for u64 {
-    fn compress(v: &[u64], keep: &BooleanBuffer, out: &mut Vec<u64>) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        if v.len() == keep.len() && avx512() {
-            // SAFETY: the processor has AVX-512F; `v` is as long as `keep`.
-            unsafe { avx512::compress64(v, keep, out) };
-            return true;
-        }
-        let _ = (v, keep, out);
-        false
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-mod avx512 {
-    //! Each kernel reserves `count + slack` values (the set bits of `keep`, plus what one
-    //! full vector store may write past the last value), stores whole vectors at the write
-    //! position, which moves on by the popcount of the mask, and sets the length to `count`
-    //! at the end. The write position is the popcount of the bits before: it never passes
-    //! `count`, so a store at it stays within the reservation.
-
-    use std::arch::x86_64::*;
-
-    use arrow_buffer::BooleanBuffer;
-
-    /// 32-bit values, sixteen to a vector.
-    #[target_feature(enable = "avx512f")]
-    pub(super) fn compress32(v: &[u32], keep: &BooleanBuffer, out: &mut Vec<u32>) {
-        let count = keep.count_set_bits();
-        *out = Vec::with_capacity(count + 16);
-        let dst = out.as_mut_ptr();
-        let chunks = keep.bit_chunks();
-        let mut k = 0usize;
-        for (w, word) in chunks.iter().enumerate() {
-            for q in 0..4 {
-                let m = (word >> (16 * q)) as u16;
-                let at = 64 * w + 16 * q;
-                // SAFETY: `at + 16 <= 64 * chunks.chunk_len() <= v.len()` (a full word of
-                // `keep`, as long as `v`); the store writes 16 values at `k`, and `k <= count`
-                // (the module's note) with `count + 16` reserved.
-                unsafe {
-                    let x = _mm512_loadu_si512(v.as_ptr().add(at).cast());
-                    _mm512_storeu_si512(dst.add(k).cast(), _mm512_maskz_compress_epi32(m, x));
-                }
-                k += m.count_ones() as usize;
-            }
-        }
-        let base = 64 * chunks.chunk_len();
-        let mut word = chunks.remainder_bits();
-        while word != 0 {
-            // SAFETY: as above; one value at `k < count`.
-            unsafe { dst.add(k).write(v[base + word.trailing_zeros() as usize]) };
-            k += 1;
-            word &= word - 1;
-        }
-        debug_assert_eq!(k, count);
-        // SAFETY: `out[..count]` was written: every set bit of `keep` wrote its value at its
-        // rank, and `count <= capacity`.
-        unsafe { out.set_len(count) };
-    }
-
-    /// 64-bit values, eight to a vector.
-    #[target_feature(enable = "avx512f")]
-    pub(super) fn compress64(v: &[u64], keep: &BooleanBuffer, out: &mut Vec<u64>) {
-        let count = keep.count_set_bits();
-        *out = Vec::with_capacity(count + 8);
-        let dst = out.as_mut_ptr();
-        let chunks = keep.bit_chunks();
-        let mut k = 0usize;
-        for (w, word) in chunks.iter().enumerate() {
-            for q in 0..8 {
-                let m = (word >> (8 * q)) as u8;
-                let at = 64 * w + 8 * q;
-                // SAFETY: as in `compress32`, with 8 values a store and `count + 8` reserved.
-                unsafe {
-                    let x = _mm512_loadu_si512(v.as_ptr().add(at).cast());
-                    _mm512_storeu_si512(dst.add(k).cast(), _mm512_maskz_compress_epi64(m, x));
-                }
-                k += m.count_ones() as usize;
-            }
-        }
-        let base = 64 * chunks.chunk_len();
-        let mut word = chunks.remainder_bits();
-        while word != 0 {
-            // SAFETY: as above; one value at `k < count`.
-            unsafe { dst.add(k).write(v[base + word.trailing_zeros() as usize]) };
-            k += 1;
-            word &= word - 1;
-        }
-        debug_assert_eq!(k, count);
-        // SAFETY: as in `compress32`.
-        unsafe { out.set_len(count) };
-    }
-
-    /// 64-bit values widened to 128 bits (sign-extended), eight to a vector: the compressed
-    /// values and their sign words interleaved into two vectors of four i128 each.
-    #[target_feature(enable = "avx512f")]
-    pub(super) fn widen64(v: &[i64], keep: &BooleanBuffer, out: &mut Vec<i128>) {
-        let count = keep.count_set_bits();
-        *out = Vec::with_capacity(count + 8);
-        let dst = out.as_mut_ptr();
-        let chunks = keep.bit_chunks();
-        let low = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0);
-        let high = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
-        let mut k = 0usize;
-        for (w, word) in chunks.iter().enumerate() {
-            for q in 0..8 {
-                let m = (word >> (8 * q)) as u8;
-                let at = 64 * w + 8 * q;
-                // SAFETY: as in `compress64`: 8 values read within `v`; 8 i128 written at `k`
-                // with `count + 8` reserved.
-                unsafe {
-                    let x = _mm512_maskz_compress_epi64(m, _mm512_loadu_si512(v.as_ptr().add(at).cast()));
-                    let sign = _mm512_srai_epi64::<63>(x);
-                    let to = dst.add(k).cast::<__m512i>();
-                    _mm512_storeu_si512(to, _mm512_permutex2var_epi64(x, low, sign));
-                    _mm512_storeu_si512(to.add(1), _mm512_permutex2var_epi64(x, high, sign));
-                }
-                k += m.count_ones() as usize;
-            }
-        }
-        let base = 64 * chunks.chunk_len();
-        let mut word = chunks.remainder_bits();
-        while word != 0 {
-            // SAFETY: as above; one value at `k < count`.
-            unsafe { dst.add(k).write(i128::from(v[base + word.trailing_zeros() as usize])) };
-            k += 1;
-            word &= word - 1;
-        }
-        debug_assert_eq!(k, count);
-        // SAFETY: as in `compress32`.
-        unsafe { out.set_len(count) };
-    }
 }
 
 #[cold]

@@ -49,7 +49,7 @@ fn kernels_select_what_arrows_filter_selects() {
             for a in &arrays {
                 let want = arrow_filter(a, &keep);
                 let Some(got) = own(a, &keep, a.data_type()) else {
-                    assert!(!avx512(), "left to arrow with AVX-512");
+                    assert!(!has_avx512(), "left to arrow with AVX-512");
                     continue;
                 };
                 assert_eq!(got.as_ref(), want.as_ref(), "{} of {n}, {} set", a.data_type(), keep.count_set_bits());
@@ -67,7 +67,7 @@ fn decimals_are_widened_as_they_are_selected() {
         for keep in masks(n) {
             let want = arrow_cast::cast(&arrow_filter(&a, &keep), &to).expect("cast");
             let Some(got) = own(&a, &keep, &to) else {
-                assert!(!avx512(), "left to arrow with AVX-512");
+                assert!(!has_avx512(), "left to arrow with AVX-512");
                 continue;
             };
             assert_eq!(got.as_ref(), want.as_ref(), "{n}, {} set", keep.count_set_bits());
@@ -108,7 +108,7 @@ fn other_columns_go_through_arrows_filter_in_the_same_batch() {
             assert_eq!(got.schema().field(c), schema.field(c));
         }
         // Widened here with AVX-512; left to the caller (as arrow's filter leaves it) without.
-        let d = match avx512() {
+        let d = match has_avx512() {
             true => arrow_cast::cast(want.column(3), &DataType::Decimal128(10, 1)).expect("cast"),
             false => Arc::clone(want.column(3)),
         };

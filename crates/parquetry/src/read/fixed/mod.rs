@@ -27,6 +27,7 @@ use crate::format::PhysicalType;
 use crate::schema::ColumnDescriptor;
 
 mod boolean;
+pub(crate) mod compress;
 mod convert;
 mod expand;
 mod flba;
