@@ -108,6 +108,11 @@ fn cases() -> Vec<Case> {
         pyarrow("f_inf", col("f").ge(f64::INFINITY), "pc.field('f') >= float('inf')"),
         pyarrow("f32_eq", col("f32").eq(12.5), "pc.field('f32') == 12.5"),
         pyarrow("f_in", col("f").is_in([1.5, -100.0]), "pc.field('f').isin([1.5, -100.0])"),
+        pyarrow("f_eq_zero", col("f").eq(0.0), "pc.field('f') == 0.0"),
+        // (pyarrow's `isin` tells -0.0 from 0.0; `==` does not, as SQL and parquetry.)
+        pyarrow("f_in_zero", col("f").is_in([-0.0, 7.5]), "(pc.field('f') == -0.0) | (pc.field('f') == 7.5)"),
+        pyarrow("f_absent", col("f").eq(0.05), "pc.field('f') == 0.05"),
+        pyarrow("f32_absent", col("f32").eq(0.1), "pc.field('f32') == pa.scalar(0.1, pa.float32())"),
     ]
 }
 
@@ -513,6 +518,29 @@ fn bloom_filters_prune_row_groups_without_the_value() {
         assert!(batches.is_empty(), "{p}");
         assert_eq!((m.row_groups_pruned, m.row_groups_pruned_by_bloom_filter), (by_stats, 10 - by_stats), "{p}: {m}");
         assert!(m.bloom_filter_bytes_read > 0, "{m}");
+    }
+    // Floats: values between the row groups' values (`f` holds tenths; every row group the
+    // same ones, so a false positive, as 0.15's, is in all ten) and one `f32` does not hold
+    // (its values are eighths); zero, stored as both -0 and +0, is found.
+    for p in [col("f").eq(0.05), col("f32").eq(0.1), col("f").is_in([0.05, 0.25])] {
+        let (batches, m, _) = read(&bytes, ReadOptions::default().with_filter(p.clone())).unwrap();
+        assert!(batches.is_empty(), "{p}");
+        assert_eq!(m.row_groups_pruned_by_bloom_filter, 10, "{p}: {m}");
+    }
+    // (All of the rows: the `f_eq_zero` case above.) Row 21 holds -0.0, row 42 +0.0.
+    let (batches, m, _) = read(&bytes, ReadOptions::default().with_filter(col("f").eq(0.0))).unwrap();
+    let got = ids(&batches);
+    assert!(got.contains(&21) && got.contains(&42), "{m}");
+    assert_eq!(m.row_groups_pruned_by_bloom_filter, 0, "{m}");
+    // Decimals stored as 4- and 9-byte FIXED_LEN_BYTE_ARRAY: each value is in one row group,
+    // which the bloom filters alone find.
+    let decimals = std::fs::read(indexed.with_file_name("decimals.parquet")).unwrap();
+    for (column, unscaled) in [("d9", -15_554i128), ("d20", -15_554 * 10i128.pow(15))] {
+        let want: Vec<i64> = (0..100_000i64).filter(|i| (i * 7) % 100_000 - 50_000 == -15_554).collect();
+        let p = col(column).eq(Literal::Decimal { unscaled, scale: 2 });
+        let (batches, m, _) = read(&decimals, ReadOptions::default().with_columns(["id"]).with_filter(p)).unwrap();
+        assert_eq!(ids(&batches), want, "{column}: {m}");
+        assert_eq!(m.row_groups_pruned_by_bloom_filter, 9, "{column}: {m}");
     }
     // Every value present is found (no false negative): 400 rows' `s` or `u`.
     let mut want = Vec::new();

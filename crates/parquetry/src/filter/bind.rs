@@ -35,6 +35,9 @@ pub(crate) struct BoundColumn {
     /// Whether the deprecated `min`/`max` statistics (signed order) may stand in for
     /// `min_value`/`max_value`: only where the column's order is the signed one.
     pub legacy_stats_ok: bool,
+    /// The byte width of a FIXED_LEN_BYTE_ARRAY column's values (a bloom filter hashes a
+    /// decimal's big-endian bytes at that width); 0 for other types.
+    pub type_length: i32,
 }
 
 /// A predicate bound to a file's leaf columns.
@@ -82,6 +85,7 @@ pub(crate) fn bind(predicate: &Predicate, schema: &SchemaDescriptor, orders: Opt
             stats_domain: (known_order && defined).then_some(domain),
             physical: c.physical_type,
             legacy_stats_ok: signed,
+            type_length: if c.physical_type == PhysicalType::FIXED_LEN_BYTE_ARRAY { c.type_length } else { 0 },
         });
     }
     let paths: Vec<&str> = columns.iter().map(|c| c.path.as_str()).collect();

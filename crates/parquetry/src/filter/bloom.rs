@@ -4,8 +4,10 @@
 //!
 //! Used only when it checks out: the header decodes and names the one algorithm, hash and
 //! compression the spec defines, the bitset is a whole number of 32-byte blocks of a plausible
-//! size and lies inside the file. Floating point values are never looked up (-0 and +0 are
-//! equal but hash differently), nor decimals stored as bytes (their width is the writer's).
+//! size and lies inside the file. A float equal to zero is looked up as both -0 and +0 (equal,
+//! but hashed apart), NaN never (it equals nothing, and a filter that cannot say is read);
+//! a decimal stored as FIXED_LEN_BYTE_ARRAY as its big-endian bytes at the column's width;
+//! one stored as BYTE_ARRAY never (its width is the writer's choice).
 
 use super::bind::BoundColumn;
 use super::expr::CmpOp;
@@ -39,19 +41,43 @@ impl Sbbf {
             Test::In(keys, _) => keys,
             _ => return true,
         };
-        keys.iter().any(|k| plain_bytes(column, k).is_none_or(|b| self.0.check_hash(bloom_hash(&b))))
+        keys.iter().any(|k| match plain_bytes(column, k) {
+            None => true,
+            Some(forms) => forms.iter().any(|b| self.0.check_hash(bloom_hash(b))),
+        })
     }
 }
 
-/// A key's PLAIN encoding in the column (what the writer hashed), if it has a sure one.
-fn plain_bytes(column: &BoundColumn, key: &Key) -> Option<Vec<u8>> {
+/// A key's PLAIN encodings in the column (what a writer hashed for a value equal to it: two
+/// for a float zero), if it has sure ones.
+fn plain_bytes(column: &BoundColumn, key: &Key) -> Option<Vec<Vec<u8>>> {
+    let one = |b: &[u8]| Some(vec![b.to_vec()]);
     match (column.physical, column.stats_domain?, key) {
-        (PhysicalType::INT32, Domain::Int(_), Key::Int(v)) => Some((*v as i32).to_le_bytes().to_vec()),
-        (PhysicalType::INT64, Domain::Int(_), Key::Int(v)) => Some((*v as i64).to_le_bytes().to_vec()),
-        (PhysicalType::BYTE_ARRAY | PhysicalType::FIXED_LEN_BYTE_ARRAY, Domain::Bytes, Key::Bytes(b)) => {
-            Some(b.clone())
+        (PhysicalType::INT32, Domain::Int(_), Key::Int(v)) => one(&(*v as i32).to_le_bytes()),
+        (PhysicalType::INT64, Domain::Int(_), Key::Int(v)) => one(&(*v as i64).to_le_bytes()),
+        (PhysicalType::FIXED_LEN_BYTE_ARRAY, Domain::Int(IntKind::Decimal(_)), Key::Int(v)) => {
+            // Big-endian two's complement at the column's width; a value that does not fit
+            // is in no row, but is left to the read rather than reasoned about here.
+            let width = usize::try_from(column.type_length).ok().filter(|w| (1..=16).contains(w))?;
+            let bytes = v.to_be_bytes();
+            let (high, low) = bytes.split_at(16 - width);
+            let sign = if low[0] & 0x80 != 0 { 0xff } else { 0 };
+            high.iter().all(|&b| b == sign).then(|| vec![low.to_vec()])
         }
-        (_, Domain::Int(IntKind::Decimal(_)), _) | (_, Domain::Float { .. }, _) => None,
+        (PhysicalType::FLOAT, Domain::Float { .. }, Key::Float(v)) if !v.is_nan() => {
+            // The literal was rounded to the column's f32 when bound.
+            Some(if *v == 0.0 {
+                vec![0f32.to_le_bytes().to_vec(), (-0f32).to_le_bytes().to_vec()]
+            } else {
+                vec![(*v as f32).to_le_bytes().to_vec()]
+            })
+        }
+        (PhysicalType::DOUBLE, Domain::Float { .. }, Key::Float(v)) if !v.is_nan() => Some(if *v == 0.0 {
+            vec![0f64.to_le_bytes().to_vec(), (-0f64).to_le_bytes().to_vec()]
+        } else {
+            vec![v.to_le_bytes().to_vec()]
+        }),
+        (PhysicalType::BYTE_ARRAY | PhysicalType::FIXED_LEN_BYTE_ARRAY, Domain::Bytes, Key::Bytes(b)) => one(b),
         _ => None,
     }
 }

@@ -232,6 +232,7 @@ mod tests {
             stats_domain: Some(Domain::Int(IntKind::Plain)),
             physical,
             legacy_stats_ok: true,
+            type_length: 0,
         }
     }
 

@@ -57,11 +57,25 @@ def table(n=100_000):
 
 def write(directory):
     t = table()
-    blooms = {"s": {"ndv": 10_000, "fpp": 0.01}, "u": {"ndv": 10_000, "fpp": 0.01}, "k": True}
+    blooms = {"s": {"ndv": 10_000, "fpp": 0.01}, "u": {"ndv": 10_000, "fpp": 0.01}, "k": True, "f": True,
+              "f32": True}
     for name, index in (("indexed", True), ("plain", False)):
         pq.write_table(t, f"{directory}/{name}.parquet", row_group_size=10_000, data_page_size=4096,
                        compression="snappy", write_page_index=index, use_dictionary=["cat", "grp"],
                        write_statistics=True, bloom_filter_options=blooms if index else None)
+
+
+def write_decimals(directory):
+    """Decimals stored as FIXED_LEN_BYTE_ARRAY (pyarrow's default) with bloom filters: 4 bytes
+    for precision 9, 9 for 20. Each value is in one row group of ten, and every row group's
+    statistics span nearly all of them. No dictionaries: they would rule the others out first."""
+    n = 100_000
+    small = [decimal.Decimal((i * 7) % n - n // 2) / 100 for i in range(n)]
+    big = [decimal.Decimal((i * 7) % n - n // 2) * 10**15 / 100 for i in range(n)]
+    t = pa.table({"id": pa.array(range(n), pa.int64()), "d9": pa.array(small, pa.decimal128(9, 2)),
+                  "d20": pa.array(big, pa.decimal128(20, 2))})
+    pq.write_table(t, f"{directory}/decimals.parquet", row_group_size=10_000, compression="snappy",
+                   use_dictionary=False, bloom_filter_options={"d9": True, "d20": True})
 
 
 def answer(path):
@@ -85,5 +99,6 @@ def answer(path):
 if __name__ == "__main__":
     if sys.argv[1] == "write":
         write(sys.argv[2])
+        write_decimals(sys.argv[2])
     else:
         answer(sys.argv[2])
