@@ -171,12 +171,40 @@ def rust(mode: str, runs: int, **arg):
     return json.loads(out.stdout)
 
 
+def paired(parquetry, path, url, options, proxy_url, moto_url, n) -> dict:
+    """``n`` pairs of the local read and each remote read, alternated; per remote, each pair's
+    S3 ÷ local ratio (the load moves between pairs far more than within one)."""
+    remotes = {"S3 through the proxy": (url, dict(options, aws_endpoint_url=proxy_url)),
+               "S3 straight to moto": (url, dict(options, aws_endpoint_url=moto_url)),
+               "file:// URL": (f"file://{path}", None)}
+    out = {}
+    for name, (where, opts) in remotes.items():
+        read = (lambda: parquetry.read_table(where, threads=1, storage_options=opts)) if opts else \
+            (lambda: parquetry.read_table(where, threads=1))
+        read()
+        ratios = []
+        for _ in range(n):
+            t0 = time.perf_counter()
+            parquetry.read_table(str(path), threads=1)
+            t1 = time.perf_counter()
+            read()
+            ratios.append((time.perf_counter() - t1) / (t1 - t0))
+        q = statistics.quantiles(ratios, n=4)
+        print(f"paired, {name}: ÷ local median {statistics.median(ratios):.2f} (quartiles {q[0]:.2f}-{q[2]:.2f})",
+              flush=True)
+        out[name] = ratios
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--file", default="orders")
     ap.add_argument("--at-once", type=int, default=2, help="requests in flight after the tail (parquetry's: 2)")
-    ap.add_argument("--clients", default="parquetry,local,py,curl,rust,rust-read,rust-local")
+    ap.add_argument("--clients", default="parquetry,local,file-url,py,curl,rust,rust-read,rust-local")
+    ap.add_argument("--paired", type=int, default=0,
+                    help="also N pairs of the local read and each remote read (S3 through the proxy, straight to "
+                         "moto, file:// URL) alternated, so that a pair sees about the same load")
     ap.add_argument("--out", default="/tmp/s3floor-floor.json")
     args = ap.parse_args()
     clients = args.clients.split(",")
@@ -221,6 +249,11 @@ def main() -> int:
         if "local" in clients:
             cells.append(("parquetry read_table, local file", lambda: parquetry.read_table(str(path), threads=1)
                           and 0.0))
+        if "file-url" in clients:
+            # The object store path (prefetch, requests, pieces) over object_store's local
+            # file system: what that path costs when moving the bytes costs nothing.
+            cells.append(("parquetry read_table, file:// URL", lambda: parquetry.read_table(f"file://{path}",
+                                                                                           threads=1) and 0.0))
         if "rust-local" in clients:
             cells.append(("rust read (decode), local file", ("local", "")))
         for name, fn in cells:
@@ -241,6 +274,8 @@ def main() -> int:
                   f"{med['self_cpu']:6.1f} (calling thread {med['thread_cpu']:6.1f})  client process "
                   f"{med['child_cpu']:6.1f}   (min {min(r['ms']):.1f})",
                   flush=True)
+        if args.paired:
+            results["paired"] = paired(parquetry, path, url, options, proxy.url, moto.url, args.paired)
     finally:
         proxy.close()
         moto.close()
