@@ -306,3 +306,62 @@ fn a_dataset_keeps_its_page_indexes() {
     assert_eq!(rows, vec![(target, payload(target))]);
     assert_eq!(stats.requests() - opened, 1, "requests after opening the dataset");
 }
+
+/// `(sum of the bytes, sum of i * byte mod 2^61)` over `bytes`: the same sums Python prints
+/// for the bytes boto3 got, so the two are compared without a hash crate.
+fn sums(bytes: &[u8]) -> (u64, u64) {
+    const M: u128 = (1 << 61) - 1;
+    let plain = bytes.iter().map(|&b| b as u64).sum();
+    let weighted = bytes.iter().enumerate().fold(0u128, |acc, (i, &b)| (acc + i as u128 * b as u128) % M);
+    (plain, weighted as u64)
+}
+
+#[test]
+fn a_read_across_a_responses_pieces_is_a_slice_of_one_buffer() {
+    if common::pyarrow_missing() {
+        return;
+    }
+    let Some(moto) = start_moto() else { return };
+    // A column chunk of 6 MB of random bytes (written by pyarrow, uncompressed): a response
+    // the HTTP client hands over in pieces of a few hundred KiB at most. Python prints where
+    // the chunk lies and the sums of its bytes in the file it put, to compare with.
+    let out = moto.boto3(
+        "import io, numpy as np, pyarrow as pa, pyarrow.parquet as pq\n\
+         rng = np.random.default_rng(41)\n\
+         t = pa.table({'b': pa.array([rng.bytes(6000) for _ in range(1000)], pa.binary())})\n\
+         buf = io.BytesIO()\n\
+         pq.write_table(t, buf, compression='none', use_dictionary=False)\n\
+         data = buf.getvalue()\n\
+         s3.create_bucket(Bucket='pieces')\n\
+         s3.put_object(Bucket='pieces', Key='blob.parquet', Body=data)\n\
+         c = pq.ParquetFile(io.BytesIO(data)).metadata.row_group(0).column(0)\n\
+         start = c.data_page_offset\n\
+         got = np.frombuffer(data[start:start + c.total_compressed_size], np.uint8).astype(np.uint64)\n\
+         m = (1 << 61) - 1\n\
+         w = sum(int(x) for x in (np.arange(got.size, dtype=np.uint64) * got) % m) % m\n\
+         print(start, c.total_compressed_size, int(got.sum()), w)\n",
+    );
+    let v: Vec<u64> = out.split_whitespace().map(|v| v.parse().unwrap()).collect();
+    let (start, len, expected) = (v[0], v[1] as usize, (v[2], v[3]));
+    assert!(len > 6_000_000, "{len}");
+    let file = open_url("s3://pieces/blob.parquet", &options(&moto)).unwrap();
+    let source = file.source();
+    // Named ahead as a read names its row groups: one request, its bytes kept as they come.
+    source.prefetch(&[(start, len as u64)]);
+    let all = source.read_at(start, len).unwrap();
+    assert_eq!(sums(all.as_slice()), expected);
+    // The chunk's last bytes came with the footer's 512 KiB: the request stopped short of
+    // them, and a read reaching into them is put together from both. The first 5 MB came
+    // in the one request.
+    let whole = source.read_at(start, 5_000_000).unwrap();
+    assert_eq!(whole.as_slice(), &all.as_slice()[..5_000_000]);
+    // Reads across many pieces: each a slice of the one buffer the response was gathered
+    // in (where it lies in memory says so: a copy cannot lie inside `whole`, which is alive),
+    // not a copy made on the reading thread.
+    for (at, n) in [(0u64, 1_000_000usize), (1_500_000, 2_000_000), (3_999_999, 1_000_001)] {
+        let part = source.read_at(start + at, n).unwrap();
+        assert_eq!(part.as_slice(), &whole.as_slice()[at as usize..][..n]);
+        assert_eq!(part.as_ptr(), whole.as_ptr().wrapping_add(at as usize), "bytes {at}..{}", at + n as u64);
+    }
+    assert_eq!(source.stats().requests(), 2, "the footer's request and the chunk's");
+}

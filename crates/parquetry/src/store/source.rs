@@ -9,7 +9,9 @@
 //! they are read. A response's bytes reach the reader as they arrive: a page read waits for
 //! its own bytes only, so decoding follows the transfer instead of waiting for a whole 16 MiB
 //! request (when several share the bandwidth, they all end near the end of the transfer).
-//! Page reads are slices of those bytes. Fetched bytes are kept up to
+//! A response is gathered into one buffer of its range's length as it arrives, so page reads
+//! are slices of those bytes, also across the HTTP client's pieces (no copy on the decoding
+//! thread). Fetched bytes are kept up to
 //! [`FetchOptions::max_ahead`]; the oldest are dropped first.
 
 use std::ops::Range;
@@ -49,11 +51,14 @@ struct Arrived {
     /// Where the bytes a reader waits for end (0: none waits): a piece wakes it only once
     /// they are all here, not at each of the many small pieces a response comes in.
     awaited: u64,
+    /// Whether the pieces are consecutive parts of one buffer (see [`stream_into`]), so that
+    /// a read across them can be one slice.
+    one_buffer: bool,
 }
 
 impl Fetched {
     fn new(range: Range<u64>) -> Arc<Self> {
-        let arrived = Arrived { pieces: Vec::new(), end: range.start, outcome: None, awaited: 0 };
+        let arrived = Arrived { pieces: Vec::new(), end: range.start, outcome: None, awaited: 0, one_buffer: false };
         Arc::new(Fetched { range, arrived: Mutex::new(arrived), ready: Condvar::new() })
     }
 
@@ -162,6 +167,23 @@ impl Fetched {
         let (at, piece) = &pieces[first];
         if end <= at + piece.len() as u64 {
             return Ok(piece.slice_with_length((offset - at) as usize, len));
+        }
+        let last = pieces.partition_point(|(at, _)| *at < end);
+        let parts = &pieces[first..last];
+        if arrived.one_buffer && contiguous(parts) {
+            let from = (offset - at) as usize;
+            let start = piece.as_ptr().wrapping_add(from);
+            let owner: Arc<dyn arrow_buffer::alloc::Allocation> =
+                Arc::new(parts.iter().map(|(_, p)| p.clone()).collect::<Vec<Buffer>>());
+            if let Some(start) = std::ptr::NonNull::new(start.cast_mut()) {
+                // SAFETY: `parts` are consecutive parts of one response's buffer (`one_buffer`:
+                // `stream_into` froze them one after another from one `BytesMut` that never
+                // reallocated, since no piece past its capacity goes in), end to end as
+                // `contiguous` checked, and they hold the `len` bytes from `offset`:
+                // [start, start + len) lies inside that one allocation, written and frozen.
+                // `owner` keeps every part, and so the allocation, alive as long as the buffer.
+                return Ok(unsafe { Buffer::from_custom_allocation(start, len, owner) });
+            }
         }
         let mut out = Vec::with_capacity(len);
         for (at, piece) in &pieces[first..] {
@@ -539,6 +561,16 @@ impl ChunkSource for ObjectSource {
     }
 }
 
+/// Whether each of `parts` begins in memory where the one before it ends: parts of one
+/// response's buffer (see [`stream_into`]), which a read across them can take as one slice.
+fn contiguous(parts: &[(u64, Buffer)]) -> bool {
+    parts.len() > 1
+        && parts.windows(2).all(|w| {
+            let (a, b) = (&w[0].1, &w[1].1);
+            w[0].0 + a.len() as u64 == w[1].0 && a.as_ptr().wrapping_add(a.len()) == b.as_ptr()
+        })
+}
+
 /// Takes `len` bytes from those awaited (`outstanding`), never below none.
 fn release(outstanding: &AtomicU64, len: u64) {
     let _ = outstanding.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |o| Some(o.saturating_sub(len)));
@@ -547,6 +579,12 @@ fn release(outstanding: &AtomicU64, len: u64) {
 /// A ranged GET whose response is handed to `entry` piece by piece as it arrives, counted
 /// when sent, its bytes as they arrive. A response longer than the range asked for is cut there (and `finish`
 /// reports it short).
+///
+/// The pieces are gathered into one buffer of the range's length, each handed over as a
+/// frozen part of it: the parts lie end to end, so a page across several of them is a slice
+/// rather than a copy on the decoding thread (see [`Fetched::wait_slice`]; the HTTP client's
+/// pieces are a few hundred KiB at most, a page often a MiB), and the client's own buffer is
+/// free again for its next read instead of staying held by the piece.
 async fn stream_into(
     location: &Location,
     options: GetOptions,
@@ -557,13 +595,25 @@ async fn stream_into(
     stats.add_request();
     let result = location.store.get_opts(&location.path, options).await?;
     let mut body = result.into_stream();
+    // At most the source's `max_ahead` bytes (`prefetch` names no range past it), all of
+    // which would be held once arrived anyway.
+    let mut gathered = usize::try_from(entry.range.end - entry.range.start).ok().map(bytes::BytesMut::with_capacity);
+    entry.lock().one_buffer = gathered.is_some();
     let mut outcome = Ok(());
     while let Some(piece) = body.next().await {
         match piece {
             Ok(piece) => {
                 let len = piece.len() as u64;
                 stats.add_bytes(len);
-                if !entry.push(Buffer::from(piece)) {
+                let piece = match &mut gathered {
+                    // Past the range's end: not gathered, and `push` refuses it.
+                    Some(buffer) if piece.len() <= buffer.capacity() - buffer.len() => {
+                        buffer.extend_from_slice(&piece);
+                        Buffer::from(buffer.split().freeze())
+                    }
+                    _ => Buffer::from(piece),
+                };
+                if !entry.push(piece) {
                     break;
                 }
                 release(outstanding, len);
