@@ -28,7 +28,8 @@ use crate::error::{Error, Result};
 use std::hint::select_unpredictable;
 
 /// Room a wild copy needs past the write position: a copy is at most 64 bytes, done with
-/// stores of at most 16 bytes starting before its end, so it writes at most 63 + 16 bytes.
+/// stores of at most 16 bytes starting before its end, so it writes at most 63 + 16 bytes
+/// (the fast loop's 32-byte moves, at most 64).
 const WILD: usize = 80;
 
 /// Input bytes the fast loop may read from a tag on: the tag, then up to 64 bytes of a literal
@@ -131,9 +132,10 @@ pub(super) fn read_header(input: &[u8]) -> Result<(u64, usize)> {
 /// Decodes the elements of `input[ip..]` into `dst`, which must end up holding exactly `len`
 /// bytes.
 ///
-/// Most elements go through a fast loop: literals of up to 60 bytes and all valid copies, while
-/// the input has `FAST_IN` and the output `WILD` bytes left, so that these elements need no
-/// check but the offset's. Any other element goes to [`element`], which checks everything.
+/// Most elements go through a fast loop: literals of up to 60 bytes and copies with 1- and
+/// 2-byte offsets, once `FAST_START` bytes are written and while the input has `FAST_IN` and
+/// the output `WILD` bytes left, so that these elements need no check but the offset's. Any
+/// other element goes to [`element`], which checks everything.
 ///
 /// # Safety
 ///
@@ -161,7 +163,7 @@ unsafe fn decode(input: &[u8], mut ip: usize, dst: *mut u8, len: usize, cap: usi
             // One element, while `ip < ip_limit` and `op < op_limit`. Literals and copies go
             // the same way, with no branch on which (they mix unpredictably): a copy of
             // `n` bytes from `from`, the literal's bytes or the output `offset` bytes back.
-            macro_rules! element {
+            macro_rules! fast_element {
                 () => {{
                     // SAFETY: `ip + FAST_IN <= in_len`: the tag and four more bytes are in bounds.
                     let (tag, operand) =
@@ -205,11 +207,11 @@ unsafe fn decode(input: &[u8], mut ip: usize, dst: *mut u8, len: usize, cap: usi
             }
             // Two elements per check of the limits: the checks are a good part of the work.
             while ip < ip_limit2 && op < op_limit2 {
-                element!();
-                element!();
+                fast_element!();
+                fast_element!();
             }
             while ip < ip_limit && op < op_limit {
-                element!();
+                fast_element!();
             }
         }
         if ip >= in_len {
