@@ -13,6 +13,8 @@
 #   write_roundtrip  every data/*.parquet, and merge's pyarrow files
 #   read_filtered  the read_file seeds, and small pyarrow files with statistics, a page index
 #                and bloom filters over several row groups and pages (what pruning trusts)
+#   snappy       small Snappy streams made by Arrow C++ (pyarrow.Codec: text, numbers, runs,
+#                random bytes; layout: fuzz_targets/snappy.rs), and the same data plain
 set -euo pipefail
 fuzz="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$fuzz")"
@@ -22,7 +24,7 @@ if [ ! -d "$testing/data" ]; then
     exit 1
 fi
 corpus="$fuzz/corpus"
-mkdir -p "$corpus"/{read_file,footer,page_header,kernels,merge,write_roundtrip,read_filtered}
+mkdir -p "$corpus"/{read_file,footer,page_header,kernels,merge,write_roundtrip,read_filtered,snappy}
 
 n=0
 for f in "$testing"/data/*.parquet "$testing"/bad_data/*.parquet; do
@@ -123,5 +125,25 @@ for v in ("1.0", "2.0"):
                    use_dictionary=["mode", "d"], compression="snappy" if v == "1.0" else "none")
 PY
 
-echo "seeded from $n files: $(for t in read_file footer page_header kernels merge write_roundtrip read_filtered; do
+python3 - "$corpus/snappy" <<'PY' || echo "seed.sh: no pyarrow: no snappy seeds" >&2
+import sys, random
+import pyarrow as pa
+out = sys.argv[1]
+rng = random.Random(1)
+data = {
+    "text": b"".join(b"https://www.example%d.com/item/%d;" % (i % 7, i % 100) for i in range(120)),
+    "hex": b"".join(b"%026x" % rng.getrandbits(104) for _ in range(100)),
+    "numbers": b"".join((1000 + i // 3).to_bytes(8, "little") for i in range(400)),
+    "runs": b"\0" * 500 + b"ab" * 200 + b"abcdefghijklmnopq" * 30,
+    "random": bytes(rng.getrandbits(8) for _ in range(300)),
+}
+codec = pa.Codec("snappy")
+for name, plain in data.items():
+    with open(f"{out}/{name}-stream", "wb") as f:
+        f.write(b"\2" + codec.compress(plain, asbytes=True))
+    with open(f"{out}/{name}-plain", "wb") as f:
+        f.write(b"\1" + plain)
+PY
+
+echo "seeded from $n files: $(for t in read_file footer page_header kernels merge write_roundtrip read_filtered snappy; do
     printf '%s %s, ' "$t" "$(ls "$corpus/$t" | wc -l)"; done)"

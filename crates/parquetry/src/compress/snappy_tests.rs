@@ -1,7 +1,7 @@
 //! Tests of the Snappy decoder against the `snap` crate (an independent implementation) and
 //! against hand-built streams whose output is known by construction.
 
-use super::{decompress_into, WILD};
+use super::{decompress_into, FAST_IN, FAST_START, WILD};
 use crate::error::ErrorKind;
 
 /// Deterministic pseudo-random bytes (xorshift64*).
@@ -164,7 +164,10 @@ impl Builder {
     /// Checks that the stream decodes to the tracked output, with us and with `snap`.
     fn check(&self) {
         let s = self.stream();
-        let ours = decode(&s, self.out.len()).unwrap_or_else(|e| panic!("{e}"));
+        let ours = decode(&s, self.out.len()).unwrap_or_else(|e| {
+            let snap = snap_decode(&s, self.out.len()).map(|v| v == self.out);
+            panic!("{e} (snap: {snap:?}; stream {:?})", &s[..s.len().min(400)])
+        });
         assert!(ours == self.out, "wrong output");
         assert!(snap_decode(&s, self.out.len()).as_deref() == Some(&self.out[..]), "snap differs");
     }
@@ -243,6 +246,99 @@ fn overlapping_copies_at_both_ends_of_the_output() {
             b.literal(&data[..100], 1).copy(2, offset, len).copy(1, offset.min(2047), 5);
             b.literal(&data[..3], 0).copy(4, offset, len).literal(&data[..WILD + 5], 1);
             b.check();
+        }
+    }
+}
+
+/// Every element kind the fast loop takes or hands on, at each boundary of it: literal lengths
+/// around its 32-byte moves and the 60-byte short form, copy offsets around the overlapping
+/// path (offset vs length) and the 16- and 32-byte moves, offsets reaching exactly to the
+/// output's start and one past, at the first output position the loop runs from
+/// (`FAST_START`), as the first or the second element of an unrolled pair, and with the
+/// input and output left after it around each of the loop's limits.
+#[test]
+fn fast_loop_boundaries() {
+    let data = random_bytes(70_000, 31);
+    // What follows the element: output (in copies of 64 from far back, 3 input bytes each, so
+    // the output limit is met first) or input (a literal of that many bytes).
+    let tails: Vec<(bool, usize)> = [0, 1, 2, 60, 61, 62, 63, 64, 65]
+        .iter()
+        .flat_map(|&d| [(true, WILD + d), (true, WILD + 64 + d), (false, FAST_IN + d), (false, FAST_IN + 61 + d)])
+        .chain([(true, 0), (false, 1), (true, 1000)])
+        .collect();
+    let with = |prefix: usize, pair: bool, tail: (bool, usize), element: &dyn Fn(&mut Builder)| {
+        let mut b = Builder::default();
+        b.literal(&data[..prefix.min(60)], 0);
+        if prefix > 60 {
+            b.literal(&data[60..prefix], 2);
+        }
+        if pair {
+            b.copy(2, prefix.min(65_535), 1);
+        }
+        element(&mut b);
+        match tail {
+            (_, 0) => {}
+            (true, n) => {
+                for k in 0..n / 64 {
+                    let far = b.out.len().min(64 + k);
+                    b.copy(2, far, 64);
+                }
+                if n % 64 > 0 {
+                    let far = b.out.len().min(80);
+                    b.copy(2, far, n % 64);
+                }
+            }
+            (false, n) => {
+                b.literal(&data[1000..1000 + n], 2);
+            }
+        }
+        b
+    };
+    for &tail in &tails {
+        for pair in [false, true] {
+            for len in (1..=60).chain([61, 64, 100]) {
+                let extra = if len > 60 { 1 } else { 0 };
+                with(FAST_START + 36, pair, tail, &|b: &mut Builder| {
+                    b.literal(&data[500..500 + len], extra);
+                })
+                .check();
+            }
+            for prefix in [FAST_START - 1, FAST_START, FAST_START + 1, 500] {
+                let op = prefix + usize::from(pair);
+                let offsets = (1..=17).chain([31, 32, 33, 63, 64, 65, op - 1, op]).filter(|&o| o <= op);
+                for offset in offsets {
+                    for len in [1, 2, 4, 8, 15, 16, 17, 31, 32, 33, 48, 63, 64] {
+                        for n in [len, offset.saturating_sub(1).max(1), offset, offset + 1] {
+                            if n <= 64 {
+                                with(prefix, pair, tail, &|b: &mut Builder| {
+                                    b.copy(2, offset, n);
+                                })
+                                .check();
+                            }
+                        }
+                    }
+                    with(prefix, pair, tail, &|b: &mut Builder| {
+                        b.copy(1, offset.min(2047), 4 + offset % 8).copy(4, offset, 20);
+                    })
+                    .check();
+                }
+            }
+        }
+    }
+    // Offsets past the output's start and offset 0, in each copy form, anywhere in the loop.
+    for &tail in tails.iter().step_by(3) {
+        for pair in [false, true] {
+            for prefix in [FAST_START - 1, FAST_START, FAST_START + 1, 500] {
+                let op = prefix + usize::from(pair);
+                for (size, offset) in [(1, 0), (2, 0), (4, 0), (1, op + 1), (2, op + 1), (4, op + 1), (2, 65_535)] {
+                    let b = with(prefix, pair, tail, &|b: &mut Builder| {
+                        b.copy(size, offset, if size == 1 { 4 } else { 7 });
+                    });
+                    let e = decode(&b.stream(), b.out.len()).unwrap_err();
+                    assert!(e.contains("offset"), "{e}");
+                    assert!(snap_decode(&b.stream(), b.out.len()).is_none());
+                }
+            }
         }
     }
 }
@@ -366,9 +462,19 @@ fn truncation_at_every_byte_is_an_error() {
     let mut b = Builder::default();
     b.literal(b"x", 0).copy(2, 1, 64).literal(&random_bytes(300, 1), 2).copy(1, 100, 9);
     b.copy(4, 301, 30).literal(b"end", 3);
+    // A long one whose elements go through the fast loop, of every kind and length.
+    let data = random_bytes(2_000, 32);
+    let mut long = Builder::default();
+    long.literal(&data[..200], 1);
+    for k in 1..=64usize {
+        long.literal(&data[k..k + k.min(60)], 0).copy(2, 150 + k, k).copy(1, 100 + k, 4 + k % 8);
+        let far = long.out.len();
+        long.copy(2, k, 64).literal(&data[k..k + 61 + k], 1).copy(4, far, k);
+    }
     let streams = [
         b.stream(),
-        snap_compress(&text_bytes(5_000, 11)),
+        long.stream(),
+        snap_compress(&text_bytes(20_000, 11)),
         snap_compress(&numeric_bytes(3_000)),
         snap_compress(&random_bytes(500, 12)),
     ];
@@ -377,6 +483,7 @@ fn truncation_at_every_byte_is_an_error() {
         assert!(agrees_with_snap(&s, len));
         for cut in 0..s.len() {
             assert!(decode(&s[..cut], len).is_err(), "cut at {cut} of {}", s.len());
+            assert!(!agrees_with_snap(&s[..cut], len));
         }
     }
 }
