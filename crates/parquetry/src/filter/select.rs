@@ -13,7 +13,9 @@ use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{ArrowPrimitiveType, Decimal128Type};
-use arrow_array::{downcast_primitive_array, Array, ArrayRef, BooleanArray, PrimitiveArray, RecordBatch};
+use arrow_array::{
+    downcast_primitive_array, Array, ArrayRef, BooleanArray, PrimitiveArray, RecordBatch, RecordBatchOptions,
+};
 use arrow_buffer::{BooleanBuffer, Buffer, ScalarBuffer};
 use arrow_schema::{DataType, SchemaRef};
 use arrow_select::filter::{FilterBuilder, FilterPredicate};
@@ -40,8 +42,10 @@ pub(super) fn select(batch: &RecordBatch, keep: &BooleanBuffer, output: &SchemaR
         columns.push(column);
     }
     let before = batch.schema();
+    // The row count, for a batch without columns (`count(*)`).
+    let rows = RecordBatchOptions::new().with_row_count(Some(keep.count_set_bits()));
     if columns.iter().zip(before.fields()).all(|(c, f)| c.data_type() == f.data_type()) {
-        return RecordBatch::try_new(before, columns).map_err(|e| bad(&e));
+        return RecordBatch::try_new_with_options(before, columns, &rows).map_err(|e| bad(&e));
     }
     let fields: Vec<_> = columns
         .iter()
@@ -49,7 +53,7 @@ pub(super) fn select(batch: &RecordBatch, keep: &BooleanBuffer, output: &SchemaR
         .map(|(c, f)| f.as_ref().clone().with_data_type(c.data_type().clone()))
         .collect();
     let schema = Arc::new(arrow_schema::Schema::new_with_metadata(fields, before.metadata().clone()));
-    RecordBatch::try_new(schema, columns).map_err(|e| bad(&e))
+    RecordBatch::try_new_with_options(schema, columns, &rows).map_err(|e| bad(&e))
 }
 
 /// `a` at `keep`'s set rows by this module's kernels; `None` for a column they do not take

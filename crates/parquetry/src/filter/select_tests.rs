@@ -116,3 +116,14 @@ fn other_columns_go_through_arrows_filter_in_the_same_batch() {
         assert_eq!(got.schema().field(3), &schema.field(3).clone().with_data_type(d.data_type().clone()));
     }
 }
+
+#[test]
+fn a_batch_without_columns_keeps_its_matching_row_count() {
+    let schema = Arc::new(Schema::empty());
+    let options = arrow_array::RecordBatchOptions::new().with_row_count(Some(1000));
+    let batch = RecordBatch::try_new_with_options(schema.clone(), vec![], &options).expect("batch");
+    for keep in masks(1000) {
+        let got = select(&batch, &keep, &schema).expect("selected");
+        assert_eq!((got.num_columns(), got.num_rows()), (0, keep.count_set_bits()));
+    }
+}
