@@ -81,113 +81,79 @@ mod avx512 {
 
     use arrow_buffer::BooleanBuffer;
 
+    /// The loop every kernel is: `out` reserved for the set bits of `keep` plus `$lanes`
+    /// values of slack; for each group of `$lanes` rows of a full 64-bit word of `keep`, `$m`
+    /// (its bits, as `$mask`) and `$from` (a pointer to its `$lanes` values in `$v`) given to
+    /// `$vector`, which stores whole vectors at `$to` (the write position, `$lanes` values
+    /// writable); the rows past the last full word one at a time through `$conv`.
+    macro_rules! select_loop {
+        ($v:ident, $keep:ident, $out:ident, $lanes:literal, $mask:ty, $conv:expr, |$m:ident, $from:ident, $to:ident| $vector:block) => {{
+            let count = $keep.count_set_bits();
+            *$out = Vec::with_capacity(count + $lanes);
+            let dst = $out.as_mut_ptr();
+            let chunks = $keep.bit_chunks();
+            let mut k = 0usize;
+            for (w, word) in chunks.iter().enumerate() {
+                for q in 0..64 / $lanes {
+                    let $m = (word >> ($lanes * q)) as $mask;
+                    // SAFETY: `64 * w + 64 <= 64 * chunks.chunk_len() <= v.len()` (a full word
+                    // of `keep`, which is as long as `v`), so the group's `$lanes` values are
+                    // in `v`; `k <= count` (the module's note), so `$lanes` values from `k`
+                    // are within the `count + $lanes` reserved.
+                    let ($from, $to) = unsafe { ($v.as_ptr().add(64 * w + $lanes * q), dst.add(k)) };
+                    $vector
+                    k += $m.count_ones() as usize;
+                }
+            }
+            let base = 64 * chunks.chunk_len();
+            let mut word = chunks.remainder_bits();
+            while word != 0 {
+                // SAFETY: as above; one value at `k < count`.
+                unsafe { dst.add(k).write($conv($v[base + word.trailing_zeros() as usize])) };
+                k += 1;
+                word &= word - 1;
+            }
+            debug_assert_eq!(k, count);
+            // SAFETY: `out[..count]` was written: every set bit of `keep` wrote its value at
+            // its rank, and `count <= capacity`.
+            unsafe { $out.set_len(count) };
+        }};
+    }
+
     /// 32-bit values, sixteen to a vector.
     #[target_feature(enable = "avx512f")]
     pub(super) fn compress32(v: &[u32], keep: &BooleanBuffer, out: &mut Vec<u32>) {
-        let count = keep.count_set_bits();
-        *out = Vec::with_capacity(count + 16);
-        let dst = out.as_mut_ptr();
-        let chunks = keep.bit_chunks();
-        let mut k = 0usize;
-        for (w, word) in chunks.iter().enumerate() {
-            for q in 0..4 {
-                let m = (word >> (16 * q)) as u16;
-                let at = 64 * w + 16 * q;
-                // SAFETY: `at + 16 <= 64 * chunks.chunk_len() <= v.len()` (a full word of
-                // `keep`, as long as `v`); the store writes 16 values at `k`, and `k <= count`
-                // (the module's note) with `count + 16` reserved.
-                unsafe {
-                    let x = _mm512_loadu_si512(v.as_ptr().add(at).cast());
-                    _mm512_storeu_si512(dst.add(k).cast(), _mm512_maskz_compress_epi32(m, x));
-                }
-                k += m.count_ones() as usize;
-            }
-        }
-        let base = 64 * chunks.chunk_len();
-        let mut word = chunks.remainder_bits();
-        while word != 0 {
-            // SAFETY: as above; one value at `k < count`.
-            unsafe { dst.add(k).write(v[base + word.trailing_zeros() as usize]) };
-            k += 1;
-            word &= word - 1;
-        }
-        debug_assert_eq!(k, count);
-        // SAFETY: `out[..count]` was written: every set bit of `keep` wrote its value at its
-        // rank, and `count <= capacity`.
-        unsafe { out.set_len(count) };
+        select_loop!(v, keep, out, 16, u16, |x| x, |m, from, to| {
+            // SAFETY: `from` has 16 values to read, `to` room for 16 (`select_loop`).
+            unsafe { _mm512_storeu_si512(to.cast(), _mm512_maskz_compress_epi32(m, _mm512_loadu_si512(from.cast()))) };
+        })
     }
 
     /// 64-bit values, eight to a vector.
     #[target_feature(enable = "avx512f")]
     pub(super) fn compress64(v: &[u64], keep: &BooleanBuffer, out: &mut Vec<u64>) {
-        let count = keep.count_set_bits();
-        *out = Vec::with_capacity(count + 8);
-        let dst = out.as_mut_ptr();
-        let chunks = keep.bit_chunks();
-        let mut k = 0usize;
-        for (w, word) in chunks.iter().enumerate() {
-            for q in 0..8 {
-                let m = (word >> (8 * q)) as u8;
-                let at = 64 * w + 8 * q;
-                // SAFETY: as in `compress32`, with 8 values a store and `count + 8` reserved.
-                unsafe {
-                    let x = _mm512_loadu_si512(v.as_ptr().add(at).cast());
-                    _mm512_storeu_si512(dst.add(k).cast(), _mm512_maskz_compress_epi64(m, x));
-                }
-                k += m.count_ones() as usize;
-            }
-        }
-        let base = 64 * chunks.chunk_len();
-        let mut word = chunks.remainder_bits();
-        while word != 0 {
-            // SAFETY: as above; one value at `k < count`.
-            unsafe { dst.add(k).write(v[base + word.trailing_zeros() as usize]) };
-            k += 1;
-            word &= word - 1;
-        }
-        debug_assert_eq!(k, count);
-        // SAFETY: as in `compress32`.
-        unsafe { out.set_len(count) };
+        select_loop!(v, keep, out, 8, u8, |x| x, |m, from, to| {
+            // SAFETY: `from` has 8 values to read, `to` room for 8 (`select_loop`).
+            unsafe { _mm512_storeu_si512(to.cast(), _mm512_maskz_compress_epi64(m, _mm512_loadu_si512(from.cast()))) };
+        })
     }
 
     /// 64-bit values widened to 128 bits (sign-extended), eight to a vector: the compressed
     /// values and their sign words interleaved into two vectors of four i128 each.
     #[target_feature(enable = "avx512f")]
     pub(super) fn widen64(v: &[i64], keep: &BooleanBuffer, out: &mut Vec<i128>) {
-        let count = keep.count_set_bits();
-        *out = Vec::with_capacity(count + 8);
-        let dst = out.as_mut_ptr();
-        let chunks = keep.bit_chunks();
         let low = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0);
         let high = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
-        let mut k = 0usize;
-        for (w, word) in chunks.iter().enumerate() {
-            for q in 0..8 {
-                let m = (word >> (8 * q)) as u8;
-                let at = 64 * w + 8 * q;
-                // SAFETY: as in `compress64`: 8 values read within `v`; 8 i128 written at `k`
-                // with `count + 8` reserved.
-                unsafe {
-                    let x = _mm512_maskz_compress_epi64(m, _mm512_loadu_si512(v.as_ptr().add(at).cast()));
-                    let sign = _mm512_srai_epi64::<63>(x);
-                    let to = dst.add(k).cast::<__m512i>();
-                    _mm512_storeu_si512(to, _mm512_permutex2var_epi64(x, low, sign));
-                    _mm512_storeu_si512(to.add(1), _mm512_permutex2var_epi64(x, high, sign));
-                }
-                k += m.count_ones() as usize;
+        select_loop!(v, keep, out, 8, u8, i128::from, |m, from, to| {
+            // SAFETY: `from` has 8 values to read, `to` room for 8 i128: two vectors.
+            unsafe {
+                let x = _mm512_maskz_compress_epi64(m, _mm512_loadu_si512(from.cast()));
+                let sign = _mm512_srai_epi64::<63>(x);
+                let to = to.cast::<__m512i>();
+                _mm512_storeu_si512(to, _mm512_permutex2var_epi64(x, low, sign));
+                _mm512_storeu_si512(to.add(1), _mm512_permutex2var_epi64(x, high, sign));
             }
-        }
-        let base = 64 * chunks.chunk_len();
-        let mut word = chunks.remainder_bits();
-        while word != 0 {
-            // SAFETY: as above; one value at `k < count`.
-            unsafe { dst.add(k).write(i128::from(v[base + word.trailing_zeros() as usize])) };
-            k += 1;
-            word &= word - 1;
-        }
-        debug_assert_eq!(k, count);
-        // SAFETY: as in `compress32`.
-        unsafe { out.set_len(count) };
+        })
     }
 }
 
