@@ -26,6 +26,7 @@
 
 mod error;
 mod fetch;
+mod fetched;
 mod options;
 mod profile;
 mod ranges;

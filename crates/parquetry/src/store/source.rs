@@ -16,7 +16,7 @@
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use arrow_buffer::Buffer;
 use futures_util::StreamExt;
@@ -24,179 +24,12 @@ use object_store::{GetOptions, GetRange, ObjectStore};
 
 use super::error::store_error;
 use super::fetch::{FetchOptions, RequestStats};
+use super::fetched::Fetched;
 use super::options::Location;
 use super::ranges::{coalesce_growing, split};
 use super::runtime;
 use crate::error::{Error, Result};
 use crate::page::ChunkSource;
-
-/// The bytes of a range fetched (or being fetched) ahead, kept as they arrive: a read waits
-/// only for the bytes it asks for, not for the whole range, so decoding follows the transfer.
-#[derive(Debug)]
-struct Fetched {
-    range: Range<u64>,
-    arrived: Mutex<Arrived>,
-    ready: Condvar,
-}
-
-/// What of a [`Fetched`] range has arrived.
-#[derive(Debug)]
-struct Arrived {
-    /// The pieces received so far, in order, each with the object offset it starts at.
-    pieces: Vec<(u64, Buffer)>,
-    /// Where the bytes received so far end in the object (the range's start before any).
-    end: u64,
-    /// Set when the request ended: `Ok`, or the error's kind and message.
-    outcome: Option<std::result::Result<(), (std::io::ErrorKind, String)>>,
-    /// Where the bytes a reader waits for end (0: none waits): a piece wakes it only once
-    /// they are all here, not at each of the many small pieces a response comes in.
-    awaited: u64,
-    /// Whether the pieces are consecutive parts of one buffer (see [`stream_into`]), so that
-    /// a read across them can be one slice.
-    one_buffer: bool,
-}
-
-impl Fetched {
-    fn new(range: Range<u64>) -> Arc<Self> {
-        let arrived = Arrived { pieces: Vec::new(), end: range.start, outcome: None, awaited: 0, one_buffer: false };
-        Arc::new(Fetched { range, arrived: Mutex::new(arrived), ready: Condvar::new() })
-    }
-
-    /// A range whose bytes are all here.
-    fn filled(range: Range<u64>, bytes: Buffer) -> Arc<Self> {
-        let f = Fetched::new(range);
-        f.push(bytes);
-        f.finish(Ok(()));
-        f
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Arrived> {
-        self.arrived.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Adds the next piece of the response; false (nothing added) when it runs past the
-    /// range: the server sent more than was asked, and the response is read no further
-    /// (`finish` then fails it if the range is not complete).
-    fn push(&self, piece: Buffer) -> bool {
-        let mut arrived = self.lock();
-        let end = arrived.end + piece.len() as u64;
-        if end > self.range.end {
-            return false;
-        }
-        if !piece.is_empty() {
-            let at = arrived.end;
-            arrived.pieces.push((at, piece));
-            arrived.end = end;
-        }
-        let wake = arrived.awaited != 0 && arrived.awaited <= end;
-        if wake {
-            // Every waiter wakes; those still short of their bytes say again what they await.
-            arrived.awaited = 0;
-        }
-        drop(arrived);
-        if wake {
-            self.ready.notify_all();
-        }
-        true
-    }
-
-    /// Ends the request: `Ok` only when every byte of the range arrived.
-    fn finish(&self, result: Result<()>) {
-        let mut arrived = self.lock();
-        let result = result.and_then(|()| match arrived.end == self.range.end {
-            true => Ok(()),
-            false => Err(Error::io(
-                "prefetching",
-                std::io::Error::new(
-                    std::io::ErrorKind::UnexpectedEof,
-                    format!(
-                        "bytes {}..{}: the response ended after {} bytes",
-                        self.range.start,
-                        self.range.end,
-                        arrived.end - self.range.start
-                    ),
-                ),
-            )),
-        });
-        arrived.outcome = Some(result.map_err(|e| {
-            let kind = std::error::Error::source(&e)
-                .and_then(|s| s.downcast_ref::<std::io::Error>())
-                .map_or(std::io::ErrorKind::Other, std::io::Error::kind);
-            (kind, e.message().to_owned())
-        }));
-        drop(arrived);
-        self.ready.notify_all();
-    }
-
-    /// Where the bytes received so far end in the object.
-    fn received_to(&self) -> u64 {
-        self.lock().end
-    }
-
-    fn is_done(&self) -> bool {
-        self.lock().outcome.is_some()
-    }
-
-    /// Waits for `len` bytes at `offset` (inside the range) to arrive; a slice of the piece
-    /// holding them, or a copy when they span pieces.
-    fn wait_slice(&self, offset: u64, len: usize) -> Result<Buffer> {
-        let end = offset + len as u64;
-        let mut arrived = self.lock();
-        loop {
-            if arrived.end >= end {
-                break;
-            }
-            match &arrived.outcome {
-                Some(Err((kind, message))) => {
-                    return Err(Error::io("prefetching", std::io::Error::new(*kind, message.clone())))
-                }
-                // Ended without the bytes (`finish` made that an error): not reached.
-                Some(Ok(())) => return Err(Error::corrupt("prefetching: the response ended early")),
-                None => {
-                    // Several readers (clones of the source) may wait: the nearest end wakes.
-                    arrived.awaited = match arrived.awaited {
-                        0 => end,
-                        other => other.min(end),
-                    };
-                    arrived = self.ready.wait(arrived).unwrap_or_else(PoisonError::into_inner);
-                }
-            }
-        }
-        let pieces = &arrived.pieces;
-        let first = pieces.partition_point(|(at, _)| *at <= offset).saturating_sub(1);
-        let (at, piece) = &pieces[first];
-        if end <= at + piece.len() as u64 {
-            return Ok(piece.slice_with_length((offset - at) as usize, len));
-        }
-        let last = pieces.partition_point(|(at, _)| *at < end);
-        let parts = &pieces[first..last];
-        if arrived.one_buffer && contiguous(parts) {
-            let from = (offset - at) as usize;
-            let start = piece.as_ptr().wrapping_add(from);
-            let owner: Arc<dyn arrow_buffer::alloc::Allocation> =
-                Arc::new(parts.iter().map(|(_, p)| p.clone()).collect::<Vec<Buffer>>());
-            if let Some(start) = std::ptr::NonNull::new(start.cast_mut()) {
-                // SAFETY: `parts` are consecutive parts of one response's buffer (`one_buffer`:
-                // `stream_into` froze them one after another from one `BytesMut` that never
-                // reallocated, since no piece past its capacity goes in), end to end as
-                // `contiguous` checked, and they hold the `len` bytes from `offset`:
-                // [start, start + len) lies inside that one allocation, written and frozen.
-                // `owner` keeps every part, and so the allocation, alive as long as the buffer.
-                return Ok(unsafe { Buffer::from_custom_allocation(start, len, owner) });
-            }
-        }
-        let mut out = Vec::with_capacity(len);
-        for (at, piece) in &pieces[first..] {
-            let from = offset.saturating_sub(*at) as usize;
-            let to = ((end - at) as usize).min(piece.len());
-            out.extend_from_slice(&piece.as_slice()[from..to]);
-            if out.len() == len {
-                break;
-            }
-        }
-        Ok(Buffer::from_vec(out))
-    }
-}
 
 /// The most bytes of an object's end that a dataset keeps per file between reading its
 /// footer and its rows (see [`ObjectSource::detached_keeping`]).
@@ -561,16 +394,6 @@ impl ChunkSource for ObjectSource {
     }
 }
 
-/// Whether each of `parts` begins in memory where the one before it ends: parts of one
-/// response's buffer (see [`stream_into`]), which a read across them can take as one slice.
-fn contiguous(parts: &[(u64, Buffer)]) -> bool {
-    parts.len() > 1
-        && parts.windows(2).all(|w| {
-            let (a, b) = (&w[0].1, &w[1].1);
-            w[0].0 + a.len() as u64 == w[1].0 && a.as_ptr().wrapping_add(a.len()) == b.as_ptr()
-        })
-}
-
 /// Takes `len` bytes from those awaited (`outstanding`), never below none.
 fn release(outstanding: &AtomicU64, len: u64) {
     let _ = outstanding.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |o| Some(o.saturating_sub(len)));
@@ -595,25 +418,14 @@ async fn stream_into(
     stats.add_request();
     let result = location.store.get_opts(&location.path, options).await?;
     let mut body = result.into_stream();
-    // At most the source's `max_ahead` bytes (`prefetch` names no range past it), all of
-    // which would be held once arrived anyway.
-    let mut gathered = usize::try_from(entry.range.end - entry.range.start).ok().map(bytes::BytesMut::with_capacity);
-    entry.lock().one_buffer = gathered.is_some();
+    let mut gathered = entry.gatherer();
     let mut outcome = Ok(());
     while let Some(piece) = body.next().await {
         match piece {
             Ok(piece) => {
                 let len = piece.len() as u64;
                 stats.add_bytes(len);
-                let piece = match &mut gathered {
-                    // Past the range's end: not gathered, and `push` refuses it.
-                    Some(buffer) if piece.len() <= buffer.capacity() - buffer.len() => {
-                        buffer.extend_from_slice(&piece);
-                        Buffer::from(buffer.split().freeze())
-                    }
-                    _ => Buffer::from(piece),
-                };
-                if !entry.push(piece) {
+                if !entry.push_gathered(piece, &mut gathered) {
                     break;
                 }
                 release(outstanding, len);

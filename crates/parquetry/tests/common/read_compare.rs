@@ -181,7 +181,10 @@ pub fn read_parquetry_batches(path: &Path, options: &ReadOptions) -> Result<(Arc
 /// Reads every file of `paths` with `pyarrow.parquet.read_table` (one Python process) and
 /// returns each as a table, or pyarrow's error. Panics if Python or pyarrow is missing.
 pub fn pyarrow_tables(tag: &str, paths: &[PathBuf]) -> HashMap<PathBuf, Result<Table, String>> {
-    let out_dir = std::env::temp_dir().join(format!("parquetry-ipc-{}-{tag}", std::process::id()));
+    // A folder of each call's own: tests of one process run at once, some with the same tag.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let out_dir = std::env::temp_dir().join(format!("parquetry-ipc-{}-{tag}-{call}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out_dir);
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/pyarrow_to_ipc.py");
     let mut child = Command::new(super::common::python())
