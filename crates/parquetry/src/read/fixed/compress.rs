@@ -12,20 +12,30 @@ use arrow_buffer::BooleanBuffer;
 /// `v`'s values at `keep`'s set bits, in order; `None` unless `v` is as long as `keep` and
 /// the processor has AVX-512.
 pub(crate) fn compressed<T: Lane>(v: &[T], keep: &BooleanBuffer) -> Option<Vec<T>> {
-    let mut out = Vec::new();
-    T::compress(v, keep, &mut out).then_some(out)
+    #[cfg(target_arch = "x86_64")]
+    return run(v, keep, T::KERNEL);
+    #[allow(unreachable_code)]
+    None
 }
 
 /// `v`'s values at `keep`'s set bits, widened to i128 (`None` as [`compressed`]).
 pub(crate) fn widened(v: &[i64], keep: &BooleanBuffer) -> Option<Vec<i128>> {
     #[cfg(target_arch = "x86_64")]
-    if v.len() == keep.len() && has_avx512() {
-        let mut out = Vec::new();
-        // SAFETY: the processor has AVX-512F; `v` is as long as `keep`.
-        unsafe { avx512::widen64(v, keep, &mut out) };
-        return Some(out);
-    }
+    return run(v, keep, avx512::widen64);
+    #[allow(unreachable_code)]
     None
+}
+
+/// `kernel` (one of [`avx512`]'s) on `v` and `keep`, if it may run here.
+#[cfg(target_arch = "x86_64")]
+fn run<T, U>(v: &[T], keep: &BooleanBuffer, kernel: unsafe fn(&[T], &BooleanBuffer, &mut Vec<U>)) -> Option<Vec<U>> {
+    if v.len() != keep.len() || !has_avx512() {
+        return None;
+    }
+    let mut out = Vec::new();
+    // SAFETY: the kernels need AVX-512F, which the processor has, and `v` as long as `keep`.
+    unsafe { kernel(v, keep, &mut out) };
+    Some(out)
 }
 
 /// Whether this module's kernels run here.
@@ -38,35 +48,19 @@ pub(crate) fn has_avx512() -> bool {
 
 /// A value type the compress kernels copy: 32 or 64 bits.
 pub(crate) trait Lane: Copy {
-    /// `v`'s values at `keep`'s set bits into `out`; `false` (nothing done) unless `v` is as
-    /// long as `keep` and the processor has AVX-512.
-    fn compress(v: &[Self], keep: &BooleanBuffer, out: &mut Vec<Self>) -> bool;
+    /// The kernel for values of this width.
+    #[cfg(target_arch = "x86_64")]
+    const KERNEL: unsafe fn(&[Self], &BooleanBuffer, &mut Vec<Self>);
 }
 
 impl Lane for u32 {
-    fn compress(v: &[u32], keep: &BooleanBuffer, out: &mut Vec<u32>) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        if v.len() == keep.len() && has_avx512() {
-            // SAFETY: the processor has AVX-512F; `v` is as long as `keep`.
-            unsafe { avx512::compress32(v, keep, out) };
-            return true;
-        }
-        let _ = (v, keep, out);
-        false
-    }
+    #[cfg(target_arch = "x86_64")]
+    const KERNEL: unsafe fn(&[u32], &BooleanBuffer, &mut Vec<u32>) = avx512::compress32;
 }
 
 impl Lane for u64 {
-    fn compress(v: &[u64], keep: &BooleanBuffer, out: &mut Vec<u64>) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        if v.len() == keep.len() && has_avx512() {
-            // SAFETY: the processor has AVX-512F; `v` is as long as `keep`.
-            unsafe { avx512::compress64(v, keep, out) };
-            return true;
-        }
-        let _ = (v, keep, out);
-        false
-    }
+    #[cfg(target_arch = "x86_64")]
+    const KERNEL: unsafe fn(&[u64], &BooleanBuffer, &mut Vec<u64>) = avx512::compress64;
 }
 
 #[cfg(target_arch = "x86_64")]
