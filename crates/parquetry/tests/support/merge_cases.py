@@ -4,6 +4,8 @@
                                 duckdb and polars as writers) and prints the case names
     merge_cases.py check OUT IN...   reads OUT and the inputs with pyarrow; prints JSON
                                 {"equal": bool, "rows": n, "row_groups": k, "why": "..."}
+    merge_cases.py corrupt SRC DST   copies SRC to DST with its middle column chunk's first
+                                page header overwritten, checking pyarrow cannot read DST
 
 A merged file must read (pq.read_table) equal to the inputs read one by one and
 concatenated: values, types and row order; and duckdb must read the same rows from it as
@@ -12,6 +14,7 @@ from the inputs.
 import json
 import os
 import sys
+import zlib
 
 import numpy as np
 import pyarrow as pa
@@ -71,7 +74,7 @@ def make(root: str) -> None:
         d = os.path.join(root, name)
         os.makedirs(d, exist_ok=True)
         for k, (rows, kwargs) in enumerate(specs):
-            t = table(hash((name, k)) % 10000, rows, nested=(name == "nested"),
+            t = table(zlib.crc32(f"{name}/{k}".encode()) % 10000, rows, nested=(name == "nested"),
                       null_column=name in ("dict_snappy", "nested", "fallback", "dict_none"))
             pq.write_table(t, os.path.join(d, f"{k:03}.parquet"), **kwargs)
         print(name)
@@ -178,8 +181,29 @@ def check(out: str, inputs: list) -> None:
     print(json.dumps(result))
 
 
+def corrupt(src: str, dst: str) -> None:
+    """Writes SRC with 0xff over the first 64 bytes of row group 0's middle column chunk: its
+    first page header, which no reader can get past (a Thrift field header 0xff names no type).
+    Damage inside compressed data is not enough: a zstd block stored raw decodes to other
+    values of the right size, and neither pyarrow nor we can tell."""
+    meta = pq.ParquetFile(src).metadata
+    chunk = meta.row_group(0).column(meta.num_columns // 2)
+    start = chunk.dictionary_page_offset if chunk.has_dictionary_page else chunk.data_page_offset
+    data = bytearray(open(src, "rb").read())
+    data[start:start + 64] = b"\xff" * 64
+    with open(dst, "wb") as f:
+        f.write(data)
+    try:
+        pq.read_table(dst)
+    except Exception:
+        return
+    sys.exit(f"pyarrow reads {dst} without error")
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "make":
         make(sys.argv[2])
+    elif sys.argv[1] == "corrupt":
+        corrupt(sys.argv[2], sys.argv[3])
     else:
         check(sys.argv[2], sys.argv[3:])
