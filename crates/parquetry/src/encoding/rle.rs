@@ -407,79 +407,6 @@ impl<'a> RleDecoder<'a> {
     }
 }
 
-/// Appends the first `n` values of width-1 hybrid `data` to `dst` as bits, in one call:
-/// [`RleDecoder::decode_bits_counted`] for data read whole (a page's definition levels), which
-/// needs no decoder (nor its unpacking buffer) since no batch ends inside a run. Returns (bits
-/// appended, of them set); fewer than `n` only if the data ended.
-pub fn decode_bits_counted(data: &[u8], n: usize, dst: &mut BooleanBufferBuilder) -> Result<(usize, usize)> {
-    let mut runs = BitRuns { done: 0, ones: 0 };
-    let mut pos = 0;
-    match runs.append::<true>(data, &mut pos, n, dst)? {
-        Some(Header::Packed { values, end }) => {
-            // The run holds more than is wanted: its first bits are the rest.
-            let k = values.min(n - runs.done);
-            let bytes = data.get(pos..end).unwrap_or_default();
-            let k = k.min(bytes.len() * 8);
-            dst.append_packed_range(0..k, bytes);
-            runs.ones += count_ones(data, pos, k);
-            runs.done += k;
-        }
-        Some(Header::Repeated { .. }) | None => {}
-    }
-    Ok((runs.done, runs.ones))
-}
-
-/// Width-1 runs appended so far, and the 1 bits among them (when counting).
-struct BitRuns {
-    done: usize,
-    ones: usize,
-}
-
-impl BitRuns {
-    /// Appends whole runs from the header at `*pos` while fewer than `n` bits are done and
-    /// the data lasts. Returns the run the `n`th bit ends inside, if any: a repeated run
-    /// with what is left of it after the bits appended, or a bit-packed run not yet appended
-    /// (`*pos` at its first byte).
-    #[inline(always)]
-    fn append<const COUNT: bool>(
-        &mut self,
-        data: &[u8],
-        pos: &mut usize,
-        n: usize,
-        dst: &mut BooleanBufferBuilder,
-    ) -> Result<Option<Header>> {
-        while self.done < n && *pos < data.len() {
-            let want = n - self.done;
-            match read_header(data, pos, 1)? {
-                Header::Repeated { len, value } => {
-                    let k = len.min(want);
-                    dst.append_n(k, value != 0);
-                    if COUNT && value != 0 {
-                        self.ones += k;
-                    }
-                    self.done += k;
-                    if k < len {
-                        return Ok(Some(Header::Repeated { len: len - k, value }));
-                    }
-                }
-                Header::Packed { values, end } => {
-                    if values > want {
-                        return Ok(Some(Header::Packed { values, end }));
-                    }
-                    let bytes = data.get(*pos..end).unwrap_or_default();
-                    dst.append_packed_range(0..values, bytes);
-                    if COUNT {
-                        self.ones += count_ones(data, *pos, values);
-                    }
-                    *pos = end;
-                    self.done += values;
-                }
-            }
-        }
-        Ok(None)
-    }
-}
-
 /// A run header and what it declares, checked against the data.
 enum Header {
     /// `value` repeated `len` times (`len` may be 0).
@@ -529,33 +456,6 @@ fn read_header(data: &[u8], pos: &mut usize, w: usize) -> Result<Header> {
     }
 }
 
-/// The 1 bits among the `n` bits (LSB first) from byte `pos` of `data`, a word at a time:
-/// words are read past the run's end where the data goes on (and masked), so a short run costs
-/// one load, not a copy.
-#[inline]
-fn count_ones(data: &[u8], pos: usize, n: usize) -> usize {
-    let word_at = |p: usize| match data.get(p..).and_then(|s| s.first_chunk::<8>()) {
-        Some(w) => u64::from_le_bytes(*w),
-        None => {
-            let mut buf = [0u8; 8];
-            let tail = data.get(p..).unwrap_or_default();
-            let t = tail.len().min(8);
-            buf[..t].copy_from_slice(&tail[..t]);
-            u64::from_le_bytes(buf)
-        }
-    };
-    let (mut ones, mut p, mut left) = (0, pos, n);
-    while left >= 64 {
-        ones += word_at(p).count_ones() as usize;
-        p += 8;
-        left -= 64;
-    }
-    if left > 0 {
-        ones += (word_at(p) & ((1u64 << left) - 1)).count_ones() as usize;
-    }
-    ones
-}
-
 #[cold]
 fn packed_past_end(declared: usize, pos: usize, w: usize, left: usize) -> Error {
     Error::corrupt(format!(
@@ -595,6 +495,11 @@ pub fn encode_rle_hybrid(values: &[u32], bit_width: u8, out: &mut Vec<u8>) {
     e.put_slice(values);
     e.finish_into(out);
 }
+
+#[path = "rle_bits.rs"]
+mod bits;
+use bits::{count_ones, BitRuns};
+pub use bits::decode_bits_counted;
 
 #[path = "rle_pieces.rs"]
 mod pieces;
