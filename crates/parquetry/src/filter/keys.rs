@@ -52,15 +52,7 @@ fn by_int32_keys(keys: &[i32], on_values: &[bool]) -> BooleanBuffer {
             unsafe { small_dictionary_words_avx2(keys, mask, &mut words) };
             return BooleanBuffer::new(arrow_buffer::Buffer::from_vec(words), 0, keys.len());
         }
-        let n = on_values.len() as u32;
-        for chunk in keys.chunks(64) {
-            let mut bytes = [0u8; 64];
-            for (b, &k) in bytes.iter_mut().zip(chunk) {
-                let k = k as u32;
-                *b = (((mask >> (k & 31)) & 1) as u8) & ((k < n) as u8);
-            }
-            words.push(bits_of_bytes(&bytes));
-        }
+        small_dictionary_words(keys, mask, on_values.len() as u32, &mut words);
     } else {
         let mut table: Vec<u8> = on_values.iter().map(|&b| b as u8).collect();
         let last = table.len();
@@ -74,6 +66,19 @@ fn by_int32_keys(keys: &[i32], on_values: &[bool]) -> BooleanBuffer {
         }
     }
     BooleanBuffer::new(arrow_buffer::Buffer::from_vec(words), 0, keys.len())
+}
+
+/// The small-dictionary case of [`by_int32_keys`] without AVX2 (`n` values, at most 32):
+/// each key's bit as a 0/1 byte, 64 bytes packed into a word.
+fn small_dictionary_words(keys: &[i32], mask: u32, n: u32, words: &mut Vec<u64>) {
+    for chunk in keys.chunks(64) {
+        let mut bytes = [0u8; 64];
+        for (b, &k) in bytes.iter_mut().zip(chunk) {
+            let k = k as u32;
+            *b = (((mask >> (k & 31)) & 1) as u8) & ((k < n) as u8);
+        }
+        words.push(bits_of_bytes(&bytes));
+    }
 }
 
 /// The small-dictionary case of [`by_int32_keys`] with AVX2: eight keys at a time, each a
@@ -117,6 +122,33 @@ mod tests {
             let got: Vec<bool> = by_int32_keys(&keys, &on).iter().collect();
             let want: Vec<bool> = keys.iter().map(|&k| k >= 0 && (k as usize) < n && on[k as usize]).collect();
             assert_eq!(got, want, "{n} values");
+        }
+    }
+
+    /// Both small-dictionary paths, whichever the machine would take: the portable one is
+    /// otherwise untested on an AVX2 machine.
+    #[test]
+    fn small_dictionary_paths_agree_with_a_lookup_per_key() {
+        for n in [1u32, 5, 31, 32] {
+            let on: Vec<bool> = (0..n).map(|i| i % 4 != 2).collect();
+            let mask = on.iter().enumerate().fold(0u32, |m, (i, &b)| m | ((b as u32) << i));
+            for len in [0usize, 1, 7, 8, 63, 64, 65, 200, 1000] {
+                let keys: Vec<i32> = (0..len as i32).map(|i| (i * 7919) % (n as i32 + 40) - 20).collect();
+                let want: Vec<bool> = keys.iter().map(|&k| k >= 0 && (k as u32) < n && on[k as usize]).collect();
+                let mut words = Vec::new();
+                small_dictionary_words(&keys, mask, n, &mut words);
+                let got: Vec<bool> = BooleanBuffer::new(arrow_buffer::Buffer::from_vec(words), 0, len).iter().collect();
+                assert_eq!(got, want, "portable, {n} values, {len} keys");
+                #[cfg(target_arch = "x86_64")]
+                if std::is_x86_feature_detected!("avx2") {
+                    let mut words = Vec::new();
+                    // SAFETY: the processor has AVX2 (just checked).
+                    unsafe { small_dictionary_words_avx2(&keys, mask, &mut words) };
+                    let got: Vec<bool> =
+                        BooleanBuffer::new(arrow_buffer::Buffer::from_vec(words), 0, len).iter().collect();
+                    assert_eq!(got, want, "AVX2, {n} values, {len} keys");
+                }
+            }
         }
     }
 }

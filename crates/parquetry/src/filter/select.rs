@@ -27,10 +27,16 @@ use crate::read::fixed::compress::{compressed, has_avx512, widened};
 /// column where `output` (the fields of `batch`, in order) asks `Decimal128`, widened here;
 /// other widening is left to the caller.
 pub(super) fn select(batch: &RecordBatch, keep: &BooleanBuffer, output: &SchemaRef) -> Result<RecordBatch> {
+    select_with(batch, keep, output, has_avx512())
+}
+
+/// [`select`], with this module's kernels only if `kernels` (tests take arrow's way on a
+/// processor that has AVX-512 too).
+fn select_with(batch: &RecordBatch, keep: &BooleanBuffer, output: &SchemaRef, kernels: bool) -> Result<RecordBatch> {
     let mut arrow: Option<FilterPredicate> = None;
     let mut columns = Vec::with_capacity(batch.num_columns());
     for (a, field) in batch.columns().iter().zip(output.fields()) {
-        let column = match own(a, keep, field.data_type()) {
+        let column = match own(a, keep, field.data_type()).filter(|_| kernels) {
             Some(c) => c,
             None => {
                 let p = arrow.get_or_insert_with(|| {
